@@ -1,0 +1,50 @@
+"""The compiled, immutable model of a catalog: tools, HTTP commands, services."""
+
+from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
+from ._frozen import FrozenDict, FrozenList, freeze, thaw
+from ._model import (
+    ApiKeyAuth,
+    AuthSpec,
+    BasicAuth,
+    BearerAuth,
+    BodySpec,
+    HttpCommand,
+    NoAuth,
+    OAuth2ClientCredentials,
+    ParamLocation,
+    ParameterBinding,
+    ResponseSpec,
+    RetryPolicy,
+    Service,
+    SourceLocation,
+    Timeouts,
+    ToolAnnotations,
+    ToolDefinition,
+)
+
+__all__ = [
+    "ApiKeyAuth",
+    "AuthSpec",
+    "BasicAuth",
+    "BearerAuth",
+    "BodySpec",
+    "Catalog",
+    "FrozenDict",
+    "FrozenList",
+    "HttpCommand",
+    "NoAuth",
+    "OAuth2ClientCredentials",
+    "ParamLocation",
+    "ParameterBinding",
+    "ResponseSpec",
+    "RetryPolicy",
+    "Service",
+    "SourceLocation",
+    "Timeouts",
+    "ToolAnnotations",
+    "ToolDefinition",
+    "UnknownToolError",
+    "UnknownToolsetError",
+    "freeze",
+    "thaw",
+]

@@ -1,0 +1,128 @@
+"""The compiled catalog: tools by exact name, services and toolsets."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ._model import Service, ToolDefinition
+
+__all__ = ["Catalog", "UnknownToolError", "UnknownToolsetError"]
+
+
+@dataclass(eq=False)
+class UnknownToolError(LookupError):
+    """A tool name that the catalog does not hold."""
+
+    name: str
+    closest: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        hint = f"; closest: {', '.join(self.closest)}" if self.closest else ""
+        return f"unknown tool {self.name!r}{hint}"
+
+
+@dataclass(eq=False)
+class UnknownToolsetError(LookupError):
+    name: str
+    known: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        known = ", ".join(self.known) or "none"
+        return f"unknown toolset {self.name!r}; the catalog has: {known}"
+
+
+class Catalog:
+    """An immutable set of tools, looked up by exact name.
+
+    >>> catalog = Catalog(tools=[], services=[])
+    >>> len(catalog)
+    0
+    """
+
+    __slots__ = ("_tools", "_services", "_toolsets")
+
+    def __init__(
+        self,
+        tools: Iterable[ToolDefinition],
+        services: Iterable[Service],
+        toolsets: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        tool_map: dict[str, ToolDefinition] = {}
+        for tool in tools:
+            if tool.name in tool_map:
+                raise ValueError(f"duplicate tool name {tool.name!r}")
+            tool_map[tool.name] = tool
+        self._tools = MappingProxyType(tool_map)
+        self._services = MappingProxyType({s.name: s for s in services})
+        sets = {name: tuple(members) for name, members in (toolsets or {}).items()}
+        for name, members in sets.items():
+            missing = [m for m in members if m not in tool_map]
+            if missing:
+                raise ValueError(f"toolset {name!r} names unknown tools: {', '.join(missing)}")
+        self._toolsets = MappingProxyType(sets)
+
+    # -- tools ---------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[ToolDefinition]:
+        return iter(self._tools.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __getitem__(self, name: str) -> ToolDefinition:
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownToolError(name, self.closest(name)) from None
+
+    def get(self, name: str) -> ToolDefinition | None:
+        return self._tools.get(name)
+
+    @property
+    def tools(self) -> Mapping[str, ToolDefinition]:
+        return self._tools
+
+    def closest(self, name: str, n: int = 3) -> tuple[str, ...]:
+        """The tool names most like ``name``, best first (for error messages)."""
+        return tuple(difflib.get_close_matches(name, self._tools.keys(), n=n, cutoff=0.5))
+
+    # -- services ------------------------------------------------------------
+
+    @property
+    def services(self) -> Mapping[str, Service]:
+        return self._services
+
+    def service_for(self, tool: ToolDefinition) -> Service:
+        return self._services[tool.command.service]
+
+    # -- toolsets ------------------------------------------------------------
+
+    @property
+    def toolsets(self) -> Mapping[str, tuple[str, ...]]:
+        return self._toolsets
+
+    def toolset(self, name: str | None) -> tuple[ToolDefinition, ...]:
+        """The tools of one toolset, in its order; ``None`` means every tool."""
+        if name is None:
+            return tuple(self._tools.values())
+        try:
+            members = self._toolsets[name]
+        except KeyError:
+            raise UnknownToolsetError(name, tuple(self._toolsets)) from None
+        return tuple(self._tools[m] for m in members)
+
+    def subset(self, names: Iterable[str]) -> Catalog:
+        """A catalog holding only the named tools (and every service)."""
+        keep = [self[n] for n in names]
+        kept = {t.name for t in keep}
+        sets = {k: [m for m in v if m in kept] for k, v in self._toolsets.items()}
+        return Catalog(keep, self._services.values(), sets)
+
+    def __repr__(self) -> str:
+        return f"<Catalog tools={len(self._tools)} services={len(self._services)}>"

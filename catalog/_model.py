@@ -1,0 +1,243 @@
+"""The compiled intermediate representation: tools, HTTP commands and services.
+
+Everything here is frozen. The loader builds these values once; the exporters
+and the executor only read them. Strings that may hold ``${VAR}`` references
+(base URLs, header values, auth fields) are kept raw: they are resolved by the
+executor when a call runs, never at load time.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._frozen import FrozenDict
+
+__all__ = [
+    "ApiKeyAuth",
+    "AuthSpec",
+    "BasicAuth",
+    "BearerAuth",
+    "BodySpec",
+    "HttpCommand",
+    "NoAuth",
+    "OAuth2ClientCredentials",
+    "ParamLocation",
+    "ParameterBinding",
+    "ResponseSpec",
+    "RetryPolicy",
+    "Service",
+    "SourceLocation",
+    "Timeouts",
+    "ToolAnnotations",
+    "ToolDefinition",
+]
+
+HttpMethod = Literal["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE"]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLocation:
+    """Where a value was declared: a file and a 1-based line and column."""
+
+    file: str
+    line: int = 1
+    column: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class ParamLocation(enum.StrEnum):
+    """Where an argument goes in the HTTP request."""
+
+    PATH = "path"
+    QUERY = "query"
+    HEADER = "header"
+    COOKIE = "cookie"
+    BODY = "body"
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterBinding:
+    """How one top-level argument of a tool reaches the wire.
+
+    ``argument`` is the property name in the tool's input schema; ``wire_name``
+    the name in the request (they differ when OpenAPI names clash across
+    locations, or when a YAML parameter sets ``name:``). ``style``/``explode``
+    follow OpenAPI 3 (``None`` means the location's default: ``simple`` for path
+    and header, ``form`` for query and cookie, explode only for ``form``).
+    ``content_type`` is set for OpenAPI parameters described by ``content``:
+    the value is serialized with that media type (JSON) instead of a style.
+    For ``BODY`` bindings, ``wire_name`` is the property name in the body object.
+    """
+
+    argument: str
+    location: ParamLocation
+    wire_name: str
+    required: bool = False
+    style: str | None = None
+    explode: bool | None = None
+    allow_reserved: bool = False
+    content_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BodySpec:
+    """How the request body is built from the arguments.
+
+    Exactly one way applies, in this order:
+
+    - ``template`` (YAML ``body:``): a JSON value whose strings are Jinja2
+      templates over the arguments; a string that is exactly one ``{{ expr }}``
+      keeps the native JSON type, and a key whose only reference is an absent
+      argument is left out.
+    - ``argument``: the whole body is the value of this one argument (a
+      non-object OpenAPI body, or a body whose properties could not be lifted to
+      top-level arguments without a clash).
+    - otherwise the ``BODY`` parameter bindings of the command, as one object
+      keyed by their wire names (absent optional arguments are left out).
+
+    ``media_type`` decides the encoding: ``application/json`` (and ``+json``),
+    ``application/x-www-form-urlencoded``, ``multipart/form-data``,
+    ``text/plain``, ``application/octet-stream``. ``binary_fields`` names the
+    multipart parts that are files: their argument is either a string (sent as
+    text) or ``{"filename": ..., "content_base64": ..., "content_type": ...}``.
+    For ``application/octet-stream`` the argument is base64 text.
+    """
+
+    media_type: str = "application/json"
+    template: Any = None
+    argument: str | None = None
+    binary_fields: tuple[str, ...] = ()
+    required: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseSpec:
+    """How a response is shaped for the model."""
+
+    select: str | None = None  # Jinja2 expression over body, status, headers
+    max_chars: int | None = None  # overrides the service's max_response_chars
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """Seconds; ``None`` means the default (or the service's value)."""
+
+    connect: float | None = None
+    read: float | None = None
+    total: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Retries for idempotent methods (or tools that opt in with ``retry_unsafe``)."""
+
+    attempts: int = 1  # total attempts, 1 = no retry
+    backoff: float = 0.2  # base seconds, doubled each attempt, with jitter
+    max_backoff: float = 10.0
+    on_status: tuple[int, ...] = (429, 502, 503, 504)
+    retry_after_cap: float = 30.0  # longest Retry-After honoured, seconds
+
+
+@dataclass(frozen=True, slots=True)
+class NoAuth:
+    type: Literal["none"] = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class BearerAuth:
+    token: str  # raw, may hold ${VAR}
+    type: Literal["bearer"] = "bearer"
+
+
+@dataclass(frozen=True, slots=True)
+class BasicAuth:
+    username: str
+    password: str
+    type: Literal["basic"] = "basic"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKeyAuth:
+    location: Literal["header", "query", "cookie"]
+    name: str
+    value: str
+    type: Literal["api_key"] = "api_key"
+
+
+@dataclass(frozen=True, slots=True)
+class OAuth2ClientCredentials:
+    token_url: str
+    client_id: str
+    client_secret: str
+    scopes: tuple[str, ...] = ()
+    type: Literal["oauth2_client_credentials"] = "oauth2_client_credentials"
+
+
+AuthSpec = NoAuth | BearerAuth | BasicAuth | ApiKeyAuth | OAuth2ClientCredentials
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """An HTTP service that tools call. Raw strings may hold ``${VAR}``."""
+
+    name: str
+    base_url: str
+    headers: FrozenDict = field(default_factory=FrozenDict)
+    auth: AuthSpec = field(default_factory=NoAuth)
+    timeouts: Timeouts = field(default_factory=lambda: Timeouts(total=30.0))
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_response_chars: int = 20000
+    max_response_bytes: int = 10_000_000
+    source: SourceLocation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpCommand:
+    """The HTTP request a tool sends, with every argument's placement decided."""
+
+    service: str
+    method: HttpMethod
+    path: str  # template with {name} placeholders (wire names of PATH bindings)
+    parameters: tuple[ParameterBinding, ...] = ()
+    body: BodySpec | None = None
+    response: ResponseSpec = field(default_factory=ResponseSpec)
+    timeouts: Timeouts | None = None  # overrides the service's, field by field
+    retry: RetryPolicy | None = None  # overrides the service's
+    retry_unsafe: bool = False  # allow retries of a non-idempotent method
+    auth: AuthSpec | None = None  # overrides the service's (OpenAPI per-operation security)
+    base_url: str | None = None  # overrides the service's (OpenAPI operation servers)
+    headers: FrozenDict = field(default_factory=FrozenDict)  # constant headers of this tool
+
+    def bindings(self, location: ParamLocation) -> tuple[ParameterBinding, ...]:
+        return tuple(p for p in self.parameters if p.location is location)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAnnotations:
+    """Behaviour hints, as MCP names them. ``None`` means "not stated"."""
+
+    title: str | None = None
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDefinition:
+    """One tool as a model sees it, with the command that runs it."""
+
+    name: str
+    description: str
+    input_schema: FrozenDict  # JSON Schema 2020-12, type object; may carry $defs
+    command: HttpCommand
+    output_schema: FrozenDict | None = None
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    confirm: bool = False
+    return_direct: bool = False
+    tags: tuple[str, ...] = ()
+    source: SourceLocation | None = None

@@ -1,0 +1,98 @@
+"""Argument parsing, command dispatch, and the one-line error contract.
+
+Every command module exposes ``register(subparsers)``, which adds its parser
+and sets ``func`` to a callable taking the parsed namespace and returning an
+exit code. Command modules import heavy dependencies inside ``func`` so that
+``toolcat --help`` and ``toolcat list`` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+__all__ = ["CliError", "main"]
+
+# Order is the order of ``toolcat --help``.
+_COMMAND_MODULES = (
+    "validate",
+    "import",
+    "list",
+    "schema",
+    "call",
+    "serve",
+    "chat",
+    "demo",
+)
+
+
+class CliError(Exception):
+    """A failure the user can fix: printed as one line, exits with ``code`` (2 by default)."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
+    parser = _Parser(
+        prog="toolcat",
+        description="A configuration-driven catalog of HTTP tools for LLM function calling.",
+    )
+    parser.add_argument("--version", action="version", version=f"toolcat {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in _COMMAND_MODULES:
+        module = importlib.import_module(f"{__package__}._cmd_{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (the console script exits with it)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return 2
+        code: int = args.func(args)
+        return code
+    except CliError as exc:
+        _say(str(exc))
+        return exc.code
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return 130
+    except BrokenPipeError:
+        # stdout closed early (``toolcat list | head``): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # the last line of defence: one line, never a traceback
+        if os.environ.get("TOOLCAT_DEBUG"):
+            raise
+        _say(f"internal error: {type(exc).__name__}: {exc} (set TOOLCAT_DEBUG=1 for details)")
+        return 3
+
+
+def _say(message: str) -> None:
+    line = " ".join(message.split())
+    print(f"toolcat: {line}", file=sys.stderr)
+
+
+def console_main() -> NoReturn:
+    sys.exit(main())

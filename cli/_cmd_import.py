@@ -1,0 +1,18 @@
+"""`toolcat import`: not built yet."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ._app import CliError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("import", help="(not built yet)")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise CliError("'toolcat import' is not built yet")

@@ -1,0 +1,18 @@
+"""`toolcat list`: not built yet."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ._app import CliError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("list", help="(not built yet)")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise CliError("'toolcat list' is not built yet")

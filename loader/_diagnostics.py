@@ -1,0 +1,126 @@
+"""Diagnostics: what is wrong in a catalog, where, and what to change.
+
+Every code is stable once published; docs/diagnostics.md lists each with a
+broken and a fixed example. Codes ``TC0xx`` are catalog errors, ``TC1xx`` lint
+warnings, ``TC2xx`` OpenAPI import findings.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["CODES", "CatalogError", "Diagnostic", "Severity", "sort_diagnostics"]
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+# code -> (short name, default severity). The name is what docs and SARIF rules show.
+CODES: dict[str, tuple[str, Severity]] = {
+    # -- reading files ---------------------------------------------------------
+    "TC001": ("yaml-syntax", Severity.ERROR),
+    "TC002": ("duplicate-key", Severity.ERROR),
+    "TC003": ("unknown-key", Severity.ERROR),
+    "TC004": ("wrong-type", Severity.ERROR),
+    "TC005": ("missing-key", Severity.ERROR),
+    "TC006": ("unsupported-version", Severity.ERROR),
+    "TC007": ("file-unreadable", Severity.ERROR),
+    "TC008": ("invalid-value", Severity.ERROR),
+    "TC009": ("bad-env-syntax", Severity.ERROR),
+    # -- names and references --------------------------------------------------
+    "TC010": ("invalid-tool-name", Severity.ERROR),
+    "TC011": ("duplicate-tool-name", Severity.ERROR),
+    "TC012": ("unknown-service", Severity.ERROR),
+    "TC013": ("duplicate-service", Severity.ERROR),
+    "TC014": ("unknown-tool-in-toolset", Severity.ERROR),
+    "TC015": ("duplicate-toolset", Severity.ERROR),
+    # -- parameters ------------------------------------------------------------
+    "TC020": ("path-variable-without-parameter", Severity.ERROR),
+    "TC021": ("path-parameter-not-in-template", Severity.ERROR),
+    "TC022": ("invalid-parameter-schema", Severity.ERROR),
+    "TC023": ("default-violates-schema", Severity.ERROR),
+    "TC024": ("enum-violates-schema", Severity.ERROR),
+    "TC025": ("parameter-conflict", Severity.ERROR),
+    # -- templates -------------------------------------------------------------
+    "TC030": ("template-syntax", Severity.ERROR),
+    "TC031": ("template-undeclared-argument", Severity.ERROR),
+    # -- lint ------------------------------------------------------------------
+    "TC101": ("missing-description", Severity.WARNING),
+    "TC102": ("description-too-long", Severity.WARNING),
+    "TC103": ("parameter-without-description", Severity.WARNING),
+    "TC104": ("unconfirmed-write", Severity.WARNING),
+    "TC105": ("toolset-too-large", Severity.WARNING),
+    "TC106": ("unknown-schema-keyword", Severity.WARNING),
+    # -- OpenAPI import ----------------------------------------------------------
+    "TC201": ("openapi-unreadable", Severity.ERROR),
+    "TC202": ("openapi-unsupported-version", Severity.ERROR),
+    "TC203": ("openapi-unresolved-ref", Severity.WARNING),
+    "TC204": ("openapi-operation-skipped", Severity.WARNING),
+    "TC205": ("openapi-no-server", Severity.WARNING),
+    "TC206": ("openapi-override-unknown-operation", Severity.ERROR),
+    "TC207": ("openapi-spec-too-large", Severity.ERROR),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding: ``file:line:col: severity code message``.
+
+    ``line`` and ``column`` are 1-based; ``path`` is the YAML path of the value
+    (``("tools", 0, "parameters", "id")``) when there is one.
+    """
+
+    code: str
+    message: str
+    file: str
+    line: int = 1
+    column: int = 1
+    severity: Severity = field(default=Severity.ERROR)
+    path: tuple[str | int, ...] = ()
+
+    @classmethod
+    def make(
+        cls,
+        code: str,
+        message: str,
+        file: str,
+        line: int = 1,
+        column: int = 1,
+        path: Sequence[str | int] = (),
+        severity: Severity | None = None,
+    ) -> Diagnostic:
+        """A diagnostic whose severity defaults to the one registered for ``code``."""
+        default = CODES[code][1]
+        return cls(code, message, file, line, column, severity or default, tuple(path))
+
+    @property
+    def name(self) -> str:
+        return CODES.get(self.code, (self.code, self.severity))[0]
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.severity} {self.code} {self.message}"
+
+
+def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Most relevant first: errors before warnings, then by file and position."""
+    return sorted(diagnostics, key=lambda d: (d.severity.rank, d.file, d.line, d.column, d.code))
+
+
+class CatalogError(Exception):
+    """Loading failed; ``diagnostics`` holds every problem found, most relevant first."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:
+        self.diagnostics = tuple(diagnostics)
+        errors = [d for d in self.diagnostics if d.severity is Severity.ERROR]
+        first = str(errors[0]) if errors else "no details"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(f"{first}{more}")

@@ -1,0 +1,92 @@
+"""``${VAR}`` and ``${VAR:-default}``: checked when a catalog loads, resolved when a tool runs.
+
+Validation never reads the environment (CI validates without secrets). The
+executor calls :func:`interpolate` with the environment of the running call.
+``$$`` is a literal ``$``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+__all__ = ["EnvSyntaxError", "MissingVariableError", "check_env_syntax", "interpolate", "references"]
+
+# ${NAME} or ${NAME:-default}; the default may not contain "}".
+_REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_ANY_DOLLAR_BRACE = re.compile(r"\$\$|\$\{")
+
+
+@dataclass(eq=False)
+class EnvSyntaxError(ValueError):
+    """A ``${`` that does not start a valid reference; ``offset`` is 0-based in the string."""
+
+    text: str
+    offset: int
+
+    def __str__(self) -> str:
+        return (
+            f"bad variable reference at character {self.offset + 1} of {self.text!r}: "
+            "write ${NAME} or ${NAME:-default} (NAME is letters, digits and _), or $$ for a literal $"
+        )
+
+
+@dataclass(eq=False)
+class MissingVariableError(LookupError):
+    """An environment variable a tool needs is not set. Never carries a value."""
+
+    name: str
+    where: str = ""
+
+    def __str__(self) -> str:
+        where = f" (needed by {self.where})" if self.where else ""
+        return f"environment variable {self.name} is not set{where}"
+
+
+def check_env_syntax(text: str) -> EnvSyntaxError | None:
+    """The first malformed reference in ``text``, or ``None`` when all are well formed."""
+    if "$" not in text:
+        return None
+    for m in _ANY_DOLLAR_BRACE.finditer(text):
+        if m.group() == "$$":
+            continue
+        ref = _REF.match(text, m.start())
+        if ref is None:
+            return EnvSyntaxError(text, m.start())
+    return None
+
+
+def references(text: str) -> Iterator[str]:
+    """The variable names ``text`` refers to."""
+    for m in _REF.finditer(text):
+        if m.group(1):
+            yield m.group(1)
+
+
+def interpolate(text: str, env: Mapping[str, str], *, where: str = "") -> str:
+    """Replace every reference with its value from ``env``.
+
+    >>> interpolate("${HOST:-localhost}:${PORT}", {"PORT": "80"})
+    'localhost:80'
+
+    ``:-`` uses the default when the variable is unset or empty, as the shell does.
+    A variable that is unset and has no default raises :class:`MissingVariableError`.
+    """
+    if "$" not in text:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group() == "$$":
+            return "$"
+        name, default = m.group(1), m.group(2)
+        value = env.get(name)
+        if value:
+            return value
+        if default is not None:
+            return default
+        if value is not None:
+            return value
+        raise MissingVariableError(name, where)
+
+    return _REF.sub(sub, text)
