@@ -2,15 +2,22 @@
 
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._env import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
+from ._files import CatalogInputError
+from ._load import LoadResult, load, load_catalog, load_documents
 
 __all__ = [
     "CODES",
     "CatalogError",
+    "CatalogInputError",
     "Diagnostic",
     "EnvSyntaxError",
+    "LoadResult",
     "MissingVariableError",
     "Severity",
     "check_env_syntax",
     "interpolate",
+    "load",
+    "load_catalog",
+    "load_documents",
     "sort_diagnostics",
 ]

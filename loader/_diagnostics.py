@@ -68,6 +68,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC205": ("openapi-no-server", Severity.WARNING),
     "TC206": ("openapi-override-unknown-operation", Severity.ERROR),
     "TC207": ("openapi-spec-too-large", Severity.ERROR),
+    "TC208": ("openapi-not-available", Severity.ERROR),
 }
 
 

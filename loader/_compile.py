@@ -1,0 +1,393 @@
+"""Compile validated documents into the IR: placement, input schemas, bodies, services.
+
+Parameter placement is decided here, once (DESIGN §2): a parameter named in
+the path template goes in the path; otherwise ``in:`` decides; without it,
+GET/HEAD/DELETE/OPTIONS/TRACE put it in the query and other methods in the
+body. The checks that need a tool's whole picture (path variables, schemas,
+templates, ``${VAR}`` syntax, lint) run on the way and add diagnostics.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolcat.catalog import (
+    ApiKeyAuth,
+    AuthSpec,
+    BasicAuth,
+    BearerAuth,
+    BodySpec,
+    HttpCommand,
+    NoAuth,
+    OAuth2ClientCredentials,
+    ParameterBinding,
+    ParamLocation,
+    ResponseSpec,
+    RetryPolicy,
+    Service,
+    SourceLocation,
+    Timeouts,
+    ToolAnnotations,
+    ToolDefinition,
+)
+from toolcat.catalog._frozen import FrozenDict, freeze
+
+from ._diagnostics import Diagnostic
+from ._env import check_env_syntax
+from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
+from ._schemas import SchemaChecker
+from ._shape import Locator, closest
+from ._templates import TemplateChecker, template_strings
+
+__all__ = ["CompileContext", "compile_service", "compile_tool", "path_variables"]
+
+_PATH_VAR = re.compile(r"\{([^{}]*)\}")
+_QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS", "TRACE"})
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
+_SELECT_NAMES = frozenset({"body", "status", "headers"})
+_REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)"')
+DESCRIPTION_LIMIT = 1024  # OpenAI rejects longer function descriptions
+
+
+@dataclass
+class CompileContext:
+    """Shared state of one load: caches and the diagnostics collected so far."""
+
+    schemas: SchemaChecker = field(default_factory=SchemaChecker)
+    templates: TemplateChecker = field(default_factory=TemplateChecker)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def path_variables(path: str) -> list[str]:
+    """The ``{name}`` placeholders of a path template, in order, without repeats."""
+    return list(dict.fromkeys(_PATH_VAR.findall(path)))
+
+
+class _ToolScope:
+    """Adds diagnostics about one document, placed through its locator."""
+
+    def __init__(self, ctx: CompileContext, file: str, base: tuple[str | int, ...],
+                 locate: Locator, label: str) -> None:
+        self.ctx, self.file, self.base, self.locate, self.label = ctx, file, base, locate, label
+        self.errors = 0
+
+    def add(self, code: str, message: str, path: Sequence[str | int] = (), *, key: bool = False,
+            line_offset: int = 0) -> None:
+        line, col = self.locate((*self.base, *path), key)
+        diag = Diagnostic.make(code, f"{self.label}: {message}", self.file, line + line_offset, col,
+                               (*self.base, *path))
+        if diag.severity == "error":
+            self.errors += 1
+        self.ctx.diagnostics.append(diag)
+
+    def env(self, path: Sequence[str | int], text: str) -> None:
+        bad = check_env_syntax(text)
+        if bad is None:
+            return
+        full = (*self.base, *path)
+        line, col = self.locate.string(full, bad.offset)
+        self.ctx.diagnostics.append(Diagnostic.make("TC009", f"{self.label}: {bad}", self.file,
+                                                    line, col, full))
+        self.errors += 1
+
+
+def _timeouts(doc: float | TimeoutDoc | None) -> Timeouts | None:
+    if doc is None:
+        return None
+    if isinstance(doc, TimeoutDoc):
+        return Timeouts(connect=doc.connect, read=doc.read, total=doc.total)
+    return Timeouts(total=float(doc))
+
+
+def _retry(doc: RetryDoc | None) -> RetryPolicy | None:
+    if doc is None:
+        return None
+    return RetryPolicy(attempts=doc.attempts, backoff=doc.backoff, max_backoff=doc.max_backoff,
+                       on_status=tuple(doc.on_status), retry_after_cap=doc.retry_after_cap)
+
+
+def _auth(doc: AuthDoc | None) -> AuthSpec | None:
+    if doc is None:
+        return None
+    if doc.type == "bearer":
+        return BearerAuth(token=doc.token)
+    if doc.type == "basic":
+        return BasicAuth(username=doc.username, password=doc.password)
+    if doc.type == "api_key":
+        return ApiKeyAuth(location=doc.in_, name=doc.name, value=doc.value)
+    if doc.type == "oauth2_client_credentials":
+        return OAuth2ClientCredentials(token_url=doc.token_url, client_id=doc.client_id,
+                                       client_secret=doc.client_secret, scopes=tuple(doc.scopes))
+    return NoAuth()
+
+
+def _header_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _check_strings(scope: _ToolScope, base_url: str | None, headers: Mapping[str, Any],
+                   auth: AuthDoc | None) -> None:
+    """``${...}`` syntax in every string that is interpolated at run time."""
+    if base_url is not None:
+        scope.env(("base_url",), base_url)
+    for name, value in headers.items():
+        if isinstance(value, str):
+            scope.env(("headers", name), value)
+    if auth is not None:
+        for key, value in auth.model_dump(by_alias=True).items():
+            if isinstance(value, str) and key != "type":
+                scope.env(("auth", key), value)
+
+
+def compile_service(name: str, doc: ServiceDoc, *, ctx: CompileContext, file: str,
+                    base: tuple[str | int, ...], locate: Locator) -> Service:
+    """A :class:`Service` from its document (``${VAR}`` strings stay raw)."""
+    scope = _ToolScope(ctx, file, base, locate, f"service '{name}'")
+    _check_strings(scope, doc.base_url, doc.headers, doc.auth)
+    line, col = locate(base, True)
+    defaults = Service(name=name, base_url=doc.base_url)
+    return Service(
+        name=name,
+        base_url=doc.base_url,
+        headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
+        auth=_auth(doc.auth) or NoAuth(),
+        timeouts=_timeouts(doc.timeout) or defaults.timeouts,
+        retry=_retry(doc.retry) or defaults.retry,
+        max_response_chars=doc.max_response_chars or defaults.max_response_chars,
+        max_response_bytes=doc.max_response_bytes or defaults.max_response_bytes,
+        source=SourceLocation(file, line, col),
+    )
+
+
+def _reachable_defs(schemas: Sequence[Any], defs: Mapping[str, Any]) -> tuple[list[str], set[str]]:
+    """(definition names reachable from ``schemas``, ``$ref`` names that do not exist)."""
+    import json
+
+    seen: list[str] = []
+    missing: set[str] = set()
+    todo = [json.dumps(s, default=str) for s in schemas]
+    while todo:
+        for name in _REF.findall(todo.pop()):
+            if name in seen:
+                continue
+            if name not in defs:
+                missing.add(name)
+                continue
+            seen.append(name)
+            todo.append(json.dumps(defs[name], default=str))
+    return seen, missing
+
+
+def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[str | int, ...],
+                 locate: Locator, trusted: bool = False) -> ToolDefinition | None:
+    """One :class:`ToolDefinition`, or ``None`` when the tool has errors (all reported)."""
+    scope = _ToolScope(ctx, file, base, locate, f"tool '{doc.name}'")
+    method = doc.method
+    params = doc.parameters or {}
+    defs = dict(doc.definitions or {})
+    variables = path_variables(doc.path)
+    if doc.path and not doc.path.startswith("/"):
+        scope.add("TC008", f"path {doc.path!r} must start with '/'", ("path",))
+    for var in variables:
+        if not re.fullmatch(r"[A-Za-z0-9_.\-~]+", var):
+            scope.add("TC008", f"path placeholder {{{var}}} is not a valid name", ("path",))
+
+    bindings: list[ParameterBinding] = []
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    binary: list[str] = []
+    placed: dict[tuple[ParamLocation, str], str] = {}
+    has_body_binding = False
+    for arg, p in params.items():
+        ppath = ("parameters", arg)
+        schema = dict(p.model_extra or {})
+        if isinstance(p.required, list):
+            schema["required"] = p.required
+        wire = p.name or arg
+        if p.in_ is not None:
+            location = ParamLocation(p.in_)
+        elif wire in variables:
+            location = ParamLocation.PATH
+        elif p.file:
+            location = ParamLocation.BODY
+        elif method in _QUERY_METHODS:
+            location = ParamLocation.QUERY
+        else:
+            location = ParamLocation.BODY
+        if isinstance(p.required, bool):
+            is_required = p.required
+        else:
+            is_required = "default" not in schema
+        if location is ParamLocation.PATH:
+            if wire not in variables:
+                scope.add("TC021", f"parameter '{arg}' is in: path but the path {doc.path!r} "
+                          f"has no {{{wire}}}; add {{{wire}}} to the path or change 'in'",
+                          ppath, key=True)
+            if p.required is False:
+                scope.add("TC025", f"path parameter '{arg}' cannot be optional; remove "
+                          "'required: false'", (*ppath, "required"))
+        if p.file and location is not ParamLocation.BODY:
+            scope.add("TC025", f"parameter '{arg}' is a file, so it must go in the body",
+                      (*ppath, "in"))
+        if p.file:
+            binary.append(wire)
+        other = placed.get((location, wire))
+        if other is not None:
+            scope.add("TC025", f"parameters '{other}' and '{arg}' both send {location.value} "
+                      f"'{wire}'; give one a different 'name'", ppath, key=True)
+        placed[(location, wire)] = arg
+        has_body_binding = has_body_binding or location is ParamLocation.BODY
+        bindings.append(ParameterBinding(
+            argument=arg, location=location, wire_name=wire, required=is_required,
+            style=p.style, explode=p.explode, allow_reserved=bool(p.allow_reserved),
+            content_type=p.content_type))
+        properties[arg] = schema
+        if is_required:
+            required.append(arg)
+        for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs):
+            scope.add(issue.code, f"parameter '{arg}': {issue.message}", (*ppath, *issue.path),
+                      key=issue.key)
+        if not trusted and "description" not in schema and "$ref" not in schema:
+            scope.add("TC103", f"parameter '{arg}' has no description; add one so the model "
+                      "knows what to pass", ppath, key=True)
+
+    for var in variables:
+        if ("path", var) not in {(k[0].value, k[1]) for k in placed}:
+            scope.add("TC020", f"path {doc.path!r} has {{{var}}} but no parameter fills it; add "
+                      f"a parameter '{var}' (or one with in: path and name: {var})", ("path",))
+
+    for name, schema in defs.items():
+        for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs):
+            scope.add(issue.code, f"definition '{name}': {issue.message}",
+                      ("definitions", name, *issue.path), key=issue.key)
+    if doc.output_schema is not None and not trusted:
+        for issue in ctx.schemas.check(doc.output_schema):
+            if issue.code == "TC022":
+                scope.add(issue.code, f"output_schema: {issue.message}",
+                          ("output_schema", *issue.path))
+    reachable, missing = _reachable_defs(list(properties.values()), defs)
+    for name in sorted(missing):
+        scope.add("TC022", f"'#/$defs/{name}' is not under definitions; add it or fix the $ref",
+                  ("parameters",))
+
+    body = _body(doc, scope, params, has_body_binding, binary, required)
+    _check_templates(doc, scope, frozenset(params))
+    _check_strings(scope, doc.base_url, doc.headers, doc.auth)
+    if not trusted:
+        _lint(doc, scope)
+    if scope.errors:
+        return None
+
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+    if reachable:
+        input_schema["$defs"] = {name: defs[name] for name in reachable}
+    response = doc.response
+    line, col = locate(base, False)
+    return ToolDefinition(
+        name=doc.name,
+        description=doc.description or "",
+        input_schema=freeze(input_schema),
+        command=HttpCommand(
+            service=doc.service,
+            method=method,
+            path=doc.path,
+            parameters=tuple(bindings),
+            body=body,
+            response=ResponseSpec(select=response.select, max_chars=response.max_chars)
+            if response else ResponseSpec(),
+            timeouts=_timeouts(doc.timeout),
+            retry=_retry(doc.retry),
+            retry_unsafe=doc.retry_unsafe,
+            auth=_auth(doc.auth),
+            base_url=doc.base_url,
+            headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
+        ),
+        output_schema=freeze(doc.output_schema) if isinstance(doc.output_schema, dict) else None,
+        annotations=_annotations(doc),
+        confirm=bool(doc.confirm),
+        return_direct=doc.return_direct,
+        tags=tuple(doc.tags),
+        source=SourceLocation(file, line, col),
+    )
+
+
+def _body(doc: ToolDoc, scope: _ToolScope, params: Mapping[str, Any], has_body_binding: bool,
+          binary: list[str], required: list[str]) -> BodySpec | None:
+    media = doc.content_type or ("multipart/form-data" if binary else "application/json")
+    if binary and not media.startswith("multipart/"):
+        scope.add("TC025", f"file parameters need content_type: multipart/form-data, not {media}",
+                  ("content_type",))
+    if doc.body_argument is not None:
+        if doc.body is not None:
+            scope.add("TC025", "set either 'body' or 'body_argument', not both", ("body_argument",))
+        if doc.body_argument not in params:
+            hint = closest(doc.body_argument, list(params))
+            extra = f"; did you mean '{hint}'?" if hint else "; declare it under parameters"
+            scope.add("TC025", f"body_argument '{doc.body_argument}' is not a parameter{extra}",
+                      ("body_argument",))
+        return BodySpec(media_type=media, argument=doc.body_argument,
+                        binary_fields=tuple(binary), required=doc.body_argument in required)
+    if doc.body is not None:
+        return BodySpec(media_type=media, template=freeze(doc.body), binary_fields=tuple(binary))
+    if has_body_binding:
+        return BodySpec(media_type=media, binary_fields=tuple(binary), required=bool(required))
+    return None
+
+
+def _check_templates(doc: ToolDoc, scope: _ToolScope, declared: frozenset[str]) -> None:
+    checker = scope.ctx.templates
+    if doc.body is not None:
+        for path, source in template_strings(doc.body, ("body",)):
+            for issue in checker.check(source, declared, "body template"):
+                scope.add(issue.code, _hinted(issue.message, declared), path,
+                          line_offset=issue.line - 1)
+    if doc.response is not None and doc.response.select is not None:
+        for issue in checker.check(doc.response.select, _SELECT_NAMES, "response.select"):
+            scope.add(issue.code, issue.message, ("response", "select"),
+                      line_offset=issue.line - 1)
+
+
+def _hinted(message: str, declared: frozenset[str]) -> str:
+    m = re.search(r"refers to '([^']+)'", message)
+    if m:
+        hint = closest(m.group(1), list(declared))
+        if hint:
+            return message.split("; use one of")[0] + f"; did you mean '{hint}'?"
+    return message
+
+
+def _annotations(doc: ToolDoc) -> ToolAnnotations:
+    method = doc.method
+    derived = {
+        "read_only": method in _SAFE_METHODS,
+        "destructive": method not in _SAFE_METHODS and method != "TRACE",
+        "idempotent": method in _IDEMPOTENT,
+        "open_world": None,
+        "title": None,
+    }
+    given = doc.annotations.model_dump(exclude_none=True) if doc.annotations else {}
+    derived.update(given)
+    return ToolAnnotations(**derived)
+
+
+def _lint(doc: ToolDoc, scope: _ToolScope) -> None:
+    if not (doc.description or "").strip():
+        scope.add("TC101", "no description; add one so the model knows when to use this tool",
+                  ("name",))
+    elif len(doc.description or "") > DESCRIPTION_LIMIT:
+        scope.add("TC102", f"description is {len(doc.description or '')} characters; OpenAI "
+                  f"accepts at most {DESCRIPTION_LIMIT}: shorten it", ("description",))
+    if doc.method not in _SAFE_METHODS and doc.confirm is None:
+        scope.add("TC104", f"{doc.method} changes data but 'confirm' is not set; add "
+                  "'confirm: true' (or 'confirm: false' to state it is safe)", ("method",))

@@ -1,0 +1,112 @@
+"""Finding and reading catalog files: PATH arguments, directories, OpenAPI sniffing, progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CatalogInputError", "Progress", "SourceFile", "find_files", "looks_like_spec"]
+
+_SUFFIXES = (".yaml", ".yml")
+_YAML_SPEC = re.compile(r"^[\"']?(openapi|swagger)[\"']?\s*:\s*[\"']?\d", re.MULTILINE)
+_YAML_CATALOG = re.compile(r"^[\"']?toolcat[\"']?\s*:", re.MULTILINE)
+
+
+class CatalogInputError(OSError):
+    """A PATH argument that cannot be read: missing, unreadable, or a directory without catalogs.
+
+    ``str()`` is one line naming the path; the CLI prints it and exits 2.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file to load; ``top`` when it was named on the command line."""
+
+    path: Path
+    display: str
+    top: bool
+
+
+def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
+    """The files a list of PATHs names: files as given, directories walked (sorted)."""
+    found: list[SourceFile] = []
+    seen: set[Path] = set()
+    if not paths:
+        raise CatalogInputError("(none)", "no catalog path given")
+    for raw in paths:
+        path = Path(raw)
+        display = os.fspath(raw)
+        if path.is_dir():
+            members = sorted(
+                p for p in path.rglob("*")
+                if p.suffix.lower() in _SUFFIXES and p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            if not members:
+                raise CatalogInputError(display, "directory holds no *.yaml or *.yml catalog files")
+            for member in members:
+                key = member.resolve()
+                if key not in seen:
+                    seen.add(key)
+                    found.append(SourceFile(member, os.path.join(display, os.fspath(
+                        member.relative_to(path))), top=False))
+        elif path.exists():
+            if not os.access(path, os.R_OK):
+                raise CatalogInputError(display, "permission denied")
+            key = path.resolve()
+            if key not in seen:
+                seen.add(key)
+                found.append(SourceFile(path, display, top=True))
+        else:
+            raise CatalogInputError(display, "no such file or directory")
+    return found
+
+
+def looks_like_spec(text: str, path: Path) -> bool:
+    """Whether a file is an OpenAPI/Swagger document rather than a catalog."""
+    if _YAML_SPEC.search(text) and not _YAML_CATALOG.search(text):
+        return True
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return False
+        return isinstance(data, dict) and ("openapi" in data or "swagger" in data) \
+            and "toolcat" not in data
+    return False
+
+
+class Progress:
+    """A one-line counter on stderr, shown only for long loads in an interactive terminal."""
+
+    def __init__(self, total: int, enabled: bool | None) -> None:
+        if enabled is None:
+            enabled = sys.stderr.isatty() and not os.environ.get("CI")
+        self.enabled = enabled and total >= 20
+        self.total = total
+        self._shown = False
+
+    def step(self, done: int) -> None:
+        if self.enabled and (done % 10 == 0 or done == self.total):
+            sys.stderr.write(f"\rtoolcat: reading {done}/{self.total} files")
+            sys.stderr.flush()
+            self._shown = True
+
+    def close(self) -> None:
+        if self._shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()

@@ -1,0 +1,81 @@
+"""The bridge to the OpenAPI importer: options from an ``openapi:`` entry, documents back.
+
+The importer (``toolcat.loader.openapi``) is looked up when an entry is
+loaded, not when this module is imported, so catalogs without ``openapi:``
+never pay for it and a missing importer is one clear diagnostic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolcat.catalog import Service
+
+from ._diagnostics import Diagnostic
+from ._models import OpenApiEntryDoc
+
+__all__ = ["ImportOutcome", "run_import"]
+
+
+@dataclass
+class ImportOutcome:
+    """What one spec contributed: tool and service documents, and findings."""
+
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    services: dict[str, dict[str, Any]] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    available: bool = True
+
+
+def _selection(doc: Any, factory: Any) -> Any:
+    if doc is None:
+        return None
+    values = {k: tuple(v) for k, v in doc.model_dump(exclude_none=True).items()}
+    if factory is None:
+        return values
+    return factory(**values)
+
+
+def _options(entry: OpenApiEntryDoc, existing: Mapping[str, Service], taken: frozenset[str],
+             module: Any) -> Any:
+    options_cls = module.ImportOptions
+    selection_cls = getattr(module, "Selection", None)
+    overrides = {op: o.model_dump(exclude_none=True) for op, o in (entry.tools or {}).items()}
+    wanted: dict[str, Any] = {
+        "service": entry.service,
+        "include": _selection(entry.include, selection_cls),
+        "exclude": _selection(entry.exclude, selection_cls),
+        "prefix": entry.prefix,
+        "overrides": overrides,
+        "existing_services": dict(existing),
+        "taken_names": taken,
+    }
+    if dataclasses.is_dataclass(options_cls):
+        accepted = {f.name for f in dataclasses.fields(options_cls)}
+    else:
+        accepted = set(inspect.signature(options_cls).parameters)
+    kwargs = {k: v for k, v in wanted.items() if k in accepted and v is not None}
+    return options_cls(**kwargs)
+
+
+def run_import(entry: OpenApiEntryDoc, spec: Path, *, existing: Mapping[str, Service],
+               taken: frozenset[str], progress: bool | None) -> ImportOutcome:
+    """Import one spec; ``available`` is false when the importer is not installed."""
+    try:
+        from . import openapi as module
+    except ImportError:
+        return ImportOutcome(available=False)
+    importer = getattr(module, "import_openapi", None)
+    if importer is None or not hasattr(module, "ImportOptions"):
+        return ImportOutcome(available=False)
+    result = importer(spec, _options(entry, existing, taken, module), progress=progress)
+    return ImportOutcome(
+        tools=[dict(t) for t in result.tools],
+        services={str(k): dict(v) for k, v in result.services.items()},
+        diagnostics=list(result.diagnostics),
+    )

@@ -1,0 +1,330 @@
+"""The loading pipeline: read files, check each document's shape, resolve names, compile.
+
+Every stage collects diagnostics instead of stopping, so one run reports every
+problem of a catalog. The catalog is built only when no error was found.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolcat.catalog import Catalog, Service, ToolDefinition
+
+from ._compile import CompileContext, compile_service, compile_tool
+from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
+from ._files import CatalogInputError, Progress, SourceFile, find_files, looks_like_spec
+from ._import import run_import
+from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
+from ._shape import FixedLocator, Locator, closest, describe, validate_item
+from ._yaml import parse_yaml
+
+__all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOLSET_LIMIT = 128
+_TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """What loading found: the catalog (``None`` on errors), every diagnostic, the files read."""
+
+    catalog: Catalog | None
+    diagnostics: tuple[Diagnostic, ...]
+    files: tuple[str, ...]
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.WARNING)
+
+    @property
+    def ok(self) -> bool:
+        return self.catalog is not None
+
+
+@dataclass
+class _Tool:
+    doc: ToolDoc | None
+    name: str | None
+    file: str
+    base: tuple[str | int, ...]
+    locate: Locator
+    trusted: bool = False
+
+
+@dataclass
+class _State:
+    """Everything gathered from all files before names are resolved."""
+
+    ctx: CompileContext = field(default_factory=CompileContext)
+    services: dict[str, tuple[Service, str, tuple[int, int]]] = field(default_factory=dict)
+    tools: list[_Tool] = field(default_factory=list)
+    toolsets: dict[str, tuple[list[str], str, tuple[str | int, ...], Locator]] = field(
+        default_factory=dict)
+    imports: list[tuple[OpenApiEntryDoc, Path, str, tuple[str | int, ...], Locator]] = field(
+        default_factory=list)
+
+    def add(self, code: str, message: str, file: str, where: tuple[int, int],
+            path: Sequence[str | int] = ()) -> None:
+        self.ctx.diagnostics.append(Diagnostic.make(code, message, file, where[0], where[1], path))
+
+
+def load_catalog(paths: Sequence[str | os.PathLike[str]], *, progress: bool | None = None
+                 ) -> LoadResult:
+    """Load and check catalogs; never raises for problems inside files.
+
+    >>> result = load_catalog(["examples/catalog.yaml"])  # doctest: +SKIP
+    >>> result.catalog["get_order"].command.method       # doctest: +SKIP
+    'GET'
+
+    Raises :class:`CatalogInputError` when a PATH is missing or unreadable, or
+    a directory holds no ``*.yaml``/``*.yml`` file.
+    """
+    files = find_files(paths)
+    state = _State()
+    meter = Progress(len(files), progress)
+    read: list[str] = []
+    try:
+        for done, source in enumerate(files, 1):
+            _read_file(state, source, read)
+            meter.step(done)
+    finally:
+        meter.close()
+    return _finish(state, tuple(read), progress)
+
+
+def load_documents(documents: Sequence[tuple[str, Any]]) -> LoadResult:
+    """Check and compile documents that are already parsed: ``(file name, value)`` pairs.
+
+    Positions are unknown, so every diagnostic points at line 1 of its file.
+    Used to check generated catalogs (``toolcat import openapi``) before writing them.
+    """
+    state = _State()
+    for name, data in documents:
+        _check_file(state, data, name, FixedLocator(), Path(name).parent)
+    return _finish(state, tuple(name for name, _ in documents), False)
+
+
+def load(paths: Sequence[str | os.PathLike[str]]) -> Catalog:
+    """The catalog, or :class:`CatalogError` carrying every diagnostic when there are errors."""
+    result = load_catalog(paths)
+    if result.catalog is None:
+        raise CatalogError(result.diagnostics)
+    return result.catalog
+
+
+def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
+    display = source.display
+    try:
+        raw = source.path.read_bytes()
+    except OSError as exc:
+        if source.top:
+            raise CatalogInputError(display, exc.strerror or str(exc)) from exc
+        state.add("TC007", f"cannot read this file: {exc.strerror or exc}", display, (1, 1))
+        read.append(display)
+        return
+    read.append(display)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        state.add("TC001", "the file is not UTF-8 text; save it as UTF-8", display, (line, col))
+        return
+    if looks_like_spec(text, source.path):
+        if source.top:  # a spec named on the command line is imported on the fly
+            entry = OpenApiEntryDoc(spec=str(source.path))
+            state.imports.append((entry, source.path, display, (), FixedLocator()))
+        return  # inside a directory, specs are referenced by `openapi:` entries
+    parsed = parse_yaml(text, display)
+    state.ctx.diagnostics.extend(parsed.diagnostics)
+    if parsed.diagnostics and parsed.data is None:
+        return
+    _check_file(state, parsed.data, display, parsed.positions, source.path.parent)
+
+
+def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Path) -> None:
+    if data is None:
+        state.add("TC005", "the file is empty; a catalog starts with 'toolcat: 1'", file, (1, 1))
+        return
+    if not isinstance(data, dict):
+        state.add("TC004", f"a catalog file is a mapping that starts with 'toolcat: 1', not "
+                  f"{describe(data)}", file, locate(()))
+        return
+    version = data.get("toolcat")
+    if "toolcat" not in data:
+        state.add("TC005", "missing 'toolcat: 1' (the format version); add it at the top",
+                  file, (1, 1))
+    elif type(version) is not int or version != 1:
+        state.add("TC006", f"unsupported format version {version!r}; this toolcat reads "
+                  "'toolcat: 1'", file, locate(("toolcat",)), ("toolcat",))
+        return
+    for key in data:
+        if key not in _TOP_KEYS:
+            hint = closest(key, _TOP_KEYS)
+            advice = f"did you mean '{hint}'?" if hint else "valid keys: " + ", ".join(_TOP_KEYS)
+            state.add("TC003", f"unknown key '{key}'; {advice}", file, locate((key,), True), (key,))
+    services = _section(state, data, "services", dict, file, locate)
+    for name, body in services.items():
+        base = ("services", name)
+        doc = validate_item(ServiceDoc, body, base=base, label=f"service '{name}'", file=file,
+                            locate=locate, out=state.ctx.diagnostics)
+        if doc is None:
+            continue
+        service = compile_service(name, doc, ctx=state.ctx, file=file, base=base, locate=locate)
+        _add_service(state, service, file, locate(base, True))
+    for i, body in enumerate(_section(state, data, "tools", list, file, locate)):
+        base = ("tools", i)
+        raw_name = body.get("name") if isinstance(body, dict) else None
+        label = f"tool '{raw_name}'" if isinstance(raw_name, str) else f"tools[{i}]"
+        doc = validate_item(ToolDoc, body, base=base, label=label, file=file, locate=locate,
+                            out=state.ctx.diagnostics)
+        state.tools.append(_Tool(doc, raw_name if isinstance(raw_name, str) else None, file,
+                                 base, locate))
+    for name, members in _section(state, data, "toolsets", dict, file, locate).items():
+        base = ("toolsets", name)
+        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+            state.add("TC004", f"toolset '{name}' must be a list of tool names, not "
+                      f"{describe(members)}", file, locate(base), base)
+            continue
+        if name in state.toolsets:
+            other = state.toolsets[name]
+            line, col = other[3](other[2], True)
+            state.add("TC015", f"toolset '{name}' is already defined at {other[1]}:{line}:{col}; "
+                      "rename or merge them", file, locate(base, True), base)
+            continue
+        state.toolsets[name] = (members, file, base, locate)
+    for i, body in enumerate(_section(state, data, "openapi", list, file, locate)):
+        base = ("openapi", i)
+        entry = validate_item(OpenApiEntryDoc, body, base=base, label=f"openapi[{i}]", file=file,
+                              locate=locate, out=state.ctx.diagnostics)
+        if entry is not None:
+            spec = folder / entry.spec
+            state.imports.append((entry, spec, file, base, locate))
+
+
+def _section(state: _State, data: dict[str, Any], key: str, kind: type, file: str,
+             locate: Locator) -> Any:
+    value = data.get(key)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        word = "a mapping" if kind is dict else "a list"
+        state.add("TC004", f"'{key}' must be {word}, not {describe(value)}", file,
+                  locate((key,)), (key,))
+        return kind()
+    return value
+
+
+def _add_service(state: _State, service: Service, file: str, where: tuple[int, int]) -> None:
+    other = state.services.get(service.name)
+    if other is not None:
+        state.add("TC013", f"service '{service.name}' is already defined at {other[1]}:"
+                  f"{other[2][0]}:{other[2][1]}; rename or remove one", file, where,
+                  ("services", service.name))
+        return
+    state.services[service.name] = (service, file, where)
+
+
+def _run_imports(state: _State, progress: bool | None) -> None:
+    for entry, spec, file, base, locate in state.imports:
+        where = locate((*base, "spec"), False)
+        if not spec.is_file():
+            state.add("TC007", f"openapi spec {entry.spec!r} not found (looked at {spec})",
+                      file, where, (*base, "spec"))
+            continue
+        if not os.access(spec, os.R_OK):
+            state.add("TC007", f"openapi spec {entry.spec!r} is not readable", file, where,
+                      (*base, "spec"))
+            continue
+        taken = frozenset(t.name for t in state.tools if t.name)
+        existing = {name: s for name, (s, _, _) in state.services.items()}
+        outcome = run_import(entry, spec, existing=existing, taken=taken, progress=progress)
+        if not outcome.available:
+            state.add("TC208", "openapi import is not supported yet in this build; write the "
+                      "tools out in YAML for now", file, where, base)
+            continue
+        state.ctx.diagnostics.extend(outcome.diagnostics)
+        at = FixedLocator(*where)
+        for name, body in outcome.services.items():
+            if name in state.services:
+                continue
+            doc = validate_item(ServiceDoc, body, base=(), label=f"service '{name}'",
+                                file=str(spec), locate=at, out=state.ctx.diagnostics)
+            if doc is not None:
+                service = compile_service(name, doc, ctx=state.ctx, file=file, base=(),
+                                          locate=at)
+                _add_service(state, service, file, where)
+        for body in outcome.tools:
+            raw_name = body.get("name")
+            label = f"imported tool '{raw_name}'"
+            doc = validate_item(ToolDoc, body, base=(), label=label, file=file, locate=at,
+                                out=state.ctx.diagnostics)
+            state.tools.append(_Tool(doc, raw_name if isinstance(raw_name, str) else None, file,
+                                     (), at, trusted=True))
+
+
+def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> LoadResult:
+    _run_imports(state, progress)
+    tools: list[ToolDefinition] = []
+    first: dict[str, _Tool] = {}
+    for tool in state.tools:
+        name = tool.name
+        if name is None:
+            continue
+        if not TOOL_NAME.match(name):
+            state.add("TC010", f"tool name {name!r} is not accepted by model providers; use 1-64 "
+                      "letters, digits, '_' or '-'", tool.file, tool.locate((*tool.base, "name")),
+                      (*tool.base, "name"))
+        earlier = first.get(name)
+        if earlier is not None:
+            line, col = earlier.locate(earlier.base, False)
+            state.add("TC011", f"tool name '{name}' is already used at {earlier.file}:{line}:"
+                      f"{col}; rename one of them", tool.file,
+                      tool.locate((*tool.base, "name")), (*tool.base, "name"))
+            continue
+        first[name] = tool
+        if tool.doc is None:
+            continue
+        if tool.doc.service not in state.services:
+            hint = closest(tool.doc.service, list(state.services))
+            known = ", ".join(sorted(state.services)) or "none defined"
+            advice = f"did you mean '{hint}'?" if hint else f"known services: {known}"
+            state.add("TC012", f"tool '{name}': unknown service '{tool.doc.service}'; {advice}",
+                      tool.file, tool.locate((*tool.base, "service")), (*tool.base, "service"))
+        compiled = compile_tool(tool.doc, ctx=state.ctx, file=tool.file, base=tool.base,
+                                locate=tool.locate, trusted=tool.trusted)
+        if compiled is not None:
+            tools.append(compiled)
+    toolsets = _check_toolsets(state, first)
+    diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))
+    catalog = None
+    if not any(d.severity is Severity.ERROR for d in diagnostics):
+        catalog = Catalog(tools, (s for s, _, _ in state.services.values()), toolsets)
+    return LoadResult(catalog, diagnostics, files)
+
+
+def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:
+    result: dict[str, list[str]] = {}
+    for name, (members, file, base, locate) in state.toolsets.items():
+        for i, member in enumerate(members):
+            if member not in known:
+                hint = closest(member, list(known))
+                advice = f"did you mean '{hint}'?" if hint else "remove it or define the tool"
+                state.add("TC014", f"toolset '{name}' names unknown tool '{member}'; {advice}",
+                          file, locate((*base, i)), (*base, i))
+        if len(members) > TOOLSET_LIMIT:
+            state.add("TC105", f"toolset '{name}' has {len(members)} tools; OpenAI accepts at "
+                      f"most {TOOLSET_LIMIT} per request: split it", file, locate(base, True), base)
+        result[name] = list(dict.fromkeys(members))
+    return result

@@ -1,0 +1,264 @@
+"""The catalog file format, version 1, as pydantic models (frozen, unknown keys rejected).
+
+These models check the shape of each document; the cross-references (services,
+path templates, schemas, templates) are checked by the later stages. The
+format's published JSON Schema is generated from them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+
+__all__ = [
+    "ApiKeyAuthDoc",
+    "AuthDoc",
+    "BasicAuthDoc",
+    "BearerAuthDoc",
+    "CatalogFileDoc",
+    "NoAuthDoc",
+    "OAuth2ClientCredentialsDoc",
+    "OpenApiEntryDoc",
+    "OpenApiOverrideDoc",
+    "OpenApiSelectionDoc",
+    "ParameterDoc",
+    "RetryDoc",
+    "ServiceDoc",
+    "TimeoutDoc",
+    "ToolDoc",
+    "PLACEMENT_KEYS",
+    "METHODS",
+]
+
+_STRICT = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+METHODS = ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE")
+Method = Literal["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE"]
+HeaderValue = str | int | float | bool
+Style = Literal[
+    "form", "spaceDelimited", "pipeDelimited", "deepObject", "simple", "label", "matrix"
+]
+PLACEMENT_KEYS = frozenset(
+    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file"}
+)
+
+
+class TimeoutDoc(BaseModel):
+    """Per-phase timeouts in seconds; unset phases keep the default."""
+
+    model_config = _STRICT
+    connect: float | None = Field(None, gt=0, description="Seconds to open the connection.")
+    read: float | None = Field(None, gt=0, description="Seconds to wait for each read.")
+    total: float | None = Field(None, gt=0, description="Seconds for the whole request.")
+
+
+def _timeout_kind(value: Any) -> str:
+    return "phases" if isinstance(value, dict | TimeoutDoc) else "seconds"
+
+
+Timeout = Annotated[
+    Annotated[float, Field(gt=0), Tag("seconds")] | Annotated[TimeoutDoc, Tag("phases")],
+    Discriminator(_timeout_kind),
+    Field(description="Total seconds, or {connect, read, total}."),
+]
+
+
+class RetryDoc(BaseModel):
+    """Retries of idempotent requests (others only with ``retry_unsafe``)."""
+
+    model_config = _STRICT
+    attempts: int = Field(1, ge=1, le=20, description="Total attempts; 1 means no retry.")
+    backoff: float = Field(0.2, ge=0, description="Base delay in seconds, doubled each attempt.")
+    max_backoff: float = Field(10.0, ge=0, description="Longest delay between attempts.")
+    on_status: list[Annotated[int, Field(ge=100, le=599)]] = Field(
+        [429, 502, 503, 504], description="HTTP statuses that are retried."
+    )
+    retry_after_cap: float = Field(30.0, ge=0, description="Longest Retry-After honoured.")
+
+
+class NoAuthDoc(BaseModel):
+    """No authentication."""
+
+    model_config = _STRICT
+    type: Literal["none"]
+
+
+class BearerAuthDoc(BaseModel):
+    """``Authorization: Bearer <token>``."""
+
+    model_config = _STRICT
+    type: Literal["bearer"]
+    token: str = Field(description="The token; use ${VAR} so the secret stays out of the file.")
+
+
+class BasicAuthDoc(BaseModel):
+    """HTTP basic authentication."""
+
+    model_config = _STRICT
+    type: Literal["basic"]
+    username: str
+    password: str = Field(description="Use ${VAR} so the secret stays out of the file.")
+
+
+class ApiKeyAuthDoc(BaseModel):
+    """An API key sent in a header, query parameter or cookie."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+    type: Literal["api_key"]
+    in_: Literal["header", "query", "cookie"] = Field(alias="in")
+    name: str = Field(description="Header, query parameter or cookie name.")
+    value: str = Field(description="The key; use ${VAR} so the secret stays out of the file.")
+
+
+class OAuth2ClientCredentialsDoc(BaseModel):
+    """OAuth 2 client-credentials grant; the token is fetched and cached at run time."""
+
+    model_config = _STRICT
+    type: Literal["oauth2_client_credentials"]
+    token_url: str
+    client_id: str
+    client_secret: str = Field(description="Use ${VAR} so the secret stays out of the file.")
+    scopes: list[str] = Field(default_factory=list)
+
+
+AuthDoc = Annotated[
+    NoAuthDoc | BearerAuthDoc | BasicAuthDoc | ApiKeyAuthDoc | OAuth2ClientCredentialsDoc,
+    Field(discriminator="type"),
+]
+
+
+class ServiceDoc(BaseModel):
+    """An HTTP service that tools call."""
+
+    model_config = _STRICT
+    base_url: str = Field(description="Scheme, host and base path; may hold ${VAR}.")
+    description: str | None = None
+    headers: dict[str, HeaderValue] = Field(
+        default_factory=dict, description="Headers sent with every request; may hold ${VAR}."
+    )
+    auth: AuthDoc | None = None
+    timeout: Timeout | None = None
+    retry: RetryDoc | None = None
+    max_response_chars: int | None = Field(None, ge=1)
+    max_response_bytes: int | None = Field(None, ge=1)
+
+
+class ParameterDoc(BaseModel):
+    """One argument: its placement keys; every other key is JSON Schema (2020-12)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow", strict=True, populate_by_name=True)
+    in_: Literal["path", "query", "header", "cookie", "body"] | None = Field(
+        None, alias="in", description="Where the argument goes; default from the path and method."
+    )
+    name: str | None = Field(None, description="The name on the wire, when it differs.")
+    required: bool | list[str] | None = Field(
+        None,
+        description="false makes the argument optional (a list is JSON Schema's object keyword).",
+    )
+    style: Style | None = None
+    explode: bool | None = None
+    allow_reserved: bool | None = None
+    content_type: str | None = Field(None, description="Serialize the value with this media type.")
+    file: bool | None = Field(None, description="A multipart file part.")
+
+
+class ResponseDoc(BaseModel):
+    """How the response is shaped for the model."""
+
+    model_config = _STRICT
+    select: str | None = Field(None, description="Jinja2 over body, status and headers.")
+    max_chars: int | None = Field(None, ge=1)
+
+
+class AnnotationsDoc(BaseModel):
+    """Behaviour hints; unset ones are derived from the method."""
+
+    model_config = _STRICT
+    title: str | None = None
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+class ToolDoc(BaseModel):
+    """One HTTP tool."""
+
+    model_config = _STRICT
+    name: str = Field(description="^[a-zA-Z0-9_-]{1,64}$, unique in the catalog.")
+    description: str | None = None
+    service: str
+    method: Method = Field(description="HTTP method, any case.")
+    path: str = Field(description="Path template with {argument} placeholders.")
+    parameters: dict[str, ParameterDoc] | None = None
+    body: Any = Field(None, description="JSON value whose strings are Jinja2 templates.")
+    body_argument: str | None = Field(None, description="The argument that is the whole body.")
+    content_type: str | None = Field(None, description="Request body media type.")
+    response: ResponseDoc | None = None
+    confirm: bool | None = None
+    return_direct: bool = False
+    timeout: Timeout | None = None
+    retry: RetryDoc | None = None
+    retry_unsafe: bool = False
+    tags: list[str] = Field(default_factory=list)
+    definitions: dict[str, dict[str, Any] | bool] | None = Field(
+        None, description="Shared JSON Schemas, referred to as #/$defs/Name."
+    )
+    output_schema: dict[str, Any] | bool | None = None
+    annotations: AnnotationsDoc | None = None
+    auth: AuthDoc | None = None
+    base_url: str | None = None
+    headers: dict[str, HeaderValue] = Field(default_factory=dict)
+
+    _normalise_method = field_validator("method", mode="before")(_upper)
+
+
+class OpenApiSelectionDoc(BaseModel):
+    """Which operations an ``openapi:`` entry takes (every list is optional)."""
+
+    model_config = _STRICT
+    tags: list[str] | None = None
+    operations: list[str] | None = None
+    paths: list[str] | None = Field(None, description="Globs such as /pets*.")
+    methods: list[str] | None = None
+
+
+class OpenApiOverrideDoc(BaseModel):
+    """Per-operation overrides, keyed by operationId."""
+
+    model_config = _STRICT
+    name: str | None = None
+    description: str | None = None
+    confirm: bool | None = None
+    return_direct: bool | None = None
+    tags: list[str] | None = None
+
+
+class OpenApiEntryDoc(BaseModel):
+    """Tools imported from an OpenAPI 3.x or Swagger 2.0 spec."""
+
+    model_config = _STRICT
+    spec: str = Field(description="Path of the spec, relative to this file.")
+    service: str | None = None
+    include: OpenApiSelectionDoc | None = None
+    exclude: OpenApiSelectionDoc | None = None
+    prefix: str = ""
+    tools: dict[str, OpenApiOverrideDoc] | None = None
+
+
+class CatalogFileDoc(BaseModel):
+    """A toolcat catalog file, format version 1."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", strict=True, title="toolcat catalog, format version 1"
+    )
+    toolcat: Literal[1] = Field(description="Format version.")
+    services: dict[str, ServiceDoc] | None = None
+    tools: list[ToolDoc] | None = None
+    toolsets: dict[str, list[str]] | None = None
+    openapi: list[OpenApiEntryDoc] | None = None

@@ -1,0 +1,144 @@
+"""JSON Schema checks of parameter schemas: the 2020-12 metaschema, defaults, enums, keywords.
+
+Catalogs repeat the same small schemas thousands of times (``{type: string}``),
+so every check is cached by the schema's canonical JSON: each distinct schema
+is checked once per process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from ._shape import closest
+
+__all__ = ["SchemaChecker", "SchemaIssue"]
+
+# Keywords of the 2020-12 vocabularies, plus annotations that OpenAPI and editors use.
+KNOWN_KEYWORDS = frozenset(
+    {
+        "$schema", "$id", "$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor",
+        "$vocabulary", "$comment", "definitions",
+        "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas",
+        "prefixItems", "items", "contains", "properties", "patternProperties",
+        "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties",
+        "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+        "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
+        "required", "dependentRequired",
+        "format", "contentEncoding", "contentMediaType", "contentSchema",
+        "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
+        # OpenAPI schema-object extras that providers and editors understand
+        "nullable", "example", "discriminator", "xml", "externalDocs",
+    }
+)
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
+               "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaIssue:
+    """One finding inside a schema; ``path`` is relative to the schema checked."""
+
+    code: str
+    path: tuple[str | int, ...]
+    message: str
+    key: bool = False  # the finding is about a key (place it on the key, not the value)
+
+
+def _canonical(schema: Any) -> str:
+    return json.dumps(schema, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _meta_message(error: ValidationError) -> str:
+    where = "/".join(str(p) for p in error.absolute_path)
+    if error.absolute_path and error.absolute_path[-1] == "type":
+        return (f"'type' {error.instance!r} is not a JSON Schema type; use one of array, "
+                "boolean, integer, null, number, object, string")
+    prefix = f"'{where}': " if where else ""
+    return f"{prefix}{error.message}"
+
+
+def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue]:
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        if key not in KNOWN_KEYWORDS and not key.startswith("x-"):
+            hint = closest(key, KNOWN_KEYWORDS, cutoff=0.75)
+            advice = (f"did you mean '{hint}'?" if hint
+                      else "validators ignore it; remove it or prefix it with 'x-'")
+            yield SchemaIssue("TC106", (*path, key),
+                              f"unknown JSON Schema keyword '{key}'; {advice}", key=True)
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            for name, sub in value.items():
+                yield from _walk_keywords(sub, (*path, key, name))
+        elif key in _SCHEMA_ONE:
+            yield from _walk_keywords(value, (*path, key))
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            for i, sub in enumerate(value):
+                yield from _walk_keywords(sub, (*path, key, i))
+
+
+class SchemaChecker:
+    """Checks schemas once per distinct schema; safe to share across a whole load."""
+
+    def __init__(self) -> None:
+        self._meta: dict[str, tuple[SchemaIssue, ...]] = {}
+        self._values: dict[tuple[str, str], tuple[SchemaIssue, ...]] = {}
+
+    def check(self, schema: Any, *, trusted: bool = False,
+              defs: dict[str, Any] | None = None) -> tuple[SchemaIssue, ...]:
+        """Metaschema errors (TC022), unknown keywords (TC106), bad default/enum (TC023/TC024).
+
+        ``trusted`` skips the metaschema and keyword checks (imported OpenAPI
+        schemas) but keeps the default/enum checks. ``defs`` are the tool's
+        shared definitions, for schemas that refer to ``#/$defs/...``.
+        """
+        key = _canonical(schema)
+        meta = self._meta.get(key) if not trusted else ()
+        if meta is None:
+            issues = [SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
+                      for e in _META.iter_errors(schema)]
+            issues.extend(_walk_keywords(schema, ()))
+            meta = self._meta[key] = tuple(issues)
+        if any(i.code == "TC022" for i in meta):
+            return meta
+        if defs and '"$ref"' in key:
+            full = dict(schema, **{"$defs": defs})
+            vkey = (key, _canonical(defs))
+        else:
+            full, vkey = schema, (key, "")
+        values = self._values.get(vkey)
+        if values is None:
+            values = self._values[vkey] = tuple(self._check_values(full))
+        return meta + values if values else meta
+
+    def _check_values(self, schema: Any) -> Iterator[SchemaIssue]:
+        if not isinstance(schema, dict) or ("default" not in schema and "enum" not in schema):
+            return
+        try:
+            if "default" in schema:
+                validator = Draft202012Validator(schema)
+                for error in validator.iter_errors(schema["default"]):
+                    yield SchemaIssue("TC023", ("default",),
+                                      f"default {schema['default']!r} breaks the schema: "
+                                      f"{error.message}; change the default or the schema")
+            if isinstance(schema.get("enum"), list):
+                rest = {k: v for k, v in schema.items() if k not in ("enum", "default")}
+                validator = Draft202012Validator(rest)
+                for i, value in enumerate(schema["enum"]):
+                    for error in validator.iter_errors(value):
+                        yield SchemaIssue("TC024", ("enum", i),
+                                          f"enum value {value!r} breaks the schema: "
+                                          f"{error.message}; remove it or fix the schema")
+        except Exception as exc:  # an unresolvable $ref and the like: report, never crash
+            yield SchemaIssue("TC022", (), f"cannot check this schema: {exc}")

@@ -1,0 +1,306 @@
+"""Shape check: validate documents with the file models, turning pydantic errors into diagnostics.
+
+Each pydantic error becomes one diagnostic placed on the key or value it is
+about (through the YAML position index), with a message that says what to
+change: the closest valid key for an unknown key, the expected type, the
+allowed values.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ._diagnostics import Diagnostic
+
+__all__ = ["FixedLocator", "Locator", "closest", "describe", "validate_item"]
+
+M = TypeVar("M")
+
+
+class Locator(Protocol):
+    """Where a YAML path's key (or value, or a character of its string) was written."""
+
+    def __call__(self, path: Sequence[str | int], key: bool = False) -> tuple[int, int]: ...
+
+    def string(self, path: Sequence[str | int], offset: int) -> tuple[int, int]: ...
+
+
+class FixedLocator:
+    """One position for every path: documents without YAML (imported operations)."""
+
+    __slots__ = ("line", "column")
+
+    def __init__(self, line: int = 1, column: int = 1) -> None:
+        self.line, self.column = line, column
+
+    def __call__(self, path: Sequence[str | int], key: bool = False) -> tuple[int, int]:
+        return self.line, self.column
+
+    def string(self, path: Sequence[str | int], offset: int) -> tuple[int, int]:
+        return self.line, self.column
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+_TYPE_WORDS = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "tuple_type": "a list",
+}
+
+
+def describe(value: Any) -> str:
+    """A YAML reader's word for a value's type."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"number {value}"
+    if isinstance(value, str):
+        short = value if len(value) <= 40 else value[:37] + "..."
+        return f"string {short!r}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def closest(word: str, choices: Sequence[str] | set[str] | frozenset[str], cutoff: float = 0.6
+            ) -> str | None:
+    """The valid choice most like ``word`` (for "did you mean ...?")."""
+    found = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=cutoff)
+    return found[0] if found else None
+
+
+def _adapter(model: Any) -> TypeAdapter[Any]:
+    adapter = _ADAPTERS.get(model)
+    if adapter is None:
+        adapter = _ADAPTERS[model] = TypeAdapter(model)
+    return adapter
+
+
+def validate_item(
+    model: type[M],
+    data: Any,
+    *,
+    base: tuple[str | int, ...],
+    label: str,
+    file: str,
+    locate: Locator,
+    out: list[Diagnostic],
+) -> M | None:
+    """Validate one document with ``model``; on failure append diagnostics and return ``None``.
+
+    ``base`` is the document's YAML path in its file and ``label`` names it in
+    messages ("tool 'get_order'").
+    """
+    try:
+        return typing.cast(M, _adapter(model).validate_python(data))
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            out.append(_diagnostic(model, data, error, base, label, file, locate))
+        return None
+
+
+def _data_path(data: Any, loc: Sequence[str | int]) -> tuple[str | int, ...]:
+    """The YAML path of a pydantic ``loc``: union tags and member names are dropped."""
+    path: list[str | int] = []
+    node = data
+    for seg in loc:
+        if isinstance(node, dict) and seg in node:
+            path.append(seg)
+            node = node[seg]
+        elif isinstance(node, list) and isinstance(seg, int) and 0 <= seg < len(node):
+            path.append(seg)
+            node = node[seg]
+        elif isinstance(node, dict | list):
+            # a key the document lacks (missing, or a union member's tag): keep only
+            # names that could be keys, never tags of the union we are inside.
+            if not _is_tag(seg):
+                path.append(seg)
+                node = None
+        else:
+            break
+    return tuple(path)
+
+
+_UNION_TAGS = frozenset(
+    {"seconds", "phases", "none", "bearer", "basic", "api_key", "oauth2_client_credentials"}
+)
+
+
+def _is_tag(seg: str | int) -> bool:
+    return isinstance(seg, str) and seg in _UNION_TAGS
+
+
+def _model_at(model: Any, loc: Sequence[str | int]) -> Any:
+    """The model class that ``loc`` points into (to list its valid keys)."""
+    tp = model
+    for seg in loc:
+        tp = _unwrap(tp, seg)
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            field = _field(tp, seg)
+            if field is None:
+                return None
+            tp = field
+        else:
+            origin = typing.get_origin(tp)
+            args = typing.get_args(tp)
+            if origin is dict and len(args) == 2:
+                tp = args[1]
+            elif origin is list and args:
+                tp = args[0]
+            elif isinstance(seg, str) and _is_tag(seg):
+                continue
+            else:
+                return None
+    tp = _unwrap(tp, None)
+    return tp if isinstance(tp, type) and issubclass(tp, BaseModel) else None
+
+
+def _field(model: type[BaseModel], seg: str | int) -> Any:
+    for name, info in model.model_fields.items():
+        if seg in (name, info.alias):
+            return info.annotation
+    return None
+
+
+def _unwrap(tp: Any, seg: str | int | None) -> Any:
+    """Strip Annotated/Optional; pick a union member by tag when ``seg`` is one."""
+    while True:
+        if typing.get_origin(tp) is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+            continue
+        origin = typing.get_origin(tp)
+        if origin in (typing.Union, types.UnionType):
+            members = [a for a in typing.get_args(tp) if a is not type(None)]
+            picked = None
+            for member in members:
+                inner = member
+                tags = []
+                if typing.get_origin(member) is typing.Annotated:
+                    inner, *meta = typing.get_args(member)
+                    tags = [getattr(m, "tag", None) for m in meta]
+                if seg in tags or _literal_type(inner) == seg:
+                    picked = inner
+                    break
+            if picked is None:
+                models = [m for m in members if _is_model(_strip(m))]
+                picked = _strip(models[0]) if len(models) == 1 else (
+                    members[0] if len(members) == 1 else None)
+            if picked is None:
+                return None
+            tp = picked
+            continue
+        return tp
+
+
+def _strip(tp: Any) -> Any:
+    return typing.get_args(tp)[0] if typing.get_origin(tp) is typing.Annotated else tp
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _literal_type(model: Any) -> Any:
+    if not _is_model(model) or "type" not in model.model_fields:
+        return None
+    args = typing.get_args(model.model_fields["type"].annotation)
+    return args[0] if len(args) == 1 else None
+
+
+def _keys(model: type[BaseModel]) -> list[str]:
+    return [info.alias or name for name, info in model.model_fields.items()]
+
+
+def _dotted(path: Sequence[str | int]) -> str:
+    out = ""
+    for seg in path:
+        out += f"[{seg}]" if isinstance(seg, int) else (f".{seg}" if out else str(seg))
+    return out
+
+
+def _diagnostic(
+    model: Any,
+    data: Any,
+    error: Any,
+    base: tuple[str | int, ...],
+    label: str,
+    file: str,
+    locate: Locator,
+) -> Diagnostic:
+    kind: str = error["type"]
+    loc: tuple[str | int, ...] = tuple(error["loc"])
+    rel = _data_path(data, loc)
+    where = f"{label}: " if label else ""
+    value = error.get("input")
+    if kind == "extra_forbidden":
+        key = str(rel[-1]) if rel else "?"
+        owner = _model_at(model, loc[:-1])
+        valid = _keys(owner) if owner is not None else []
+        hint = closest(key, valid)
+        if hint:
+            advice = f"did you mean '{hint}'?"
+        elif valid:
+            advice = "valid keys: " + ", ".join(valid)
+        else:
+            advice = "remove it"
+        inside = f" in {_dotted(rel[:-1])}" if len(rel) > 1 else ""
+        line, col = locate(base + rel, True)
+        return Diagnostic.make("TC003", f"{where}unknown key '{key}'{inside}; {advice}",
+                               file, line, col, base + rel)
+    if kind in ("missing", "union_tag_not_found"):
+        if kind == "union_tag_not_found":
+            key = "type"
+            rel = rel + ("type",)
+            owner = _model_at(model, loc)
+            choices = error.get("ctx", {}).get("expected_tags") or (
+                "none, bearer, basic, api_key, oauth2_client_credentials")
+            advice = f"add 'type:' ({choices})"
+        else:
+            key = str(rel[-1]) if rel else "?"
+            advice = f"add '{key}:'"
+        parent = rel[:-1]
+        inside = f" {_dotted(parent)}" if parent else ""
+        line, col = locate(base + parent, False)
+        return Diagnostic.make("TC005", f"{where}missing required key '{key}' in{inside or ' it'}"
+                               f"; {advice}", file, line, col, base + rel)
+    line, col = locate(base + rel, False)
+    field = _dotted(rel) or "value"
+    if kind in _TYPE_WORDS:
+        message = f"{where}'{field}' must be {_TYPE_WORDS[kind]}, not {describe(value)}"
+        return Diagnostic.make("TC004", message, file, line, col, base + rel)
+    if kind == "union_tag_invalid":
+        choices = error.get("ctx", {}).get("expected_tags", "")
+        tag = str(error.get("ctx", {}).get("tag", ""))
+        hint = closest(tag, [c.strip(" '") for c in choices.split(",")])
+        extra = f"; did you mean '{hint}'?" if hint else ""
+        line, col = locate(base + rel + ("type",), False)
+        message = f"{where}'{field}.type' {tag!r} is not one of {choices}{extra}"
+        return Diagnostic.make("TC008", message, file, line, col, base + rel + ("type",))
+    if kind == "literal_error":
+        expected = error.get("ctx", {}).get("expected", "")
+        message = f"{where}'{field}' is {describe(value)}; use one of {expected}"
+        return Diagnostic.make("TC008", message, file, line, col, base + rel)
+    msg = str(error.get("msg", "invalid value"))
+    msg = msg[0].lower() + msg[1:] if msg else msg
+    message = f"{where}'{field}' is {describe(value)}: {msg}"
+    return Diagnostic.make("TC008", message, file, line, col, base + rel)

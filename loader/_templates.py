@@ -1,0 +1,95 @@
+"""Jinja2 checks of ``body`` templates and ``response.select``: syntax and undeclared names.
+
+Templates run in a sandboxed environment where undefined names are errors, so
+a name that is not an argument (or ``body``/``status``/``headers`` in
+``select``) is reported at load time rather than failing a call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["TemplateChecker", "TemplateIssue", "template_strings"]
+
+_SIMPLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_MARKERS = ("{{", "{%", "{#")
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateIssue:
+    code: str  # TC030 syntax, TC031 undeclared name
+    message: str
+    line: int = 1  # 1-based line inside the template text
+
+
+def template_strings(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[
+        tuple[tuple[str | int, ...], str]]:
+    """Every string of a JSON value that holds Jinja markup, with its path."""
+    if isinstance(value, str):
+        if any(m in value for m in _MARKERS):
+            yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from template_strings(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from template_strings(v, (*path, i))
+
+
+class TemplateChecker:
+    """Parses each distinct template once (sandboxed, StrictUndefined)."""
+
+    def __init__(self) -> None:
+        self._env: Any = None
+        self._cache: dict[str, tuple[TemplateIssue | None, frozenset[str]]] = {}
+
+    def _environment(self) -> Any:
+        if self._env is None:
+            from jinja2 import StrictUndefined
+            from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+            self._env = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+        return self._env
+
+    def names(self, source: str) -> tuple[TemplateIssue | None, frozenset[str]]:
+        """(syntax issue or None, the names the template reads from its context)."""
+        cached = self._cache.get(source)
+        if cached is not None:
+            return cached
+        simple = _SIMPLE.fullmatch(source)
+        if simple is not None:  # the common "{{ arg }}": no need to run the parser
+            result: tuple[TemplateIssue | None, frozenset[str]] = (
+                None, frozenset({simple.group(1)}))
+        else:
+            from jinja2 import TemplateSyntaxError, meta
+
+            env = self._environment()
+            try:
+                ast = env.parse(source)
+            except TemplateSyntaxError as exc:
+                issue = TemplateIssue("TC030", f"template syntax error: {exc.message}",
+                                      exc.lineno or 1)
+                result = (issue, frozenset())
+            else:
+                found = meta.find_undeclared_variables(ast) - set(env.globals)
+                result = (None, frozenset(found))
+        self._cache[source] = result
+        return result
+
+    def check(self, source: str, declared: frozenset[str] | set[str], what: str
+              ) -> list[TemplateIssue]:
+        """Syntax errors and names outside ``declared`` in one template string."""
+        issue, names = self.names(source)
+        if issue is not None:
+            return [issue]
+        out = []
+        for name in sorted(names - declared):
+            choices = ", ".join(sorted(declared)) or "none"
+            out.append(TemplateIssue(
+                "TC031",
+                f"{what} refers to '{name}', which is not declared; use one of: {choices}",
+            ))
+        return out
