@@ -1,7 +1,21 @@
 """The compiled, immutable model of a catalog: tools, HTTP commands, services."""
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
+from ._export import (
+    PROVIDERS,
+    ExportNote,
+    ExportResult,
+    export_catalog,
+    export_tools,
+    mcp_annotations,
+    to_anthropic_tool,
+    to_gemini_declaration,
+    to_mcp_tool,
+    to_openai_responses_tool,
+    to_openai_tool,
+)
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
+from ._gemini import GeminiResult, to_gemini_schema
 from ._model import (
     ApiKeyAuth,
     AuthSpec,
@@ -11,8 +25,8 @@ from ._model import (
     HttpCommand,
     NoAuth,
     OAuth2ClientCredentials,
-    ParamLocation,
     ParameterBinding,
+    ParamLocation,
     ResponseSpec,
     RetryPolicy,
     Service,
@@ -21,6 +35,7 @@ from ._model import (
     ToolAnnotations,
     ToolDefinition,
 )
+from ._strict import NotStrictable, StrictResult, check_strict_schema, to_strict_schema
 
 __all__ = [
     "ApiKeyAuth",
@@ -29,22 +44,39 @@ __all__ = [
     "BearerAuth",
     "BodySpec",
     "Catalog",
+    "ExportNote",
+    "ExportResult",
     "FrozenDict",
     "FrozenList",
+    "GeminiResult",
     "HttpCommand",
     "NoAuth",
+    "NotStrictable",
     "OAuth2ClientCredentials",
+    "PROVIDERS",
     "ParamLocation",
     "ParameterBinding",
     "ResponseSpec",
     "RetryPolicy",
     "Service",
     "SourceLocation",
+    "StrictResult",
     "Timeouts",
     "ToolAnnotations",
     "ToolDefinition",
     "UnknownToolError",
     "UnknownToolsetError",
+    "check_strict_schema",
+    "export_catalog",
+    "export_tools",
     "freeze",
+    "mcp_annotations",
     "thaw",
+    "to_anthropic_tool",
+    "to_gemini_declaration",
+    "to_gemini_schema",
+    "to_mcp_tool",
+    "to_openai_responses_tool",
+    "to_openai_tool",
+    "to_strict_schema",
 ]

@@ -1,0 +1,255 @@
+"""Gemini: rewrite a JSON Schema into the OpenAPI-subset ``Schema`` of ``functionDeclarations``.
+
+Gemini's ``FunctionDeclaration.parameters`` takes a select subset of an OpenAPI
+3.0 schema object: ``type`` (one name), ``format``, ``title``, ``description``,
+``nullable``, ``enum`` (strings), ``properties``, ``required``,
+``propertyOrdering``, ``items``, ``minItems``/``maxItems``,
+``minProperties``/``maxProperties``, ``minLength``/``maxLength``, ``pattern``,
+``minimum``/``maximum``, ``default``, ``example`` and ``anyOf``. The conversion:
+
+- inlines every ``$ref`` (``$defs``/``definitions``); a recursive reference is
+  expanded :data:`RECURSION_DEPTH` times, then replaced by a described
+  ``{"type": "object"}``;
+- turns ``"type": [T, "null"]`` and ``anyOf``/``oneOf`` members ``{"type": "null"}``
+  into ``nullable: true``; ``oneOf`` becomes ``anyOf``; ``allOf`` is merged;
+- turns ``const`` into a one-value ``enum``, and ``examples`` into ``example``;
+- keeps ``format`` only where Gemini knows it (``date-time``, ``enum``,
+  ``int32``/``int64``, ``float``/``double``);
+- moves constraints it cannot express (``exclusiveMinimum``, ``multipleOf``,
+  ``uniqueItems``, other formats, non-string enums, ...) into the node's
+  description as text, and drops the rest (``additionalProperties``,
+  ``$schema``, ``readOnly``, ...).
+
+Every change is reported as a note ``(pointer, what)``; the exporter hands the
+notes back with the declarations, and ``toolcat schema`` prints them on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._frozen import thaw
+
+__all__ = ["GeminiResult", "to_gemini_schema"]
+
+RECURSION_DEPTH = 2
+GEMINI_KEYWORDS = frozenset(
+    {
+        "type", "format", "title", "description", "nullable", "enum", "maxItems",
+        "minItems", "properties", "required", "minProperties", "maxProperties",
+        "minLength", "maxLength", "pattern", "example", "anyOf", "propertyOrdering",
+        "default", "items", "minimum", "maximum",
+    }
+)  # fmt: skip
+_FORMATS = {
+    "string": {"date-time", "enum"},
+    "integer": {"int32", "int64"},
+    "number": {"float", "double"},
+}
+# Dropped without a trace in the description: they do not constrain the value
+# the model writes, or Gemini's default already matches.
+_DROP_QUIETLY = frozenset(
+    {"$schema", "$id", "$comment", "$anchor", "readOnly", "writeOnly", "deprecated",
+     "contentMediaType", "contentEncoding", "discriminator", "xml", "externalDocs"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiResult:
+    """The converted schema and, per JSON pointer, what changed."""
+
+    schema: dict[str, Any]
+    notes: tuple[tuple[str, str], ...] = ()
+
+
+def to_gemini_schema(schema: Mapping[str, Any]) -> GeminiResult:
+    """Convert a JSON Schema (2020-12) into Gemini's OpenAPI-subset schema.
+
+    >>> to_gemini_schema({"type": ["string", "null"], "const": "x"}).schema
+    {'type': 'string', 'nullable': True, 'enum': ['x']}
+    """
+    root = thaw(schema)
+    defs: dict[str, Any] = {}
+    for key in ("definitions", "$defs"):
+        if isinstance(root.get(key), dict):
+            defs.update(root.pop(key))
+    conv = _Converter(defs)
+    out = conv.node(root, "", ())
+    if defs:
+        conv.notes.append(("", "$defs inlined"))
+    return GeminiResult(out, tuple(conv.notes))
+
+
+class _Converter:
+    def __init__(self, defs: dict[str, Any]) -> None:
+        self.defs = defs
+        self.notes: list[tuple[str, str]] = []
+
+    def note(self, pointer: str, text: str) -> None:
+        self.notes.append((pointer, text))
+
+    def node(self, schema: Any, pointer: str, stack: tuple[str, ...]) -> dict[str, Any]:
+        if schema is True or not isinstance(schema, dict):
+            return {}
+        s = dict(schema)
+        while "$ref" in s:
+            ref = s.pop("$ref")
+            if stack.count(ref) >= RECURSION_DEPTH:
+                desc = s.get("description") or ""
+                text = (
+                    f"{desc} (recursive structure {ref.rsplit('/', 1)[-1]}, not expanded further)"
+                )
+                self.note(pointer, f"recursion through {ref} cut off")
+                return {"type": "object", "description": text.strip()}
+            target = self._resolve(ref)
+            if target is None:
+                self.note(pointer, f"unresolved $ref {ref} dropped")
+                break
+            stack = (*stack, ref)
+            s = {**target, **s}
+        if "allOf" in s:
+            s = self._merge_all_of(s, pointer)
+        moved: list[str] = []
+        nullable = False
+        out: dict[str, Any] = {}
+        # -- type ------------------------------------------------------------
+        types = s.pop("type", None)
+        if isinstance(types, list):
+            if "null" in types:
+                nullable = True
+                types = [t for t in types if t != "null"]
+            if len(types) == 1:
+                types = types[0]
+            elif len(types) > 1:
+                s.setdefault("anyOf", [{"type": t} for t in types])
+                types = None
+            else:
+                types = None
+        elif types == "null":
+            nullable, types = True, None
+        if isinstance(types, str):
+            out["type"] = types
+        # -- unions ------------------------------------------------------------
+        members = list(s.pop("anyOf", [])) + list(s.pop("oneOf", []))
+        if "oneOf" in schema:
+            self.note(pointer, "oneOf rewritten as anyOf")
+        non_null = []
+        for m in members:
+            if isinstance(m, dict) and (m.get("type") == "null" or m.get("enum") == [None]):
+                nullable = True
+            else:
+                non_null.append(m)
+        if len(non_null) == 1 and "type" not in out:
+            inner = self.node(non_null[0], f"{pointer}/anyOf/0", stack)
+            desc = s.get("description")
+            out = {**inner, **out}
+            if desc:
+                out["description"] = desc
+        elif non_null:
+            out["anyOf"] = [
+                self.node(m, f"{pointer}/anyOf/{i}", stack) for i, m in enumerate(non_null)
+            ]
+        # -- keywords ----------------------------------------------------------
+        if "const" in s:
+            s["enum"] = [s.pop("const")]
+        if "examples" in s:
+            examples = s.pop("examples")
+            if isinstance(examples, list) and examples and "example" not in s:
+                s["example"] = examples[0]
+        for key, value in s.items():
+            if key == "properties":
+                out["properties"] = {
+                    name: self.node(sub, f"{pointer}/properties/{name}", stack)
+                    for name, sub in value.items()
+                }
+            elif key == "items":
+                if isinstance(value, dict):
+                    out["items"] = self.node(value, f"{pointer}/items", stack)
+                else:
+                    moved.append("items: a tuple of schemas")
+            elif key == "required":
+                out["required"] = list(value)
+            elif key == "enum":
+                if all(isinstance(v, str) for v in value if v is not None):
+                    if None in value:
+                        nullable = True
+                    out["enum"] = [v for v in value if v is not None]
+                    out.setdefault("type", "string")
+                else:
+                    moved.append(f"one of {_short(value)}")
+            elif key == "format":
+                kind = out.get("type")
+                if isinstance(kind, str) and value in _FORMATS.get(kind, ()):
+                    out["format"] = value
+                else:
+                    moved.append(f"format: {value}")
+            elif key in ("description", "title"):
+                out.setdefault(key, value)
+            elif key in GEMINI_KEYWORDS:
+                out[key] = value
+            elif key in ("$defs", "definitions"):
+                self.note(f"{pointer}/{key}", "nested definitions ignored (refs are inlined)")
+            elif key == "additionalProperties":
+                if value is not False:
+                    moved.append("additional properties allowed")
+                self.note(pointer, "additionalProperties dropped")
+            elif key in _DROP_QUIETLY:
+                self.note(pointer, f"{key} dropped")
+            else:
+                moved.append(f"{key}: {_short(value)}")
+        if "required" in out and "properties" in out:
+            out["required"] = [r for r in out["required"] if r in out["properties"]]
+        if nullable:
+            out["nullable"] = True
+            self.note(pointer, "null turned into nullable: true")
+        if moved:
+            text = "; ".join(moved)
+            desc = out.get("description")
+            out["description"] = f"{desc} ({text})" if desc else f"({text})"
+            self.note(pointer, f"moved to the description: {text}")
+        return out
+
+    def _resolve(self, ref: str) -> dict[str, Any] | None:
+        for prefix in ("#/$defs/", "#/definitions/"):
+            if ref.startswith(prefix):
+                target = self.defs.get(ref[len(prefix) :].replace("~1", "/").replace("~0", "~"))
+                return dict(target) if isinstance(target, dict) else None
+        return None
+
+    def _merge_all_of(self, s: dict[str, Any], pointer: str) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for part in s.pop("allOf"):
+            if not isinstance(part, dict):
+                continue
+            while "$ref" in part:
+                target = self._resolve(part["$ref"])
+                if target is None:
+                    break
+                rest = {k: v for k, v in part.items() if k != "$ref"}
+                part = {**target, **rest}
+            for key, value in part.items():
+                if key == "properties":
+                    merged.setdefault("properties", {}).update(value)
+                elif key == "required":
+                    merged["required"] = list(dict.fromkeys([*merged.get("required", []), *value]))
+                else:
+                    merged.setdefault(key, value)
+        self.note(pointer, "allOf merged into one schema")
+        out = {**merged, **s}
+        if "properties" in merged and "properties" in s:
+            out["properties"] = {**merged["properties"], **s["properties"]}
+        if "required" in merged and "required" in s:
+            out["required"] = list(dict.fromkeys([*merged["required"], *s["required"]]))
+        return out
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    """A value as the model reads it in a description: strings bare, the rest as JSON."""
+    if isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

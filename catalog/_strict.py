@@ -1,0 +1,361 @@
+"""OpenAI strict mode: rewrite a JSON Schema into the Structured Outputs subset, and check it.
+
+The rules follow OpenAI's Structured Outputs guide ("Supported schemas"):
+
+- the root is an object, never ``anyOf``;
+- every object lists all its properties in ``required`` and sets
+  ``additionalProperties: false``; an optional property becomes nullable
+  (``"type": [T, "null"]``, or ``anyOf`` with ``{"type": "null"}`` for ``$ref``,
+  ``anyOf`` and untyped ``enum``/``const`` schemas), so the model sends
+  ``null`` where it would have left the argument out;
+- kept keywords: ``type``, ``properties``, ``required``,
+  ``additionalProperties``, ``items``, ``enum``, ``anyOf``, ``$ref``, ``$defs``,
+  ``description``, ``title``; strings ``pattern`` and ``format`` (date-time,
+  time, date, duration, email, hostname, ipv4, ipv6, uuid); numbers
+  ``minimum``, ``maximum``, ``exclusiveMinimum``, ``exclusiveMaximum``,
+  ``multipleOf``; arrays ``minItems``, ``maxItems``;
+- every other keyword (``default``, ``examples``, ``minLength``, ``maxLength``,
+  ``uniqueItems``, other formats, ``minProperties``, ...) is moved into the
+  node's description as text, so the model still reads the constraint;
+- ``oneOf`` becomes ``anyOf``, ``allOf`` is merged, ``const`` becomes a
+  one-value ``enum``, ``definitions`` become ``$defs``, and a ``$ref`` with
+  sibling keywords is inlined (strict mode rejects siblings of ``$ref``);
+  recursion through ``$ref`` stays as it is.
+
+A schema that cannot be made strict without changing what arguments it accepts
+(a free-form object such as ``{"type": "object"}`` or one with an
+``additionalProperties`` schema, a schema without any type) raises
+:class:`NotStrictable`; the exporter then sends that tool with ``strict: false``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._frozen import thaw
+
+__all__ = ["NotStrictable", "StrictResult", "check_strict_schema", "to_strict_schema"]
+
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+# Keywords that strict mode accepts (format is checked against STRICT_FORMATS as well).
+STRICT_KEYWORDS = frozenset(
+    {
+        "type", "properties", "required", "additionalProperties", "items", "enum",
+        "anyOf", "$ref", "$defs", "description", "title", "pattern", "format",
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+        "minItems", "maxItems",
+    }
+)  # fmt: skip
+# Structural keywords handled by the rewrite itself (never moved to the description).
+_STRUCTURAL = frozenset(
+    {"type", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf",
+     "allOf", "$ref", "$defs", "definitions", "description", "const", "enum", "$schema",
+     "$id", "$comment", "title"}
+)  # fmt: skip
+_DROPPED_SILENTLY = frozenset({"$schema", "$id", "$comment"})
+MAX_NESTING = 10
+MAX_PROPERTIES = 5000
+MAX_ENUM_VALUES = 1000
+
+
+class NotStrictable(ValueError):
+    """A schema that strict mode cannot express; ``pointer`` says where."""
+
+    def __init__(self, pointer: str, reason: str) -> None:
+        super().__init__(f"{pointer or '/'}: {reason}")
+        self.pointer = pointer
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class StrictResult:
+    """The strict schema and, per JSON pointer, what was changed to get there."""
+
+    schema: dict[str, Any]
+    notes: tuple[tuple[str, str], ...] = ()
+
+
+def to_strict_schema(schema: Mapping[str, Any]) -> StrictResult:
+    """Rewrite ``schema`` (an input schema, type object) for OpenAI strict mode.
+
+    >>> to_strict_schema({"type": "object", "properties": {"q": {"type": "string"}}}).schema
+    {'type': 'object', 'properties': {'q': {'type': ['string', 'null']}}, 'required': ['q'], \
+'additionalProperties': False}
+
+    Raises :class:`NotStrictable` when the schema holds a free-form object or an
+    untyped value.
+    """
+    root = thaw(schema)
+    defs: dict[str, Any] = {}
+    for key in ("definitions", "$defs"):
+        if isinstance(root.get(key), dict):
+            defs.update(root.pop(key))
+    conv = _Converter(defs)
+    out = conv.node(root, "")
+    if "$ref" in out or "anyOf" in out or out.get("type") != "object":
+        raise NotStrictable("", "the root must be a plain object schema")
+    if defs:
+        out["$defs"] = {name: conv.node(d, f"/$defs/{name}") for name, d in defs.items()}
+    return StrictResult(out, tuple(conv.notes))
+
+
+class _Converter:
+    def __init__(self, defs: dict[str, Any]) -> None:
+        self.defs = defs
+        self.notes: list[tuple[str, str]] = []
+
+    def resolve(self, ref: str, pointer: str) -> dict[str, Any]:
+        for prefix in ("#/$defs/", "#/definitions/"):
+            if ref.startswith(prefix):
+                name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+                if isinstance(self.defs.get(name), dict):
+                    return dict(self.defs[name])
+        raise NotStrictable(pointer, f"$ref {ref!r} does not point into $defs")
+
+    def node(self, schema: Any, pointer: str) -> dict[str, Any]:
+        if schema is True or schema == {}:
+            raise NotStrictable(pointer, "a schema that accepts any value")
+        if not isinstance(schema, dict):
+            raise NotStrictable(pointer, f"not a schema object: {schema!r}")
+        s = dict(schema)
+        for key in _DROPPED_SILENTLY & s.keys():
+            del s[key]
+        if "allOf" in s:
+            s = self.merge_all_of(s, pointer)
+        if "$ref" in s:
+            ref = s["$ref"]
+            if isinstance(ref, str) and ref.startswith("#/definitions/"):
+                s["$ref"] = ref = "#/$defs/" + ref[len("#/definitions/") :]
+            if len(s) == 1:
+                if ref != "#":
+                    self.resolve(ref, pointer)  # a dangling ref is an error, not a strict schema
+                return s
+            # strict mode rejects keywords beside $ref: inline the target once.
+            target = self.resolve(ref, pointer) if ref != "#" else None
+            if target is None:
+                raise NotStrictable(pointer, "'$ref': '#' with sibling keywords")
+            del s["$ref"]
+            s = {**target, **s}
+            self.notes.append((pointer, "inlined a $ref that had sibling keywords"))
+        if "oneOf" in s:
+            s.setdefault("anyOf", [])
+            s["anyOf"] = list(s["anyOf"]) + list(s.pop("oneOf"))
+            self.notes.append((pointer, "oneOf rewritten as anyOf"))
+        if "const" in s:
+            s["enum"] = [s.pop("const")]
+        out: dict[str, Any] = {}
+        moved: list[str] = []
+        for key, value in s.items():
+            if key in ("properties", "required", "additionalProperties", "items", "anyOf"):
+                continue
+            if key in _STRUCTURAL and key not in ("definitions", "$defs"):
+                out[key] = value
+            elif key in STRICT_KEYWORDS and key != "format":
+                out[key] = value
+            elif key == "format" and value in STRICT_FORMATS:
+                out[key] = value
+            elif key in ("definitions", "$defs"):
+                raise NotStrictable(pointer, f"nested {key} (only the root may hold $defs)")
+            else:
+                moved.append(f"{key}: {_short(value)}")
+        if "anyOf" in s:
+            out["anyOf"] = [
+                self.node(item, f"{pointer}/anyOf/{i}") for i, item in enumerate(s["anyOf"])
+            ]
+        types = _types(s)
+        if "items" in s and ("array" in types or not types):
+            if isinstance(s["items"], list):
+                raise NotStrictable(pointer, "tuple-style 'items' (a list of schemas)")
+            out["items"] = self.node(s["items"], f"{pointer}/items")
+        if "object" in types or "properties" in s:
+            self.object(s, out, pointer)
+            if not types:
+                out["type"] = "object"
+        if not ({"type", "anyOf", "$ref", "enum"} & out.keys()):
+            raise NotStrictable(pointer, "a schema without a type")
+        if "array" in _types(out) and "items" not in out:
+            raise NotStrictable(pointer, "an array without 'items'")
+        if moved:
+            text = "; ".join(moved)
+            desc = out.get("description")
+            out["description"] = f"{desc} ({text})" if desc else f"({text})"
+            self.notes.append((pointer, f"moved to the description: {text}"))
+        return out
+
+    def object(self, s: dict[str, Any], out: dict[str, Any], pointer: str) -> None:
+        props = s.get("properties") or {}
+        extra = s.get("additionalProperties", None)
+        if not props and extra is None and pointer == "":
+            extra = False  # a tool without arguments
+        if not props and extra is not False:
+            raise NotStrictable(pointer, "a free-form object (no properties)")
+        if extra not in (None, False):
+            raise NotStrictable(pointer, "an object with an additionalProperties schema")
+        required = set(s.get("required") or ())
+        new_props: dict[str, Any] = {}
+        for name, sub in props.items():
+            child = self.node(sub, f"{pointer}/properties/{_escape(name)}")
+            if name not in required:
+                child = _nullable(child)
+            new_props[name] = child
+        optional = [n for n in props if n not in required]
+        if optional:
+            self.notes.append((pointer, f"optional made nullable: {', '.join(optional)}"))
+        out["properties"] = new_props
+        out["required"] = list(props)
+        out["additionalProperties"] = False
+
+    def merge_all_of(self, s: dict[str, Any], pointer: str) -> dict[str, Any]:
+        parts = s.pop("allOf")
+        merged: dict[str, Any] = {}
+        for i, part in enumerate(parts):
+            if isinstance(part, dict) and "$ref" in part and len(part) == 1:
+                if len(parts) == 1:
+                    merged = dict(part)
+                    continue
+                part = self.resolve(part["$ref"], f"{pointer}/allOf/{i}")
+            if not isinstance(part, dict):
+                raise NotStrictable(f"{pointer}/allOf/{i}", "not a schema object")
+            for key, value in part.items():
+                if key == "properties":
+                    merged.setdefault("properties", {}).update(value)
+                elif key == "required":
+                    merged["required"] = list(dict.fromkeys([*merged.get("required", []), *value]))
+                elif key in merged and merged[key] != value and key != "description":
+                    raise NotStrictable(pointer, f"allOf members disagree on {key!r}")
+                else:
+                    merged.setdefault(key, value)
+        self.notes.append((pointer, "allOf merged into one schema"))
+        return {**merged, **s, **_merge_lists(merged, s)}
+
+
+def _merge_lists(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "properties" in a and "properties" in b:
+        out["properties"] = {**a["properties"], **b["properties"]}
+    if "required" in a and "required" in b:
+        out["required"] = list(dict.fromkeys([*a["required"], *b["required"]]))
+    return out
+
+
+def _types(s: Mapping[str, Any]) -> list[str]:
+    t = s.get("type")
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list):
+        return [x for x in t if isinstance(x, str)]
+    return []
+
+
+def _nullable(child: dict[str, Any]) -> dict[str, Any]:
+    """The same schema, also accepting ``null``."""
+    types = child.get("type")
+    if "$ref" in child or "anyOf" in child or types is None:
+        if "anyOf" in child and "$ref" not in child:
+            if not any(m.get("type") == "null" for m in child["anyOf"]):
+                child["anyOf"] = [*child["anyOf"], {"type": "null"}]
+            return child
+        desc = {k: child.pop(k) for k in ("description", "title") if k in child}
+        return {"anyOf": [child, {"type": "null"}], **desc}
+    if isinstance(types, str):
+        types = [types]
+    if "null" not in types:
+        child["type"] = [*types, "null"]
+        if "enum" in child and None not in child["enum"]:
+            child["enum"] = [*child["enum"], None]
+    return child
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    """A value as the model reads it in a description: strings bare, the rest as JSON."""
+    if isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- the checker ----------------------------------------------------------------
+
+
+def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
+    """Every rule of strict mode that ``schema`` breaks, as ``pointer: problem`` lines.
+
+    An empty list means OpenAI accepts the schema with ``strict: true``.
+    """
+    problems: list[str] = []
+    if not isinstance(schema, Mapping):
+        return ["/: the schema is not an object"]
+    if schema.get("type") != "object" or "anyOf" in schema:
+        problems.append("/: the root must have type 'object' and no anyOf")
+    defs = schema.get("$defs") or {}
+    counter = {"properties": 0, "enum": 0}
+
+    def visit(node: Any, pointer: str, depth: int) -> None:
+        where = pointer or "/"
+        if not isinstance(node, Mapping):
+            problems.append(f"{where}: not a schema object")
+            return
+        if depth > MAX_NESTING:
+            problems.append(f"{where}: nested deeper than {MAX_NESTING} levels")
+        for key in node:
+            if key not in STRICT_KEYWORDS:
+                problems.append(f"{where}: keyword {key!r} is not supported in strict mode")
+        if "$defs" in node and pointer:
+            problems.append(f"{where}: $defs only at the root")
+        if "format" in node and node["format"] not in STRICT_FORMATS:
+            problems.append(f"{where}: format {node['format']!r} is not supported")
+        if "$ref" in node:
+            ref = node["$ref"]
+            if len(node) > 1:
+                problems.append(f"{where}: $ref must stand alone")
+            if ref != "#" and not (
+                isinstance(ref, str)
+                and ref.startswith("#/$defs/")
+                and ref[len("#/$defs/") :] in defs
+            ):
+                problems.append(f"{where}: $ref {ref!r} does not resolve into $defs")
+            return
+        if not ({"type", "anyOf", "enum"} & node.keys()):
+            problems.append(f"{where}: no type")
+        types = node.get("type")
+        type_list = [types] if isinstance(types, str) else list(types or [])
+        if "enum" in node:
+            counter["enum"] += len(node["enum"])
+        if "object" in type_list or "properties" in node:
+            props = node.get("properties")
+            if not isinstance(props, Mapping):
+                problems.append(f"{where}: object without properties")
+                props = {}
+            if node.get("additionalProperties") is not False:
+                problems.append(f"{where}: additionalProperties must be false")
+            if sorted(node.get("required") or []) != sorted(props):
+                problems.append(f"{where}: required must list every property")
+            counter["properties"] += len(props)
+            for name, sub in props.items():
+                visit(sub, f"{pointer}/properties/{_escape(name)}", depth + 1)
+        if "array" in type_list:
+            if "items" not in node:
+                problems.append(f"{where}: array without items")
+        if "items" in node:
+            visit(node["items"], f"{pointer}/items", depth + 1)
+        for i, member in enumerate(node.get("anyOf") or []):
+            visit(member, f"{pointer}/anyOf/{i}", depth + 1)
+
+    visit(schema, "", 1)
+    for name, sub in defs.items():
+        visit(sub, f"/$defs/{_escape(name)}", 1)
+    if counter["properties"] > MAX_PROPERTIES:
+        problems.append(f"/: {counter['properties']} properties (at most {MAX_PROPERTIES})")
+    if counter["enum"] > MAX_ENUM_VALUES:
+        problems.append(f"/: {counter['enum']} enum values (at most {MAX_ENUM_VALUES})")
+    return problems
