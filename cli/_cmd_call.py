@@ -1,18 +1,127 @@
-"""`toolcat call`: not built yet."""
+"""`toolcat call PATH TOOL --args JSON`: run one tool call, or show its request (--dry-run)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import json
+import sys
+from typing import TYPE_CHECKING, Any
 
 from ._app import CliError
 
+if TYPE_CHECKING:
+    from toolcat.catalog import ToolDefinition
+    from toolcat.executor import ToolCall
+
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("call", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "call",
+        help="run one tool call",
+        description=(
+            "Run one tool call against its service and print the result. "
+            "Exit 0 when the call succeeded, 1 when the tool returned an error, 2 on bad usage."
+        ),
+    )
+    p.add_argument("path", metavar="PATH", help="catalog file, directory, or OpenAPI spec")
+    p.add_argument("tool", metavar="TOOL", help="the tool's name")
+    p.add_argument(
+        "--args",
+        dest="arguments",
+        default="{}",
+        metavar="JSON",
+        help="the arguments as a JSON object; @FILE reads them from a file, - from stdin (default: {})",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the request it would send and send nothing"
+    )
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    p.add_argument(
+        "--yes", "-y", action="store_true", help="confirm tools marked confirm: true without asking"
+    )
     p.set_defaults(func=run)
 
 
+def _read_arguments(raw: str) -> str:
+    if raw == "-":
+        return sys.stdin.read()
+    if raw.startswith("@"):
+        try:
+            with open(raw[1:], encoding="utf-8") as fh:
+                return fh.read()
+        except OSError as exc:
+            raise CliError(f"cannot read arguments from {raw[1:]}: {exc.strerror or exc}") from exc
+    return raw
+
+
 def run(args: argparse.Namespace) -> int:
-    raise CliError("'toolcat call' is not built yet")
+    from toolcat.executor import Executor, ToolCall, parse_arguments
+
+    from ._loading import load_or_exit
+
+    raw = _read_arguments(args.arguments)
+    parsed = parse_arguments(raw)
+    if not isinstance(parsed, dict):
+        raise CliError(f"--args: {parsed.msg}")
+    catalog = load_or_exit([args.path])
+    if args.tool not in catalog:
+        closest = catalog.closest(args.tool)
+        hint = f"; did you mean: {', '.join(closest)}?" if closest else ""
+        raise CliError(f"no tool named {args.tool!r} in {args.path}{hint}")
+    call = ToolCall(args.tool, parsed, id="cli")
+    with Executor(catalog, confirm=_confirmer(args.yes)) as executor:
+        if args.dry_run:
+            prepared = executor.prepare(call)
+            if hasattr(prepared, "to_dict"):
+                _print_request(prepared.to_dict(), args.format)
+                return 0
+            result = prepared
+        else:
+            result = executor.execute(call)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
+    elif result.ok:
+        sys.stdout.write(result.content.rstrip("\n") + "\n")
+    else:
+        error = result.error
+        assert error is not None
+        sys.stdout.write(result.content + "\n")
+        status = f" (HTTP {result.status})" if result.status else ""
+        print(f"toolcat: {args.tool}: {error.type}{status}: {' '.join(error.msg.split())}", file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+def _confirmer(yes: bool) -> Any:
+    def confirm(call: ToolCall, tool: ToolDefinition) -> bool:
+        if yes:
+            return True
+        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+            print(
+                f"toolcat: {tool.name} needs confirmation and stdin is not a terminal; "
+                "pass --yes to run it",
+                file=sys.stderr,
+            )
+            return False
+        sys.stderr.write(f"{tool.name}: {tool.description.splitlines()[0] if tool.description else ''}\n")
+        sys.stderr.write(f"arguments: {json.dumps(call.arguments, ensure_ascii=False)}\n")
+        sys.stderr.write("Run this call? [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().lower()
+        return answer in ("y", "yes")
+
+    return confirm
+
+
+def _print_request(request: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
+        sys.stdout.write(json.dumps(request, indent=2, ensure_ascii=False, default=str) + "\n")
+        return
+    lines = [f"{request['method']} {request['url']}"]
+    lines += [f"{k}: {v}" for k, v in request["headers"].items()]
+    body = request["body"]
+    if body is not None:
+        lines.append("")
+        lines.append(body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False))
+    sys.stdout.write("\n".join(lines) + "\n")

@@ -1,0 +1,141 @@
+"""Arguments: parse the model's JSON, validate it against the tool's schema, apply defaults."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, relevance
+
+from ._calls import ToolError
+
+__all__ = ["ArgumentChecker", "format_loc", "parse_arguments"]
+
+_MAX_MSG = 300
+_MAX_ERRORS = 20
+
+
+def parse_arguments(raw: str | Mapping[str, Any]) -> dict[str, Any] | ToolError:
+    """The arguments as a fresh ``dict``, or an ``invalid_json`` error.
+
+    A string must hold one JSON object; an empty string, malformed JSON or any
+    other JSON value is an error (models sometimes send ``""`` for "no arguments":
+    that is still an error, so the model learns to send ``{}``).
+    """
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if not isinstance(raw, str | bytes):
+        return ToolError("invalid_json", f"arguments must be a JSON object, got {type(raw).__name__}")
+    if not raw.strip():
+        return ToolError("invalid_json", "arguments are empty: send a JSON object, e.g. {}")
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        return ToolError("invalid_json", f"arguments are not valid JSON: {exc}")
+    if not isinstance(value, dict):
+        return ToolError(
+            "invalid_json", f"arguments must be a JSON object, got {_json_type(value)}"
+        )
+    return value
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return type(value).__name__
+
+
+class ArgumentChecker:
+    """A tool's compiled validator and top-level defaults; build once per tool."""
+
+    __slots__ = ("_validator", "_defaults", "_properties")
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self._validator = Draft202012Validator(
+            schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
+        props = schema.get("properties") or {}
+        self._properties = frozenset(props)
+        self._defaults = tuple(
+            (name, sub["default"])
+            for name, sub in props.items()
+            if isinstance(sub, Mapping) and "default" in sub
+        )
+
+    def check(self, args: dict[str, Any]) -> tuple[ToolError, ...]:
+        """Every violation, most relevant first; applies defaults when there are none.
+
+        ``args`` is the caller's fresh dict (from :func:`parse_arguments`): defaults
+        are added to it in place, never to the caller's own mapping.
+        """
+        errors = tuple(self._errors(args))
+        if not errors:
+            for name, default in self._defaults:
+                if name not in args:
+                    args[name] = _copy_json(default)
+        return errors
+
+    def _errors(self, args: dict[str, Any]) -> list[ToolError]:
+        found = sorted(self._validator.iter_errors(args), key=relevance)
+        out: list[ToolError] = []
+        for err in found:
+            out.extend(_describe(err))
+            if len(out) >= _MAX_ERRORS:
+                out = out[:_MAX_ERRORS]
+                out.append(ToolError("invalid_arguments", "more violations not shown"))
+                break
+        return out
+
+
+def _describe(err: ValidationError) -> list[ToolError]:
+    loc = tuple(err.absolute_path)
+    if err.validator == "required" and isinstance(err.instance, Mapping):
+        missing = [p for p in err.validator_value if p not in err.instance]
+        return [ToolError("invalid_arguments", "required argument is missing", (*loc, p)) for p in missing]
+    if err.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(
+        err.instance, Mapping
+    ):
+        schema = err.schema if isinstance(err.schema, Mapping) else {}
+        known = set(schema.get("properties") or {})
+        patterns = schema.get("patternProperties") or {}
+        extras = [k for k in err.instance if k not in known and not patterns]
+        if extras:
+            hint = f"; allowed: {', '.join(sorted(known))}" if known else ""
+            return [
+                ToolError("invalid_arguments", f"unexpected argument{hint}", (*loc, k))
+                for k in extras
+            ]
+    message = err.message
+    if len(message) > _MAX_MSG:
+        message = message[: _MAX_MSG - 1] + "…"
+    return [ToolError("invalid_arguments", message, loc)]
+
+
+def _copy_json(value: Any) -> Any:
+    # Defaults come from the frozen schema: hand out plain, mutable copies.
+    if isinstance(value, Mapping):
+        return {k: _copy_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_copy_json(v) for v in value]
+    return value
+
+
+def format_loc(loc: tuple[str | int, ...]) -> str:
+    """``("items", 0, "qty")`` -> ``items[0].qty`` (how the model reads a location)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out

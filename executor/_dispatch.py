@@ -1,0 +1,333 @@
+"""Send a rendered request: timeouts, retries with backoff, same-host redirects, capped bodies."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ._auth import TokenCache, TokenError
+from ._calls import ToolError
+from ._plan import ToolPlan
+from ._policy import MAX_REDIRECTS, same_origin
+from ._render import Draft, request_for
+
+__all__ = ["Dispatcher", "Reply", "backoff_delay", "retry_after"]
+
+_RETRY_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError)
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_DEFAULT_CONNECT = 10.0
+
+
+@dataclass(slots=True)
+class Reply:
+    """A response read in full (up to the cap)."""
+
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    url: httpx.URL
+    attempts: int = 1
+    reason: str = ""
+
+
+class _Stop(Exception):
+    def __init__(self, error: ToolError, status: int | None = None) -> None:
+        super().__init__(error.msg)
+        self.error = error
+        self.status = status
+
+
+class DispatchFailure(Exception):
+    """A call that got no usable response; ``error`` (and ``status``, if any) for the result."""
+
+    def __init__(self, error: ToolError, status: int | None = None) -> None:
+        super().__init__(error.msg)
+        self.error = error
+        self.status = status
+
+
+def retry_after(headers: httpx.Headers, now: Callable[[], float] = time.time) -> float | None:
+    """Seconds asked by a ``Retry-After`` header (delta or HTTP date), or ``None``."""
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    raw = raw.strip()
+    if raw.isdigit():
+        return float(raw)
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - now())
+
+
+def backoff_delay(attempt: int, base: float, cap: float, rng: Callable[[], float] = random.random) -> float:
+    """Exponential backoff with jitter: half fixed, half random, never above ``cap``."""
+    delay = min(cap, base * (2 ** (attempt - 1)))
+    return delay / 2 + rng() * delay / 2
+
+
+def _describe_transport(exc: httpx.TransportError, draft: Draft) -> ToolError:
+    where = f"{draft.url.host}:{draft.url.port or (443 if draft.url.scheme == 'https' else 80)}"
+    if isinstance(exc, httpx.ConnectTimeout):
+        return ToolError("timeout", f"could not connect to {where} in time (connect timeout)")
+    if isinstance(exc, httpx.ReadTimeout):
+        return ToolError("timeout", f"{where} sent no response data in time (read timeout)")
+    if isinstance(exc, httpx.TimeoutException):
+        return ToolError("timeout", f"the request to {where} timed out ({type(exc).__name__})")
+    if isinstance(exc, httpx.ConnectError):
+        return ToolError("connection_error", f"could not connect to {where}")
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+        return ToolError("connection_error", f"{where} closed the connection without a complete response")
+    return ToolError("connection_error", f"the request to {where} failed ({type(exc).__name__})")
+
+
+class Dispatcher:
+    """Sends drafts with one client (sync) or the other (async); shares the token cache."""
+
+    def __init__(
+        self,
+        tokens: TokenCache,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        async_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        rng: Callable[[], float] = random.random,
+    ) -> None:
+        self.tokens = tokens
+        self._sleep = sleep
+        self._async_sleep = async_sleep
+        self._clock = clock
+        self._rng = rng
+
+    # -- shared decisions ----------------------------------------------------------
+
+    def _timeout(self, plan: ToolPlan, deadline: float | None) -> httpx.Timeout:
+        t = plan.timeouts
+        connect = t.connect if t.connect is not None else min(_DEFAULT_CONNECT, t.total or _DEFAULT_CONNECT)
+        read = t.read if t.read is not None else t.total
+        if deadline is not None:
+            left = deadline - self._clock()
+            if left <= 0:
+                raise _Stop(ToolError("timeout", f"no complete response within {t.total:g}s (total timeout)"))
+            connect = min(connect, left)
+            read = left if read is None else min(read, left)
+        return httpx.Timeout(connect=connect, read=read, write=read, pool=connect)
+
+    def _status_delay(self, plan: ToolPlan, reply: Reply, attempt: int, deadline: float | None) -> float | None:
+        """Seconds to wait before retrying ``reply``, or ``None`` to return it."""
+        policy = plan.retry
+        if not plan.may_retry or attempt >= policy.attempts or reply.status not in policy.on_status:
+            return None
+        asked = retry_after(reply.headers)
+        if asked is not None:
+            if asked > policy.retry_after_cap:
+                reply.reason = (
+                    f"the server asked to retry after {asked:g}s, more than the cap of "
+                    f"{policy.retry_after_cap:g}s"
+                )
+                return None
+            delay = asked
+        else:
+            delay = backoff_delay(attempt, policy.backoff, policy.max_backoff, self._rng)
+        if deadline is not None and self._clock() + delay >= deadline:
+            return None
+        return delay
+
+    def _error_delay(self, plan: ToolPlan, exc: Exception, attempt: int, deadline: float | None) -> float | None:
+        policy = plan.retry
+        if not plan.may_retry or attempt >= policy.attempts or not isinstance(exc, _RETRY_ERRORS):
+            return None
+        delay = backoff_delay(attempt, policy.backoff, policy.max_backoff, self._rng)
+        if deadline is not None and self._clock() + delay >= deadline:
+            return None
+        return delay
+
+    @staticmethod
+    def _next_hop(draft: Draft, response: httpx.Response, method: str) -> tuple[str, httpx.URL] | None:
+        if response.status_code not in _REDIRECTS or "location" not in response.headers:
+            return None
+        target = response.url.join(response.headers["location"])
+        if not same_origin(target, draft.base):
+            raise _Stop(
+                ToolError(
+                    "refused_by_policy",
+                    f"the service redirected to {target.host!r}; tools may only reach {draft.base.host!r}",
+                ),
+                response.status_code,
+            )
+        if (response.status_code == 303 and method != "HEAD") or (
+            response.status_code in (301, 302) and method == "POST"
+        ):
+            method = "GET"
+        return method, target
+
+    @staticmethod
+    def _hop_draft(draft: Draft, method: str, url: httpx.URL) -> Draft:
+        if method == draft.method:
+            return Draft(method, url, draft.headers, draft.redactor, draft.content, draft.data,
+                         draft.files, draft.preview, draft.oauth, draft.base)
+        headers = [(k, v) for k, v in draft.headers if k.lower() != "content-type"]
+        return Draft(method, url, headers, draft.redactor, oauth=draft.oauth, base=draft.base)
+
+    @staticmethod
+    def _too_large(response: httpx.Response, limit: int) -> _Stop:
+        return _Stop(
+            ToolError("response_too_large", f"the response body is larger than the limit of {limit} bytes"),
+            response.status_code,
+        )
+
+    @staticmethod
+    def _with_token(draft: Draft, token: str | None) -> Draft:
+        if token is None:
+            return draft
+        draft.redactor.add(token)
+        headers = [*draft.headers, ("Authorization", f"Bearer {token}")]
+        return Draft(draft.method, draft.url, headers, draft.redactor, draft.content, draft.data,
+                     draft.files, draft.preview, draft.oauth, draft.base)
+
+    # -- sync ----------------------------------------------------------------------
+
+    def send(self, client: httpx.Client, plan: ToolPlan, draft: Draft) -> Reply:
+        """Send ``draft``; raises :class:`DispatchFailure` when no usable response came."""
+        total = plan.timeouts.total
+        deadline = self._clock() + total if total else None
+        attempt, stale, refreshed = 0, None, False
+        try:
+            while True:
+                attempt += 1
+                timeout = self._timeout(plan, deadline)
+                token = None
+                if draft.oauth is not None:
+                    token = self.tokens.get(client, draft.oauth, timeout, stale)
+                try:
+                    reply = self._exchange(client, self._with_token(draft, token), timeout, deadline, plan.max_bytes)
+                except httpx.TransportError as exc:
+                    delay = self._error_delay(plan, exc, attempt, deadline)
+                    if delay is None:
+                        raise DispatchFailure(_describe_transport(exc, draft)) from exc
+                    self._sleep(delay)
+                    continue
+                reply.attempts = attempt
+                if reply.status == 401 and token is not None and not refreshed:
+                    refreshed, stale, attempt = True, token, attempt - 1
+                    continue
+                delay = self._status_delay(plan, reply, attempt, deadline)
+                if delay is None:
+                    return reply
+                self._sleep(delay)
+        except _Stop as stop:
+            raise DispatchFailure(stop.error, stop.status) from None
+        except TokenError as exc:
+            raise DispatchFailure(exc.error, exc.status) from exc
+
+    def _exchange(
+        self, client: httpx.Client, draft: Draft, timeout: httpx.Timeout, deadline: float | None, limit: int
+    ) -> Reply:
+        for _ in range(MAX_REDIRECTS + 1):
+            request = request_for(client, draft)
+            request.extensions["timeout"] = timeout.as_dict()
+            response = client.send(request, stream=True, follow_redirects=False)
+            try:
+                hop = self._next_hop(draft, response, draft.method)
+                if hop is not None:
+                    draft = self._hop_draft(draft, *hop)
+                    continue
+                length = response.headers.get("content-length", "")
+                if length.isdigit() and int(length) > limit:
+                    raise self._too_large(response, limit)
+                body = bytearray()
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > limit:
+                        raise self._too_large(response, limit)
+                    if deadline is not None and self._clock() > deadline:
+                        raise _Stop(
+                            ToolError("timeout", "the response did not complete within the total timeout"),
+                            response.status_code,
+                        )
+                return Reply(response.status_code, response.headers, bytes(body), response.url,
+                             reason=response.reason_phrase)
+            finally:
+                response.close()
+        raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))
+
+    # -- async ---------------------------------------------------------------------
+
+    async def asend(self, client: httpx.AsyncClient, plan: ToolPlan, draft: Draft) -> Reply:
+        """The async twin of :meth:`send`; the total timeout bounds the whole call."""
+        total = plan.timeouts.total
+        deadline = self._clock() + total if total else None
+        try:
+            async with asyncio.timeout(total):
+                return await self._asend(client, plan, draft, deadline)
+        except TimeoutError:
+            raise DispatchFailure(
+                ToolError("timeout", f"no complete response within {total:g}s (total timeout)")
+            ) from None
+        except _Stop as stop:
+            raise DispatchFailure(stop.error, stop.status) from None
+        except TokenError as exc:
+            raise DispatchFailure(exc.error, exc.status) from exc
+
+    async def _asend(
+        self, client: httpx.AsyncClient, plan: ToolPlan, draft: Draft, deadline: float | None
+    ) -> Reply:
+        attempt, stale, refreshed = 0, None, False
+        while True:
+            attempt += 1
+            timeout = self._timeout(plan, deadline)
+            token = None
+            if draft.oauth is not None:
+                token = await self.tokens.aget(client, draft.oauth, timeout, stale)
+            try:
+                reply = await self._aexchange(client, self._with_token(draft, token), timeout, plan.max_bytes)
+            except httpx.TransportError as exc:
+                delay = self._error_delay(plan, exc, attempt, deadline)
+                if delay is None:
+                    raise DispatchFailure(_describe_transport(exc, draft)) from exc
+                await self._async_sleep(delay)
+                continue
+            reply.attempts = attempt
+            if reply.status == 401 and token is not None and not refreshed:
+                refreshed, stale, attempt = True, token, attempt - 1
+                continue
+            delay = self._status_delay(plan, reply, attempt, deadline)
+            if delay is None:
+                return reply
+            await self._async_sleep(delay)
+
+    async def _aexchange(
+        self, client: httpx.AsyncClient, draft: Draft, timeout: httpx.Timeout, limit: int
+    ) -> Reply:
+        for _ in range(MAX_REDIRECTS + 1):
+            request = request_for(client, draft)
+            request.extensions["timeout"] = timeout.as_dict()
+            response = await client.send(request, stream=True, follow_redirects=False)
+            try:
+                hop = self._next_hop(draft, response, draft.method)
+                if hop is not None:
+                    draft = self._hop_draft(draft, *hop)
+                    continue
+                length = response.headers.get("content-length", "")
+                if length.isdigit() and int(length) > limit:
+                    raise self._too_large(response, limit)
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > limit:
+                        raise self._too_large(response, limit)
+                return Reply(response.status_code, response.headers, bytes(body), response.url,
+                             reason=response.reason_phrase)
+            finally:
+                await response.aclose()
+        raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))

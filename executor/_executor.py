@@ -1,0 +1,370 @@
+"""The executor: a model's tool call in, a validated request out, a result back."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from toolcat.catalog import Catalog, ToolDefinition
+
+from ._arguments import parse_arguments
+from ._auth import TokenCache
+from ._calls import ToolCall, ToolError, ToolResult
+from ._dispatch import DispatchFailure, Dispatcher
+from ._plan import ToolPlan, compile_plan
+from ._redact import MASK, Redactor
+from ._render import Draft, render
+from ._results import error_result, shape_reply
+from ._telemetry import Telemetry, logger
+
+__all__ = ["ConfirmCallback", "Executor", "PreparedRequest"]
+
+ConfirmCallback = Callable[[ToolCall, ToolDefinition], "bool | Awaitable[bool]"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRequest:
+    """The request a call would send (a dry run): secrets are already masked."""
+
+    method: str
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "url": self.url, "headers": dict(self.headers), "body": self.body}
+
+
+class Executor:
+    """Runs tool calls against the catalog's services.
+
+    >>> executor = Executor(catalog)                      # doctest: +SKIP
+    >>> result = executor.execute(ToolCall("get_order", '{"order_id": "A1"}'))  # doctest: +SKIP
+    >>> result.ok, result.status                          # doctest: +SKIP
+    (True, 200)
+
+    Problems of a call are results (``ok=False`` with typed errors), never
+    exceptions. No request leaves for invalid arguments. ``env`` is the mapping
+    ``${VAR}`` reads (``None``: ``os.environ`` at call time). Clients passed in
+    are used as they are and not closed; the executor's own clients are pooled
+    and closed by :meth:`close`/:meth:`aclose`. Tools with ``confirm: true``
+    run only when ``confirm(call, tool)`` returns true; without a callback they
+    are refused. ``sleep``/``async_sleep`` are the waits between retries.
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        env: Mapping[str, str] | None = None,
+        client: httpx.Client | None = None,
+        async_client: httpx.AsyncClient | None = None,
+        confirm: ConfirmCallback | None = None,
+        max_concurrency: int = 8,
+        sleep: Callable[[float], None] = time.sleep,
+        async_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        telemetry: bool = True,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.catalog = catalog
+        self._env = env
+        self._client = client
+        self._async_client = async_client
+        self._own_client = client is None
+        self._own_async_client = async_client is None
+        self._confirm = confirm
+        self.max_concurrency = max_concurrency
+        self._plans: dict[str, ToolPlan] = {}
+        self.tokens = TokenCache()
+        self._dispatcher = Dispatcher(self.tokens, sleep=sleep, async_sleep=async_sleep)
+        self._telemetry = Telemetry(telemetry)
+        self._confirm_lock = threading.Lock()
+        self._client_lock = threading.Lock()
+
+    # -- clients -------------------------------------------------------------------
+
+    @property
+    def client(self) -> httpx.Client:
+        if self._client is None:
+            with self._client_lock:
+                if self._client is None:
+                    self._client = httpx.Client(follow_redirects=False, limits=_LIMITS)
+        return self._client
+
+    @property
+    def async_client(self) -> httpx.AsyncClient:
+        if self._async_client is None:
+            self._async_client = httpx.AsyncClient(follow_redirects=False, limits=_LIMITS)
+        return self._async_client
+
+    def close(self) -> None:
+        """Close the clients this executor created (not the ones passed in)."""
+        if self._own_client and self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._own_async_client and self._async_client is not None:
+            client, self._async_client = self._async_client, None
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                asyncio.run(client.aclose())
+            else:  # inside a loop: the caller should have used aclose()
+                self._async_client = client
+
+    async def aclose(self) -> None:
+        if self._own_async_client and self._async_client is not None:
+            await self._async_client.aclose()
+            self._async_client = None
+        if self._own_client and self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Executor:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- the steps before sending ----------------------------------------------------
+
+    def plan(self, name: str) -> ToolPlan | None:
+        """The compiled plan of a tool (cached), or ``None`` for an unknown name."""
+        plan = self._plans.get(name)
+        if plan is None:
+            tool = self.catalog.get(name)
+            if tool is None:
+                return None
+            plan = self._plans[name] = compile_plan(tool, self.catalog.service_for(tool))
+        return plan
+
+    def _draft(self, call: ToolCall) -> tuple[ToolPlan, Draft] | ToolResult:
+        plan = self.plan(call.name) if isinstance(call.name, str) else None
+        if plan is None:
+            closest = self.catalog.closest(str(call.name))
+            hint = f"; did you mean: {', '.join(closest)}?" if closest else ""
+            return error_result(
+                call,
+                [ToolError("unknown_tool", f"no tool named {call.name!r}{hint}")],
+                extra={"closest": list(closest)} if closest else None,
+            )
+        args = parse_arguments(call.arguments)
+        if isinstance(args, ToolError):
+            return error_result(call, [args])
+        errors = plan.checker.check(args)
+        if errors:
+            return error_result(call, errors)
+        env = self._env if self._env is not None else os.environ
+        draft = render(plan, args, env)
+        if isinstance(draft, ToolError):
+            return error_result(call, [draft])
+        return plan, draft
+
+    # -- one call ----------------------------------------------------------------------
+
+    def execute(self, call: ToolCall) -> ToolResult:
+        """Run one call (blocking)."""
+        start = time.perf_counter()
+        with self._telemetry.span(call.name, call.id, self._service_name(call)) as span:
+            try:
+                result = self._execute(call, start)
+            except Exception as exc:  # a bug of ours must not take the conversation down
+                result = self._internal(call, exc, start)
+            span.finish(error_type=result.error.type if result.error else None, status=result.status)
+        self._observe(result)
+        return result
+
+    def _execute(self, call: ToolCall, start: float) -> ToolResult:
+        prepared = self._draft(call)
+        if isinstance(prepared, ToolResult):
+            return _timed(prepared, start)
+        plan, draft = prepared
+        if plan.tool.confirm and not self._confirmed_sync(call, plan.tool):
+            return _timed(_refused(call), start)
+        try:
+            reply = self._dispatcher.send(self.client, plan, draft)
+        except DispatchFailure as exc:
+            return error_result(
+                call,
+                [_redacted(exc.error, draft.redactor)],
+                status=exc.status,
+                elapsed=time.perf_counter() - start,
+            )
+        return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
+
+    async def aexecute(self, call: ToolCall) -> ToolResult:
+        """Run one call on the event loop."""
+        start = time.perf_counter()
+        with self._telemetry.span(call.name, call.id, self._service_name(call)) as span:
+            try:
+                result = await self._aexecute(call, start)
+            except Exception as exc:
+                result = self._internal(call, exc, start)
+            span.finish(error_type=result.error.type if result.error else None, status=result.status)
+        self._observe(result)
+        return result
+
+    async def _aexecute(self, call: ToolCall, start: float) -> ToolResult:
+        prepared = self._draft(call)
+        if isinstance(prepared, ToolResult):
+            return _timed(prepared, start)
+        plan, draft = prepared
+        if plan.tool.confirm and not await self._confirmed_async(call, plan.tool):
+            return _timed(_refused(call), start)
+        try:
+            reply = await self._dispatcher.asend(self.async_client, plan, draft)
+        except DispatchFailure as exc:
+            return error_result(
+                call,
+                [_redacted(exc.error, draft.redactor)],
+                status=exc.status,
+                elapsed=time.perf_counter() - start,
+            )
+        return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
+
+    # -- several calls -------------------------------------------------------------------
+
+    def execute_many(self, calls: Iterable[ToolCall], *, concurrent: bool = True) -> list[ToolResult]:
+        """Run the calls of one turn; results in call order, one failure never stops the others."""
+        calls = list(calls)
+        if not concurrent or len(calls) <= 1:
+            return [self.execute(c) for c in calls]
+        workers = min(self.max_concurrency, len(calls))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="toolcat") as pool:
+            return list(pool.map(self.execute, calls))
+
+    async def aexecute_many(self, calls: Iterable[ToolCall], *, concurrent: bool = True) -> list[ToolResult]:
+        """The async twin of :meth:`execute_many` (at most ``max_concurrency`` at once)."""
+        calls = list(calls)
+        if not concurrent or len(calls) <= 1:
+            return [await self.aexecute(c) for c in calls]
+        gate = asyncio.Semaphore(self.max_concurrency)
+
+        async def one(call: ToolCall) -> ToolResult:
+            async with gate:
+                return await self.aexecute(call)
+
+        return list(await asyncio.gather(*(one(c) for c in calls)))
+
+    # -- dry run -------------------------------------------------------------------------
+
+    def prepare(self, call: ToolCall) -> PreparedRequest | ToolResult:
+        """The request ``call`` would send, with secrets masked; sends nothing.
+
+        Returns the error result instead when the call could not be sent.
+        """
+        prepared = self._draft(call)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        _, draft = prepared
+        headers = list(draft.headers)
+        if draft.oauth is not None:
+            headers.append(("Authorization", f"Bearer {MASK}"))
+        if draft.files is not None:
+            headers.append(("Content-Type", "multipart/form-data"))
+        return PreparedRequest(
+            method=draft.method,
+            url=draft.redactor(str(draft.url)),
+            headers=draft.redactor.headers(headers),
+            body=draft.preview,
+        )
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _service_name(self, call: ToolCall) -> str | None:
+        tool = self.catalog.get(call.name) if isinstance(call.name, str) else None
+        return tool.command.service if tool is not None else None
+
+    def _confirmed_sync(self, call: ToolCall, tool: ToolDefinition) -> bool:
+        if self._confirm is None:
+            return False
+        with self._confirm_lock:  # one question at a time
+            answer = self._confirm(call, tool)
+            if inspect.isawaitable(answer):
+                answer = _run_awaitable(answer)
+        return bool(answer)
+
+    async def _confirmed_async(self, call: ToolCall, tool: ToolDefinition) -> bool:
+        if self._confirm is None:
+            return False
+        answer = self._confirm(call, tool)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        return bool(answer)
+
+    def _internal(self, call: ToolCall, exc: Exception, start: float) -> ToolResult:
+        logger.exception("tool call %s failed inside the executor", call.name)
+        return error_result(
+            call,
+            [ToolError("internal", f"the executor failed: {type(exc).__name__}")],
+            elapsed=time.perf_counter() - start,
+        )
+
+    def _observe(self, result: ToolResult) -> None:
+        error = result.error
+        self._telemetry.record(result.call.name, error.type if error else None, result.elapsed)
+        if error is not None:
+            logger.info(
+                "tool %s (call %s) failed: %s: %s", result.call.name, result.call.id, error.type, error.msg
+            )
+        elif logger.isEnabledFor(10):
+            logger.debug(
+                "tool %s (call %s) -> %s in %.3fs", result.call.name, result.call.id, result.status, result.elapsed
+            )
+
+
+_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=32)
+
+
+def _timed(result: ToolResult, start: float) -> ToolResult:
+    return ToolResult(
+        result.call,
+        result.ok,
+        result.content,
+        result.status,
+        result.data,
+        result.errors,
+        result.headers,
+        time.perf_counter() - start,
+        result.return_direct,
+    )
+
+
+def _refused(call: ToolCall) -> ToolResult:
+    return error_result(
+        call,
+        [ToolError("not_confirmed", "the user did not confirm this call; it was not sent")],
+    )
+
+
+def _redacted(error: ToolError, redactor: Redactor) -> ToolError:
+    if not redactor:
+        return error
+    return ToolError(error.type, redactor(error.msg), error.loc)
+
+
+def _run_awaitable(awaitable: Awaitable[Any]) -> Any:
+    async def wait() -> Any:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait())
+    with ThreadPoolExecutor(max_workers=1) as pool:  # a loop runs in this thread
+        return pool.submit(asyncio.run, wait()).result()

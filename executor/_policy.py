@@ -1,0 +1,36 @@
+"""Outbound policy: requests go only to the service's own origin, redirects too."""
+
+from __future__ import annotations
+
+import httpx
+
+__all__ = ["MAX_HEADER_VALUE", "MAX_REDIRECTS", "MAX_URL_LENGTH", "bad_header_char", "same_origin"]
+
+MAX_URL_LENGTH = 16_384
+MAX_HEADER_VALUE = 8_192
+MAX_REDIRECTS = 5
+
+# CR, LF and NUL split or end a header; other C0 controls and DEL are refused too.
+_FORBIDDEN = frozenset(chr(c) for c in (*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F))
+
+
+def bad_header_char(value: str) -> str | None:
+    """The first control character in ``value`` (TAB is allowed), or ``None``."""
+    if value.isprintable():
+        return None
+    for ch in value:
+        if ch in _FORBIDDEN:
+            return ch
+    return None
+
+
+def origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    port = url.port
+    if port is None:
+        port = 443 if url.scheme == "https" else 80
+    return (url.scheme, url.host.lower(), port)
+
+
+def same_origin(a: httpx.URL, b: httpx.URL) -> bool:
+    """Same scheme, host and port: the only place a tool's request may go."""
+    return origin(a) == origin(b)

@@ -1,0 +1,423 @@
+"""Render a validated call into an HTTP request, by OpenAPI's serialization rules."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import httpx
+
+from toolcat.catalog import ParameterBinding
+from toolcat.loader import MissingVariableError
+
+from ._auth import OAuthConfig, resolve_auth
+from ._calls import ToolError
+from ._plan import ToolPlan
+from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, same_origin
+from ._redact import Redactor, is_sensitive_header, resolve
+from ._templates import TemplateFailure
+
+__all__ = ["Draft", "render", "request_for"]
+
+_RESERVED_OK = ":/?[]@!$'()*+,;="  # allowReserved: RFC 3986 reserved, minus "&" and "#"
+_COOKIE_SAFE = "!#$&'()*+-./:<=>?@[]^_`{|}~"  # cookie-octet, minus "%" (so values round-trip)
+
+
+class _Refused(Exception):
+    def __init__(self, error: ToolError) -> None:
+        super().__init__(error.msg)
+        self.error = error
+
+
+@dataclass(slots=True)
+class Draft:
+    """A request ready to send (or to show in a dry run), with the call's secrets."""
+
+    method: str
+    url: httpx.URL
+    headers: list[tuple[str, str]]
+    redactor: Redactor
+    content: bytes | None = None
+    data: dict[str, Any] | None = None  # multipart fields
+    files: list[tuple[str, tuple[str, bytes, str]]] | None = None  # multipart files
+    preview: Any = None  # the body for a dry run
+    oauth: OAuthConfig | None = None
+    base: httpx.URL = field(default_factory=lambda: httpx.URL())
+
+
+# -- values to text --------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return ""
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _pq(value: Any) -> str:
+    return quote(_text(value), safe="")
+
+
+def _path_value(b: ParameterBinding, value: Any) -> str:
+    if b.content_type is not None:
+        return _pq(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+    style = b.style or "simple"
+    explode = bool(b.explode)
+    if isinstance(value, list):
+        items = [_pq(v) for v in value]
+        if style == "label":
+            return "." + ("." if explode else ",").join(items)
+        if style == "matrix":
+            name = _pq(b.wire_name)
+            if explode:
+                return "".join(f";{name}={v}" for v in items) or f";{name}"
+            return f";{name}=" + ",".join(items)
+        return ",".join(items)
+    if isinstance(value, Mapping):
+        pairs = [(_pq(k), _pq(v)) for k, v in value.items()]
+        if style == "label":
+            if explode:
+                return "".join(f".{k}={v}" for k, v in pairs)
+            return "." + ",".join(f"{k},{v}" for k, v in pairs)
+        if style == "matrix":
+            if explode:
+                return "".join(f";{k}={v}" for k, v in pairs)
+            return f";{_pq(b.wire_name)}=" + ",".join(f"{k},{v}" for k, v in pairs)
+        if explode:
+            return ",".join(f"{k}={v}" for k, v in pairs)
+        return ",".join(f"{k},{v}" for k, v in pairs)
+    text = _pq(value)
+    if style == "label":
+        return "." + text
+    if style == "matrix":
+        return f";{_pq(b.wire_name)}" + (f"={text}" if text else "")
+    return text
+
+
+def _query_pairs(b: ParameterBinding, value: Any, out: list[str]) -> None:
+    safe = _RESERVED_OK if b.allow_reserved else ""
+
+    def q(v: Any) -> str:
+        return quote(_text(v), safe=safe)
+
+    name = quote(b.wire_name, safe="[]")
+    if value is None:
+        return
+    if b.content_type is not None:
+        out.append(f"{name}={q(json.dumps(value, separators=(',', ':'), ensure_ascii=False))}")
+        return
+    style = b.style or "form"
+    explode = True if b.explode is None and style == "form" else bool(b.explode)
+    if style == "deepObject":
+        _deep(name, value, q, out)
+        return
+    sep = {"spaceDelimited": "%20", "pipeDelimited": "|"}.get(style, ",")
+    if isinstance(value, list):
+        if explode:
+            out.extend(f"{name}={q(v)}" for v in value)
+        else:
+            out.append(f"{name}=" + sep.join(q(v) for v in value))
+    elif isinstance(value, Mapping):
+        if explode:
+            out.extend(f"{quote(str(k), safe='')}={q(v)}" for k, v in value.items())
+        else:
+            out.append(f"{name}=" + sep.join(f"{q(k)}{sep}{q(v)}" for k, v in value.items()))
+    else:
+        out.append(f"{name}={q(value)}")
+
+
+def _deep(prefix: str, value: Any, q: Any, out: list[str]) -> None:
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _deep(f"{prefix}[{quote(str(k), safe='')}]", v, q, out)
+    elif isinstance(value, list):
+        for v in value:
+            _deep(prefix, v, q, out)
+    elif value is not None:
+        out.append(f"{prefix}={q(value)}")
+
+
+def _simple_text(b: ParameterBinding, value: Any) -> str:
+    """Header and cookie values: OpenAPI ``simple`` style, unencoded."""
+    if b.content_type is not None:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if isinstance(value, list):
+        return ",".join(_text(v) for v in value)
+    if isinstance(value, Mapping):
+        if b.explode:
+            return ",".join(f"{k}={_text(v)}" for k, v in value.items())
+        return ",".join(f"{k},{_text(v)}" for k, v in value.items())
+    return _text(value)
+
+
+def _check_header_value(value: str, loc: tuple[str | int, ...], what: str) -> None:
+    bad = bad_header_char(value)
+    if bad is not None:
+        raise _Refused(
+            ToolError(
+                "refused_by_policy",
+                f"{what} contains a control character ({ord(bad):#04x}); CR, LF and NUL are never sent",
+                loc,
+            )
+        )
+    if len(value) > MAX_HEADER_VALUE:
+        raise _Refused(
+            ToolError(
+                "refused_by_policy",
+                f"{what} is {len(value)} characters; the limit is {MAX_HEADER_VALUE}",
+                loc,
+            )
+        )
+
+
+# -- the request -------------------------------------------------------------------
+
+
+_base_cache: dict[str, tuple[str, str, httpx.URL]] = {}
+
+
+def _base(resolved: str) -> tuple[str, str, httpx.URL]:
+    """(prefix without trailing slash, query of the base URL, parsed URL), cached."""
+    hit = _base_cache.get(resolved)
+    if hit is not None:
+        return hit
+    prefix, _, query = resolved.partition("?")
+    prefix = prefix.rstrip("/")
+    url = httpx.URL(prefix)
+    if url.scheme not in ("http", "https") or not url.host:
+        raise _Refused(
+            ToolError("refused_by_policy", f"base URL {resolved!r} is not an absolute http(s) URL")
+        )
+    if len(_base_cache) > 256:
+        _base_cache.clear()
+    _base_cache[resolved] = hit = (prefix, query, url)
+    return hit
+
+
+def render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str]) -> Draft | ToolError:
+    """The request for ``args`` (already validated), or the error that stops it."""
+    redactor = Redactor()
+    try:
+        return _render(plan, args, env, redactor)
+    except _Refused as exc:
+        return exc.error
+    except MissingVariableError as exc:
+        return ToolError("missing_variable", str(exc))
+    except TemplateFailure as exc:
+        return ToolError("invalid_arguments", redactor(exc.msg))
+
+
+def _render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], redactor: Redactor) -> Draft:
+    service = plan.service.name
+    # path
+    chunks: list[str] = []
+    for part in plan.path_parts:
+        if isinstance(part, str):
+            chunks.append(part)
+            continue
+        if part.argument not in args:
+            raise _Refused(
+                ToolError("invalid_arguments", "path argument is missing", (part.argument,))
+            )
+        value = args[part.argument]
+        if isinstance(value, str) and value in ("", ".", "..", "/"):
+            what = "empty" if not value else repr(value)
+            raise _Refused(
+                ToolError(
+                    "refused_by_policy",
+                    f"path argument may not be {what}: it would change the resource addressed",
+                    (part.argument,),
+                )
+            )
+        chunks.append(_path_value(part, value))
+    path = "".join(chunks)
+    if not plan.path_literal_dots and any(s in (".", "..") for s in path.split("/")):
+        raise _Refused(ToolError("refused_by_policy", "the path would contain a '.' or '..' segment"))
+
+    # query, headers, cookies
+    query: list[str] = []
+    for b in plan.query:
+        if b.argument in args:
+            _query_pairs(b, args[b.argument], query)
+    headers: list[tuple[str, str]] = []
+    for name, raw in plan.const_headers:
+        value = resolve(
+            raw,
+            env,
+            redactor,
+            where=f"service {service} header {name}",
+            secret="$" in raw or is_sensitive_header(name),
+        )
+        headers.append((name, value))
+    for b in plan.headers:
+        if b.argument in args and args[b.argument] is not None:
+            text = _simple_text(b, args[b.argument])
+            _check_header_value(text, (b.argument,), f"header {b.wire_name}")
+            headers.append((b.wire_name, text))
+    cookies: list[str] = []
+    for b in plan.cookies:
+        if b.argument in args and args[b.argument] is not None:
+            text = _simple_text(b, args[b.argument])
+            _check_header_value(text, (b.argument,), f"cookie {b.wire_name}")
+            cookies.append(f"{b.wire_name}={quote(text, safe=_COOKIE_SAFE)}")
+
+    # auth
+    auth = resolve_auth(plan.auth, env, redactor, where=f"service {service} auth")
+    headers.extend(auth.headers)
+    query.extend(auth.query)
+    cookies.extend(auth.cookies)
+    if cookies:
+        headers.append(("Cookie", "; ".join(cookies)))
+
+    # URL
+    base_raw = resolve(plan.base_url, env, redactor, where=f"service {service} base_url", secret=False)
+    prefix, base_query, base_url = _base(base_raw)
+    if base_query:
+        query.insert(0, base_query)
+    text_url = prefix + path + ("?" + "&".join(query) if query else "")
+    if len(text_url) > MAX_URL_LENGTH:
+        raise _Refused(
+            ToolError(
+                "refused_by_policy",
+                f"the URL would be {len(text_url)} characters; the limit is {MAX_URL_LENGTH}",
+            )
+        )
+    url = httpx.URL(text_url)
+    if not same_origin(url, base_url) or not url.path.startswith(base_url.path.rstrip("/")):
+        raise _Refused(ToolError("refused_by_policy", "the request would leave the service's base URL"))
+
+    draft = Draft(plan.method, url, headers, redactor, oauth=auth.oauth, base=base_url)
+    if plan.body is not None:
+        _body(plan, args, draft)
+    return draft
+
+
+def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
+    spec = plan.body
+    assert spec is not None
+    if plan.body_template is not None:
+        value = plan.body_template.render(args)
+    elif spec.argument is not None:
+        if spec.argument not in args:
+            return
+        value = args[spec.argument]
+    else:
+        value = {b.wire_name: args[b.argument] for b in plan.body_bindings if b.argument in args}
+        if not value and not spec.required:
+            return
+    media = spec.media_type.split(";")[0].strip().lower()
+    if media == "multipart/form-data":
+        _multipart(spec.binary_fields, spec.argument, value, draft)
+        return
+    if media == "application/x-www-form-urlencoded":
+        pairs: list[tuple[str, str]] = []
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                if isinstance(v, list):
+                    pairs.extend((k, _text(i)) for i in v)
+                elif v is not None:
+                    pairs.append((k, _text(v)))
+        else:
+            pairs.append((spec.argument or "value", _text(value)))
+        text = urlencode(pairs)
+        draft.content = text.encode()
+        draft.preview = text
+    elif media == "application/octet-stream" or not _is_textual(media):
+        if isinstance(value, str):
+            try:
+                draft.content = base64.b64decode(value, validate=True)
+            except (binascii.Error, ValueError) as exc:
+                raise _Refused(
+                    ToolError(
+                        "invalid_arguments",
+                        "binary body must be base64 text",
+                        (spec.argument,) if spec.argument else (),
+                    )
+                ) from exc
+        else:
+            draft.content = _text(value).encode()
+        draft.preview = f"<{len(draft.content)} bytes>"
+    elif media.startswith("text/") and isinstance(value, str):
+        draft.content = value.encode()
+        draft.preview = value
+    else:  # JSON and +json; a non-JSON textual type gets the JSON text too
+        draft.content = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+        draft.preview = value
+    draft.headers.append(("Content-Type", spec.media_type))
+
+
+def _is_textual(media: str) -> bool:
+    return (
+        media.startswith("text/")
+        or media.endswith("json")
+        or media.endswith("+xml")
+        or media in ("application/xml", "application/x-www-form-urlencoded")
+    )
+
+
+def _multipart(binary: tuple[str, ...], argument: str | None, value: Any, draft: Draft) -> None:
+    if not isinstance(value, Mapping):
+        value = {argument or "file": value}
+    data: dict[str, Any] = {}
+    files: list[tuple[str, tuple[str, bytes, str]]] = []
+    preview: dict[str, Any] = {}
+    for key, v in value.items():
+        if key in binary:
+            part = _file_part(key, v)
+            files.append((key, part))
+            preview[key] = f"<file {part[0]!r}, {part[2]}, {len(part[1])} bytes>"
+        elif isinstance(v, list):
+            data[key] = [_text(i) for i in v]
+            preview[key] = data[key]
+        elif v is not None:
+            data[key] = _text(v)
+            preview[key] = data[key]
+    draft.data = data
+    draft.files = files
+    draft.preview = preview
+
+
+def _file_part(key: str, value: Any) -> tuple[str, bytes, str]:
+    if isinstance(value, str):
+        return (key, value.encode(), "text/plain; charset=utf-8")
+    if isinstance(value, Mapping):
+        filename = str(value.get("filename") or key)
+        ctype = str(value.get("content_type") or "application/octet-stream")
+        if "content_base64" in value:
+            try:
+                content = base64.b64decode(str(value["content_base64"]), validate=True)
+            except (binascii.Error, ValueError) as exc:
+                raise _Refused(
+                    ToolError("invalid_arguments", "content_base64 is not base64", (key, "content_base64"))
+                ) from exc
+        else:
+            content = _text(value.get("content", "")).encode()
+        if bad_header_char(filename) or bad_header_char(ctype):
+            raise _Refused(
+                ToolError("refused_by_policy", "file name or type contains a control character", (key,))
+            )
+        return (filename, content, ctype)
+    return (key, _text(value).encode(), "application/octet-stream")
+
+
+def request_for(client: httpx.Client | httpx.AsyncClient, draft: Draft) -> httpx.Request:
+    """The ``httpx.Request`` for ``draft``, built by ``client`` so its defaults apply."""
+    if draft.files is not None:
+        return client.build_request(
+            draft.method, draft.url, headers=draft.headers, data=draft.data, files=draft.files
+        )
+    return client.build_request(draft.method, draft.url, headers=draft.headers, content=draft.content)
+

@@ -1,0 +1,89 @@
+"""Spans, metrics and logs per tool call (OpenTelemetry GenAI conventions), free when absent."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["Telemetry", "logger"]
+
+logger = logging.getLogger("toolcat.executor")
+
+try:  # guarded once: without opentelemetry-api (the ``otel`` extra) nothing is recorded
+    from opentelemetry import metrics as _otel_metrics
+    from opentelemetry import trace as _otel_trace
+except ImportError:  # pragma: no cover - depends on the environment
+    _otel_trace = None  # type: ignore[assignment]
+    _otel_metrics = None  # type: ignore[assignment]
+
+
+class _Recorder:
+    """The span of one call; ``finish`` sets the outcome."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span: Any) -> None:
+        self.span = span
+
+    def finish(self, *, error_type: str | None, status: int | None) -> None:
+        span = self.span
+        if span is None:
+            return
+        if status is not None:
+            span.set_attribute("http.response.status_code", status)
+        if error_type is not None:
+            span.set_attribute("error.type", error_type)
+            span.set_status(_otel_trace.Status(_otel_trace.StatusCode.ERROR, error_type))
+
+
+_NULL = _Recorder(None)
+
+
+class Telemetry:
+    """Creates spans and records metrics; every method is a no-op without OpenTelemetry."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled and _otel_trace is not None
+        if not self.enabled:
+            return
+        from .. import __version__
+
+        self._tracer = _otel_trace.get_tracer("toolcat.executor", __version__)
+        meter = _otel_metrics.get_meter("toolcat.executor", __version__)
+        self._calls = meter.create_counter("toolcat.tool.calls", unit="{call}", description="Tool calls executed")
+        self._errors = meter.create_counter(
+            "toolcat.tool.errors", unit="{call}", description="Tool calls that ended in an error"
+        )
+        self._duration = meter.create_histogram(
+            "toolcat.tool.duration", unit="s", description="Duration of tool calls"
+        )
+
+    @contextlib.contextmanager
+    def span(self, name: str, call_id: str | None, service: str | None) -> Iterator[_Recorder]:
+        if not self.enabled:
+            yield _NULL
+            return
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.type": "function",
+        }
+        if call_id:
+            attributes["gen_ai.tool.call.id"] = call_id
+        if service:
+            attributes["toolcat.service.name"] = service
+        with self._tracer.start_as_current_span(
+            f"execute_tool {name}", kind=_otel_trace.SpanKind.INTERNAL, attributes=attributes
+        ) as span:
+            yield _Recorder(span)
+
+    def record(self, name: str, error_type: str | None, elapsed: float) -> None:
+        if not self.enabled:
+            return
+        attributes = {"gen_ai.tool.name": name}
+        self._calls.add(1, attributes)
+        if error_type is not None:
+            self._errors.add(1, {**attributes, "error.type": error_type})
+        self._duration.record(elapsed, attributes)
