@@ -250,10 +250,12 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
         properties[arg] = schema
         if is_required:
             required.append(arg)
+        misspelt = False
         for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs):
             scope.add(issue.code, f"parameter '{arg}': {issue.message}", (*ppath, *issue.path),
                       key=issue.key)
-        if not trusted and "description" not in schema and "$ref" not in schema:
+            misspelt = misspelt or "'description'?" in issue.message
+        if not (trusted or misspelt) and "description" not in schema and "$ref" not in schema:
             scope.add("TC103", f"parameter '{arg}' has no description; add one so the model "
                       "knows what to pass", ppath, key=True)
 
@@ -271,10 +273,12 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
             if issue.code == "TC022":
                 scope.add(issue.code, f"output_schema: {issue.message}",
                           ("output_schema", *issue.path))
-    reachable, missing = _reachable_defs(list(properties.values()), defs)
-    for name in sorted(missing):
-        scope.add("TC022", f"'#/$defs/{name}' is not under definitions; add it or fix the $ref",
-                  ("parameters",))
+    reachable, _ = _reachable_defs(list(properties.values()), defs)
+    for arg, schema in properties.items():
+        for name in sorted(_reachable_defs([schema], defs)[1]):
+            scope.add("TC022", f"parameter '{arg}' refers to '#/$defs/{name}', which is not "
+                      "under definitions; add it there or fix the $ref", ("parameters", arg),
+                      key=True)
 
     body = _body(doc, scope, params, has_body_binding, binary, required)
     _check_templates(doc, scope, frozenset(params))

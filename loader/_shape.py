@@ -114,9 +114,19 @@ def validate_item(
     try:
         return typing.cast(M, _adapter(model).validate_python(data))
     except ValidationError as exc:
-        for error in exc.errors(include_url=False):
+        errors = exc.errors(include_url=False)
+        typos = {(tuple(e["loc"][:-1]), str(e["loc"][-1])) for e in errors
+                 if e["type"] == "extra_forbidden" and e["loc"]}
+        for error in errors:
+            if error["type"] == "missing" and _is_typo(error["loc"], typos):
+                continue  # "unknown key 'tokn'; did you mean 'token'?" says it all
             out.append(_diagnostic(model, data, error, base, label, file, locate))
         return None
+
+
+def _is_typo(loc: Sequence[str | int], typos: set[tuple[tuple[str | int, ...], str]]) -> bool:
+    parent, key = tuple(loc[:-1]), str(loc[-1])
+    return any(p == parent and closest(t, [key]) == key for p, t in typos)
 
 
 def _data_path(data: Any, loc: Sequence[str | int]) -> tuple[str | int, ...]:
@@ -154,7 +164,9 @@ def _model_at(model: Any, loc: Sequence[str | int]) -> Any:
     """The model class that ``loc`` points into (to list its valid keys)."""
     tp = model
     for seg in loc:
-        tp = _unwrap(tp, seg)
+        tp, consumed = _unwrap(tp, seg)
+        if consumed:
+            continue
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             field = _field(tp, seg)
             if field is None:
@@ -167,11 +179,9 @@ def _model_at(model: Any, loc: Sequence[str | int]) -> Any:
                 tp = args[1]
             elif origin is list and args:
                 tp = args[0]
-            elif isinstance(seg, str) and _is_tag(seg):
-                continue
             else:
                 return None
-    tp = _unwrap(tp, None)
+    tp, _ = _unwrap(tp, None)
     return tp if isinstance(tp, type) and issubclass(tp, BaseModel) else None
 
 
@@ -182,8 +192,12 @@ def _field(model: type[BaseModel], seg: str | int) -> Any:
     return None
 
 
-def _unwrap(tp: Any, seg: str | int | None) -> Any:
-    """Strip Annotated/Optional; pick a union member by tag when ``seg`` is one."""
+def _unwrap(tp: Any, seg: str | int | None) -> tuple[Any, bool]:
+    """Strip Annotated/Optional; pick a union member by tag when ``seg`` is one.
+
+    Returns the type and whether ``seg`` was consumed as a union tag.
+    """
+    consumed = False
     while True:
         if typing.get_origin(tp) is typing.Annotated:
             tp = typing.get_args(tp)[0]
@@ -198,18 +212,20 @@ def _unwrap(tp: Any, seg: str | int | None) -> Any:
                 if typing.get_origin(member) is typing.Annotated:
                     inner, *meta = typing.get_args(member)
                     tags = [getattr(m, "tag", None) for m in meta]
-                if seg in tags or _literal_type(inner) == seg:
+                if seg is not None and not consumed and (
+                        seg in tags or _literal_type(inner) == seg):
                     picked = inner
+                    consumed = True
                     break
             if picked is None:
                 models = [m for m in members if _is_model(_strip(m))]
                 picked = _strip(models[0]) if len(models) == 1 else (
                     members[0] if len(members) == 1 else None)
             if picked is None:
-                return None
+                return None, consumed
             tp = picked
             continue
-        return tp
+        return tp, consumed
 
 
 def _strip(tp: Any) -> Any:
@@ -279,10 +295,10 @@ def _diagnostic(
             key = str(rel[-1]) if rel else "?"
             advice = f"add '{key}:'"
         parent = rel[:-1]
-        inside = f" {_dotted(parent)}" if parent else ""
+        inside = f" in {_dotted(parent)}" if parent else ""
         line, col = locate(base + parent, False)
-        return Diagnostic.make("TC005", f"{where}missing required key '{key}' in{inside or ' it'}"
-                               f"; {advice}", file, line, col, base + rel)
+        return Diagnostic.make("TC005", f"{where}missing required key '{key}'{inside}; {advice}",
+                               file, line, col, base + rel)
     line, col = locate(base + rel, False)
     field = _dotted(rel) or "value"
     if kind in _TYPE_WORDS:

@@ -281,7 +281,10 @@ def _syntax_message(exc: yaml.MarkedYAMLError, text: str) -> str:
     if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
         return "tab characters cannot indent YAML; indent with spaces"
     text = f"YAML syntax error: {problem}"
-    if context:
+    start = exc.context_mark
+    if context and start is not None and mark is not None and start.line != mark.line:
+        text += f" ({context} that starts at line {start.line + 1}, column {start.column + 1})"
+    elif context:
         text += f" ({context})"
     return text
 
