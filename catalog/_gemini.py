@@ -16,9 +16,9 @@ Gemini's ``FunctionDeclaration.parameters`` takes a select subset of an OpenAPI
 - keeps ``format`` only where Gemini knows it (``date-time``, ``enum``,
   ``int32``/``int64``, ``float``/``double``);
 - moves constraints it cannot express (``exclusiveMinimum``, ``multipleOf``,
-  ``uniqueItems``, other formats, non-string enums, ...) into the node's
-  description as text, and drops the rest (``additionalProperties``,
-  ``$schema``, ``readOnly``, ...).
+  ``uniqueItems``, other formats, non-string enums, an open
+  ``additionalProperties``, ...) into the node's description as text, and
+  drops the rest (``additionalProperties: false``, ``$schema``, ``readOnly``, ...).
 
 Every change is reported as a note ``(pointer, what)``; the exporter hands the
 notes back with the declarations, and ``toolcat schema`` prints them on stderr.
@@ -193,9 +193,9 @@ class _Converter:
             elif key in ("$defs", "definitions"):
                 self.note(f"{pointer}/{key}", "nested definitions ignored (refs are inlined)")
             elif key == "additionalProperties":
+                # ``false`` is dropped quietly: Gemini never invents properties anyway.
                 if value is not False:
                     moved.append("additional properties allowed")
-                self.note(pointer, "additionalProperties dropped")
             elif key in _DROP_QUIETLY:
                 self.note(pointer, f"{key} dropped")
             else:

@@ -260,7 +260,7 @@ def _nullable(child: dict[str, Any]) -> dict[str, Any]:
             if not any(m.get("type") == "null" for m in child["anyOf"]):
                 child["anyOf"] = [*child["anyOf"], {"type": "null"}]
             return child
-        desc = {k: child.pop(k) for k in ("description", "title") if k in child}
+        desc: dict[str, Any] = {k: child.pop(k) for k in ("description", "title") if k in child}
         return {"anyOf": [child, {"type": "null"}], **desc}
     if isinstance(types, str):
         types = [types]

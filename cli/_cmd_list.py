@@ -1,18 +1,104 @@
-"""`toolcat list`: not built yet."""
+"""`toolcat list PATH`: the tools of a catalog, as a table or JSON."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
-from ._app import CliError
+if TYPE_CHECKING:
+    from toolcat.catalog import Catalog, ToolDefinition
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("list", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "list", help="the tools of a catalog", description="List the tools of a catalog."
+    )
+    p.add_argument(
+        "paths", nargs="+", metavar="PATH", help="catalog file, directory, or OpenAPI spec"
+    )
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    p.add_argument("--toolset", metavar="NAME", help="only the tools of this toolset")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CliError("'toolcat list' is not built yet")
+    from toolcat.catalog import UnknownToolsetError
+
+    from ._app import CliError
+    from ._loading import load_or_exit
+
+    catalog = load_or_exit(args.paths)
+    try:
+        tools = catalog.toolset(args.toolset)
+    except UnknownToolsetError as exc:
+        raise CliError(str(exc), 2) from exc
+    if args.format == "json":
+        import json
+
+        doc = {
+            "tools": [tool_summary(catalog, t) for t in tools],
+            "toolsets": dict(catalog.toolsets),
+        }
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(table(tools))
+    return 0
+
+
+def first_line(text: str, limit: int = 80) -> str:
+    line = next((s.strip() for s in text.splitlines() if s.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def table(tools: tuple[ToolDefinition, ...]) -> str:
+    """Aligned columns: NAME METHOD PATH SERVICE DESCRIPTION (its first line)."""
+    rows = [("NAME", "METHOD", "PATH", "SERVICE", "DESCRIPTION")]
+    for t in tools:
+        c = t.command
+        rows.append((t.name, c.method, c.path, c.service, first_line(t.description)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]
+        for row in rows
+    ]
+    return "".join(line.rstrip() + "\n" for line in lines)
+
+
+def tool_summary(catalog: Catalog, tool: ToolDefinition) -> dict[str, Any]:
+    """The JSON entry of one tool: what it is, how it is called, where it is declared.
+
+    Reads no service or auth field, so no secret can reach the output.
+    """
+    c = tool.command
+    a = tool.annotations
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "method": c.method,
+        "path": c.path,
+        "service": c.service,
+        "parameters": [
+            {
+                "argument": p.argument,
+                "in": str(p.location),
+                "name": p.wire_name,
+                "required": p.required,
+            }
+            for p in c.parameters
+        ],
+        "confirm": tool.confirm,
+        "return_direct": tool.return_direct,
+        "tags": list(tool.tags),
+        "annotations": {
+            "title": a.title,
+            "read_only": a.read_only,
+            "destructive": a.destructive,
+            "idempotent": a.idempotent,
+            "open_world": a.open_world,
+        },
+        "toolsets": sorted(n for n, members in catalog.toolsets.items() if tool.name in members),
+        "source": str(tool.source) if tool.source else None,
+    }

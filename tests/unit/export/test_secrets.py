@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from toolcat.catalog import PROVIDERS, Catalog, export_catalog
-
 
 CASES = [(p, False) for p in PROVIDERS] + [("openai", True), ("openai-responses", True)]
 

@@ -1,11 +1,10 @@
-"""OpenAI strict mode: closed objects, all required, optional -> nullable, keywords -> description."""
+"""OpenAI strict mode: closed objects, all required, optional nullable, keywords in descriptions."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-
 from toolcat.catalog import (
     Catalog,
     NotStrictable,
