@@ -1,0 +1,263 @@
+"""The feedback loop: ask the model, run the tools it calls, feed the results back, repeat."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._calls import ToolCall, ToolError, ToolResult
+from ._model_common import ModelTurn, Usage
+from ._protocols import ModelClient, TextCallback
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog, ToolDefinition
+    from . import Executor
+
+__all__ = ["AgentLoop", "LoopResult", "LoopStep", "StopReason"]
+
+StopReason = Literal["final_answer", "return_direct", "max_iterations"]
+
+
+@dataclass(frozen=True, slots=True)
+class LoopStep:
+    """One model call and the tool calls it asked for.
+
+    ``phase`` is ``"model"`` when the step is reported right after the reply
+    (before its tools run) and ``"tools"`` once the results are in; the trace
+    of a ``LoopResult`` holds the finished steps.
+    """
+
+    index: int  # 1-based number of the model call
+    tool_choice: str
+    reply: ModelTurn
+    results: tuple[ToolResult, ...] = ()
+    tools_elapsed: float = 0.0
+    messages: tuple[Mapping[str, Any], ...] = ()  # what this step appended to the conversation
+    phase: Literal["model", "tools"] = "tools"
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        return self.reply.tool_calls
+
+
+@dataclass(frozen=True, slots=True)
+class LoopResult:
+    """How a run ended, the final answer, the whole conversation and the trace."""
+
+    final_text: str
+    stop_reason: StopReason
+    messages: tuple[Mapping[str, Any], ...]
+    steps: tuple[LoopStep, ...]
+    usage: Usage | None = None
+    elapsed: float = 0.0
+    tools_offered: tuple[str, ...] = field(default=())
+
+    @property
+    def tool_results(self) -> tuple[ToolResult, ...]:
+        return tuple(r for s in self.steps for r in s.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready trace (``toolcat chat --format json``)."""
+        return {
+            "final_text": self.final_text,
+            "stop_reason": self.stop_reason,
+            "elapsed": round(self.elapsed, 6),
+            "usage": self.usage.to_dict() if self.usage else None,
+            "tools_offered": list(self.tools_offered),
+            "steps": [
+                {
+                    "index": s.index,
+                    "tool_choice": s.tool_choice,
+                    "text": s.reply.text,
+                    "finish_reason": s.reply.finish_reason,
+                    "model_elapsed": round(s.reply.elapsed, 6),
+                    "model_attempts": s.reply.attempts,
+                    "usage": s.reply.usage.to_dict() if s.reply.usage else None,
+                    "calls": [{"id": c.id, "name": c.name, "arguments": c.arguments}
+                              for c in s.calls],
+                    "results": [r.to_dict() for r in s.results],
+                    "tools_elapsed": round(s.tools_elapsed, 6),
+                }
+                for s in self.steps
+            ],
+            "messages": list(self.messages),
+        }
+
+
+class AgentLoop:
+    """Runs a conversation with a model until it answers, using the catalog's tools.
+
+    Tools offered are every tool of the catalog, or the tools of ``toolset``,
+    plus the catalog tools named per run in ``arun(tools=...)``. When the reply
+    has tool calls, they run through the executor (concurrently by default),
+    their results go back in the provider's format and the model is asked
+    again. A run stops on:
+
+    - ``final_answer``: a reply without tool calls;
+    - ``return_direct``: every call of the last turn went to a ``return_direct``
+      tool and succeeded; their results are the answer (the model is not asked
+      again);
+    - ``max_iterations``: ``max_iterations`` rounds of tool calls happened; the
+      model is then asked once more with tool choice ``none`` for a final
+      answer.
+
+    ``tool_choice`` is ``auto``, ``none``, ``required`` or a tool name.
+    ``required`` and a tool name apply to the first request of a run only
+    (afterwards ``auto``), so that a forced call cannot loop forever.
+
+    Tool failures never stop the loop: they are results the model reads.
+    Model endpoint failures raise ``ModelError`` subclasses.
+
+    >>> # loop = AgentLoop(OpenAIChatClient(url, "m"), Executor(catalog), catalog)
+    >>> # result = await loop.arun("What is the stock of SKU A-1?")
+    """
+
+    def __init__(
+        self,
+        model: ModelClient,
+        executor: Executor,
+        catalog: Catalog | None = None,
+        *,
+        toolset: str | None = None,
+        system: str | None = None,
+        max_iterations: int = 10,
+        tool_choice: str = "auto",
+        stream: bool = False,
+        on_text: TextCallback | None = None,
+        on_step: Callable[[LoopStep], None] | None = None,
+        concurrent: bool = True,
+    ) -> None:
+        if max_iterations < 1:
+            raise ValueError("max_iterations must be at least 1")
+        resolved = catalog if catalog is not None else getattr(executor, "catalog", None)
+        if resolved is None:
+            raise ValueError("pass the catalog (the executor does not expose one)")
+        self.model = model
+        self.executor = executor
+        self.catalog: Catalog = resolved
+        self.default_tools = tuple(t.name for t in resolved.toolset(toolset))
+        self.system = system
+        self.max_iterations = max_iterations
+        self.tool_choice = tool_choice
+        self.stream = stream
+        self.on_text = on_text
+        self.on_step = on_step
+        self.concurrent = concurrent
+
+    def offered(self, extra: Sequence[str] = ()) -> tuple[ToolDefinition, ...]:
+        """The tools a run offers: the defaults, then ``extra`` (catalog names) not yet in."""
+        names = list(self.default_tools)
+        names += [n for n in extra if n not in names]
+        return tuple(self.catalog[n] for n in names)  # an unknown name raises UnknownToolError
+
+    def run(self, prompt: str | None = None, **kwargs: Any) -> LoopResult:
+        """Synchronous ``arun`` for scripts (runs its own event loop)."""
+        return asyncio.run(self.arun(prompt, **kwargs))
+
+    async def arun(
+        self,
+        prompt: str | None = None,
+        *,
+        history: Sequence[Mapping[str, Any]] = (),
+        tools: Sequence[str] = (),
+        tool_choice: str | None = None,
+        max_iterations: int | None = None,
+    ) -> LoopResult:
+        """Run until a stop condition; ``history`` continues an earlier conversation."""
+        started = time.perf_counter()
+        offered = self.offered(tools)
+        names = {t.name for t in offered}
+        specs = self.model.tool_specs(offered)
+        choice = tool_choice or self.tool_choice
+        if choice not in ("auto", "none", "required") and choice not in names:
+            raise ValueError(f"tool_choice {choice!r} is not an offered tool")
+        limit = max_iterations or self.max_iterations
+        messages: list[Mapping[str, Any]] = list(history)
+        if prompt is not None:
+            messages.append(self.model.user_message(prompt))
+        steps: list[LoopStep] = []
+        usage: Usage | None = None
+        rounds = 0
+        final_request = False
+        while True:
+            reply = await self.model.create(
+                messages, tools=specs, tool_choice=choice, system=self.system,
+                stream=self.stream, on_text=self.on_text)
+            usage = reply.usage + usage if reply.usage else usage
+            messages.append(reply.message)
+            index = len(steps) + 1
+            self._report(LoopStep(index, choice, reply, messages=(reply.message,), phase="model"))
+            if not reply.tool_calls:
+                steps.append(LoopStep(index, choice, reply, messages=(reply.message,)))
+                self._report(steps[-1])
+                reason: StopReason = "max_iterations" if final_request else "final_answer"
+                return self._result(reply.text, reason, messages, steps, usage, started, names)
+            t0 = time.perf_counter()
+            if final_request:  # the model ignored tool choice "none": do not run, close the turn
+                results = [_not_run(c) for c in reply.tool_calls]
+            else:
+                results = await self._execute(reply.tool_calls, names)
+            appended = self.model.result_messages(results)
+            messages.extend(appended)
+            step = LoopStep(index, choice, reply, tuple(results), time.perf_counter() - t0,
+                            (reply.message, *appended))
+            steps.append(step)
+            self._report(step)
+            if final_request:
+                return self._result(reply.text, "max_iterations", messages, steps, usage,
+                                    started, names)
+            if all(self._is_direct(r) for r in results):
+                answer = "\n\n".join(r.content for r in results)
+                return self._result(answer, "return_direct", messages, steps, usage, started, names)
+            rounds += 1
+            if rounds >= limit:
+                final_request, choice = True, "none"
+            elif choice != "none":
+                choice = "auto"
+
+    async def _execute(self, calls: Sequence[ToolCall], offered: set[str]) -> list[ToolResult]:
+        """Run the calls of one turn; a call to a tool not offered is an error result."""
+        runnable = [c for c in calls if c.name in offered or c.name not in self.catalog]
+        try:
+            ran = await self.executor.aexecute_many(runnable, concurrent=self.concurrent)
+        except Exception as exc:  # a bug below must not end the conversation: report it
+            ran = [_internal(c, exc) for c in runnable]
+        by_position = iter(ran)
+        return [next(by_position) if c in runnable else _not_offered(c) for c in calls]
+
+    def _is_direct(self, result: ToolResult) -> bool:
+        tool = self.catalog.get(result.call.name)
+        return result.ok and (result.return_direct or bool(tool and tool.return_direct))
+
+    def _report(self, step: LoopStep) -> None:
+        if self.on_step is not None:
+            self.on_step(step)
+
+    @staticmethod
+    def _result(text: str, reason: StopReason, messages: list[Mapping[str, Any]],
+                steps: list[LoopStep], usage: Usage | None, started: float,
+                names: set[str]) -> LoopResult:
+        return LoopResult(text, reason, tuple(messages), tuple(steps), usage,
+                          time.perf_counter() - started, tuple(sorted(names)))
+
+
+def _error_result(call: ToolCall, kind: str, msg: str) -> ToolResult:
+    return ToolResult(call=call, ok=False, content=f"error ({kind}): {msg}",
+                      errors=(ToolError(kind, msg),))
+
+
+def _not_offered(call: ToolCall) -> ToolResult:
+    return _error_result(call, "unknown_tool",
+                         f"tool {call.name!r} is not offered in this conversation")
+
+
+def _not_run(call: ToolCall) -> ToolResult:
+    return _error_result(call, "refused_by_policy",
+                         "not run: the iteration limit was reached; answer with what you have")
+
+
+def _internal(call: ToolCall, exc: Exception) -> ToolResult:
+    return _error_result(call, "internal", f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,314 @@
+"""What every model client shares: the turn it returns, typed errors, HTTP with retries, SSE.
+
+Error tree::
+
+    ModelError                  any failure talking to a model endpoint
+    ├── ModelHTTPError          the endpoint answered with a non-2xx status (after retries)
+    ├── ModelConnectionError    no answer: connect failure, timeout, reset (after retries)
+    └── ModelResponseError      an answer that is not what the protocol promises
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import random
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ._calls import ToolCall
+
+__all__ = [
+    "ModelConnectionError",
+    "ModelError",
+    "ModelHTTPError",
+    "ModelResponseError",
+    "ModelTurn",
+    "SseEvent",
+    "Usage",
+]
+
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
+_EXCERPT_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts as the provider reported them (``None`` when it did not)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @property
+    def total_tokens(self) -> int | None:
+        if self.input_tokens is None and self.output_tokens is None:
+            return None
+        return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+    def __add__(self, other: Usage | None) -> Usage:
+        if other is None:
+            return self
+        return Usage(_plus(self.input_tokens, other.input_tokens),
+                     _plus(self.output_tokens, other.output_tokens))
+
+    def to_dict(self) -> dict[str, int | None]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "total_tokens": self.total_tokens}
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    return None if a is None and b is None else (a or 0) + (b or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelTurn:
+    """One reply of the model: the assistant message to append, its text and tool calls."""
+
+    message: dict[str, Any]  # in the provider's own shape, appended to the conversation as is
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    elapsed: float = 0.0
+    attempts: int = 1
+
+
+class ModelError(Exception):
+    """Root of the errors raised when a model endpoint cannot give a usable reply."""
+
+
+@dataclass(eq=False)
+class ModelHTTPError(ModelError):
+    """The model endpoint answered with an error status (retries, if any, are spent)."""
+
+    status: int
+    url: str
+    excerpt: str = ""
+    attempts: int = 1
+
+    def __str__(self) -> str:
+        tail = f": {self.excerpt}" if self.excerpt else ""
+        tries = f" after {self.attempts} attempts" if self.attempts > 1 else ""
+        return f"model endpoint {self.url} answered HTTP {self.status}{tries}{tail}"
+
+
+@dataclass(eq=False)
+class ModelConnectionError(ModelError):
+    """The model endpoint could not be reached or did not answer in time."""
+
+    url: str
+    reason: str
+    attempts: int = 1
+
+    def __str__(self) -> str:
+        tries = f" after {self.attempts} attempts" if self.attempts > 1 else ""
+        return f"cannot reach model endpoint {self.url}{tries}: {self.reason}"
+
+
+@dataclass(eq=False)
+class ModelResponseError(ModelError):
+    """The endpoint's reply does not follow the protocol (not JSON, missing fields)."""
+
+    url: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"unexpected reply from model endpoint {self.url}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    event: str | None
+    data: str
+
+
+@dataclass
+class HttpSettings:
+    """Where and how to reach a model endpoint. The key is read from the environment."""
+
+    base_url: str
+    api_key_env: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 120.0
+    connect_timeout: float = 10.0
+    max_retries: int = 3  # retries after the first attempt
+    backoff: float = 0.5
+    max_backoff: float = 20.0
+    retry_after_cap: float = 60.0
+
+    def key(self) -> str | None:
+        if self.api_key is not None:
+            return self.api_key
+        if self.api_key_env:
+            return os.environ.get(self.api_key_env) or None
+        return None
+
+
+class HttpModelTransport:
+    """POSTs JSON to a model endpoint with retries on 408/429/5xx and connect errors.
+
+    Waits grow exponentially from ``backoff`` with full jitter, up to
+    ``max_backoff``; a ``Retry-After`` (or ``retry-after-ms``) header is honoured
+    up to ``retry_after_cap`` seconds.
+    """
+
+    def __init__(self, settings: HttpSettings, client: httpx.AsyncClient | None = None) -> None:
+        self.settings = settings
+        self._own_client = client is None
+        self._client = client or httpx.AsyncClient(
+            timeout=httpx.Timeout(settings.timeout, connect=settings.connect_timeout)
+        )
+
+    def url(self, path: str) -> str:
+        return self.settings.base_url.rstrip("/") + path
+
+    async def post_json(self, path: str, payload: Mapping[str, Any],
+                        headers: Mapping[str, str]) -> tuple[dict[str, Any], int]:
+        """The decoded JSON object of a successful reply, and the attempts it took."""
+        url = self.url(path)
+        response, attempts = await self._send(url, payload, headers, stream=False)
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise ModelResponseError(url, f"body is not JSON: {_excerpt(response.text)}") from exc
+        if not isinstance(data, dict):
+            raise ModelResponseError(url, "body is not a JSON object")
+        return data, attempts
+
+    async def post_stream(self, path: str, payload: Mapping[str, Any],
+                          headers: Mapping[str, str]) -> tuple[AsyncIterator[SseEvent], int]:
+        """Server-sent events of a successful streaming reply, and the attempts it took.
+
+        Retries happen only before the first byte of the body: once events
+        flow, a broken stream raises ``ModelConnectionError``.
+        """
+        url = self.url(path)
+        response, attempts = await self._send(url, payload, headers, stream=True)
+        return _sse_events(response, url), attempts
+
+    async def _send(self, url: str, payload: Mapping[str, Any], headers: Mapping[str, str],
+                    *, stream: bool) -> tuple[httpx.Response, int]:
+        s = self.settings
+        all_headers = {"content-type": "application/json", **s.headers, **headers}
+        body = json.dumps(payload).encode()
+        attempt = 0
+        while True:
+            attempt += 1
+            last = attempt > s.max_retries
+            try:
+                request = self._client.build_request("POST", url, content=body, headers=all_headers)
+                response = await self._client.send(request, stream=stream)
+            except httpx.TransportError as exc:
+                if last:
+                    raise ModelConnectionError(url, _reason(exc), attempt) from exc
+                await asyncio.sleep(self._backoff(attempt, None))
+                continue
+            if response.is_success:
+                return response, attempt
+            await response.aread()
+            await response.aclose()
+            if response.status_code in RETRY_STATUSES and not last:
+                await asyncio.sleep(self._backoff(attempt, response))
+                continue
+            raise ModelHTTPError(response.status_code, url, _error_excerpt(response), attempt)
+
+    def _backoff(self, attempt: int, response: httpx.Response | None) -> float:
+        s = self.settings
+        if response is not None:
+            hinted = retry_after(response.headers)
+            if hinted is not None:
+                return min(hinted, s.retry_after_cap)
+        ceiling = min(s.max_backoff, s.backoff * 2 ** (attempt - 1))
+        return random.uniform(ceiling / 2, ceiling)
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self._client.aclose()
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEvent]:
+    event: str | None = None
+    data: list[str] = []
+    try:
+        async for line in response.aiter_lines():
+            if not line:
+                if data:
+                    yield SseEvent(event, "\n".join(data))
+                event, data = None, []
+                continue
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "event":
+                event = value
+            elif name == "data":
+                data.append(value)
+        if data:
+            yield SseEvent(event, "\n".join(data))
+    except httpx.TransportError as exc:
+        raise ModelConnectionError(url, f"stream broke: {_reason(exc)}") from exc
+    finally:
+        await response.aclose()
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "…"
+
+
+def _error_excerpt(response: httpx.Response) -> str:
+    """The provider's error message when the body has one, else a bounded excerpt."""
+    try:
+        data = response.json()
+    except ValueError:
+        return _excerpt(response.text)
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, dict) and isinstance(err.get("message"), str):
+            return _excerpt(err["message"])
+        if isinstance(err, str):
+            return _excerpt(err)
+    return _excerpt(json.dumps(data))
+
+
+def parse_json_object(text: str) -> Any:
+    """Tool-call arguments as assembled from a stream: decoded when they are JSON, else kept raw."""
+    try:
+        return json.loads(text) if text.strip() else {}
+    except ValueError:
+        return text

@@ -1,0 +1,207 @@
+"""A client for the Anthropic Messages API, with tools, streaming events and retries."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from ..catalog import thaw
+from ._calls import ToolCall, format_result
+from ._model_common import (
+    HttpModelTransport,
+    HttpSettings,
+    ModelResponseError,
+    ModelTurn,
+    Usage,
+    parse_json_object,
+)
+from ._protocols import TextCallback
+
+if TYPE_CHECKING:
+    from ..catalog import ToolDefinition
+    from ._calls import ToolResult
+
+__all__ = ["AnthropicClient"]
+
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+class AnthropicClient:
+    """The Messages API (``POST {base_url}/v1/messages``).
+
+    The key is read from ``api_key_env`` (``ANTHROPIC_API_KEY``) and sent as
+    ``x-api-key``; ``max_tokens`` is required by the API and defaults to 4096.
+
+    >>> AnthropicClient("https://api.anthropic.com", "claude-sonnet-4-5").provider
+    'anthropic'
+    """
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key_env: str | None = "ANTHROPIC_API_KEY",
+        api_key: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        max_tokens: int = 4096,
+        extra_body: Mapping[str, Any] | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.model = model
+        self.max_tokens = max_tokens
+        self.extra_body = dict(extra_body or {})
+        base = base_url.rstrip("/")
+        if base.endswith("/v1"):  # accept both https://api.anthropic.com and .../v1
+            base = base[:-3]
+        settings = HttpSettings(base, api_key_env=api_key_env, api_key=api_key,
+                                headers=dict(headers or {}), timeout=timeout,
+                                max_retries=max_retries, backoff=backoff)
+        self._http = HttpModelTransport(settings, client)
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        return {"role": "user", "content": text}
+
+    def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+        return [{"name": t.name, "description": t.description,
+                 "input_schema": thaw(t.input_schema)} for t in tools]
+
+    def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+        # All results of one turn go back in one user message, in call order.
+        return [{"role": "user", "content": [format_result("anthropic", r) for r in results]}]
+
+    async def create(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        tools: Sequence[Mapping[str, Any]],
+        tool_choice: str,
+        system: str | None = None,
+        stream: bool = False,
+        on_text: TextCallback | None = None,
+    ) -> ModelTurn:
+        payload: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
+                                   "messages": [dict(m) for m in messages]}
+        if system:
+            payload["system"] = system
+        if tools:
+            payload["tools"] = list(tools)
+            payload["tool_choice"] = _tool_choice(tool_choice)
+        payload.update(self.extra_body)
+        started = time.perf_counter()
+        if stream:
+            payload["stream"] = True
+            turn = await self._create_streaming(payload, on_text)
+        else:
+            data, attempts = await self._http.post_json("/v1/messages", payload, self._headers())
+            turn = _parse_message(data, self._http.url("/v1/messages"), attempts)
+        return ModelTurn(turn.message, turn.text, turn.tool_calls, turn.finish_reason,
+                         turn.usage, time.perf_counter() - started, turn.attempts)
+
+    async def _create_streaming(self, payload: dict[str, Any],
+                                on_text: TextCallback | None) -> ModelTurn:
+        url = self._http.url("/v1/messages")
+        events, attempts = await self._http.post_stream("/v1/messages", payload, self._headers())
+        blocks: dict[int, dict[str, Any]] = {}
+        partial: dict[int, list[str]] = {}
+        stop: str | None = None
+        input_tokens: int | None = None
+        output_tokens: int | None = None
+        async for event in events:
+            try:
+                data = json.loads(event.data)
+            except ValueError as exc:
+                raise ModelResponseError(url, f"event is not JSON: {event.data[:200]}") from exc
+            kind = data.get("type") or event.event
+            if kind == "message_start":
+                usage = (data.get("message") or {}).get("usage") or {}
+                input_tokens = usage.get("input_tokens", input_tokens)
+                output_tokens = usage.get("output_tokens", output_tokens)
+            elif kind == "content_block_start":
+                block = dict(data.get("content_block") or {})
+                blocks[data.get("index", len(blocks))] = block
+                if block.get("type") == "text" and block.get("text") and on_text is not None:
+                    on_text(block["text"])
+            elif kind == "content_block_delta":
+                index = data.get("index", 0)
+                delta = data.get("delta") or {}
+                block = blocks.setdefault(index, {"type": "text", "text": ""})
+                if delta.get("type") == "text_delta":
+                    block["text"] = block.get("text", "") + delta.get("text", "")
+                    if on_text is not None and delta.get("text"):
+                        on_text(delta["text"])
+                elif delta.get("type") == "input_json_delta":
+                    partial.setdefault(index, []).append(delta.get("partial_json", ""))
+                elif delta.get("type") == "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
+                elif delta.get("type") == "signature_delta":
+                    block["signature"] = delta.get("signature", "")
+            elif kind == "message_delta":
+                stop = (data.get("delta") or {}).get("stop_reason") or stop
+                output_tokens = (data.get("usage") or {}).get("output_tokens", output_tokens)
+            elif kind == "error":
+                err = data.get("error") or {}
+                raise ModelResponseError(url, f"error event: {err.get('message', data)}")
+            elif kind == "message_stop":
+                break
+        for index, pieces in partial.items():
+            blocks[index]["input"] = parse_json_object("".join(pieces))
+        content = [blocks[i] for i in sorted(blocks)]
+        message = {"role": "assistant", "content": content}
+        usage = None if input_tokens is None and output_tokens is None else Usage(
+            input_tokens, output_tokens)
+        return _turn(message, stop, usage, attempts)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": ANTHROPIC_VERSION}
+        key = self._http.settings.key()
+        if key:
+            headers["x-api-key"] = key
+        return headers
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+def _tool_choice(choice: str) -> dict[str, str]:
+    if choice in ("auto", "none"):
+        return {"type": choice}
+    if choice == "required":
+        return {"type": "any"}
+    return {"type": "tool", "name": choice}
+
+
+def _parse_message(data: Mapping[str, Any], url: str, attempts: int) -> ModelTurn:
+    content = data.get("content")
+    if not isinstance(content, list):
+        if data.get("type") == "error":
+            raise ModelResponseError(url, str((data.get("error") or {}).get("message", data)))
+        raise ModelResponseError(url, "reply has no content list")
+    raw_usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+    usage = Usage(raw_usage.get("input_tokens"), raw_usage.get("output_tokens")) if raw_usage else None
+    message = {"role": "assistant", "content": [dict(b) for b in content if isinstance(b, dict)]}
+    return _turn(message, data.get("stop_reason"), usage, attempts)
+
+
+def _turn(message: dict[str, Any], stop: str | None, usage: Usage | None,
+          attempts: int) -> ModelTurn:
+    text = "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
+    calls = []
+    for block in message["content"]:
+        if block.get("type") != "tool_use":
+            continue
+        arguments = block.get("input")
+        calls.append(ToolCall(block.get("name", ""), {} if arguments is None else arguments,
+                              block.get("id")))
+        if not isinstance(arguments, dict):  # broken streamed JSON: the API wants an object back
+            block["input"] = {}
+    return ModelTurn(message, text, tuple(calls), stop, usage, attempts=attempts)

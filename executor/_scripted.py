@@ -1,0 +1,197 @@
+"""A scripted model server: replays turns over OpenAI chat completions and Anthropic Messages.
+
+Used by ``toolcat demo`` (a model endpoint that needs no network and no key)
+and by the tests. Each request takes the next turn of the script; every
+request is recorded so tests can assert on what the loop sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+__all__ = ["RecordedRequest", "ScriptedModel", "ScriptedTurn"]
+
+
+@dataclass(frozen=True)
+class ScriptedTurn:
+    """One reply. ``status`` other than 200 answers with an error body (and ``headers``)."""
+
+    text: str = ""
+    tool_calls: Sequence[Mapping[str, Any]] = ()  # {"name", "arguments": dict | str, "id"?}
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    usage: tuple[int, int] = (12, 7)
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    path: str
+    headers: Mapping[str, str]
+    body: Mapping[str, Any]
+
+    @property
+    def messages(self) -> list[Mapping[str, Any]]:
+        return list(self.body.get("messages", []))
+
+
+TurnSource = ScriptedTurn | Callable[[Mapping[str, Any]], ScriptedTurn]
+
+
+class ScriptedModel:
+    """The script, the recorded requests, and the Starlette ``app`` that serves them.
+
+    A turn may be a function of the request body (to answer from the tool
+    results the loop sent back). A request past the end of the script gets a
+    500 whose message says so.
+    """
+
+    def __init__(self, turns: Sequence[TurnSource], *, chunk: int = 7) -> None:
+        self.turns = list(turns)
+        self.requests: list[RecordedRequest] = []
+        self.chunk = chunk
+        self._lock = threading.Lock()
+        self.app = Starlette(routes=[
+            Route("/v1/chat/completions", self._openai, methods=["POST"]),
+            Route("/chat/completions", self._openai, methods=["POST"]),
+            Route("/v1/messages", self._anthropic, methods=["POST"]),
+        ])
+
+    async def _next(self, request: Request) -> tuple[ScriptedTurn | None, dict[str, Any]]:
+        body = await request.json()
+        with self._lock:
+            position = len(self.requests)
+            self.requests.append(RecordedRequest(request.url.path, dict(request.headers), body))
+        if position >= len(self.turns):
+            return None, body
+        source = self.turns[position]
+        return (source(body) if callable(source) else source), body
+
+    # -- OpenAI chat completions --------------------------------------------
+
+    async def _openai(self, request: Request) -> Response:
+        turn, body = await self._next(request)
+        if turn is None or turn.status != 200:
+            return _error(turn, "openai")
+        calls = [_call(c, i) for i, c in enumerate(turn.tool_calls)]
+        finish = "tool_calls" if calls else "stop"
+        usage = {"prompt_tokens": turn.usage[0], "completion_tokens": turn.usage[1],
+                 "total_tokens": sum(turn.usage)}
+        if body.get("stream"):
+            return _sse(self._openai_chunks(turn, calls, finish, usage, body), turn.headers)
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+        if calls:
+            message["tool_calls"] = [
+                {"id": c["id"], "type": "function",
+                 "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]
+        return JSONResponse({
+            "id": "chatcmpl-scripted", "object": "chat.completion", "model": body.get("model"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": usage,
+        }, headers=dict(turn.headers))
+
+    async def _openai_chunks(self, turn: ScriptedTurn, calls: list[dict[str, Any]], finish: str,
+                             usage: dict[str, int], body: Mapping[str, Any]) -> AsyncIterator[str]:
+        def chunk(delta: dict[str, Any], reason: str | None = None) -> str:
+            return _data({"id": "chatcmpl-scripted", "object": "chat.completion.chunk",
+                          "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]})
+
+        yield chunk({"role": "assistant", "content": ""})
+        for piece in _pieces(turn.text, self.chunk):
+            yield chunk({"content": piece})
+        for i, call in enumerate(calls):
+            yield chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
+                                         "function": {"name": call["name"], "arguments": ""}}]})
+            for piece in _pieces(call["arguments"], self.chunk):
+                yield chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
+        yield chunk({}, finish)
+        if (body.get("stream_options") or {}).get("include_usage"):
+            yield _data({"id": "chatcmpl-scripted", "choices": [], "usage": usage})
+        yield "data: [DONE]\n\n"
+
+    # -- Anthropic Messages ---------------------------------------------------
+
+    async def _anthropic(self, request: Request) -> Response:
+        turn, body = await self._next(request)
+        if turn is None or turn.status != 200:
+            return _error(turn, "anthropic")
+        calls = [_call(c, i, prefix="toolu_") for i, c in enumerate(turn.tool_calls)]
+        content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+        content += [{"type": "tool_use", "id": c["id"], "name": c["name"],
+                     "input": json.loads(c["arguments"])} for c in calls]
+        stop = "tool_use" if calls else "end_turn"
+        usage = {"input_tokens": turn.usage[0], "output_tokens": turn.usage[1]}
+        if body.get("stream"):
+            return _sse(self._anthropic_events(turn, calls, stop, usage, body), turn.headers)
+        return JSONResponse({"id": "msg_scripted", "type": "message", "role": "assistant",
+                             "model": body.get("model"), "content": content,
+                             "stop_reason": stop, "usage": usage}, headers=dict(turn.headers))
+
+    async def _anthropic_events(self, turn: ScriptedTurn, calls: list[dict[str, Any]], stop: str,
+                                usage: dict[str, int],
+                                body: Mapping[str, Any]) -> AsyncIterator[str]:
+        def event(kind: str, data: dict[str, Any]) -> str:
+            return f"event: {kind}\n" + _data({"type": kind, **data})
+
+        yield event("message_start", {"message": {
+            "id": "msg_scripted", "type": "message", "role": "assistant", "content": [],
+            "model": body.get("model"), "usage": {"input_tokens": usage["input_tokens"],
+                                                  "output_tokens": 1}}})
+        index = 0
+        if turn.text:
+            yield event("content_block_start", {"index": 0,
+                                                "content_block": {"type": "text", "text": ""}})
+            yield "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+            for piece in _pieces(turn.text, self.chunk):
+                yield event("content_block_delta", {"index": 0, "delta": {
+                    "type": "text_delta", "text": piece}})
+            yield event("content_block_stop", {"index": 0})
+            index = 1
+        for offset, call in enumerate(calls):
+            i = index + offset
+            yield event("content_block_start", {"index": i, "content_block": {
+                "type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}})
+            for piece in _pieces(call["arguments"], self.chunk):
+                yield event("content_block_delta", {"index": i, "delta": {
+                    "type": "input_json_delta", "partial_json": piece}})
+            yield event("content_block_stop", {"index": i})
+        yield event("message_delta", {"delta": {"stop_reason": stop},
+                                      "usage": {"output_tokens": usage["output_tokens"]}})
+        yield event("message_stop", {})
+
+
+def _call(spec: Mapping[str, Any], index: int, prefix: str = "call_") -> dict[str, Any]:
+    arguments = spec.get("arguments", {})
+    return {"id": spec.get("id") or f"{prefix}{index}", "name": spec["name"],
+            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def _data(obj: Any) -> str:
+    return f"data: {json.dumps(obj)}\n\n"
+
+
+def _sse(body: AsyncIterator[str], headers: Mapping[str, str]) -> StreamingResponse:
+    return StreamingResponse(body, media_type="text/event-stream", headers=dict(headers))
+
+
+def _error(turn: ScriptedTurn | None, provider: str) -> JSONResponse:
+    status = 500 if turn is None else turn.status
+    message = "the script has no more turns" if turn is None else f"scripted error {status}"
+    if provider == "anthropic":
+        payload: dict[str, Any] = {"type": "error", "error": {"type": "api_error",
+                                                              "message": message}}
+    else:
+        payload = {"error": {"message": message, "type": "scripted", "code": status}}
+    return JSONResponse(payload, status_code=status, headers=dict(turn.headers) if turn else {})
