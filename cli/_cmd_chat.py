@@ -1,18 +1,208 @@
-"""`toolcat chat`: not built yet."""
+"""`toolcat chat`: the feedback loop against a chat model endpoint, with the catalog's tools."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
 from typing import Any
 
 from ._app import CliError
 
+_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("chat", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "chat",
+        help="talk to a model that can call the catalog's tools",
+        description="Send PROMPT (or stdin, or an interactive session) to a model with the "
+        "catalog's tools; run the tools it calls and feed the results back until it answers. "
+        "The answer goes to stdout, the trace of tool calls to stderr.",
+    )
+    p.add_argument("path", metavar="PATH", help="catalog file, directory, or OpenAPI spec")
+    p.add_argument("prompt", nargs="?", metavar="PROMPT",
+                   help="the user message (default: stdin, or an interactive session)")
+    p.add_argument("--base-url", required=True, metavar="URL",
+                   help="API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1")
+    p.add_argument("--model", required=True, metavar="M", help="the model name")
+    p.add_argument("--provider", choices=["openai", "anthropic"], default="openai",
+                   help="wire protocol: OpenAI-compatible chat completions (default) or "
+                   "Anthropic Messages")
+    p.add_argument("--api-key-env", metavar="VAR",
+                   help="environment variable holding the key (default OPENAI_API_KEY or "
+                   "ANTHROPIC_API_KEY; without a key no auth header is sent)")
+    p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="extra HTTP header for the model endpoint (repeatable)")
+    p.add_argument("--toolset", metavar="NAME", help="offer only the tools of this toolset")
+    p.add_argument("--tool", action="append", default=[], metavar="NAME",
+                   help="also offer this catalog tool (repeatable; on top of --toolset)")
+    p.add_argument("--tool-choice", default="auto", metavar="CHOICE",
+                   help="auto (default), none, required, or a tool name (first request only)")
+    p.add_argument("--max-iterations", type=int, default=10, metavar="N",
+                   help="rounds of tool calls before asking for a final answer (default 10)")
+    p.add_argument("--system", metavar="TEXT", help="system prompt")
+    p.add_argument("--stream", action="store_true", help="stream the answer as it is written")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="model request timeout (default 120)")
+    p.add_argument("--max-retries", type=int, default=3, metavar="N",
+                   help="retries on 429/5xx/connection errors (default 3)")
+    p.add_argument("--yes", action="store_true",
+                   help="run tools marked confirm: true without asking")
+    p.add_argument("--format", choices=["text", "json"], default="text",
+                   help="json: print the whole run (answer, steps, calls, results, usage)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CliError("'toolcat chat' is not built yet")
+    if args.max_iterations < 1:
+        raise CliError("--max-iterations must be at least 1")
+    headers = _headers(args.header)
+    key_env = args.api_key_env or _KEY_ENV[args.provider]
+    if args.api_key_env and not os.environ.get(args.api_key_env):
+        raise CliError(f"environment variable {args.api_key_env} is not set (--api-key-env)")
+    from ._loading import load_or_exit
+
+    catalog = load_or_exit([args.path])
+    prompts = _prompts(args.prompt)
+    import asyncio
+
+    return asyncio.run(_chat(args, catalog, headers, key_env, prompts))
+
+
+async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str], key_env: str,
+                prompts: Any) -> int:
+    from ..catalog import UnknownToolError, UnknownToolsetError
+    from ..executor import (
+        AgentLoop,
+        AnthropicClient,
+        Executor,
+        LoopStep,
+        ModelError,
+        OpenAIChatClient,
+    )
+
+    model: Any
+    common = {"api_key_env": key_env, "headers": headers, "timeout": args.timeout,
+              "max_retries": args.max_retries}
+    if args.provider == "anthropic":
+        model = AnthropicClient(args.base_url, args.model, **common)
+    else:
+        model = OpenAIChatClient(args.base_url, args.model, **common)
+    interactive_prompts = args.prompt is None and sys.stdin.isatty()
+    executor = Executor(catalog, confirm=_confirmer(args.yes))
+    streamed = {"any": False}
+
+    def on_text(piece: str) -> None:
+        streamed["any"] = True
+        if args.format == "text":
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+
+    try:
+        loop = AgentLoop(model, executor, catalog, toolset=args.toolset, system=args.system,
+                         max_iterations=args.max_iterations, tool_choice=args.tool_choice,
+                         stream=args.stream, on_text=on_text, on_step=_trace)
+        _ = loop.offered(args.tool)
+    except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
+        await _close(model, executor)
+        raise CliError(str(exc)) from exc
+    history: tuple[Any, ...] = ()
+    try:
+        for prompt in prompts:
+            streamed["any"] = False
+            try:
+                result = await loop.arun(prompt, history=history, tools=args.tool)
+            except ModelError as exc:
+                raise CliError(str(exc), 1) from exc
+            except ValueError as exc:
+                raise CliError(str(exc)) from exc
+            history = result.messages
+            if args.format == "json":
+                print(json.dumps(result.to_dict(), indent=2, default=str))
+            elif streamed["any"] and result.stop_reason != "return_direct":
+                print()
+            else:
+                print(result.final_text)
+            if result.stop_reason == "max_iterations":
+                print(f"toolcat chat: stopped at the iteration limit ({args.max_iterations})",
+                      file=sys.stderr)
+            if interactive_prompts:
+                sys.stdout.flush()
+    finally:
+        await _close(model, executor)
+    return 0
+
+
+async def _close(model: Any, executor: Any) -> None:
+    await model.aclose()
+    await executor.aclose()
+
+
+def _trace(step: Any) -> None:
+    if step.phase == "model":
+        for call in step.reply.tool_calls:
+            args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+            print(f"-> {call.name} {_short(args)}", file=sys.stderr)
+        return
+    for r in step.results:
+        status = f"HTTP {r.status}" if r.status is not None else "not sent"
+        print(f"<- {r.call.name} {'ok' if r.ok else 'error'} ({status}, "
+              f"{r.elapsed * 1000:.0f} ms): {_short(r.content)}", file=sys.stderr)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for raw in values:
+        name, sep, value = raw.partition(":")
+        if not sep or not name.strip():
+            raise CliError(f"--header needs 'NAME: VALUE', got {raw!r}")
+        if any(c in raw for c in "\r\n\0"):
+            raise CliError("--header values cannot hold CR, LF or NUL")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _prompts(prompt: str | None) -> Any:
+    if prompt is not None:
+        yield prompt
+        return
+    if not sys.stdin.isatty():
+        text = sys.stdin.read().strip()
+        if not text:
+            raise CliError("no prompt: give PROMPT or pipe one on stdin")
+        yield text
+        return
+    print("toolcat chat: type a message; an empty line or Ctrl-D ends", file=sys.stderr)
+    while True:
+        try:
+            line = input("you> ").strip()
+        except EOFError:
+            print(file=sys.stderr)
+            return
+        if not line:
+            return
+        yield line
+
+
+def _confirmer(yes: bool) -> Any:
+    def confirm(call: Any, tool: Any) -> bool:
+        if yes:
+            return True
+        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+            return False  # refused: the model is told; --yes allows it
+        args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        sys.stderr.write(f"run {tool.name} {_short(args)}? [y/N] ")
+        sys.stderr.flush()
+        try:
+            return input().strip().lower() in ("y", "yes")
+        except EOFError:
+            return False
+
+    return confirm

@@ -1,18 +1,78 @@
-"""`toolcat serve`: not built yet."""
+"""`toolcat serve`: an MCP server exposing a catalog's tools (stdio or streamable HTTP)."""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
 from typing import Any
 
 from ._app import CliError
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("serve", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser(
+        "serve",
+        help="an MCP server exposing the catalog's tools",
+        description="Serve the catalog's tools over MCP. tools/call runs through the executor; "
+        "with --watch, edits to the catalog files are picked up without a restart.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="catalog file, directory, or OpenAPI spec")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                   help="stdio (default) or streamable HTTP")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 = any)")
+    p.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
+    p.add_argument("--toolset", metavar="NAME", help="serve only the tools of this toolset")
+    p.add_argument("--watch", action="store_true",
+                   help="reload when catalog files change; a broken edit keeps the last good "
+                   "catalog and logs its diagnostics")
+    p.add_argument("--poll-interval", type=float, default=0.5, metavar="SECONDS",
+                   help="how often --watch checks the files (default 0.5)")
+    p.add_argument("--yes", action="store_true",
+                   help="run tools marked confirm: true without asking (otherwise they are "
+                   "refused: an MCP client confirms tool calls itself)")
+    p.add_argument("--log-level", default="warning",
+                   choices=["debug", "info", "warning", "error"], help="stderr log level")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CliError("'toolcat serve' is not built yet")
+    import anyio
+
+    from ..catalog import UnknownToolsetError
+    from ..executor._mcp_server import CatalogLoadFailed, McpCatalogServer
+    from ..loader import CatalogInputError
+
+    # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="toolcat serve: %(message)s")
+    confirm = (lambda call, tool: True) if args.yes else (lambda call, tool: False)
+    server = McpCatalogServer(args.paths, toolset=args.toolset, watch=args.watch,
+                              poll_interval=args.poll_interval, confirm=confirm)
+    try:
+        served = server.load()
+    except CatalogInputError as exc:
+        raise CliError(str(exc)) from exc
+    except CatalogLoadFailed as exc:
+        for diagnostic in exc.diagnostics:
+            print(diagnostic, file=sys.stderr)
+        raise CliError(f"cannot serve: {exc}", 1) from exc
+    except UnknownToolsetError as exc:
+        raise CliError(str(exc)) from exc
+    names = ", ".join(t["name"] for t in served.listed) or "none"
+    logging.getLogger("toolcat.serve").info("serving %d tools: %s", len(served.listed), names)
+    if args.transport == "stdio":
+        anyio.run(server.run_stdio)
+        return 0
+
+    def ready(url: str) -> None:
+        print(f"toolcat serve: MCP streamable HTTP on {url} ({len(served.listed)} tools"
+              f"{', watching for changes' if args.watch else ''})", file=sys.stderr, flush=True)
+
+    try:
+        anyio.run(lambda: server.run_http(args.host, args.port, args.path, on_ready=ready))
+    except OSError as exc:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+    return 0

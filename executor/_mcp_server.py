@@ -1,0 +1,309 @@
+"""An MCP server over a catalog: tools/list from the IR, tools/call through the executor.
+
+Built on the official SDK's low-level ``Server`` so that tools/list carries
+inputSchema, outputSchema and annotations exactly as exported, and tools/call
+answers with ``isError`` and ``structuredContent``. With ``watch=True`` the
+catalog files are polled; a good edit is swapped in atomically and clients are
+told the tool list changed; a broken edit is logged and the last good catalog
+keeps serving.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from .. import __version__
+from . import Executor, ToolCall, format_result
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog, ToolDefinition
+
+__all__ = ["CatalogLoadFailed", "McpCatalogServer"]
+
+log = logging.getLogger("toolcat.serve")
+
+
+class CatalogLoadFailed(Exception):
+    """The catalog given to ``toolcat serve`` has errors; ``diagnostics`` says which."""
+
+    def __init__(self, diagnostics: Sequence[Any]) -> None:
+        self.diagnostics = tuple(diagnostics)
+        errors = sum(1 for d in diagnostics if str(getattr(d, "severity", "error")) == "error")
+        super().__init__(f"the catalog has {errors} error(s)")
+
+
+@dataclass
+class _Served:
+    """One loaded catalog with its executor and exported tools: swapped as a whole."""
+
+    catalog: Catalog
+    executor: Executor
+    tools: dict[str, ToolDefinition]
+    listed: list[dict[str, Any]]
+    validators: dict[str, Any] = field(default_factory=dict)
+
+
+class _Server(Server[Any]):
+    """The SDK server, announcing ``tools.listChanged`` when the catalog is watched."""
+
+    def __init__(self, watch: bool, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._watch = watch
+
+    def create_initialization_options(
+        self, notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        options = notification_options or NotificationOptions(tools_changed=self._watch)
+        return super().create_initialization_options(options, experimental_capabilities,
+                                                     extensions)
+
+
+class McpCatalogServer:
+    """Serves the tools of ``paths`` (optionally one ``toolset``) over MCP.
+
+    >>> # server = McpCatalogServer(["catalog/"], watch=True); server.load()
+    >>> # anyio.run(server.run_stdio)
+    """
+
+    def __init__(
+        self,
+        paths: Sequence[str | os.PathLike[str]],
+        *,
+        toolset: str | None = None,
+        watch: bool = False,
+        poll_interval: float = 0.5,
+        env: Mapping[str, str] | None = None,
+        confirm: Callable[..., Any] | None = None,
+        name: str = "toolcat",
+    ) -> None:
+        self.paths = [str(p) for p in paths]
+        self.toolset = toolset
+        self.watch = watch
+        self.poll_interval = poll_interval
+        self.env = env
+        self.confirm = confirm
+        self._served: _Served | None = None
+        self._retired: list[Executor] = []
+        self._files: tuple[str, ...] = ()
+        self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._bus = InMemorySubscriptionBus()
+        self.reloads = 0
+        self.server = _Server(
+            watch, name=name, version=__version__,
+            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self._bus),
+        )
+        self.server.middleware.append(self._track_session)
+
+    # -- loading -------------------------------------------------------------
+
+    def load(self) -> _Served:
+        """Load (or reload) the catalog; raises ``CatalogLoadFailed`` and keeps the old one."""
+        from ..loader import load_catalog
+
+        result = load_catalog(self.paths, progress=False)
+        self._files = tuple(result.files)
+        if result.catalog is None:
+            raise CatalogLoadFailed(result.diagnostics)
+        served = self._build(result.catalog)
+        old, self._served = self._served, served  # the swap: one assignment
+        if old is not None:
+            self._retired.append(old.executor)
+        return served
+
+    def _build(self, catalog: Catalog) -> _Served:
+        from ..catalog import to_mcp_tool
+
+        tools = catalog.toolset(self.toolset)  # UnknownToolsetError when it is not there
+        subset = catalog.subset([t.name for t in tools]) if self.toolset else catalog
+        listed = []
+        for tool in tools:
+            item = to_mcp_tool(tool)
+            if tool.command.response.select:  # the selected value has no declared shape
+                item.pop("outputSchema", None)
+            listed.append(item)
+        executor = Executor(subset, env=self.env, confirm=self.confirm)
+        return _Served(subset, executor, {t.name: t for t in tools}, listed)
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._current().catalog
+
+    def _current(self) -> _Served:
+        if self._served is None:
+            self.load()
+        assert self._served is not None
+        return self._served
+
+    # -- MCP handlers ----------------------------------------------------------
+
+    async def _track_session(self, ctx: ServerRequestContext[Any, Any],
+                             call_next: CallNext) -> HandlerResult:
+        # Handshake-era clients get list_changed on their session; modern ones listen.
+        # The session object is per request; the connection behind it is per client.
+        # The SDK keeps it private, so fall back to the session when it moves.
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and ctx.session is not None:
+            peer = getattr(ctx.session, "_connection", None) or ctx.session
+            try:
+                self._sessions.add(peer)
+            except TypeError:  # not weak-referenceable: skip rather than leak
+                pass
+        return await call_next(ctx)
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any, Any],
+                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        listed = self._current().listed
+        return types.ListToolsResult.model_validate({"tools": listed})
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any, Any],
+                         params: types.CallToolRequestParams) -> types.CallToolResult:
+        served = self._current()  # a reload mid-call leaves this call on its catalog
+        call = ToolCall(params.name, dict(params.arguments or {}),
+                        None if ctx.request_id is None else str(ctx.request_id))
+        result = await served.executor.aexecute(call)
+        out = format_result("mcp", result)
+        listed = next((t for t in served.listed if t["name"] == params.name), None)
+        schema = listed.get("outputSchema") if listed else None
+        if schema is not None and not out.get("isError"):
+            problem = _conformance(served, params.name, schema, out.get("structuredContent"))
+            if problem:  # MCP clients reject structured content that breaks the schema
+                out = {"content": [{"type": "text", "text": (
+                    f"{result.content}\n\nerror: the response does not match the tool's output "
+                    f"schema: {problem}")}], "isError": True}
+        return types.CallToolResult.model_validate(out)
+
+    # -- transports ------------------------------------------------------------
+
+    async def run_stdio(self) -> None:
+        from mcp.server.stdio import stdio_server
+
+        self._current()
+        async with stdio_server() as (read, write), anyio.create_task_group() as tg:
+            if self.watch:
+                tg.start_soon(self.watch_files)
+            await self.server.run(read, write, self.server.create_initialization_options())
+            tg.cancel_scope.cancel()
+        await self.aclose()
+
+    async def run_http(self, host: str = "127.0.0.1", port: int = 8000,
+                       path: str = "/mcp", on_ready: Callable[[str], None] | None = None) -> None:
+        import uvicorn
+
+        self._current()
+        app = self.server.streamable_http_app(streamable_http_path=path, host=host)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws="none",
+                                lifespan="on")
+        uv = uvicorn.Server(config)
+        async with anyio.create_task_group() as tg:
+            if self.watch:
+                tg.start_soon(self.watch_files)
+            if on_ready is not None:
+                tg.start_soon(_announce, uv, host, port, path, on_ready)
+            await uv.serve()
+            tg.cancel_scope.cancel()
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        executors = self._retired + ([self._served.executor] if self._served else [])
+        self._retired = []
+        for executor in executors:
+            await executor.aclose()
+
+    # -- watching --------------------------------------------------------------
+
+    def _snapshot(self) -> dict[str, tuple[int, int]]:
+        names = set(self._files)
+        for p in self.paths:
+            if os.path.isdir(p):
+                names.update(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml"))
+            else:
+                names.add(p)
+        snap: dict[str, tuple[int, int]] = {}
+        for name in names:
+            try:
+                st = os.stat(name)
+            except OSError:
+                snap[name] = (-1, -1)
+                continue
+            snap[name] = (st.st_mtime_ns, st.st_size)
+        return snap
+
+    async def watch_files(self) -> None:
+        """Poll the catalog's files; reload on a change and notify clients on success."""
+        before = self._snapshot()
+        while True:
+            await anyio.sleep(self.poll_interval)
+            now = self._snapshot()
+            if now == before:
+                continue
+            before = now
+            await self.reload()
+            before = self._snapshot()  # files read by the new catalog may differ
+
+    async def reload(self) -> bool:
+        """Reload now; ``True`` when the new catalog is served, ``False`` when it was broken."""
+        try:
+            served = await anyio.to_thread.run_sync(self.load)
+        except CatalogLoadFailed as exc:
+            lines = "\n".join(f"  {d}" for d in exc.diagnostics)
+            log.error("reload failed, still serving the last good catalog: %s\n%s", exc, lines)
+            return False
+        except Exception as exc:  # e.g. the toolset vanished: keep serving what works
+            log.error("reload failed, still serving the last good catalog: %s", exc)
+            return False
+        self.reloads += 1
+        log.warning("catalog reloaded: %d tools", len(served.listed))
+        await self._notify_changed()
+        return True
+
+    async def _notify_changed(self) -> None:
+        await self._bus.publish(ToolsListChanged())
+        for session in list(self._sessions):
+            try:
+                await session.send_tool_list_changed()
+            except Exception as exc:  # a closed session: forget it
+                log.debug("could not notify a session: %s", exc)
+                self._sessions.discard(session)
+
+
+def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:
+    import jsonschema
+
+    validator = served.validators.get(name)
+    if validator is None:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        validator = served.validators[name] = cls(schema)
+    if data is None:
+        return "no structured content (the response is not a JSON object)"
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    return f"at {where}: {error.message}"
+
+
+async def _announce(uv: Any, host: str, port: int, path: str,
+                    on_ready: Callable[[str], None]) -> None:
+    while not uv.started:
+        await anyio.sleep(0.02)
+    bound = port
+    for server in getattr(uv, "servers", []):
+        for sock in server.sockets:
+            bound = sock.getsockname()[1]
+    on_ready(f"http://{host}:{bound}{path}")
