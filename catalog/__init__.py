@@ -35,7 +35,13 @@ from ._model import (
     ToolAnnotations,
     ToolDefinition,
 )
-from ._strict import NotStrictable, StrictResult, check_strict_schema, to_strict_schema
+from ._strict import (
+    NotStrictable,
+    StrictResult,
+    check_strict_schema,
+    strip_strict_nulls,
+    to_strict_schema,
+)
 
 __all__ = [
     "ApiKeyAuth",
@@ -71,6 +77,7 @@ __all__ = [
     "export_tools",
     "freeze",
     "mcp_annotations",
+    "strip_strict_nulls",
     "thaw",
     "to_anthropic_tool",
     "to_gemini_declaration",

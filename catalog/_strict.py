@@ -22,6 +22,10 @@ The rules follow OpenAI's Structured Outputs guide ("Supported schemas"):
   sibling keywords is inlined (strict mode rejects siblings of ``$ref``);
   recursion through ``$ref`` stays as it is.
 
+A model answering a strict tool sends ``null`` for every optional argument it
+leaves out; :func:`strip_strict_nulls` turns those back into absent arguments
+before the arguments are checked against the tool's own input schema.
+
 A schema that cannot be made strict without changing what arguments it accepts
 (a free-form object such as ``{"type": "object"}`` or one with an
 ``additionalProperties`` schema, a schema without any type) raises
@@ -37,7 +41,13 @@ from typing import Any
 
 from ._frozen import thaw
 
-__all__ = ["NotStrictable", "StrictResult", "check_strict_schema", "to_strict_schema"]
+__all__ = [
+    "NotStrictable",
+    "StrictResult",
+    "check_strict_schema",
+    "strip_strict_nulls",
+    "to_strict_schema",
+]
 
 STRICT_FORMATS = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
@@ -359,3 +369,67 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
     if counter["enum"] > MAX_ENUM_VALUES:
         problems.append(f"/: {counter['enum']} enum values (at most {MAX_ENUM_VALUES})")
     return problems
+
+
+# -- undoing the nulls ------------------------------------------------------------
+
+
+def strip_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:
+    """``arguments`` without the ``null`` values strict mode forced on optional properties.
+
+    A property whose value is ``None``, that ``schema`` (the tool's own input
+    schema, not the strict one) does not require and whose own schema does not
+    accept ``null``, is dropped, at any depth of nested objects and arrays.
+    Every other value is kept as it is. Returns a new value; ``arguments`` is
+    not changed.
+
+    >>> schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    >>> strip_strict_nulls(schema, {"q": None})
+    {}
+    """
+    defs: Mapping[str, Any] = {}
+    for key in ("definitions", "$defs"):
+        if isinstance(schema.get(key), Mapping):
+            defs = {**defs, **schema[key]}
+
+    def resolve(s: Any, hops: int = 0) -> Any:
+        while isinstance(s, Mapping) and isinstance(s.get("$ref"), str) and hops < 32:
+            name = s["$ref"].rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+            target = schema if s["$ref"] == "#" else defs.get(name)
+            if not isinstance(target, Mapping):
+                return s
+            s, hops = target, hops + 1
+        return s
+
+    def accepts_null(s: Any) -> bool:
+        s = resolve(s)
+        if not isinstance(s, Mapping):
+            return True
+        types = s.get("type")
+        if types is None and "enum" not in s and "const" not in s:
+            members = [*(s.get("anyOf") or ()), *(s.get("oneOf") or ())]
+            return not members or any(accepts_null(m) for m in members)
+        if types == "null" or (isinstance(types, list) and "null" in types):
+            return True
+        return None in (s.get("enum") or ()) or ("const" in s and s["const"] is None)
+
+    def walk(s: Any, value: Any, depth: int) -> Any:
+        s = resolve(s)
+        if depth > 64 or not isinstance(s, Mapping):
+            return value
+        props = s.get("properties")
+        if isinstance(value, dict) and isinstance(props, Mapping):
+            required = set(s.get("required") or ())
+            out = {}
+            for key, item in value.items():
+                sub = props.get(key)
+                if item is None and sub is not None and key not in required:
+                    if not accepts_null(sub):
+                        continue
+                out[key] = walk(sub, item, depth + 1) if sub is not None else item
+            return out
+        if isinstance(value, list) and isinstance(s.get("items"), Mapping):
+            return [walk(s["items"], item, depth + 1) for item in value]
+        return value
+
+    return walk(schema, arguments, 0)

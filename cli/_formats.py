@@ -180,23 +180,36 @@ def _artifact(file: str) -> dict[str, str]:
     return {"uri": quote(rel), "uriBaseId": "%SRCROOT%"}
 
 
-def _docs_base() -> str | None:
-    """Where docs/diagnostics.md is published, from the package's Project-URL metadata."""
+def _project_urls() -> dict[str, str]:
+    """The package's ``Project-URL`` metadata (``[project.urls]``), labels lower-cased."""
     from importlib import metadata
 
     try:
-        urls = metadata.metadata("toolcat").get_all("Project-URL") or []
+        entries = metadata.metadata("toolcat").get_all("Project-URL") or []
     except metadata.PackageNotFoundError:
-        return None
+        return {}
     found: dict[str, str] = {}
-    for entry in urls:
+    for entry in entries:
         label, _, url = entry.partition(",")
         found[label.strip().lower()] = url.strip().rstrip("/")
-    if "diagnostics" in found:
-        return found["diagnostics"]
+    return found
+
+
+def _information_uri(urls: dict[str, str]) -> str | None:
+    for key in ("homepage", "documentation", "repository", "source"):
+        if urls.get(key, "").startswith("https://"):
+            return urls[key]
+    return None
+
+
+def _docs_base(urls: dict[str, str]) -> str | None:
+    """Where docs/diagnostics.md is published: ``[project.urls] Diagnostics``, or the
+    repository's copy when the repository is on GitHub."""
+    if urls.get("diagnostics", "").startswith("https://"):
+        return urls["diagnostics"]
     for key in ("repository", "source", "homepage"):
-        if found.get(key, "").startswith("https://github.com/"):
-            return f"{found[key]}/blob/main/docs/diagnostics.md"
+        if urls.get(key, "").startswith("https://github.com/"):
+            return f"{urls[key]}/blob/main/docs/diagnostics.md"
     return None
 
 
@@ -221,14 +234,23 @@ def format_sarif(
     *,
     version: str | None = None,
     docs_base: str | None = None,
+    information_uri: str | None = None,
 ) -> str:
-    """A SARIF 2.1.0 log with one run: a rule per code used, a result per finding."""
+    """A SARIF 2.1.0 log with one run: a rule per code used, a result per finding.
+
+    ``informationUri`` and each rule's ``helpUri`` come from the package's
+    ``[project.urls]`` (or the arguments); without them they are left out and
+    each rule's ``help`` text names docs/diagnostics.md.
+    """
     if version is None:
         from toolcat import __version__
 
         version = __version__
+    urls = _project_urls() if docs_base is None or information_uri is None else {}
     if docs_base is None:
-        docs_base = _docs_base()
+        docs_base = _docs_base(urls)
+    if information_uri is None:
+        information_uri = _information_uri(urls)
     from toolcat.loader import CODES
 
     rules: list[dict[str, Any]] = []
@@ -263,9 +285,10 @@ def format_sarif(
         "name": "toolcat",
         "version": version,
         "semanticVersion": version,
-        "informationUri": "https://pypi.org/project/toolcat/",
         "rules": rules,
     }
+    if information_uri:
+        driver["informationUri"] = information_uri
     run: dict[str, Any] = {
         "tool": {"driver": driver},
         "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},

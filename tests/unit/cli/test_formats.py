@@ -120,12 +120,19 @@ def test_sarif_schema_check_is_not_vacuous(sarif_schema: dict) -> None:
 
 def test_sarif_rules_results_and_locations() -> None:
     log = json.loads(
-        format_sarif(ALL, FILES, "error", version="1.2.3", docs_base="https://d.example/diag.md")
+        format_sarif(
+            ALL,
+            FILES,
+            "error",
+            version="1.2.3",
+            docs_base="https://d.example/diag.md",
+            information_uri="https://d.example/",
+        )
     )
     run = log["runs"][0]
     driver = run["tool"]["driver"]
     assert driver["name"] == "toolcat" and driver["version"] == "1.2.3"
-    assert driver["informationUri"].startswith("https://")
+    assert driver["informationUri"] == "https://d.example/"
     assert [r["id"] for r in driver["rules"]] == ["TC012", "TC103", "TC104", "TC101"]
     rule = driver["rules"][0]
     assert rule["name"] == "unknown-service"
@@ -187,3 +194,24 @@ def test_junit_fail_on_warning_makes_warnings_failures() -> None:
 def test_every_format_handles_no_diagnostics(name: str) -> None:
     out = FORMATS[name]([], FILES, "error")
     assert isinstance(out, str)
+
+
+def test_sarif_links_come_from_project_urls() -> None:
+    from toolcat.cli._formats import _docs_base, _information_uri
+
+    urls = {"repository": "https://github.com/acme/toolcat", "homepage": "https://acme.example"}
+    assert _docs_base(urls) == "https://github.com/acme/toolcat/blob/main/docs/diagnostics.md"
+    assert _information_uri(urls) == "https://acme.example"
+    assert _docs_base({"diagnostics": "https://docs.acme.example/diag"}) == (
+        "https://docs.acme.example/diag"
+    )
+    assert _docs_base({}) is None and _information_uri({}) is None
+
+
+def test_sarif_without_links_names_the_docs_in_help_text() -> None:
+    log = json.loads(
+        format_sarif([ERR], FILES, "error", version="1", docs_base="", information_uri="")
+    )
+    driver = log["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver and "helpUri" not in driver["rules"][0]
+    assert "docs/diagnostics.md#tc012" in driver["rules"][0]["help"]["text"]

@@ -10,6 +10,7 @@ from toolcat.catalog import (
     NotStrictable,
     check_strict_schema,
     export_catalog,
+    strip_strict_nulls,
     to_strict_schema,
 )
 
@@ -234,3 +235,60 @@ def test_strict_export_of_the_fixture_catalog_passes_the_checker(catalog: Catalo
     for item in export_catalog(catalog, "openai-responses", strict=True).tools:
         assert item["strict"] is True
         assert check_strict_schema(item["parameters"]) == []
+
+
+STRIP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string"},
+        "must": {"type": "string"},
+        "maybe": {"type": ["string", "null"]},
+        "addr": {"$ref": "#/$defs/Address"},
+        "lines": {"type": "array", "items": {"$ref": "#/$defs/Address"}},
+        "any": {},
+    },
+    "required": ["must"],
+    "$defs": {
+        "Address": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "zip": {"type": "string"}},
+            "required": ["city"],
+        }
+    },
+}
+
+
+def test_strip_strict_nulls_undoes_the_forced_nulls_at_every_depth() -> None:
+    args = {
+        "q": None,
+        "must": None,
+        "maybe": None,
+        "addr": {"city": "Oslo", "zip": None},
+        "lines": [{"city": "Bergen", "zip": None}, {"city": None}],
+        "any": None,
+        "extra": None,
+    }
+    out = strip_strict_nulls(STRIP_SCHEMA, args)
+    assert out == {
+        "must": None,  # required: left for validation to report
+        "maybe": None,  # its schema accepts null
+        "addr": {"city": "Oslo"},
+        "lines": [{"city": "Bergen"}, {"city": None}],
+        "any": None,
+        "extra": None,  # unknown: left for validation to report
+    }
+    assert args["q"] is None and args["addr"]["zip"] is None  # the input is unchanged
+
+
+def test_strict_round_trip_arguments_validate_against_the_original_schema() -> None:
+    import jsonschema
+
+    schema = {**STRIP_SCHEMA, "properties": dict(STRIP_SCHEMA["properties"])}
+    del schema["properties"]["any"]  # free-form: not strict-able
+    strict = to_strict_schema(schema).schema
+    answer = {"q": None, "must": "x", "maybe": None, "addr": {"city": "Oslo", "zip": None}}
+    answer["lines"] = None
+    jsonschema.validate(answer, strict)  # what a strict model may send...
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(answer, schema)  # ...fails the tool's own schema
+    jsonschema.validate(strip_strict_nulls(schema, answer), schema)
