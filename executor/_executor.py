@@ -80,6 +80,7 @@ class Executor:
         self._env = env
         self._client = client
         self._async_client = async_client
+        self._async_loop: asyncio.AbstractEventLoop | None = None
         self._own_client = client is None
         self._own_async_client = async_client is None
         self._confirm = confirm
@@ -103,8 +104,15 @@ class Executor:
 
     @property
     def async_client(self) -> httpx.AsyncClient:
+        """The async client; the executor's own is bound to the event loop that first used it."""
+        loop = asyncio.get_running_loop()
+        if self._async_client is not None and self._own_async_client and self._async_loop is not loop:
+            # A new event loop (another asyncio.run): the old client's connections belong to
+            # the old loop and cannot be reused. Use `async with Executor(...)` to close them.
+            self._async_client = None
         if self._async_client is None:
             self._async_client = httpx.AsyncClient(follow_redirects=False, limits=_LIMITS)
+            self._async_loop = loop
         return self._async_client
 
     def close(self) -> None:
@@ -113,13 +121,11 @@ class Executor:
             self._client.close()
             self._client = None
         if self._own_async_client and self._async_client is not None:
-            client, self._async_client = self._async_client, None
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:
-                asyncio.run(client.aclose())
-            else:  # inside a loop: the caller should have used aclose()
-                self._async_client = client
+            loop = self._async_loop
+            if loop is not None and not loop.is_closed() and not loop.is_running():
+                loop.run_until_complete(self._async_client.aclose())
+            # otherwise the loop that owned it is gone (or busy): use aclose() in that loop
+            self._async_client = None
 
     async def aclose(self) -> None:
         if self._own_async_client and self._async_client is not None:

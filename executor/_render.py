@@ -163,6 +163,21 @@ def _simple_text(b: ParameterBinding, value: Any) -> str:
     return _text(value)
 
 
+def _cookie_text(b: ParameterBinding, value: Any) -> str:
+    """Cookie values: ``form`` style, each item encoded so it cannot end the cookie."""
+
+    def c(v: Any) -> str:
+        return quote(_text(v), safe=_COOKIE_SAFE)
+
+    if b.content_type is not None:
+        return c(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+    if isinstance(value, list):
+        return ",".join(c(v) for v in value)
+    if isinstance(value, Mapping):
+        return ",".join(f"{c(k)},{c(v)}" for k, v in value.items())
+    return c(value)
+
+
 def _check_header_value(value: str, loc: tuple[str | int, ...], what: str) -> None:
     bad = bad_header_char(value)
     if bad is not None:
@@ -270,9 +285,9 @@ def _render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], red
     cookies: list[str] = []
     for b in plan.cookies:
         if b.argument in args and args[b.argument] is not None:
-            text = _simple_text(b, args[b.argument])
-            _check_header_value(text, (b.argument,), f"cookie {b.wire_name}")
-            cookies.append(f"{b.wire_name}={quote(text, safe=_COOKIE_SAFE)}")
+            value = args[b.argument]
+            _check_header_value(_simple_text(b, value), (b.argument,), f"cookie {b.wire_name}")
+            cookies.append(f"{b.wire_name}={_cookie_text(b, value)}")
 
     # auth
     auth = resolve_auth(plan.auth, env, redactor, where=f"service {service} auth")

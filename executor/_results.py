@@ -111,7 +111,13 @@ def shape_reply(call: ToolCall, plan: ToolPlan, reply: Reply, redactor: Redactor
     if text is None:
         summary = f"binary response: {data['content_type']}, {data['size']} bytes (not shown)"
     if reply.status >= 400:
-        excerpt = summary if text is None else truncate(text, _EXCERPT)
+        excerpt: Any
+        if text is None:
+            excerpt = summary
+        elif isinstance(data, dict | list) and len(text) <= _EXCERPT:
+            excerpt = data  # small JSON error bodies stay JSON, so the model reads them as such
+        else:
+            excerpt = truncate(text, _EXCERPT)
         reason = f" {reply.reason}" if reply.reason else ""
         msg = f"HTTP {reply.status}{reason}"
         if reply.reason and "retry" in reply.reason:
@@ -158,7 +164,7 @@ def error_result(
     *,
     status: int | None = None,
     data: Any = None,
-    excerpt: str | None = None,
+    excerpt: Any = None,
     headers: Mapping[str, str] | None = None,
     elapsed: float = 0.0,
     extra: Mapping[str, Any] | None = None,
@@ -172,7 +178,7 @@ def error_result(
         payload["details"] = [
             {"loc": format_loc(e.loc), "msg": e.msg} if e.loc else {"msg": e.msg} for e in errors
         ]
-    if excerpt:
+    if excerpt not in (None, ""):
         payload["body"] = excerpt
     if extra:
         payload.update(extra)
