@@ -287,7 +287,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def httpbin_url() -> Iterator[str]:
+def httpbin_url(tmp_path_factory: Any) -> Iterator[str]:
     """httpbin 0.10.4 under gunicorn in a subprocess; skips when it is not installed."""
     try:
         import httpbin  # noqa: F401
@@ -297,10 +297,12 @@ def httpbin_url() -> Iterator[str]:
     if gunicorn is None:
         pytest.skip("gunicorn is not installed")
     port = _free_port()
-    proc = subprocess.Popen(
-        [gunicorn, "-b", f"127.0.0.1:{port}", "-w", "2", "--log-level", "warning", "httpbin:app"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "PYTHONWARNINGS": "ignore"},
-    )
+    log = tmp_path_factory.mktemp("httpbin") / "gunicorn.log"
+    with open(log, "wb") as sink:
+        proc = subprocess.Popen(
+            [gunicorn, "-b", f"127.0.0.1:{port}", "-w", "2", "--log-level", "warning", "httpbin:app"],
+            stdout=subprocess.DEVNULL, stderr=sink, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     try:
@@ -311,7 +313,7 @@ def httpbin_url() -> Iterator[str]:
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode(errors="replace")[-500:] if proc.stderr else ""
+                err = log.read_text(errors="replace")[-500:]
                 pytest.skip(f"httpbin did not start: {err}")
             time.sleep(0.1)
         yield url
