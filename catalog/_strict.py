@@ -67,7 +67,11 @@ _STRUCTURAL = frozenset(
      "allOf", "$ref", "$defs", "definitions", "description", "const", "enum", "$schema",
      "$id", "$comment", "title"}
 )  # fmt: skip
-_DROPPED_SILENTLY = frozenset({"$schema", "$id", "$comment"})
+# Annotations that do not constrain the value: dropped without a word.
+_DROPPED_SILENTLY = frozenset(
+    {"$schema", "$id", "$comment", "$anchor", "readOnly", "writeOnly", "discriminator",
+     "xml", "externalDocs"}
+)  # fmt: skip
 MAX_NESTING = 10
 MAX_PROPERTIES = 5000
 MAX_ENUM_VALUES = 1000
@@ -135,6 +139,8 @@ class _Converter:
         s = dict(schema)
         for key in _DROPPED_SILENTLY & s.keys():
             del s[key]
+        if s.pop("nullable", False) is True:  # OpenAPI 3.0 spelling of a null type
+            return _nullable(self.node(s, pointer))
         if "allOf" in s:
             s = self.merge_all_of(s, pointer)
         if "$ref" in s:
@@ -410,6 +416,8 @@ def strip_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:
             members = [*(s.get("anyOf") or ()), *(s.get("oneOf") or ())]
             return not members or any(accepts_null(m) for m in members)
         if types == "null" or (isinstance(types, list) and "null" in types):
+            return True
+        if s.get("nullable") is True:
             return True
         return None in (s.get("enum") or ()) or ("const" in s and s["const"] is None)
 

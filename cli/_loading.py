@@ -26,10 +26,10 @@ def read_catalog(paths: Sequence[str]) -> Any:
 
 def load_or_exit(paths: Sequence[str]) -> Catalog:
     """The compiled catalog, or its errors on stderr and exit code 1."""
-    from ._formats import format_text
-
     result = read_catalog(paths)
     if result.catalog is None:
+        from ._formats import format_text
+
         errors = [d for d in result.diagnostics if str(d.severity) == "error"]
         sys.stderr.write(format_text(errors, result.files, "error"))
         noun = "error" if len(errors) == 1 else "errors"

@@ -292,3 +292,21 @@ def test_strict_round_trip_arguments_validate_against_the_original_schema() -> N
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(answer, schema)  # ...fails the tool's own schema
     jsonschema.validate(strip_strict_nulls(schema, answer), schema)
+
+
+def test_openapi_nullable_becomes_a_null_type_and_annotations_go_quietly() -> None:
+    schema = obj(
+        {
+            "a": {"type": "string", "nullable": True, "readOnly": True},
+            "b": {"$ref": "#/$defs/X", "nullable": True},
+            "c": {"type": "string", "nullable": False, "deprecated": True},
+        },
+        ["a", "b", "c"],
+        **{"$defs": {"X": {"type": "string"}}},
+    )
+    out = to_strict_schema(schema).schema
+    assert out["properties"]["a"] == {"type": ["string", "null"]}
+    assert out["properties"]["b"] == {"anyOf": [{"$ref": "#/$defs/X"}, {"type": "null"}]}
+    assert out["properties"]["c"] == {"type": "string", "description": "(deprecated: true)"}
+    assert check_strict_schema(out) == []
+    assert strip_strict_nulls(schema, {"a": None, "b": None}) == {"a": None, "b": None}
