@@ -60,9 +60,10 @@ class AnthropicClient:
         self.model = model
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
-        base = base_url.rstrip("/")
-        if base.endswith("/v1"):  # accept both https://api.anthropic.com and .../v1
-            base = base[:-3]
+        base = base_url.strip().rstrip("/")
+        for suffix in ("/messages", "/v1"):  # accept the root, .../v1 and .../v1/messages
+            if base.endswith(suffix):
+                base = base[: -len(suffix)]
         settings = HttpSettings(base, api_key_env=api_key_env, api_key=api_key,
                                 headers=dict(headers or {}), timeout=timeout,
                                 max_retries=max_retries, backoff=backoff)

@@ -61,7 +61,8 @@ class OpenAIChatClient:
         self.model = model
         self.extra_body = dict(extra_body or {})
         self.stream_usage = stream_usage
-        settings = HttpSettings(base_url, api_key_env=api_key_env, api_key=api_key,
+        settings = HttpSettings(normalize_base_url(base_url), api_key_env=api_key_env,
+                                api_key=api_key,
                                 headers=dict(headers or {}), timeout=timeout,
                                 max_retries=max_retries, backoff=backoff)
         self._http = HttpModelTransport(settings, client)
@@ -143,7 +144,7 @@ class OpenAIChatClient:
              "function": {"name": c["name"], "arguments": c["arguments"]}}
             for i, c in sorted(calls.items())
         ]
-        message = {"role": "assistant", "content": "".join(text) or None}
+        message = {"role": "assistant", "content": "".join(text)}
         return _turn(message, raw_calls, finish, usage, attempts)
 
     def _auth(self) -> dict[str, str]:
@@ -152,6 +153,22 @@ class OpenAIChatClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+
+def normalize_base_url(url: str) -> str:
+    """The API root: a bare host gets ``/v1``; a full ``.../chat/completions`` URL is cut back.
+
+    >>> normalize_base_url("http://127.0.0.1:11434")
+    'http://127.0.0.1:11434/v1'
+    >>> normalize_base_url("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions")
+    'https://dashscope.aliyuncs.com/compatible-mode/v1'
+    """
+    url = url.strip().rstrip("/")
+    if url.endswith("/chat/completions"):
+        url = url[: -len("/chat/completions")]
+    if httpx.URL(url).path in ("", "/"):
+        url += "/v1"
+    return url
 
 
 def _with_system(messages: Sequence[Mapping[str, Any]], system: str | None) -> list[Any]:
@@ -211,7 +228,7 @@ def _turn(message: dict[str, Any], raw_calls: list[dict[str, Any]], finish: str 
           usage: Usage | None, attempts: int) -> ModelTurn:
     if raw_calls:
         message["tool_calls"] = raw_calls
-    elif message.get("content") is None:
+    if message.get("content") is None:  # "" is accepted everywhere; null is not
         message["content"] = ""
     calls = tuple(
         ToolCall(c["function"]["name"], c["function"]["arguments"], c["id"]) for c in raw_calls

@@ -104,7 +104,7 @@ def test_openai_stream_assembles_interleaved_tool_call_deltas() -> None:
     assert [(c.id, c.name, json.loads(c.arguments)) for c in turn.tool_calls] == [
         ("a", "f", {"x": 1}), ("b", "g", {"y": 2})]
     assert turn.finish_reason == "tool_calls"
-    assert turn.message["content"] is None and len(turn.message["tool_calls"]) == 2
+    assert turn.message["content"] == "" and len(turn.message["tool_calls"]) == 2
 
 
 def test_anthropic_stream_error_event_raises() -> None:
@@ -132,3 +132,31 @@ def test_anthropic_headers_and_base_url_with_v1() -> None:
     assert seen[0].headers["x-api-key"] == "k" and seen[0].headers["anthropic-version"]
     assert json.loads(seen[0].content)["system"] == "be brief"
     assert turn.text == "ok" and turn.usage is not None and turn.usage.total_tokens == 4
+
+
+@pytest.mark.parametrize(
+    "given,expected",
+    [("http://127.0.0.1:11434", "http://127.0.0.1:11434/v1"),
+     ("http://127.0.0.1:8000/v1/", "http://127.0.0.1:8000/v1"),
+     ("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions",
+      "https://dashscope.aliyuncs.com/compatible-mode/v1"),
+     ("https://example.test/openai", "https://example.test/openai")],
+)
+def test_openai_base_url_is_normalized(given: str, expected: str) -> None:
+    from toolcat.executor._models_openai import normalize_base_url
+
+    assert normalize_base_url(given) == expected
+
+
+@pytest.mark.parametrize("base", ["http://model.test", "http://model.test/v1",
+                                  "http://model.test/v1/messages"])
+def test_anthropic_base_url_forms(base: str) -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return httpx.Response(200, json={"content": [], "stop_reason": "end_turn"})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    create(AnthropicClient(base, "m", client=client))
+    assert seen == ["http://model.test/v1/messages"]

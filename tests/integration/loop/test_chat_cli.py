@@ -1,0 +1,102 @@
+"""`toolcat chat` as a subprocess against a scripted model endpoint and the sample service."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolcat.executor._background import BackgroundServer
+from toolcat.executor._demo_service import make_service
+from toolcat.executor._scripted import ScriptedModel, ScriptedTurn
+
+REPO = Path(__file__).resolve().parents[3]
+CATALOG = str(REPO / "examples" / "demo")
+TOOLCAT = [sys.executable, "-m", "toolcat.cli", "chat", CATALOG]
+
+
+@pytest.fixture(scope="module")
+def warehouse() -> Iterator[str]:
+    with BackgroundServer(make_service()) as server:
+        yield server.url
+
+
+def chat(args: list[str], turns: list[ScriptedTurn], warehouse: str, *,
+         stdin: str | None = None, extra_env: dict[str, str] | None = None,
+         ) -> tuple[subprocess.CompletedProcess[str], ScriptedModel]:
+    model = ScriptedModel(turns)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"WAREHOUSE_URL": warehouse, **(extra_env or {})})
+    with BackgroundServer(model.app) as endpoint:
+        argv = [a.replace("{url}", endpoint.url) for a in args]
+        proc = subprocess.run([*TOOLCAT, *argv], capture_output=True, text=True, timeout=60,
+                              env=env, input=stdin)
+    return proc, model
+
+
+TWO_TURNS = [ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "G-STEEL-10"}}]),
+             ScriptedTurn(text="7 steel gadgets are left.")]
+
+
+def test_chat_answers_on_stdout_and_traces_tools_on_stderr(warehouse):
+    proc, model = chat(["How many steel gadgets?", "--base-url", "{url}/v1", "--model", "m1",
+                        "--api-key-env", "CHAT_KEY", "--header", "X-Team: ops",
+                        "--system", "be brief"], TWO_TURNS, warehouse,
+                       extra_env={"CHAT_KEY": "sk-test-123"})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "7 steel gadgets are left.\n"
+    assert '-> get_item {"sku": "G-STEEL-10"}' in proc.stderr
+    assert "<- get_item ok (HTTP 200" in proc.stderr
+    first = model.requests[0]
+    assert first.headers["authorization"] == "Bearer sk-test-123"
+    assert first.headers["x-team"] == "ops"
+    assert first.body["model"] == "m1"
+    assert first.messages[0] == {"role": "system", "content": "be brief"}
+    assert {t["function"]["name"] for t in first.body["tools"]} == {
+        "get_item", "create_order", "search_items", "get_order"}
+    assert "sk-test-123" not in proc.stderr
+
+
+def test_chat_streams_with_anthropic_and_reads_the_prompt_from_stdin(warehouse):
+    proc, model = chat(["--base-url", "{url}", "--model", "claude", "--provider", "anthropic",
+                        "--stream", "--toolset", "readonly"], TWO_TURNS, warehouse,
+                       stdin="How many steel gadgets?\n")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "7 steel gadgets are left."
+    assert all(r.path == "/v1/messages" and r.body["stream"] for r in model.requests)
+    assert model.requests[0].messages[0] == {"role": "user",
+                                             "content": "How many steel gadgets?"}
+    assert {t["name"] for t in model.requests[0].body["tools"]} == {
+        "get_item", "search_items", "get_order"}
+
+
+def test_chat_json_trace(warehouse):
+    proc, _ = chat(["q", "--base-url", "{url}/v1", "--model", "m", "--format", "json"],
+                   TWO_TURNS, warehouse)
+    assert proc.returncode == 0, proc.stderr
+    trace = json.loads(proc.stdout)
+    assert trace["stop_reason"] == "final_answer"
+    assert trace["steps"][0]["results"][0]["data"]["stock"] == 7
+    assert trace["usage"]["total_tokens"] == 38
+
+
+def test_chat_model_failure_is_one_line_exit_1(warehouse):
+    proc, model = chat(["q", "--base-url", "{url}/v1", "--model", "m", "--max-retries", "0"],
+                       [ScriptedTurn(status=500)], warehouse)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().startswith("toolcat: model endpoint http://127.0.0.1:")
+    assert "HTTP 500" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert len(model.requests) == 1
+
+
+def test_chat_unset_key_variable_is_exit_2(warehouse):
+    proc, model = chat(["q", "--base-url", "{url}/v1", "--model", "m", "--api-key-env",
+                        "TOOLCAT_TEST_UNSET_KEY"], [], warehouse)
+    assert proc.returncode == 2
+    assert "TOOLCAT_TEST_UNSET_KEY is not set" in proc.stderr
+    assert model.requests == []
