@@ -1,18 +1,188 @@
-"""`toolcat import`: not built yet."""
+"""`toolcat import openapi SPEC`: write a YAML catalog from an OpenAPI 3.x or Swagger 2.0 spec."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Any
 
 from ._app import CliError
 
+_KINDS = {"tag": "tags", "operation": "operations", "path": "paths", "method": "methods"}
+
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("import", help="(not built yet)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=run)
+    p = sub.add_parser(
+        "import",
+        help="write a YAML catalog from an OpenAPI spec",
+        description="Import tools from an API description into a catalog file.",
+    )
+    kinds = p.add_subparsers(dest="kind", metavar="KIND")
+    o = kinds.add_parser(
+        "openapi",
+        help="an OpenAPI 3.0/3.1/3.2 or Swagger 2.0 spec (JSON or YAML)",
+        description=(
+            "Write a YAML catalog with one tool per operation. Selections: within one flag the "
+            "values are alternatives; different include flags must all match; any exclude "
+            "flag that matches leaves the operation out. The per-operation report goes to stderr."
+        ),
+    )
+    o.add_argument("spec", metavar="SPEC", help="the spec file")
+    o.add_argument(
+        "-o", "--output", metavar="FILE", help="write the catalog here (default: stdout)"
+    )
+    o.add_argument(
+        "--service", metavar="NAME", help="the service name (default: from the spec's title)"
+    )
+    o.add_argument("--prefix", default="", metavar="P", help="prefix every tool name with P")
+    sel = o.add_argument_group("selection")
+    for flag, dest, meta, what in (
+        ("tag", "tags", "TAG", "operations with this tag"),
+        ("operation", "operations", "ID", "the operation with this operationId"),
+        ("path", "paths", "GLOB", "operations whose path matches this glob (fnmatch)"),
+    ):
+        sel.add_argument(
+            f"--include-{flag}",
+            dest=f"include_{dest}",
+            action="append",
+            default=[],
+            metavar=meta,
+            help=f"import only {what} (repeatable)",
+        )
+        sel.add_argument(
+            f"--exclude-{flag}",
+            dest=f"exclude_{dest}",
+            action="append",
+            default=[],
+            metavar=meta,
+            help=f"leave out {what} (repeatable)",
+        )
+    sel.add_argument(
+        "--method",
+        dest="include_methods",
+        action="append",
+        default=[],
+        metavar="M",
+        help="import only operations with this HTTP method (repeatable)",
+    )
+    sel.add_argument(
+        "--exclude-method",
+        dest="exclude_methods",
+        action="append",
+        default=[],
+        metavar="M",
+        help="leave out operations with this HTTP method (repeatable)",
+    )
+    sel.add_argument(
+        "--include",
+        dest="include_any",
+        action="append",
+        default=[],
+        metavar="KIND:VALUE",
+        help="tag:T, operation:ID, path:GLOB or method:M (repeatable)",
+    )
+    sel.add_argument(
+        "--exclude",
+        dest="exclude_any",
+        action="append",
+        default=[],
+        metavar="KIND:VALUE",
+        help="tag:T, operation:ID, path:GLOB or method:M (repeatable)",
+    )
+    o.add_argument(
+        "--spec-url",
+        metavar="URL",
+        help="where the spec was downloaded from: relative server URLs resolve against it",
+    )
+    o.add_argument(
+        "--max-spec-mb",
+        type=float,
+        default=64.0,
+        metavar="MB",
+        help="refuse spec files larger than this (default 64)",
+    )
+    o.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="report only the operations left out and the summary",
+    )
+    o.set_defaults(func=run)
+    p.set_defaults(func=_no_kind)
+
+
+def _no_kind(args: argparse.Namespace) -> int:
+    raise CliError(
+        "say what to import: 'toolcat import openapi SPEC' (see 'toolcat import --help')"
+    )
+
+
+def _selection(args: argparse.Namespace, side: str) -> Any:
+    from toolcat.loader.openapi import Selection
+
+    values: dict[str, list[str]] = {k: list(getattr(args, f"{side}_{k}")) for k in _KINDS.values()}
+    for item in getattr(args, f"{side}_any"):
+        kind, sep, value = item.partition(":")
+        if not sep or kind not in _KINDS or not value:
+            raise CliError(
+                f"--{side} {item!r}: write KIND:VALUE with KIND one of {', '.join(_KINDS)}"
+            )
+        values[_KINDS[kind]].append(value)
+    return Selection(**{k: tuple(v) for k, v in values.items()})
 
 
 def run(args: argparse.Namespace) -> int:
-    raise CliError("'toolcat import' is not built yet")
+    from pathlib import Path
+
+    from toolcat.loader.openapi import ImportOptions, import_openapi
+    from toolcat.loader.openapi._emit import render_catalog
+
+    spec = Path(args.spec)
+    if not spec.is_file():
+        raise CliError(
+            f"{args.spec}: no such file" if not spec.exists() else f"{args.spec}: not a file"
+        )
+    if args.max_spec_mb <= 0:
+        raise CliError("--max-spec-mb must be positive")
+    options = ImportOptions(
+        service=args.service,
+        include=_selection(args, "include"),
+        exclude=_selection(args, "exclude"),
+        prefix=args.prefix,
+        max_spec_bytes=int(args.max_spec_mb * 1024 * 1024),
+        spec_url=args.spec_url,
+    )
+    result = import_openapi(spec, options)
+    fatal = [d for d in result.diagnostics if d.code in ("TC201", "TC202", "TC207")]
+    if fatal:
+        raise CliError(f"{args.spec}: {fatal[0].message}")
+    for report in result.report:
+        if report.skipped or not args.quiet:
+            print(str(report), file=sys.stderr)
+            for note in report.notes:
+                print(f"    note: {note}", file=sys.stderr)
+    for diag in result.diagnostics:
+        if diag.code not in ("TC203", "TC204"):  # those are in the report above
+            print(str(diag), file=sys.stderr)
+
+    target = args.output or "<stdout>"
+    text = render_catalog(result, spec)
+    if args.output:
+        out = Path(args.output)
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, out)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise CliError(f"{args.output}: cannot write: {exc.strerror or exc}") from exc
+    else:
+        sys.stdout.write(text)
+    skipped = sum(1 for r in result.report if r.skipped)
+    print(
+        f"{len(result.report)} operations: {len(result.tools)} imported, "
+        f"{skipped} left out -> {target}",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,3 +1,6 @@
 """OpenAPI 3.0/3.1 and Swagger 2.0 import: operations become catalog tool documents."""
 
-__all__: list[str] = []
+from ._import import import_openapi
+from ._options import ImportOptions, ImportResult, OperationReport, Selection
+
+__all__ = ["ImportOptions", "ImportResult", "OperationReport", "Selection", "import_openapi"]

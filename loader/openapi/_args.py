@@ -1,0 +1,99 @@
+"""The arguments of one tool: where each goes on the wire, and how it is written in a catalog."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Arg", "assign_names", "safe_argument"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+# Ties between locations are broken in this order: the first keeps the plain name.
+_PRIORITY = {"path": 0, "query": 1, "header": 2, "cookie": 3, "body": 4}
+
+
+@dataclass(slots=True)
+class Arg:
+    """One top-level argument before it is written as a catalog parameter."""
+
+    wire: str
+    location: str
+    required: bool
+    schema: Any
+    description: str | None = None
+    style: str | None = None
+    explode: bool | None = None
+    allow_reserved: bool = False
+    content_type: str | None = None
+    file: bool = False
+    argument: str = ""
+
+    def to_doc(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"in": self.location}
+        if self.argument != self.wire:
+            doc["name"] = self.wire
+        doc["required"] = self.required
+        if self.style is not None:
+            doc["style"] = self.style
+        if self.explode is not None:
+            doc["explode"] = self.explode
+        if self.allow_reserved:
+            doc["allow_reserved"] = True
+        if self.content_type is not None:
+            doc["content_type"] = self.content_type
+        if self.file:
+            doc["file"] = True
+        schema = _as_object(self.schema)
+        if self.description:
+            doc["description"] = self.description
+        if isinstance(schema.get("required"), list):
+            # `required` is both a placement key (a boolean) and a JSON Schema keyword
+            # (a list). A required argument carries the list (the catalog reads a list as
+            # the schema's and the argument as required); an optional one wraps its schema.
+            if self.required:
+                del doc["required"]
+            else:
+                doc["allOf"] = [schema]
+                return doc
+        for k, v in schema.items():
+            if k == "description" and self.description:
+                continue
+            doc[k] = v
+        return doc
+
+
+def _as_object(schema: Any) -> Any:
+    if schema is True or schema is None:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    return schema
+
+
+def safe_argument(wire: str) -> str:
+    """A property name every provider accepts (``^[a-zA-Z0-9_.-]{1,64}$``)."""
+    name = _UNSAFE.sub("_", wire).strip("_") or "arg"
+    return name[:64]
+
+
+def assign_names(args: list[Arg]) -> None:
+    """Give each argument a unique name, deterministically (the IR keeps the wire name).
+
+    The plain name goes to the first argument by location (path, query, header,
+    cookie, body), then spec order; the others get ``_<location>``, then a number.
+    """
+    order = sorted(range(len(args)), key=lambda i: (_PRIORITY.get(args[i].location, 9), i))
+    taken: set[str] = set()
+    for i in order:
+        arg = args[i]
+        base = safe_argument(arg.wire)
+        name = base
+        if name in taken:
+            name = f"{base[:55]}_{arg.location}"
+            n = 1
+            while name in taken:
+                n += 1
+                name = f"{base[:52]}_{arg.location}{n}"
+        taken.add(name)
+        arg.argument = name

@@ -1,0 +1,142 @@
+"""Request bodies: pick a media type, then lift the properties to arguments or keep one ``body``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._args import Arg, safe_argument
+from ._errors import OperationSkipped
+from ._schemas import IN, SchemaConverter
+
+__all__ = ["Body", "JSON", "request_body"]
+
+JSON = "application/json"
+FORM = "application/x-www-form-urlencoded"
+MULTIPART = "multipart/form-data"
+TEXT = "text/plain"
+OCTET = "application/octet-stream"
+
+_FILE_PART = {
+    "anyOf": [
+        {"type": "string", "description": "The file's content as text."},
+        {
+            "type": "object",
+            "properties": {
+                "filename": {"type": "string"},
+                "content_base64": {"type": "string", "contentEncoding": "base64"},
+                "content_type": {"type": "string"},
+            },
+            "required": ["content_base64"],
+            "additionalProperties": False,
+        },
+    ]
+}
+_NOT_LIFTABLE = ("allOf", "anyOf", "oneOf", "not", "if", "patternProperties", "$ref")
+
+
+@dataclass(slots=True)
+class Body:
+    """The body arguments of a tool and how the body is encoded."""
+
+    media_type: str = JSON
+    args: list[Arg] = field(default_factory=list)
+    argument: Arg | None = None  # the whole body is this argument's value
+
+
+def _kind(media: str) -> tuple[int, str] | None:
+    m = media.split(";", 1)[0].strip().lower()
+    if m == JSON or (m.startswith("application/") and m.endswith("+json")):
+        return (0, m)
+    if m in ("application/*", "*/*"):
+        return (1, JSON)
+    if m == FORM:
+        return (2, m)
+    if m == MULTIPART:
+        return (3, m)
+    if m in (TEXT, "text/*"):
+        return (4, TEXT)
+    if m == OCTET:
+        return (5, m)
+    return None
+
+
+def _choose(content: dict[str, Any]) -> tuple[str, Any] | None:
+    best: tuple[int, str, Any] | None = None
+    for media, obj in content.items():
+        kind = _kind(str(media))
+        if kind and (best is None or kind[0] < best[0]):
+            best = (kind[0], kind[1], obj)
+    return (best[1], best[2]) if best else None
+
+
+def _is_file(schema: Any) -> bool:
+    return isinstance(schema, dict) and (
+        schema.get("format") in ("binary", "base64")
+        or schema.get("contentEncoding") in ("binary", "base64")
+        or ("contentMediaType" in schema and schema.get("type") == "string")
+    )
+
+
+def request_body(
+    rb: dict[str, Any] | None,
+    file: str,
+    converter: SchemaConverter,
+    defs: dict[str, Any],
+    taken: set[str],
+) -> Body | None:
+    """The body of an operation; ``taken`` holds the argument names of its parameters."""
+    if not isinstance(rb, dict) or not isinstance(rb.get("content"), dict) or not rb["content"]:
+        return None
+    required = rb.get("required") is True
+    chosen = _choose(rb["content"])
+    if chosen is None:
+        kinds = ", ".join(sorted(str(m) for m in rb["content"]))
+        if required:
+            raise OperationSkipped(f"its request body media types ({kinds}) are not supported")
+        return None  # an optional body we cannot send is left out
+    media_type, media = chosen
+    raw = media.get("schema") if isinstance(media, dict) else None
+    description = rb.get("description") if isinstance(rb.get("description"), str) else None
+    if media_type == TEXT:
+        schema: Any = {"type": "string"}
+    elif media_type == OCTET:
+        schema = {"type": "string", "contentEncoding": "base64"}
+        description = ((description or "") + " Base64-encoded bytes.").strip()
+    else:
+        schema, found = converter.convert(raw if raw is not None else {}, file, IN)
+        defs.update(found)
+    body = Body(media_type=media_type)
+    lifted = _lift(schema, media_type, required, taken)
+    if lifted is not None:
+        body.args = lifted
+    else:
+        body.argument = Arg("body", "body", required, schema, description)
+    return body
+
+
+def _lift(schema: Any, media_type: str, required: bool, taken: set[str]) -> list[Arg] | None:
+    if media_type not in (FORM, MULTIPART) and not media_type.endswith("json"):
+        return None
+    if not isinstance(schema, dict) or any(k in schema for k in _NOT_LIFTABLE):
+        return None
+    if schema.get("type", "object") != "object":
+        return None
+    props = schema.get("properties")
+    extra = schema.get("additionalProperties", False)
+    if not isinstance(props, dict) or not props or extra not in (False, None):
+        return None  # free-form extra properties cannot become named arguments
+    names = [safe_argument(n) for n in props]
+    if len(set(names)) != len(names) or taken.intersection(names):
+        return None  # ambiguous: keep the body whole
+    req = set(schema.get("required", ())) if required else set()
+    args = []
+    for wire, prop in props.items():
+        is_file = media_type == MULTIPART and _is_file(prop)
+        if is_file:
+            desc = prop.get("description") if isinstance(prop.get("description"), str) else None
+            arg = Arg(wire, "body", wire in req, _FILE_PART, desc, file=True)
+        else:
+            arg = Arg(wire, "body", wire in req, prop)
+        args.append(arg)
+    return args

@@ -1,0 +1,440 @@
+"""``import_openapi``: a spec becomes tool documents; an operation that cannot is skipped."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from toolcat.loader._diagnostics import Diagnostic
+
+from ._args import Arg, assign_names, safe_argument
+from ._bodies import JSON, request_body
+from ._errors import OperationSkipped, RefError, SpecError
+from ._names import base_name, unique_name
+from ._options import ImportOptions, ImportResult, OperationReport
+from ._params import merged_parameters, parameter_args
+from ._read import detect_version, read_document
+from ._refs import Resolver
+from ._schemas import OUT, SchemaConverter
+from ._security import auth_for
+from ._select import excluded_because
+from ._servers import base_url_variable, first_server_url, to_base_url
+from ._swagger2 import (
+    body_from_parameters,
+    parameter_as_v3,
+    response_as_v3,
+    schemes_as_v3,
+    server_url,
+)
+
+__all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
+
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+MAX_DESCRIPTION = 1024  # OpenAI's limit for a function description
+MAX_OUTPUT_DEFINITIONS = 32  # larger response schemas are left out (see docs/openapi.md)
+_READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+_TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
+
+
+def import_openapi(
+    spec_path: str | os.PathLike[str],
+    options: ImportOptions | None = None,
+    *,
+    progress: bool | None = None,
+) -> ImportResult:
+    """Import every selected operation of an OpenAPI 3.x or Swagger 2.0 spec.
+
+    Never raises for a bad spec: a spec that cannot be read at all gives one
+    TC201/TC202/TC207 diagnostic and no tools; an operation that cannot be
+    imported is skipped with a TC203/TC204 diagnostic naming it.
+
+    >>> result = import_openapi("petstore.yaml", ImportOptions(service="pets"))  # doctest: +SKIP
+    >>> [t["name"] for t in result.tools]  # doctest: +SKIP
+    ['listPets', 'createPets', 'showPetById']
+    """
+    options = options or ImportOptions()
+    path = Path(spec_path)
+    result = ImportResult()
+    try:
+        doc = read_document(path, options.max_spec_bytes)
+        result.version = detect_version(doc, str(path))
+    except SpecError as exc:
+        result.diagnostics.append(Diagnostic.make(exc.code, exc.reason, str(path)))
+        return result
+    _Importer(path, doc, result.version, options, result).run(_want_progress(progress))
+    return result
+
+
+def _want_progress(progress: bool | None) -> TextIO | None:
+    if progress is None:
+        progress = sys.stderr.isatty() and not os.environ.get("CI")
+    return sys.stderr if progress else None
+
+
+def _service_name(doc: dict[str, Any], path: Path) -> str:
+    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
+    title = info.get("title") if isinstance(info.get("title"), str) else ""
+    name = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")[:40].strip("_")
+    return name or re.sub(r"[^a-z0-9]+", "_", path.stem.lower()).strip("_") or "api"
+
+
+class _Importer:
+    """The state of one import: the spec, its resolver and schema converter, names taken."""
+
+    def __init__(
+        self,
+        path: Path,
+        doc: dict[str, Any],
+        version: str,
+        options: ImportOptions,
+        result: ImportResult,
+    ) -> None:
+        self.path, self.doc, self.version, self.options, self.result = (
+            path,
+            doc,
+            version,
+            options,
+            result,
+        )
+        self.shown = str(path)
+        self.swagger = version == "2.0"
+        root_dir = options.ref_root or path.resolve().parent.parent
+        self.resolver = Resolver(path, doc, root_dir=root_dir, max_bytes=options.max_spec_bytes)
+        self.root = self.resolver.root_file
+        self.converter = SchemaConverter(self.resolver, version)
+        self.service = options.service or _service_name(doc, path)
+        self.taken: set[str] = set(options.taken_names)
+        self.taken.update(
+            o["name"]
+            for o in options.overrides.values()
+            if isinstance(o, dict) and isinstance(o.get("name"), str)
+        )
+        if self.swagger:
+            self.schemes = schemes_as_v3(doc.get("securityDefinitions"))
+        else:
+            comps = doc.get("components") if isinstance(doc.get("components"), dict) else {}
+            schemes = comps.get("securitySchemes") if isinstance(comps, dict) else None
+            self.schemes = {}
+            if isinstance(schemes, dict):
+                for name, s in schemes.items():
+                    try:
+                        self.schemes[name] = self.resolver.deref(s, self.root)[0]
+                    except RefError:
+                        continue
+        self.service_auth, notes = auth_for(doc.get("security"), self.schemes, self.service)
+        self.service_notes = notes
+        self.base_url = self._service_base_url()
+
+    # -- service -------------------------------------------------------------------
+
+    def _service_base_url(self) -> str:
+        if self.swagger:
+            raw = server_url(self.doc) or "/"
+        else:
+            raw = first_server_url(self.doc.get("servers")) or "/"
+        url, needs_var = to_base_url(raw, self.service, self.options.spec_url)
+        if needs_var and self.service not in self.options.existing_services:
+            self.result.diagnostics.append(
+                Diagnostic.make(
+                    "TC205",
+                    f"the spec has no absolute server URL ({raw!r}); "
+                    f"set {base_url_variable(self.service)} "
+                    f"or define the service {self.service!r} with a base_url in the catalog",
+                    self.shown,
+                    path=("servers",),
+                )
+            )
+        return url
+
+    def _service_doc(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"base_url": self.base_url}
+        info = self.doc.get("info") if isinstance(self.doc.get("info"), dict) else {}
+        if isinstance(info.get("title"), str) and info["title"].strip():
+            doc["description"] = info["title"].strip()
+        if self.service_auth and self.service_auth.get("type") != "none":
+            doc["auth"] = self.service_auth
+        return doc
+
+    # -- operations ----------------------------------------------------------------
+
+    def _operations(self) -> list[tuple[str, str, Any, Any, str]]:
+        ops: list[tuple[str, str, Any, Any, str]] = []
+        paths = self.doc.get("paths")
+        if not isinstance(paths, dict):
+            return ops
+        for path, raw_item in paths.items():
+            try:
+                item, item_file = self.resolver.deref(raw_item, self.root)
+            except RefError as exc:
+                self._skip("*", str(path), None, str(exc), code="TC203")
+                continue
+            if not isinstance(item, dict):
+                continue
+            for method in METHODS:
+                if method in item:
+                    ops.append((method.upper(), str(path), item[method], item, item_file))
+            for extra in ("query",):
+                if extra in item:
+                    self._skip(
+                        extra.upper(),
+                        str(path),
+                        None,
+                        f"the HTTP method {extra.upper()} is not supported",
+                    )
+            if isinstance(item.get("additionalOperations"), dict):
+                for m in item["additionalOperations"]:
+                    self._skip(
+                        str(m).upper(), str(path), None, f"the HTTP method {m} is not supported"
+                    )
+        return ops
+
+    def run(self, progress: TextIO | None) -> None:
+        ops = self._operations()
+        total = len(ops)
+        step = max(total // 50, 1)
+        seen_ids: set[str] = set()
+        for i, (method, path, op, item, item_file) in enumerate(ops):
+            if progress is not None and total >= 100 and i % step == 0:
+                progress.write(f"\rimporting {self.path.name}: {i}/{total} operations")
+                progress.flush()
+            if not isinstance(op, dict):
+                self._skip(method, path, None, "the operation is not a mapping")
+                continue
+            op_id = op.get("operationId") if isinstance(op.get("operationId"), str) else None
+            if op_id:
+                seen_ids.add(op_id)
+            tags = (
+                [str(t) for t in op.get("tags", ()) if isinstance(t, str)]
+                if isinstance(op.get("tags"), list)
+                else []
+            )
+            why = excluded_because(
+                self.options.include, self.options.exclude, op_id, tags, path, method
+            )
+            if why:
+                self.result.report.append(OperationReport(method, path, op_id, skipped=why))
+                continue
+            notes: list[str] = []
+            try:
+                tool = self._tool(method, path, op, op_id, tags, item, item_file, notes)
+            except RefError as exc:
+                self._skip(method, path, op_id, str(exc), code="TC203")
+                continue
+            except OperationSkipped as exc:
+                self._skip(method, path, op_id, exc.reason)
+                continue
+            self.result.tools.append(tool)
+            self.result.report.append(
+                OperationReport(method, path, op_id, tool=tool["name"], notes=tuple(notes))
+            )
+        if progress is not None and total >= 100:
+            progress.write(f"\rimporting {self.path.name}: {total}/{total} operations\n")
+            progress.flush()
+        for op_id in self.options.overrides:
+            if op_id not in seen_ids:
+                self.result.diagnostics.append(
+                    Diagnostic.make(
+                        "TC206",
+                        f"the tools override {op_id!r} names no operationId of this spec",
+                        self.shown,
+                        path=("tools", op_id),
+                    )
+                )
+        self.result.service = self.service
+        if self.service not in self.options.existing_services:
+            self.result.services[self.service] = self._service_doc()
+
+    def _skip(
+        self, method: str, path: str, op_id: str | None, reason: str, code: str = "TC204"
+    ) -> None:
+        label = f"{method} {path}" + (f" ({op_id})" if op_id else "")
+        self.result.diagnostics.append(
+            Diagnostic.make(
+                code,
+                f"operation {label} skipped: {reason}",
+                self.shown,
+                path=("paths", path, method.lower()),
+            )
+        )
+        self.result.report.append(OperationReport(method, path, op_id, skipped=reason))
+
+    # -- one tool ------------------------------------------------------------------
+
+    def _tool(
+        self,
+        method: str,
+        path: str,
+        op: dict[str, Any],
+        op_id: str | None,
+        tags: list[str],
+        item: dict[str, Any],
+        item_file: str,
+        notes: list[str],
+    ) -> dict[str, Any]:
+        defs: dict[str, Any] = {}
+        params = merged_parameters(
+            self.resolver, item.get("parameters"), item_file, op.get("parameters"), item_file
+        )
+        if self.swagger:
+            consumes = op.get("consumes") or self.doc.get("consumes") or []
+            plain = [
+                (parameter_as_v3(p), f)
+                for p, f in params
+                if p.get("in") not in ("body", "formData")
+            ]
+            rb = body_from_parameters(params, consumes if isinstance(consumes, list) else [])
+            body_raw, body_file = rb if rb else (None, item_file)
+        else:
+            plain = params
+            body_raw, body_file = None, item_file
+            if "requestBody" in op:
+                body_raw, body_file = self.resolver.deref(op["requestBody"], item_file)
+        args = parameter_args(plain, self.converter, defs)
+        in_template = _TEMPLATE_VAR.findall(path)
+        declared = {a.wire for a in args if a.location == "path"}
+        for var in in_template:
+            if var not in declared:
+                args.append(Arg(var, "path", True, {"type": "string"}))
+                notes.append(f"path variable {var!r} is not declared; taken as a string")
+        unused = declared.difference(in_template)
+        if unused:
+            args = [a for a in args if not (a.location == "path" and a.wire in unused)]
+            notes.append(
+                f"path parameters not in the path were left out: {', '.join(sorted(unused))}"
+            )
+        body = request_body(
+            body_raw, body_file, self.converter, defs, {safe_argument(a.wire) for a in args}
+        )
+        if body is not None:
+            args.extend(body.args if body.argument is None else [body.argument])
+        assign_names(args)
+
+        override = self.options.overrides.get(op_id or "", {}) if op_id else {}
+        override = override if isinstance(override, dict) else {}
+        if isinstance(override.get("name"), str):
+            name = override["name"]
+        else:
+            key = f"{method} {path}"
+            name = unique_name(
+                self.options.prefix + base_name(op_id, method, path), key, self.taken
+            )
+        self.taken.add(name)
+
+        tool: dict[str, Any] = {"name": name}
+        tool["description"] = (
+            override["description"]
+            if isinstance(override.get("description"), str)
+            else _description(op, method, path)
+        )
+        tool["service"] = self.service
+        tool["method"] = method
+        tool["path"] = path
+        base = self._operation_base_url(op, item)
+        if base is not None and base != self.base_url:
+            tool["base_url"] = base
+        if "security" in op:
+            auth, auth_notes = auth_for(op["security"], self.schemes, self.service)
+            notes.extend(auth_notes)
+            if auth is not None and auth != (self.service_auth or {"type": "none"}):
+                tool["auth"] = auth
+        if body is not None:
+            if body.media_type != JSON:
+                tool["content_type"] = body.media_type
+            if body.argument is not None:
+                tool["body_argument"] = body.argument.argument
+        if args:
+            tool["parameters"] = {a.argument: a.to_doc() for a in args}
+        if defs:
+            tool["definitions"] = dict(sorted(defs.items()))
+        output = self._output_schema(op, item_file, notes)
+        if output is not None:
+            tool["output_schema"] = output
+        annotations: dict[str, Any] = {}
+        if isinstance(op.get("summary"), str) and op["summary"].strip():
+            annotations["title"] = op["summary"].strip()
+        annotations["read_only"] = method in _READ_ONLY
+        annotations["destructive"] = method not in _READ_ONLY
+        annotations["idempotent"] = method in _IDEMPOTENT
+        tool["annotations"] = annotations
+        tags_override = override.get("tags")
+        if isinstance(tags_override, list):
+            tool["tags"] = [str(t) for t in tags_override]
+        elif tags:
+            tool["tags"] = tags
+        for flag in ("confirm", "return_direct"):
+            if isinstance(override.get(flag), bool):
+                tool[flag] = override[flag]
+        return tool
+
+    def _operation_base_url(self, op: dict[str, Any], item: dict[str, Any]) -> str | None:
+        if self.swagger:
+            return None
+        for holder in (op, item):
+            raw = first_server_url(holder.get("servers"))
+            if raw is not None:
+                return to_base_url(raw, self.service, self.options.spec_url)[0]
+        return None
+
+    def _output_schema(self, op: dict[str, Any], file: str, notes: list[str]) -> Any:
+        responses = op.get("responses")
+        if not isinstance(responses, dict):
+            return None
+        codes = sorted(
+            (str(c) for c in responses if str(c).startswith("2")),
+            key=lambda c: (c.upper() == "2XX", c),
+        )
+        produces = op.get("produces") or self.doc.get("produces") or []
+        for code in codes:
+            raw = responses.get(code, responses.get(int(code)) if code.isdigit() else None)
+            try:
+                resp, rfile = self.resolver.deref(raw, file)
+                if not isinstance(resp, dict):
+                    continue
+                if self.swagger:
+                    resp = response_as_v3(resp, produces if isinstance(produces, list) else [])
+                content = resp.get("content")
+                if not isinstance(content, dict):
+                    continue
+                media = next((m for m in content if _is_json(str(m))), None)
+                if (
+                    media is None
+                    or not isinstance(content[media], dict)
+                    or "schema" not in content[media]
+                ):
+                    continue
+                schema, defs = self.converter.convert(content[media]["schema"], rfile, OUT)
+            except RefError as exc:
+                notes.append(f"no output schema: {exc}")
+                return None
+            if len(defs) > MAX_OUTPUT_DEFINITIONS:
+                notes.append(f"no output schema: the {code} response needs {len(defs)} definitions")
+                return None
+            if not isinstance(schema, dict):
+                return None
+            return {**schema, "$defs": defs} if defs else schema
+        return None
+
+
+def _is_json(media: str) -> bool:
+    m = media.split(";", 1)[0].strip().lower()
+    return m == "application/json" or m.endswith("+json") or m in ("*/*", "application/*")
+
+
+def _description(op: dict[str, Any], method: str, path: str) -> str:
+    summary = op.get("summary").strip() if isinstance(op.get("summary"), str) else ""
+    details = op.get("description").strip() if isinstance(op.get("description"), str) else ""
+    text = summary
+    if details and details != summary:
+        text = f"{summary}\n\n{details}" if summary else details
+    if not text:
+        text = f"{method} {path}"
+    if op.get("deprecated") is True:
+        text = f"(Deprecated) {text}"
+    if len(text) > MAX_DESCRIPTION:
+        cut = text[: MAX_DESCRIPTION - 1]
+        text = (cut.rsplit(" ", 1)[0] if " " in cut[-80:] else cut) + "…"
+    return text

@@ -1,0 +1,48 @@
+"""Provider-safe tool names: operationId else method + path, <= 64 characters, unique, stable."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+__all__ = ["MAX_NAME", "base_name", "unique_name"]
+
+MAX_NAME = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_REPEATED = re.compile(r"_{2,}")
+
+
+def _clean(text: str) -> str:
+    return _REPEATED.sub("_", _UNSAFE.sub("_", text)).strip("_-")
+
+
+def base_name(operation_id: object, method: str, path: str) -> str:
+    """The name before prefix and uniqueness: the operationId made safe, else ``get_pets_petId``."""
+    if isinstance(operation_id, str):
+        name = _clean(operation_id)
+        if name:
+            return name
+    return _clean(f"{method.lower()}_{path}") or method.lower()
+
+
+def _short_hash(key: str) -> str:
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]  # noqa: S324 - a name, not security
+
+
+def unique_name(name: str, key: str, taken: set[str] | frozenset[str]) -> str:
+    """``name`` cut to 64 characters with a hash of ``key`` when needed, and not in ``taken``.
+
+    ``key`` identifies the operation (``"GET /pets/{id}"``), so the same
+    operation gets the same name on every import of the same spec.
+    """
+    if len(name) > MAX_NAME:
+        name = f"{name[: MAX_NAME - 9]}_{_short_hash(key)}"
+    if name not in taken:
+        return name
+    hashed = f"{name[: MAX_NAME - 9]}_{_short_hash(key)}"
+    if hashed not in taken:
+        return hashed
+    n = 2
+    while f"{hashed[: MAX_NAME - 4]}_{n}" in taken:
+        n += 1
+    return f"{hashed[: MAX_NAME - 4]}_{n}"

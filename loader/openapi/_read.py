@@ -1,0 +1,86 @@
+"""Reading spec files: JSON or YAML (C loader), a size cap, and version detection."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ._errors import SpecError
+
+__all__ = ["DEFAULT_MAX_SPEC_BYTES", "detect_version", "read_document"]
+
+DEFAULT_MAX_SPEC_BYTES = 64 * 1024 * 1024
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _SpecLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """Safe YAML, with timestamps kept as strings (specs are JSON data models)."""
+
+
+def _timestamp_as_text(loader: Any, node: yaml.Node) -> str:
+    return str(loader.construct_scalar(node))
+
+
+_SpecLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+
+
+def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
+    """Parse one JSON or YAML file; raise :class:`SpecError` (TC201/TC207) when it cannot be."""
+    shown = str(path)
+    try:
+        size = os.stat(path).st_size
+    except OSError as exc:
+        raise SpecError("TC201", shown, f"cannot read the file: {exc.strerror or exc}") from exc
+    if size > max_bytes:
+        raise SpecError(
+            "TC207",
+            shown,
+            f"the file is {size:,} bytes, over the limit of {max_bytes:,} bytes "
+            "(raise it with max_spec_bytes / --max-spec-mb)",
+        )
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise SpecError("TC201", shown, f"cannot read the file: {exc.strerror or exc}") from exc
+    if path.suffix.lower() == ".json" or data.lstrip()[:1] in (b"{", b"["):
+        try:
+            return json.loads(data)
+        except (ValueError, UnicodeDecodeError) as exc:
+            if path.suffix.lower() == ".json":
+                raise SpecError("TC201", shown, f"not valid JSON: {exc}") from exc
+    try:
+        return yaml.load(data, Loader=_SpecLoader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SpecError("TC201", shown, f"not valid YAML{where}: {problem}") from exc
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SpecError("TC201", shown, f"cannot decode the file: {exc}") from exc
+
+
+def detect_version(doc: Any, path: str) -> str:
+    """``"2.0"``, ``"3.0"``, ``"3.1"`` or ``"3.2"``, else :class:`SpecError` (TC201/TC202)."""
+    if not isinstance(doc, dict):
+        raise SpecError("TC201", path, "the top level is not a mapping, so this is no OpenAPI spec")
+    if "swagger" in doc:
+        version = str(doc["swagger"]).strip()
+        if version in ("2.0", "2"):
+            return "2.0"
+        raise SpecError("TC202", path, f"Swagger version {version!r} is not supported (only 2.0)")
+    if "openapi" in doc:
+        version = str(doc["openapi"]).strip()
+        for major_minor in ("3.0", "3.1", "3.2"):
+            if version == major_minor or version.startswith(major_minor + "."):
+                return major_minor
+        raise SpecError(
+            "TC202",
+            path,
+            f"OpenAPI version {version!r} is not supported (3.0, 3.1, 3.2 and Swagger 2.0 are)",
+        )
+    raise SpecError("TC202", path, "no 'openapi:' or 'swagger:' key at the top level")

@@ -1,0 +1,47 @@
+"""Which operations to import: include/exclude by tags, operationIds, paths, methods."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+
+from ._options import Selection
+
+__all__ = ["excluded_because"]
+
+
+def _matches(
+    sel: Selection, op_id: str | None, tags: Sequence[str], path: str, method: str
+) -> list[str]:
+    """Fields of ``sel`` that match, and ``"!"`` + field for each non-empty one that does not."""
+    result = []
+    checks = (
+        ("tags", sel.tags, lambda: any(t in sel.tags for t in tags)),
+        ("operations", sel.operations, lambda: op_id is not None and op_id in sel.operations),
+        ("paths", sel.paths, lambda: any(fnmatchcase(path, g) for g in sel.paths)),
+        ("methods", sel.methods, lambda: method.upper() in {m.upper() for m in sel.methods}),
+    )
+    for name, values, test in checks:
+        if values:
+            result.append(name if test() else "!" + name)
+    return result
+
+
+def excluded_because(
+    include: Selection,
+    exclude: Selection,
+    op_id: str | None,
+    tags: Sequence[str],
+    path: str,
+    method: str,
+) -> str | None:
+    """Why an operation is left out by the selection, or ``None`` when it is selected."""
+    if include:
+        missed = [m[1:] for m in _matches(include, op_id, tags, path, method) if m.startswith("!")]
+        if missed:
+            return f"not included (its {', '.join(missed)} do not match)"
+    if exclude:
+        hit = [m for m in _matches(exclude, op_id, tags, path, method) if not m.startswith("!")]
+        if hit:
+            return f"excluded by {', '.join(hit)}"
+    return None

@@ -1,0 +1,60 @@
+"""Base URLs from ``servers`` (variables filled with their defaults) or 2.0 host/basePath."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urljoin
+
+__all__ = ["base_url_variable", "expand_server", "first_server_url", "to_base_url"]
+
+_VAR = re.compile(r"\{([^{}]+)\}")
+
+
+def expand_server(server: Any) -> str | None:
+    """``servers[i].url`` with each ``{variable}`` replaced by its default (or first enum value)."""
+    if not isinstance(server, dict) or not isinstance(server.get("url"), str):
+        return None
+    variables = server.get("variables") if isinstance(server.get("variables"), dict) else {}
+
+    def fill(m: re.Match[str]) -> str:
+        var = variables.get(m.group(1))
+        if isinstance(var, dict):
+            if "default" in var:
+                return str(var["default"])
+            enum = var.get("enum")
+            if isinstance(enum, list) and enum:
+                return str(enum[0])
+        return m.group(0)
+
+    return _VAR.sub(fill, server["url"].strip())
+
+
+def first_server_url(servers: Any) -> str | None:
+    if isinstance(servers, list):
+        for server in servers:
+            url = expand_server(server)
+            if url is not None:
+                return url
+    return None
+
+
+def base_url_variable(service: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "_", f"{service}_BASE_URL".upper()).strip("_")
+
+
+def to_base_url(url: str, service: str, spec_url: str | None) -> tuple[str, bool]:
+    """A base URL for the catalog, and whether it needs the user to set a variable.
+
+    Relative URLs resolve against ``spec_url`` (where the spec was downloaded
+    from) when it is known; otherwise they are prefixed with ``${SERVICE_BASE_URL}``.
+    A literal ``$`` is written ``$$`` so that it is not read as a variable.
+    """
+    if spec_url and "://" not in url:
+        url = urljoin(spec_url, url)
+    escaped = url.replace("$", "$$").rstrip("/")
+    if "://" in url:
+        return escaped, False
+    if escaped and not escaped.startswith("/"):
+        escaped = "/" + escaped
+    return "${" + base_url_variable(service) + "}" + escaped, True

@@ -1,0 +1,202 @@
+"""Servers (variables, relative URLs, per-operation) and security schemes mapped to catalog auth."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from toolcat.catalog import ApiKeyAuth, BearerAuth, NoAuth
+
+GET = {"get": {"operationId": "op", "responses": {}}}
+
+
+def test_server_variables_take_their_defaults(spec3: Any, run_import: Any) -> None:
+    servers = [
+        {
+            "url": "https://{region}.example.com/{base}",
+            "variables": {
+                "region": {"default": "eu", "enum": ["eu", "us"]},
+                "base": {"default": "v2"},
+            },
+        }
+    ]
+    result = run_import(spec3({"/x": GET}, servers=servers))
+    assert result.services["test_api"]["base_url"] == "https://eu.example.com/v2"
+
+
+def test_relative_server_needs_a_variable_or_the_spec_url(spec3: Any, run_import: Any) -> None:
+    doc = spec3({"/x": GET}, servers=[{"url": "/api/v3"}])
+    result = run_import(doc)
+    assert result.services["test_api"]["base_url"] == "${TEST_API_BASE_URL}/api/v3"
+    assert [d.code for d in result.diagnostics] == ["TC205"]
+    resolved = run_import(doc, spec_url="https://petstore.example.com/openapi.json")
+    assert resolved.services["test_api"]["base_url"] == "https://petstore.example.com/api/v3"
+    assert not resolved.diagnostics
+
+
+def test_existing_service_is_not_created_and_no_server_warning(spec3: Any, run_import: Any) -> None:
+    result = run_import(
+        spec3({"/x": GET}, servers=[]), service="mine", existing_services={"mine": object()}
+    )
+    assert result.services == {} and result.tools[0]["service"] == "mine" and not result.diagnostics
+
+
+def test_operation_and_path_servers_override_the_base_url(spec3: Any, run_import: Any) -> None:
+    doc = spec3(
+        {
+            "/a": {
+                "servers": [{"url": "https://files.example.com"}],
+                "get": {"operationId": "a", "responses": {}},
+            },
+            "/b": {
+                "get": {
+                    "operationId": "b",
+                    "servers": [{"url": "https://b.example.com/"}],
+                    "responses": {},
+                }
+            },
+            "/c": GET,
+        }
+    )
+    tools = {t["name"]: t for t in run_import(doc).tools}
+    assert tools["a"]["base_url"] == "https://files.example.com"
+    assert tools["b"]["base_url"] == "https://b.example.com"
+    assert "base_url" not in tools["op"]
+
+
+def test_swagger2_host_basepath_schemes(run_import: Any) -> None:
+    doc = {
+        "swagger": "2.0",
+        "info": {"title": "t", "version": "1"},
+        "host": "api.example.com:8443",
+        "basePath": "/v1",
+        "schemes": ["http", "https"],
+        "paths": {"/x": GET},
+    }
+    assert run_import(doc).services["t"]["base_url"] == "https://api.example.com:8443/v1"
+
+
+SCHEMES = {
+    "key_header": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+    "key_query": {"type": "apiKey", "in": "query", "name": "api_key"},
+    "key_cookie": {"type": "apiKey", "in": "cookie", "name": "session"},
+    "bearer": {"type": "http", "scheme": "bearer"},
+    "basic": {"type": "http", "scheme": "basic"},
+    "oauth": {
+        "type": "oauth2",
+        "flows": {
+            "clientCredentials": {
+                "tokenUrl": "https://auth.example.com/token",
+                "scopes": {"read": "r"},
+            }
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("scheme", "expected"),
+    [
+        (
+            "key_header",
+            {
+                "type": "api_key",
+                "in": "header",
+                "name": "X-API-Key",
+                "value": "${TEST_API_KEY_HEADER}",
+            },
+        ),
+        (
+            "key_query",
+            {"type": "api_key", "in": "query", "name": "api_key", "value": "${TEST_API_KEY_QUERY}"},
+        ),
+        (
+            "key_cookie",
+            {
+                "type": "api_key",
+                "in": "cookie",
+                "name": "session",
+                "value": "${TEST_API_KEY_COOKIE}",
+            },
+        ),
+        ("bearer", {"type": "bearer", "token": "${TEST_API_BEARER_TOKEN}"}),
+        (
+            "basic",
+            {
+                "type": "basic",
+                "username": "${TEST_API_BASIC_USERNAME}",
+                "password": "${TEST_API_BASIC_PASSWORD}",
+            },
+        ),
+        (
+            "oauth",
+            {
+                "type": "oauth2_client_credentials",
+                "token_url": "https://auth.example.com/token",
+                "client_id": "${TEST_API_OAUTH_CLIENT_ID}",
+                "client_secret": "${TEST_API_OAUTH_CLIENT_SECRET}",
+                "scopes": ["read"],
+            },
+        ),
+    ],
+)
+def test_each_scheme_maps_to_service_auth(
+    spec3: Any, run_import: Any, compile_result: Any, scheme: str, expected: dict[str, Any]
+) -> None:
+    doc = spec3(
+        {"/x": GET},
+        components={"securitySchemes": SCHEMES},
+        security=[{scheme: ["read"] if scheme == "oauth" else []}],
+    )
+    result = run_import(doc)
+    assert result.services["test_api"]["auth"] == expected
+    compile_result(result)  # the documents compile
+
+
+def test_alternatives_and_the_empty_requirement(
+    spec3: Any, run_import: Any, compile_result: Any
+) -> None:
+    doc = spec3(
+        {
+            "/public": {"get": {"operationId": "public", "security": [], "responses": {}}},
+            "/optional": {"get": {"operationId": "optional", "security": [{}], "responses": {}}},
+            "/alt": {
+                "get": {
+                    "operationId": "alt",
+                    "security": [{"mtls": []}, {"bearer": []}],
+                    "responses": {},
+                }
+            },
+            "/same": {
+                "get": {"operationId": "same", "security": [{"key_header": []}], "responses": {}}
+            },
+            "/inherit": GET,
+        },
+        components={"securitySchemes": {**SCHEMES, "mtls": {"type": "mutualTLS"}}},
+        security=[{"key_header": []}],
+    )
+    result = run_import(doc)
+    tools = {t["name"]: t for t in result.tools}
+    assert tools["public"]["auth"] == {"type": "none"}
+    assert tools["optional"]["auth"] == {"type": "none"}
+    assert tools["alt"]["auth"] == {"type": "bearer", "token": "${TEST_API_BEARER_TOKEN}"}
+    assert "auth" not in tools["same"] and "auth" not in tools["op"]
+    catalog = compile_result(result)
+    assert isinstance(catalog["public"].command.auth, NoAuth)
+    assert isinstance(catalog["alt"].command.auth, BearerAuth)
+    assert catalog["op"].command.auth is None
+    assert isinstance(catalog.services["test_api"].auth, ApiKeyAuth)
+
+
+def test_secret_values_in_the_spec_are_never_copied(spec3: Any, run_import: Any) -> None:
+    scheme = {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Key",
+        "x-example-value": "sk_live_SECRET",
+        "description": "use sk_live_SECRET",
+    }
+    doc = spec3({"/x": GET}, components={"securitySchemes": {"k": scheme}}, security=[{"k": []}])
+    result = run_import(doc)
+    assert "sk_live_SECRET" not in json.dumps([result.tools, result.services])
