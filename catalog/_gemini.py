@@ -112,7 +112,7 @@ class _Converter:
             s = {**target, **s}
         if "allOf" in s:
             s = self._merge_all_of(s, pointer)
-        moved: list[str] = []
+        moved: list[str] = _refinements(s)
         nullable = False
         out: dict[str, Any] = {}
         # -- type ------------------------------------------------------------
@@ -133,9 +133,9 @@ class _Converter:
         if isinstance(types, str):
             out["type"] = types
         # -- unions ------------------------------------------------------------
-        members = list(s.pop("anyOf", [])) + list(s.pop("oneOf", []))
-        if "oneOf" in schema:
+        if "oneOf" in s:
             self.note(pointer, "oneOf rewritten as anyOf")
+        members = list(s.pop("anyOf", [])) + list(s.pop("oneOf", []))
         non_null = []
         for m in members:
             if isinstance(m, dict) and (m.get("type") == "null" or m.get("enum") == [None]):
@@ -200,6 +200,13 @@ class _Converter:
                 self.note(pointer, f"{key} dropped")
             else:
                 moved.append(f"{key}: {_short(value)}")
+        if "type" not in out and "anyOf" not in out:
+            if "properties" in out:
+                out["type"] = "object"
+            elif "items" in out:
+                out["type"] = "array"
+            else:
+                self.note(pointer, "a schema without a type (any value) left untyped")
         if "required" in out and "properties" in out:
             out["required"] = [r for r in out["required"] if r in out["properties"]]
         if nullable:
@@ -244,6 +251,26 @@ class _Converter:
         if "required" in merged and "required" in s:
             out["required"] = list(dict.fromkeys([*merged["required"], *s["required"]]))
         return out
+
+
+_TYPE_KEYS = frozenset({"type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"})
+
+
+def _refinements(s: dict[str, Any]) -> list[str]:
+    """Pop ``anyOf``/``oneOf`` lists that only refine a typed schema (members with no
+    type of their own, such as ``{"required": ["a"]}``); return them as description text."""
+    if not (s.get("type") or "properties" in s):
+        return []
+    moved = []
+    for key in ("anyOf", "oneOf"):
+        members = s.get(key)
+        if (
+            isinstance(members, list)
+            and members
+            and all(isinstance(m, dict) and not (_TYPE_KEYS & m.keys()) for m in members)
+        ):
+            moved.append(f"{key}: {_short(s.pop(key))}")
+    return moved
 
 
 def _short(value: Any, limit: int = 200) -> str:

@@ -158,6 +158,7 @@ class _Converter:
             del s["$ref"]
             s = {**target, **s}
             self.notes.append((pointer, "inlined a $ref that had sibling keywords"))
+        refinements = _refinements(s)
         if "oneOf" in s:
             s.setdefault("anyOf", [])
             s["anyOf"] = list(s["anyOf"]) + list(s.pop("oneOf"))
@@ -165,7 +166,7 @@ class _Converter:
         if "const" in s:
             s["enum"] = [s.pop("const")]
         out: dict[str, Any] = {}
-        moved: list[str] = []
+        moved: list[str] = refinements
         for key, value in s.items():
             if key in ("properties", "required", "additionalProperties", "items", "anyOf"):
                 continue
@@ -257,6 +258,26 @@ def _merge_lists(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     if "required" in a and "required" in b:
         out["required"] = list(dict.fromkeys([*a["required"], *b["required"]]))
     return out
+
+
+_TYPE_KEYS = frozenset({"type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"})
+
+
+def _refinements(s: dict[str, Any]) -> list[str]:
+    """Pop ``anyOf``/``oneOf`` lists that only refine a typed schema (members with no
+    type of their own, such as ``{"required": ["a"]}``); return them as description text."""
+    if not (s.get("type") or "properties" in s):
+        return []
+    moved = []
+    for key in ("anyOf", "oneOf"):
+        members = s.get(key)
+        if (
+            isinstance(members, list)
+            and members
+            and all(isinstance(m, dict) and not (_TYPE_KEYS & m.keys()) for m in members)
+        ):
+            moved.append(f"{key}: {_short(s.pop(key))}")
+    return moved
 
 
 def _types(s: Mapping[str, Any]) -> list[str]:

@@ -135,3 +135,32 @@ def test_export_hands_back_the_notes_per_tool(tool_factory: Any) -> None:
     assert "exclusiveMinimum" in str(result.notes[0]) or any(
         "exclusiveMinimum" in n.message for n in result.notes
     )
+
+
+def test_untyped_anyof_members_that_only_refine_move_to_the_description() -> None:
+    body = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "oneOf": [{"required": ["a"]}, {"not": {"required": ["a"]}}],
+    }
+    result = to_gemini_schema({"type": "object", "properties": {"body": body}})
+    out = result.schema["properties"]["body"]
+    assert "anyOf" not in out and "oneOf" not in out
+    assert out["description"].startswith('(oneOf: [{"required": ["a"]}')
+    assert not any("oneOf rewritten" in m for _, m in result.notes)
+
+
+def test_missing_types_are_inferred_or_reported() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "obj": {"properties": {"a": {"type": "string"}}},
+            "arr": {"items": {"type": "integer"}},
+            "any": {},
+        },
+    }
+    result = to_gemini_schema(schema)
+    props = result.schema["properties"]
+    assert props["obj"]["type"] == "object" and props["arr"]["type"] == "array"
+    assert props["any"] == {}
+    assert ("/properties/any", "a schema without a type (any value) left untyped") in result.notes

@@ -310,3 +310,16 @@ def test_openapi_nullable_becomes_a_null_type_and_annotations_go_quietly() -> No
     assert out["properties"]["c"] == {"type": "string", "description": "(deprecated: true)"}
     assert check_strict_schema(out) == []
     assert strip_strict_nulls(schema, {"a": None, "b": None}) == {"a": None, "b": None}
+
+
+def test_untyped_anyof_members_that_only_refine_move_to_the_description() -> None:
+    body = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+    }
+    result = to_strict_schema(obj({"body": body}, ["body"]))
+    out = result.schema["properties"]["body"]
+    assert "anyOf" not in out
+    assert out["description"] == '(anyOf: [{"required": ["a"]}, {"required": ["b"]}])'
+    assert check_strict_schema(result.schema) == []
