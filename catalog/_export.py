@@ -202,11 +202,16 @@ def to_gemini_declaration(tool: ToolDefinition) -> tuple[dict[str, Any], list[Ex
     schema with empty ``properties``).
     """
     decl: dict[str, Any] = {"name": tool.name, "description": tool.description}
+    notes = []
+    if not (tool.name[:1].isalpha() or tool.name[:1] == "_"):
+        notes.append(
+            ExportNote(tool.name, "", "Gemini wants a name that starts with a letter or _")
+        )
     if not tool.input_schema.get("properties"):
-        return decl, []
+        return decl, notes
     result = to_gemini_schema(tool.input_schema)
     decl["parameters"] = result.schema
-    return decl, [ExportNote(tool.name, p, m) for p, m in result.notes]
+    return decl, notes + [ExportNote(tool.name, p, m) for p, m in result.notes]
 
 
 def mcp_annotations(tool: ToolDefinition) -> dict[str, Any]:

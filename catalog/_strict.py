@@ -75,6 +75,7 @@ _DROPPED_SILENTLY = frozenset(
 MAX_NESTING = 10
 MAX_PROPERTIES = 5000
 MAX_ENUM_VALUES = 1000
+MAX_NAME_CHARS = 120_000  # property names, definition names, enum and const values together
 
 
 class NotStrictable(ValueError):
@@ -335,7 +336,7 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
     if schema.get("type") != "object" or "anyOf" in schema:
         problems.append("/: the root must have type 'object' and no anyOf")
     defs = schema.get("$defs") or {}
-    counter = {"properties": 0, "enum": 0}
+    counter = {"properties": 0, "enum": 0, "chars": sum(len(str(n)) for n in defs)}
 
     def visit(node: Any, pointer: str, depth: int) -> None:
         where = pointer or "/"
@@ -368,6 +369,7 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
         type_list = [types] if isinstance(types, str) else list(types or [])
         if "enum" in node:
             counter["enum"] += len(node["enum"])
+            counter["chars"] += sum(len(str(v)) for v in node["enum"])
         if "object" in type_list or "properties" in node:
             props = node.get("properties")
             if not isinstance(props, Mapping):
@@ -378,6 +380,7 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
             if sorted(node.get("required") or []) != sorted(props):
                 problems.append(f"{where}: required must list every property")
             counter["properties"] += len(props)
+            counter["chars"] += sum(len(n) for n in props)
             for name, sub in props.items():
                 visit(sub, f"{pointer}/properties/{_escape(name)}", depth + 1)
         if "array" in type_list:
@@ -395,6 +398,10 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
         problems.append(f"/: {counter['properties']} properties (at most {MAX_PROPERTIES})")
     if counter["enum"] > MAX_ENUM_VALUES:
         problems.append(f"/: {counter['enum']} enum values (at most {MAX_ENUM_VALUES})")
+    if counter["chars"] > MAX_NAME_CHARS:
+        problems.append(
+            f"/: {counter['chars']} characters of names and enum values (at most {MAX_NAME_CHARS})"
+        )
     return problems
 
 

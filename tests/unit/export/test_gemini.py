@@ -164,3 +164,10 @@ def test_missing_types_are_inferred_or_reported() -> None:
     assert props["obj"]["type"] == "object" and props["arr"]["type"] == "array"
     assert props["any"] == {}
     assert ("/properties/any", "a schema without a type (any value) left untyped") in result.notes
+
+
+def test_a_name_gemini_may_reject_is_noted(tool_factory: Any) -> None:
+    result = export_catalog(
+        Catalog([tool_factory("9lives"), tool_factory("ok_name")], []), "gemini"
+    )
+    assert [n.tool for n in result.notes if "starts with a letter" in n.message] == ["9lives"]

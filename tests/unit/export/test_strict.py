@@ -323,3 +323,12 @@ def test_untyped_anyof_members_that_only_refine_move_to_the_description() -> Non
     assert "anyOf" not in out
     assert out["description"] == '(anyOf: [{"required": ["a"]}, {"required": ["b"]}])'
     assert check_strict_schema(result.schema) == []
+
+
+def test_checker_limits_enum_values_and_total_name_size() -> None:
+    many = obj({"e": {"type": "string", "enum": [f"v{i}" for i in range(1001)]}}, ["e"])
+    many["additionalProperties"] = False
+    assert any("enum values" in p for p in check_strict_schema(many))
+    long = obj({"e": {"type": "string", "enum": ["x" * 60_001, "y" * 60_001]}}, ["e"])
+    long["additionalProperties"] = False
+    assert any("characters of names" in p for p in check_strict_schema(long))
