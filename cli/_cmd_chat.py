@@ -73,12 +73,11 @@ def run(args: argparse.Namespace) -> int:
 
 async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str], key_env: str,
                 prompts: Any) -> int:
-    from ..catalog import UnknownToolError, UnknownToolsetError
-    from ..executor import (
+    from toolcat.catalog import UnknownToolError, UnknownToolsetError
+    from toolcat.executor import (
         AgentLoop,
         AnthropicClient,
         Executor,
-        LoopStep,
         ModelError,
         OpenAIChatClient,
     )

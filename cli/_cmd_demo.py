@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..executor._demo import DemoError, run_demo
+    from toolcat.executor._demo import DemoError, run_demo
 
     try:
         return run_demo(lambda line: print(line, flush=True))

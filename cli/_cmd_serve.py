@@ -40,10 +40,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import anyio
-
-    from ..catalog import UnknownToolsetError
-    from ..executor._mcp_server import CatalogLoadFailed, McpCatalogServer
-    from ..loader import CatalogInputError
+    from toolcat.catalog import UnknownToolsetError
+    from toolcat.executor._mcp_server import CatalogLoadFailed, McpCatalogServer
+    from toolcat.loader import CatalogInputError
 
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,

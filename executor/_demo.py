@@ -30,7 +30,7 @@ class DemoError(Exception):
 
 def demo_catalog_dir() -> Path:
     """examples/demo next to the package (the repository, or the wheel's package data)."""
-    from .. import __file__ as package_init
+    from toolcat import __file__ as package_init
 
     root = Path(package_init).resolve().parent
     for candidate in (root / "examples" / "demo", Path.cwd() / "examples" / "demo"):
@@ -109,7 +109,8 @@ def _short(text: str, limit: int = 160) -> str:
 
 def run_demo(say: Callable[[str], None] = print) -> int:
     """Run the demo, printing each step with ``say``; returns the exit code."""
-    from ..loader import load_catalog
+    from toolcat.loader import load_catalog
+
     from ._background import BackgroundServer
     from ._demo_service import make_service
     from ._scripted import ScriptedModel

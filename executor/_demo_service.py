@@ -23,7 +23,7 @@ _ITEMS = (
 
 def make_service() -> Starlette:
     """A fresh service with its own stock and orders (state lives in the app)."""
-    items = {i["sku"]: dict(i) for i in _ITEMS}
+    items: dict[str, dict[str, Any]] = {str(i["sku"]): dict(i) for i in _ITEMS}
     orders: dict[str, dict[str, Any]] = {}
     numbers = itertools.count(1001)
     lock = threading.Lock()

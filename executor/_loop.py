@@ -13,7 +13,8 @@ from ._model_common import ModelTurn, Usage
 from ._protocols import ModelClient, TextCallback
 
 if TYPE_CHECKING:
-    from ..catalog import Catalog, ToolDefinition
+    from toolcat.catalog import Catalog, ToolDefinition
+
     from . import Executor
 
 __all__ = ["AgentLoop", "LoopResult", "LoopStep", "StopReason"]

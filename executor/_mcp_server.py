@@ -25,12 +25,12 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from toolcat import __version__
 
-from .. import __version__
 from . import Executor, ToolCall, format_result
 
 if TYPE_CHECKING:
-    from ..catalog import Catalog, ToolDefinition
+    from toolcat.catalog import Catalog, ToolDefinition
 
 __all__ = ["CatalogLoadFailed", "McpCatalogServer"]
 
@@ -115,7 +115,7 @@ class McpCatalogServer:
 
     def load(self) -> _Served:
         """Load (or reload) the catalog; raises ``CatalogLoadFailed`` and keeps the old one."""
-        from ..loader import load_catalog
+        from toolcat.loader import load_catalog
 
         result = load_catalog(self.paths, progress=False)
         self._files = tuple(result.files)
@@ -128,7 +128,7 @@ class McpCatalogServer:
         return served
 
     def _build(self, catalog: Catalog) -> _Served:
-        from ..catalog import to_mcp_tool
+        from toolcat.catalog import to_mcp_tool
 
         tools = catalog.toolset(self.toolset)  # UnknownToolsetError when it is not there
         subset = catalog.subset([t.name for t in tools]) if self.toolset else catalog

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
+from toolcat.catalog import thaw
 
-from ..catalog import thaw
 from ._calls import ToolCall, format_result
 from ._model_common import (
     HttpModelTransport,
@@ -22,7 +22,8 @@ from ._model_common import (
 from ._protocols import TextCallback
 
 if TYPE_CHECKING:
-    from ..catalog import ToolDefinition
+    from toolcat.catalog import ToolDefinition
+
     from ._calls import ToolResult
 
 __all__ = ["AnthropicClient"]
@@ -188,7 +189,9 @@ def _parse_message(data: Mapping[str, Any], url: str, attempts: int) -> ModelTur
             raise ModelResponseError(url, str((data.get("error") or {}).get("message", data)))
         raise ModelResponseError(url, "reply has no content list")
     raw_usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-    usage = Usage(raw_usage.get("input_tokens"), raw_usage.get("output_tokens")) if raw_usage else None
+    usage = None
+    if raw_usage:
+        usage = Usage(raw_usage.get("input_tokens"), raw_usage.get("output_tokens"))
     message = {"role": "assistant", "content": [dict(b) for b in content if isinstance(b, dict)]}
     return _turn(message, data.get("stop_reason"), usage, attempts)
 

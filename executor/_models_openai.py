@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
+from toolcat.catalog import thaw
 
-from ..catalog import thaw
 from ._calls import ToolCall, format_result
 from ._model_common import (
     HttpModelTransport,
@@ -21,7 +21,8 @@ from ._model_common import (
 from ._protocols import TextCallback
 
 if TYPE_CHECKING:
-    from ..catalog import ToolDefinition
+    from toolcat.catalog import ToolDefinition
+
     from ._calls import ToolResult
 
 __all__ = ["OpenAIChatClient"]
@@ -124,7 +125,8 @@ class OpenAIChatClient:
             try:
                 chunk = json.loads(event.data)
             except ValueError as exc:
-                raise ModelResponseError(url, f"stream chunk is not JSON: {event.data[:200]}") from exc
+                reason = f"stream chunk is not JSON: {event.data[:200]}"
+                raise ModelResponseError(url, reason) from exc
             if isinstance(chunk.get("error"), dict):
                 raise ModelResponseError(url, f"error in stream: {chunk['error'].get('message')}")
             if chunk.get("usage"):

@@ -6,9 +6,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from ..catalog import ToolDefinition
-    from ._model_common import ModelTurn
+    from toolcat.catalog import ToolDefinition
+
     from ._calls import ToolResult
+    from ._model_common import ModelTurn
 
 __all__ = ["ModelClient", "TextCallback"]
 

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from toolcat.executor._background import BackgroundServer
 from toolcat.executor._demo_service import make_service
 from toolcat.executor._scripted import ScriptedModel, ScriptedTurn

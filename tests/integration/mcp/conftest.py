@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from toolcat.executor._background import BackgroundServer
 from toolcat.executor._demo_service import make_service
 

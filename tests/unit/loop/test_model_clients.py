@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from toolcat.executor import (
     AnthropicClient,
     ModelConnectionError,
@@ -92,12 +91,14 @@ def test_openai_stream_assembles_interleaved_tool_call_deltas() -> None:
         {"choices": [{"delta": {"tool_calls": [
             {"index": 0, "id": "a", "function": {"name": "f", "arguments": ""}},
             {"index": 1, "id": "b", "function": {"name": "g", "arguments": "{\"y\""}}]}}]},
-        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"x\": 1"}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [
+            {"index": 0, "function": {"arguments": "{\"x\": 1"}}]}}]},
         {"choices": [{"delta": {"tool_calls": [{"index": 1, "function": {"arguments": ": 2}"}}]}}]},
         {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "}"}}]},
                       "finish_reason": "tool_calls"}]},
     ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + ": keep-alive\n\ndata: [DONE]\n\n"
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+    body += ": keep-alive\n\ndata: [DONE]\n\n"
     model = make(lambda r: httpx.Response(200, content=body.encode(),
                                           headers={"content-type": "text/event-stream"}))
     turn = create(model, stream=True)
