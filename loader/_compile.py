@@ -33,7 +33,7 @@ from toolcat.catalog import (
     ToolAnnotations,
     ToolDefinition,
 )
-from toolcat.catalog._frozen import FrozenDict, freeze
+from toolcat.catalog._frozen import FrozenDict, FrozenList, freeze
 
 from ._diagnostics import Diagnostic
 from ._env import check_env_syntax
@@ -203,6 +203,7 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
     required: list[str] = []
     binary: list[str] = []
     placed: dict[tuple[ParamLocation, str], str] = {}
+    refs: set[str] = set()
     has_body_binding = False
     for arg, p in params.items():
         ppath = ("parameters", arg)
@@ -251,7 +252,10 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
         if is_required:
             required.append(arg)
         misspelt = False
-        for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs):
+        key = ctx.schemas.key(schema)
+        if '"$ref"' in key:
+            refs.update(_REF.findall(key))
+        for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs, key=key):
             scope.add(issue.code, f"parameter '{arg}': {issue.message}", (*ppath, *issue.path),
                       key=issue.key)
             misspelt = misspelt or "'description'?" in issue.message
@@ -273,8 +277,10 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
             if issue.code == "TC022":
                 scope.add(issue.code, f"output_schema: {issue.message}",
                           ("output_schema", *issue.path))
-    reachable, _ = _reachable_defs(list(properties.values()), defs)
-    for arg, schema in properties.items():
+    reachable: list[str] = []
+    if refs:
+        reachable = _reachable_defs(list(properties.values()), defs)[0]
+    for arg, schema in properties.items() if refs - set(reachable) else ():
         for name in sorted(_reachable_defs([schema], defs)[1]):
             scope.add("TC022", f"parameter '{arg}' refers to '#/$defs/{name}', which is not "
                       "under definitions; add it there or fix the $ref", ("parameters", arg),
@@ -301,7 +307,7 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
     return ToolDefinition(
         name=doc.name,
         description=doc.description or "",
-        input_schema=freeze(input_schema),
+        input_schema=_freeze(input_schema),
         command=HttpCommand(
             service=doc.service,
             method=method,
@@ -317,13 +323,25 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
             base_url=doc.base_url,
             headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
         ),
-        output_schema=freeze(doc.output_schema) if isinstance(doc.output_schema, dict) else None,
+        output_schema=_freeze(doc.output_schema) if isinstance(doc.output_schema, dict) else None,
         annotations=_annotations(doc),
         confirm=bool(doc.confirm),
         return_direct=doc.return_direct,
         tags=tuple(doc.tags),
         source=SourceLocation(file, line, col),
     )
+
+
+def _freeze(value: Any) -> Any:
+    """:func:`freeze` for the plain JSON values the YAML reader builds (exact type checks)."""
+    kind = type(value)
+    if kind is dict:
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+    if kind is list:
+        return FrozenList([_freeze(v) for v in value])
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return freeze(value)
 
 
 def _body(doc: ToolDoc, scope: _ToolScope, params: Mapping[str, Any], has_body_binding: bool,
@@ -343,7 +361,8 @@ def _body(doc: ToolDoc, scope: _ToolScope, params: Mapping[str, Any], has_body_b
         return BodySpec(media_type=media, argument=doc.body_argument,
                         binary_fields=tuple(binary), required=doc.body_argument in required)
     if doc.body is not None:
-        return BodySpec(media_type=media, template=freeze(doc.body), binary_fields=tuple(binary))
+        return BodySpec(media_type=media, template=_freeze(doc.body),
+                        binary_fields=tuple(binary))
     if has_body_binding:
         return BodySpec(media_type=media, binary_fields=tuple(binary), required=bool(required))
     return None

@@ -55,8 +55,20 @@ class SchemaIssue:
     key: bool = False  # the finding is about a key (place it on the key, not the value)
 
 
+_PROSE = ("description", "title")
+
+
 def _canonical(schema: Any) -> str:
     return json.dumps(schema, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _shape_key(schema: Any) -> str:
+    """The cache key: canonical JSON without top-level prose, which no check depends on
+    (as long as it is a string), so ``{type: string, description: ...}`` is checked once."""
+    if isinstance(schema, dict) and any(isinstance(schema.get(k), str) for k in _PROSE):
+        schema = {k: v for k, v in schema.items()
+                  if not (k in _PROSE and isinstance(v, str))}
+    return _canonical(schema)
 
 
 def _meta_message(error: ValidationError) -> str:
@@ -95,15 +107,25 @@ class SchemaChecker:
         self._meta: dict[str, tuple[SchemaIssue, ...]] = {}
         self._values: dict[tuple[str, str], tuple[SchemaIssue, ...]] = {}
 
-    def check(self, schema: Any, *, trusted: bool = False,
-              defs: dict[str, Any] | None = None) -> tuple[SchemaIssue, ...]:
+    @staticmethod
+    def key(schema: Any) -> str:
+        """The cache key of a schema (canonical JSON without top-level prose)."""
+        return _shape_key(schema)
+
+    def check(self, schema: Any, *, trusted: bool = False, defs: dict[str, Any] | None = None,
+              key: str | None = None) -> tuple[SchemaIssue, ...]:
         """Metaschema errors (TC022), unknown keywords (TC106), bad default/enum (TC023/TC024).
 
         ``trusted`` skips the metaschema and keyword checks (imported OpenAPI
         schemas) but keeps the default/enum checks. ``defs`` are the tool's
-        shared definitions, for schemas that refer to ``#/$defs/...``.
+        shared definitions, for schemas that refer to ``#/$defs/...``. ``key``
+        is :meth:`key` of the schema when the caller has it already.
         """
-        key = _canonical(schema)
+        if trusted and not (isinstance(schema, dict) and ("default" in schema
+                                                          or "enum" in schema)):
+            return ()
+        if key is None:
+            key = _shape_key(schema)
         meta = self._meta.get(key) if not trusted else ()
         if meta is None:
             issues = [SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
