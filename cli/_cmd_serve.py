@@ -31,8 +31,9 @@ def register(sub: Any) -> None:
     p.add_argument("--poll-interval", type=float, default=0.5, metavar="SECONDS",
                    help="how often --watch checks the files (default 0.5)")
     p.add_argument("--yes", action="store_true",
-                   help="run tools marked confirm: true without asking (otherwise they are "
-                   "refused: an MCP client confirms tool calls itself)")
+                   help="run tools marked confirm: true without asking (otherwise the client's "
+                   "user is asked through MCP elicitation, and the call is refused when the "
+                   "client cannot ask)")
     p.add_argument("--log-level", default="warning",
                    choices=["debug", "info", "warning", "error"], help="stderr log level")
     p.set_defaults(func=run)
@@ -47,9 +48,8 @@ def run(args: argparse.Namespace) -> int:
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="toolcat serve: %(message)s")
-    confirm = (lambda call, tool: True) if args.yes else (lambda call, tool: False)
     server = McpCatalogServer(args.paths, toolset=args.toolset, watch=args.watch,
-                              poll_interval=args.poll_interval, confirm=confirm)
+                              poll_interval=args.poll_interval, yes=args.yes)
     try:
         served = server.load()
     except CatalogInputError as exc:

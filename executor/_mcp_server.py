@@ -10,6 +10,8 @@ keeps serving.
 
 from __future__ import annotations
 
+import contextvars
+import json
 import logging
 import os
 import weakref
@@ -35,6 +37,16 @@ if TYPE_CHECKING:
 __all__ = ["CatalogLoadFailed", "McpCatalogServer"]
 
 log = logging.getLogger("toolcat.serve")
+
+# The MCP request a tool call is running for: the confirmation callback asks its client.
+_request: contextvars.ContextVar[ServerRequestContext[Any, Any] | None] = contextvars.ContextVar(
+    "toolcat_mcp_request", default=None)
+
+_CONFIRM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"confirm": {"type": "boolean", "title": "Run this tool call?"}},
+    "required": ["confirm"],
+}
 
 
 class CatalogLoadFailed(Exception):
@@ -89,7 +101,7 @@ class McpCatalogServer:
         watch: bool = False,
         poll_interval: float = 0.5,
         env: Mapping[str, str] | None = None,
-        confirm: Callable[..., Any] | None = None,
+        yes: bool = False,
         name: str = "toolcat",
     ) -> None:
         self.paths = [str(p) for p in paths]
@@ -97,7 +109,7 @@ class McpCatalogServer:
         self.watch = watch
         self.poll_interval = poll_interval
         self.env = env
-        self.confirm = confirm
+        self.yes = yes
         self._served: _Served | None = None
         self._retired: list[Executor] = []
         self._files: tuple[str, ...] = ()
@@ -138,7 +150,7 @@ class McpCatalogServer:
             if tool.command.response.select:  # the selected value has no declared shape
                 item.pop("outputSchema", None)
             listed.append(item)
-        executor = Executor(subset, env=self.env, confirm=self.confirm)
+        executor = Executor(subset, env=self.env, confirm=self._confirm)
         return _Served(subset, executor, {t.name: t for t in tools}, listed)
 
     @property
@@ -150,6 +162,34 @@ class McpCatalogServer:
             self.load()
         assert self._served is not None
         return self._served
+
+    async def _confirm(self, call: ToolCall, tool: ToolDefinition) -> bool:
+        """``confirm: true`` tools: allowed with ``yes``, else the client's user is asked.
+
+        The question goes as an MCP elicitation (form mode) when the client
+        declared the capability and the connection can carry a server request;
+        otherwise the call is refused and the model is told so.
+        """
+        if self.yes:
+            return True
+        ctx = _request.get()
+        if ctx is None or ctx.session is None:
+            return False
+        session = ctx.session
+        capabilities = session.client_capabilities
+        if capabilities is None or capabilities.elicitation is None:
+            return False
+        if not session.can_send_request:
+            return False
+        args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        try:
+            answer = await session.elicit_form(
+                f"Run {tool.name} with {args}? ({tool.description})", _CONFIRM_SCHEMA,
+                related_request_id=ctx.request_id)
+        except Exception as exc:  # the client could not answer: refuse, never run unasked
+            log.warning("could not ask the client to confirm %s: %s", tool.name, exc)
+            return False
+        return answer.action == "accept" and bool((answer.content or {}).get("confirm"))
 
     # -- MCP handlers ----------------------------------------------------------
 
@@ -176,7 +216,11 @@ class McpCatalogServer:
         served = self._current()  # a reload mid-call leaves this call on its catalog
         call = ToolCall(params.name, dict(params.arguments or {}),
                         None if ctx.request_id is None else str(ctx.request_id))
-        result = await served.executor.aexecute(call)
+        token = _request.set(ctx)
+        try:
+            result = await served.executor.aexecute(call)
+        finally:
+            _request.reset(token)
         out = format_result("mcp", result)
         listed = next((t for t in served.listed if t["name"] == params.name), None)
         schema = listed.get("outputSchema") if listed else None

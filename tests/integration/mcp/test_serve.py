@@ -170,3 +170,49 @@ def test_a_missing_path_is_one_line_exit_2(missing: str, tmp_path: Path) -> None
     proc = subprocess.run([*TOOLCAT, "serve", str(tmp_path / missing)], capture_output=True,
                           text=True, timeout=30)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_watch_notifies_2026_clients_through_subscriptions_listen(catalog_file, serve_env):
+    from mcp import Client
+
+    params = stdio_params([str(catalog_file), "--watch", "--poll-interval", "0.1"], serve_env)
+
+    async def session() -> None:
+        async with Client(params) as client:
+            assert client.session.protocol_version == "2026-07-28"
+            async with client.listen(tools_list_changed=True) as sub:
+                catalog_file.write_text(catalog_file.read_text().replace(
+                    "description: One item by SKU.", "description: One item by its SKU."))
+                with anyio.fail_after(10):
+                    async for event in sub:
+                        assert type(event).__name__ == "ToolsListChanged"
+                        break
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert tools["get_item"].description == "One item by its SKU."
+
+    anyio.run(session)
+
+
+def test_confirm_tools_ask_the_client_through_elicitation(catalog_file, serve_env):
+    answers = ["accept", "decline"]
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        action = answers.pop(0)
+        return types.ElicitResult(action=action,
+                                  content={"confirm": True} if action == "accept" else None)
+
+    async def session() -> None:
+        async with stdio_client(stdio_params([str(catalog_file)], serve_env)) as (r, w), \
+                ClientSession(r, w, elicitation_callback=elicit) as s:
+            await s.initialize()
+            args = {"sku": "B-BOLT-M6", "quantity": 2, "customer": "ACME"}
+            ran = await s.call_tool("create_order", args)
+            assert ran.is_error is False and ran.structured_content["status"] == "created"
+            refused = await s.call_tool("create_order", args)
+            assert refused.is_error is True and "not_confirmed" in refused.content[0].text
+
+    anyio.run(session)
+    assert len(asked) == 2 and asked[0].startswith("Run create_order with {")
+    assert '"customer": "ACME"' in asked[0]
