@@ -88,8 +88,12 @@ class ArgumentChecker:
     def _errors(self, args: dict[str, Any]) -> list[ToolError]:
         found = sorted(self._validator.iter_errors(args), key=relevance)
         out: list[ToolError] = []
+        seen: set[tuple[tuple[str | int, ...], str]] = set()
         for err in found:
-            out.extend(_describe(err))
+            for error in _describe(err):
+                if (error.loc, error.msg) not in seen:  # one per property, not per keyword
+                    seen.add((error.loc, error.msg))
+                    out.append(error)
             if len(out) >= _MAX_ERRORS:
                 out = out[:_MAX_ERRORS]
                 out.append(ToolError("invalid_arguments", "more violations not shown"))

@@ -59,6 +59,8 @@ class Executor:
     and closed by :meth:`close`/:meth:`aclose`. Tools with ``confirm: true``
     run only when ``confirm(call, tool)`` returns true; without a callback they
     are refused. ``sleep``/``async_sleep`` are the waits between retries.
+    With ``opentelemetry-api`` installed, each call is a span ``execute_tool {name}``
+    (GenAI conventions) on the global providers, or on those passed in.
     """
 
     def __init__(
@@ -73,6 +75,8 @@ class Executor:
         sleep: Callable[[float], None] = time.sleep,
         async_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         telemetry: bool = True,
+        tracer_provider: Any = None,
+        meter_provider: Any = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
@@ -88,7 +92,7 @@ class Executor:
         self._plans: dict[str, ToolPlan] = {}
         self.tokens = TokenCache()
         self._dispatcher = Dispatcher(self.tokens, sleep=sleep, async_sleep=async_sleep)
-        self._telemetry = Telemetry(telemetry)
+        self._telemetry = Telemetry(telemetry, tracer_provider, meter_provider)
         self._confirm_lock = threading.Lock()
         self._client_lock = threading.Lock()
 

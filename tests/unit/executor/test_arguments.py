@@ -1,0 +1,123 @@
+"""Argument parsing and validation: every violation with its location, defaults, nothing sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolcat.executor import Executor, ToolCall, ToolError, parse_arguments
+
+
+@pytest.mark.parametrize("raw,expected", [
+    ('{"a": 1}', {"a": 1}),
+    ({"a": 1}, {"a": 1}),
+    ("", ToolError("invalid_json", "arguments are empty: send a JSON object, e.g. {}")),
+    ("   ", ToolError("invalid_json", "arguments are empty: send a JSON object, e.g. {}")),
+    ("[1]", ToolError("invalid_json", "arguments must be a JSON object, got array")),
+    ("null", ToolError("invalid_json", "arguments must be a JSON object, got null")),
+    ('"x"', ToolError("invalid_json", "arguments must be a JSON object, got string")),
+    (42, ToolError("invalid_json", "arguments must be a JSON object, got int")),
+])
+def test_parse_arguments(raw: Any, expected: Any) -> None:
+    assert parse_arguments(raw) == expected
+
+
+def test_malformed_json_says_where() -> None:
+    error = parse_arguments('{"a": }')
+    assert isinstance(error, ToolError) and error.type == "invalid_json"
+    assert "line 1 column 7" in error.msg
+
+
+def test_parse_never_mutates_the_callers_mapping() -> None:
+    given = {"a": 1}
+    parsed = parse_arguments(given)
+    assert parsed == given and parsed is not given
+
+
+ITEMS = {"type": "array", "items": {"type": "object", "required": ["sku", "qty"],
+         "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}}}}
+
+
+@pytest.fixture()
+def strict(f: Any) -> Any:
+    tool = f.tool(method="POST", params=(
+        f.p("customer", "body", {"type": "string", "minLength": 2}, required=True),
+        f.p("items", "body", ITEMS, required=True),
+        f.p("when", "body", {"type": "string", "format": "date"}),
+        f.p("limit", "body", {"type": "integer", "default": 20}),
+        f.p("opts", "body", {"type": "object", "default": {"deep": [1]}}),
+    ))
+    from toolcat.catalog import BodySpec
+    import dataclasses
+
+    tool = dataclasses.replace(tool, command=dataclasses.replace(tool.command, body=BodySpec()))
+    return f.catalog(tool)
+
+
+def test_every_violation_with_its_location(f: Any, strict: Any) -> None:
+    rec = f.Recorder(f.forbid)
+    with Executor(strict, client=rec.client(), env={}) as ex:
+        result = ex.execute(ToolCall("t", {
+            "customer": "x", "items": [{"sku": "a", "qty": 0}, {"qty": "2"}], "when": "yesterday", "extra": 1}))
+    assert not result.ok and rec.requests == []
+    found = {(e.loc, e.type) for e in result.errors}
+    assert found == {
+        (("customer",), "invalid_arguments"),
+        (("items", 0, "qty"), "invalid_arguments"),
+        (("items", 1, "sku"), "invalid_arguments"),
+        (("items", 1, "qty"), "invalid_arguments"),
+        (("when",), "invalid_arguments"),
+        (("extra",), "invalid_arguments"),
+    }
+    messages = {e.loc: e.msg for e in result.errors}
+    assert messages[("items", 1, "sku")] == "required argument is missing"
+    assert messages[("extra",)].startswith("unexpected argument; allowed: customer, items, limit")
+    assert '"loc": "items[0].qty"' in result.content
+
+
+def test_missing_required_arguments(f: Any, strict: Any) -> None:
+    with Executor(strict, client=f.Recorder(f.forbid).client(), env={}) as ex:
+        result = ex.execute(ToolCall("t", "{}"))
+    assert [e.loc for e in result.errors] == [("customer",), ("items",)]
+
+
+def test_defaults_are_applied_and_copied(f: Any, strict: Any) -> None:
+    rec = f.Recorder()
+    with Executor(strict, client=rec.client(), env={}) as ex:
+        ex.execute(ToolCall("t", {"customer": "cc", "items": []}))
+        first = f.body_json(rec.last)
+        ex.execute(ToolCall("t", {"customer": "cc", "items": [], "limit": 5}))
+        second = f.body_json(rec.last)
+    assert first == {"customer": "cc", "items": [], "limit": 20, "opts": {"deep": [1]}}
+    assert second["limit"] == 5
+
+
+def test_validator_compiled_once_per_tool(f: Any, strict: Any) -> None:
+    with Executor(strict, client=f.Recorder().client(), env={}) as ex:
+        ex.execute(ToolCall("t", {"customer": "cc", "items": []}))
+        plan = ex.plan("t")
+        ex.execute(ToolCall("t", {"customer": "cc", "items": []}))
+        assert ex.plan("t") is plan
+
+
+def test_refs_to_defs_are_resolved(f: Any) -> None:
+    from toolcat.catalog import freeze
+    import dataclasses
+
+    tool = f.tool(params=(f.p("pet", "query", {"$ref": "#/$defs/Pet"}, required=True),))
+    schema = dict(tool.input_schema)
+    schema["$defs"] = {"Pet": {"type": "string", "enum": ["cat", "dog"]}}
+    tool = dataclasses.replace(tool, input_schema=freeze(schema))
+    with Executor(f.catalog(tool), client=f.Recorder(f.forbid).client(), env={}) as ex:
+        result = ex.execute(ToolCall("t", {"pet": "cow"}))
+    assert result.error.loc == ("pet",) and "is not one of" in result.error.msg
+
+
+def test_unknown_tool_lists_closest_names(f: Any) -> None:
+    cat = f.catalog(f.tool("get_order"), f.tool("get_orders"), f.tool("delete_user"))
+    with Executor(cat, client=f.Recorder(f.forbid).client(), env={}) as ex:
+        result = ex.execute(ToolCall("get_ordr", {}))
+    assert result.error.type == "unknown_tool"
+    assert result.error.msg.startswith("no tool named 'get_ordr'; did you mean: get_order")
+    assert "delete_user" not in result.content
