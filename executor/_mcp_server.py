@@ -113,6 +113,7 @@ class McpCatalogServer:
         self._served: _Served | None = None
         self._retired: list[Executor] = []
         self._files: tuple[str, ...] = ()
+        self._specs: tuple[str, ...] = ()  # imported OpenAPI specs: a change reloads too
         self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
         self._bus = InMemorySubscriptionBus()
         self.reloads = 0
@@ -131,6 +132,7 @@ class McpCatalogServer:
 
         result = load_catalog(self.paths, progress=False)
         self._files = tuple(result.files)
+        self._specs = tuple(spec for f in self._files for spec in _imported_specs(f))
         if result.catalog is None:
             raise CatalogLoadFailed(result.diagnostics)
         served = self._build(result.catalog)
@@ -271,15 +273,19 @@ class McpCatalogServer:
 
     # -- watching --------------------------------------------------------------
 
-    def _snapshot(self) -> dict[str, tuple[int, int]]:
-        names = set(self._files)
+    def _watched(self) -> set[str]:
+        """The catalog files, the OpenAPI specs they import, and YAML under directory PATHs."""
+        names = set(self._files) | set(self._specs)
         for p in self.paths:
             if os.path.isdir(p):
                 names.update(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml"))
             else:
                 names.add(p)
+        return names
+
+    def _snapshot(self) -> dict[str, tuple[int, int]]:
         snap: dict[str, tuple[int, int]] = {}
-        for name in names:
+        for name in self._watched():
             try:
                 st = os.stat(name)
             except OSError:
@@ -324,6 +330,23 @@ class McpCatalogServer:
             except Exception as exc:  # a closed session: forget it
                 log.debug("could not notify a session: %s", exc)
                 self._sessions.discard(session)
+
+
+def _imported_specs(catalog_file: str) -> list[str]:
+    """The ``openapi: [{spec: ...}]`` files a catalog file names (relative to it)."""
+    import yaml
+
+    try:
+        with open(catalog_file, encoding="utf-8") as f:
+            doc = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return []
+    entries = doc.get("openapi") if isinstance(doc, dict) else None
+    if not isinstance(entries, list):
+        return []
+    base = Path(catalog_file).parent
+    return [str(base / e["spec"]) for e in entries
+            if isinstance(e, dict) and isinstance(e.get("spec"), str)]
 
 
 def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:
