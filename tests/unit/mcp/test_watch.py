@@ -7,7 +7,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from toolcat.executor._mcp_server import CatalogLoadFailed, McpCatalogServer
 
 SPEC = """\
