@@ -144,7 +144,8 @@ class _Converter:
             return _nullable(self.node(s, pointer))
         if "allOf" in s:
             s = self.merge_all_of(s, pointer)
-        if "$ref" in s:
+        hops = 0
+        while "$ref" in s:
             ref = s["$ref"]
             if isinstance(ref, str) and ref.startswith("#/definitions/"):
                 s["$ref"] = ref = "#/$defs/" + ref[len("#/definitions/") :]
@@ -152,13 +153,15 @@ class _Converter:
                 if ref != "#":
                     self.resolve(ref, pointer)  # a dangling ref is an error, not a strict schema
                 return s
-            # strict mode rejects keywords beside $ref: inline the target once.
-            target = self.resolve(ref, pointer) if ref != "#" else None
-            if target is None:
-                raise NotStrictable(pointer, "'$ref': '#' with sibling keywords")
+            # strict mode rejects keywords beside $ref: inline the target.
+            hops += 1
+            if ref == "#" or hops > 32:
+                raise NotStrictable(pointer, f"'$ref': {ref!r} with sibling keywords")
             del s["$ref"]
-            s = {**target, **s}
+            s = {**self.resolve(ref, pointer), **s}
             self.notes.append((pointer, "inlined a $ref that had sibling keywords"))
+            if "allOf" in s:
+                s = self.merge_all_of(s, pointer)
         refinements = _refinements(s)
         if "oneOf" in s:
             s.setdefault("anyOf", [])

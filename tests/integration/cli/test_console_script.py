@@ -93,3 +93,11 @@ def test_list_and_schema_succeed(work: Path) -> None:
     assert run(work, "list", "cat.yaml").stdout.splitlines()[1].split()[0] == "get_thing"
     proc = run(work, "schema", "cat.yaml", "--provider", "mcp")
     assert proc.returncode == 0 and '"inputSchema"' in proc.stdout
+
+
+def test_an_openapi_spec_is_a_path_too(repo_root: Path, tmp_path: Path) -> None:
+    spec = repo_root / "specs" / "sample-service.yaml"
+    assert run(tmp_path, "validate", str(spec)).returncode == 0
+    proc = run(tmp_path, "schema", str(spec), "--provider", "openai", "--strict", "-q")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert '"strict": true' in proc.stdout

@@ -193,3 +193,11 @@ def test_schema_of_a_broken_catalog_exits_1(
 ) -> None:
     code, out, err = run(capsys, "schema", "bad.yaml", "--provider", "openai")
     assert code == 1 and out == "" and "TC012" in err
+
+
+def test_table_shows_the_first_non_empty_line_truncated() -> None:
+    from toolcat.cli._cmd_list import first_line
+
+    assert first_line("\n\n  Look up.\nMore.") == "Look up."
+    assert first_line("x" * 100) == "x" * 79 + "…"
+    assert first_line("") == ""

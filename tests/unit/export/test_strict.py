@@ -332,3 +332,11 @@ def test_checker_limits_enum_values_and_total_name_size() -> None:
     long = obj({"e": {"type": "string", "enum": ["x" * 60_001, "y" * 60_001]}}, ["e"])
     long["additionalProperties"] = False
     assert any("characters of names" in p for p in check_strict_schema(long))
+
+
+def test_a_chain_of_refs_with_siblings_is_inlined_to_the_end() -> None:
+    defs = {"A": {"$ref": "#/$defs/B"}, "B": {"type": "string", "minLength": 2}}
+    schema = obj({"a": {"$ref": "#/$defs/A", "description": "An A"}}, ["a"], **{"$defs": defs})
+    out = to_strict_schema(schema).schema
+    assert out["properties"]["a"] == {"type": "string", "description": "An A (minLength: 2)"}
+    assert check_strict_schema(out) == []
