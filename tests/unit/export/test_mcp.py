@@ -70,3 +70,17 @@ def test_output_schema_only_when_it_is_an_object(tool_factory: Any) -> None:
     one = tool_factory("one", output_schema={"type": "object", "properties": {}})
     assert to_mcp_tool(one)["outputSchema"] == {"type": "object", "properties": {}}
     assert "title" not in to_mcp_tool(one)
+
+
+def test_export_is_accepted_by_the_mcp_sdk_tool_model(catalog: Any) -> None:
+    import mcp.types
+
+    from toolcat.catalog import export_tools
+
+    for item in export_tools(catalog, "mcp"):
+        tool = mcp.types.Tool.model_validate(item)
+        assert tool.name == item["name"]
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is item["annotations"]["readOnlyHint"]
+        dumped = tool.model_dump(by_alias=True, exclude_none=True)
+        assert dumped["inputSchema"] == item["inputSchema"]
