@@ -72,6 +72,7 @@ _DROPPED_SILENTLY = frozenset(
     {"$schema", "$id", "$comment", "$anchor", "readOnly", "writeOnly", "discriminator",
      "xml", "externalDocs"}
 )  # fmt: skip
+_JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 MAX_NESTING = 10
 MAX_PROPERTIES = 5000
 MAX_ENUM_VALUES = 1000
@@ -370,6 +371,9 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
             problems.append(f"{where}: no type")
         types = node.get("type")
         type_list = [types] if isinstance(types, str) else list(types or [])
+        unknown = [x for x in type_list if x not in _JSON_TYPES]
+        if unknown:
+            problems.append(f"{where}: unknown type {unknown[0]!r}")
         if "enum" in node:
             counter["enum"] += len(node["enum"])
             counter["chars"] += sum(len(str(v)) for v in node["enum"])

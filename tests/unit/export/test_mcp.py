@@ -74,7 +74,6 @@ def test_output_schema_only_when_it_is_an_object(tool_factory: Any) -> None:
 
 def test_export_is_accepted_by_the_mcp_sdk_tool_model(catalog: Any) -> None:
     import mcp.types
-
     from toolcat.catalog import export_tools
 
     for item in export_tools(catalog, "mcp"):

@@ -217,6 +217,7 @@ def test_tool_without_arguments_is_strict() -> None:
         (obj({"a": {"$ref": "#/$defs/X"}}, ["a"], additionalProperties=False), "does not resolve"),
         (obj({"a": {"description": "x"}}, ["a"], additionalProperties=False), "no type"),
         (obj({"a": {"type": "array"}}, ["a"], additionalProperties=False), "array without items"),
+        (obj({"a": {"type": "str"}}, ["a"], additionalProperties=False), "unknown type 'str'"),
     ],
 )
 def test_checker_reports_each_broken_rule(schema: dict[str, Any], problem: str) -> None:
