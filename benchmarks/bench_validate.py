@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import yaml
-
 from toolcat.loader import load_catalog
 
 _WORDS = ("order customer invoice shipment item stock price account refund note status "

@@ -23,6 +23,7 @@ _COMMAND_MODULES = (
     "import",
     "list",
     "schema",
+    "catalog_schema",
     "call",
     "serve",
     "chat",

@@ -178,7 +178,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
                   "'toolcat: 1'", file, locate(("toolcat",)), ("toolcat",))
         return
     for key in data:
-        if key not in _TOP_KEYS:
+        if key not in _TOP_KEYS and not key.startswith("x-"):
             hint = closest(key, _TOP_KEYS)
             advice = f"did you mean '{hint}'?" if hint else "valid keys: " + ", ".join(_TOP_KEYS)
             state.add("TC003", f"unknown key '{key}'; {advice}", file, locate((key,), True), (key,))

@@ -193,7 +193,10 @@ class ToolDoc(BaseModel):
     name: str = Field(description="^[a-zA-Z0-9_-]{1,64}$, unique in the catalog.")
     description: str | None = None
     service: str
-    method: Method = Field(description="HTTP method, any case.")
+    method: Method = Field(
+        description="HTTP method, any case.",
+        json_schema_extra={"enum": [*METHODS, *(m.lower() for m in METHODS)]},
+    )
     path: str = Field(description="Path template with {argument} placeholders.")
     parameters: dict[str, ParameterDoc] | None = None
     body: Any = Field(None, description="JSON value whose strings are Jinja2 templates.")
@@ -255,7 +258,12 @@ class CatalogFileDoc(BaseModel):
     """A toolcat catalog file, format version 1."""
 
     model_config = ConfigDict(
-        frozen=True, extra="forbid", strict=True, title="toolcat catalog, format version 1"
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        title="toolcat catalog, format version 1",
+        # x- keys are ignored: a place for YAML anchors that several tools share
+        json_schema_extra={"patternProperties": {"^x-": {}}},
     )
     toolcat: Literal[1] = Field(description="Format version.")
     services: dict[str, ServiceDoc] | None = None

@@ -86,8 +86,13 @@ def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaI
     for key, value in schema.items():
         if key not in KNOWN_KEYWORDS and not key.startswith("x-"):
             hint = closest(key, KNOWN_KEYWORDS, cutoff=0.75)
-            advice = (f"did you mean '{hint}'?" if hint
-                      else "validators ignore it; remove it or prefix it with 'x-'")
+            if hint:
+                advice = f"did you mean '{hint}'?"
+            elif value is None and (" " in key or "." in key):
+                advice = ("it looks like text cut at a comma inside {...}: quote the text "
+                          "before it")
+            else:
+                advice = "validators ignore it; remove it or prefix it with 'x-'"
             yield SchemaIssue("TC106", (*path, key),
                               f"unknown JSON Schema keyword '{key}'; {advice}", key=True)
         if key in _SCHEMA_MAPS and isinstance(value, dict):

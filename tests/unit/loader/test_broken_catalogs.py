@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from toolcat.loader import CODES, Severity, load_catalog
 
 BROKEN = Path(__file__).resolve().parents[2] / "data" / "catalogs" / "broken"

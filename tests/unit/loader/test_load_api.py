@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from toolcat.catalog import ParamLocation
 from toolcat.loader import CatalogError, CatalogInputError, load, load_catalog
 

@@ -1,0 +1,132 @@
+"""Stage 3: compilation to the IR: placement, input schemas, bodies, services, annotations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from toolcat.catalog import (
+    ApiKeyAuth,
+    BearerAuth,
+    FrozenDict,
+    NoAuth,
+    OAuth2ClientCredentials,
+    ParamLocation,
+    Timeouts,
+)
+from toolcat.loader import load_catalog
+
+GOOD = Path(__file__).resolve().parents[2] / "data" / "catalogs" / "good"
+
+
+@pytest.fixture(scope="module")
+def rich():  # type: ignore[no-untyped-def]
+    result = load_catalog([GOOD / "rich-tools.yaml"], progress=False)
+    assert result.diagnostics == ()
+    assert result.catalog is not None
+    return result.catalog
+
+
+def _binding(tool, arg):  # type: ignore[no-untyped-def]
+    return next(b for b in tool.command.parameters if b.argument == arg)
+
+
+def test_placement_rules(rich) -> None:  # type: ignore[no-untyped-def]
+    tool = rich["list_files"]
+    assert _binding(tool, "folder").location is ParamLocation.PATH  # named in the template
+    assert _binding(tool, "limit").location is ParamLocation.QUERY  # GET default
+    session = _binding(tool, "session")
+    assert (session.location, session.wire_name) == (ParamLocation.COOKIE, "sid")
+    kinds = _binding(tool, "kinds")
+    assert (kinds.style, kinds.explode) == ("form", False)
+    tag = rich["tag_file"]
+    assert _binding(tag, "tag").location is ParamLocation.BODY  # PATCH default
+    upload = rich["upload_file"]
+    folder = _binding(upload, "folder")
+    assert (folder.location, folder.wire_name) == (ParamLocation.PATH, "folder_id")
+    assert _binding(upload, "meta").content_type == "application/json"
+
+
+def test_required_rules(rich) -> None:  # type: ignore[no-untyped-def]
+    tool = rich["list_files"]
+    schema = tool.input_schema
+    assert schema["required"] == ["folder"]  # limit has a default, the others required: false
+    assert schema["additionalProperties"] is False
+    assert _binding(tool, "folder").required and not _binding(tool, "limit").required
+    # placement keys never leak into the JSON Schema
+    assert set(schema["properties"]["session"]) == {"type", "description"}
+    assert "style" not in schema["properties"]["kinds"]
+
+
+def test_input_schema_carries_only_reachable_defs(rich) -> None:  # type: ignore[no-untyped-def]
+    schema = rich["upload_file"].input_schema
+    assert set(schema["$defs"]) == {"Meta", "Owner"}
+    assert schema["properties"]["meta"] == {"$ref": "#/$defs/Meta"}
+    assert isinstance(schema, FrozenDict)
+    with pytest.raises(TypeError):
+        schema["x"] = 1  # type: ignore[index]
+
+
+def test_bodies(rich) -> None:  # type: ignore[no-untyped-def]
+    upload = rich["upload_file"].command.body
+    assert upload.media_type == "multipart/form-data"
+    assert upload.binary_fields == ("file",)
+    replace = rich["replace_file"].command.body
+    assert (replace.argument, replace.media_type) == ("content", "text/plain")
+    tag = rich["tag_file"].command.body
+    assert tag.template["add"] == ["{{ tag }}"] and tag.template["by"] == "toolcat"
+    assert rich["list_files"].command.body is None
+
+
+def test_annotations_derived_unless_set(rich) -> None:  # type: ignore[no-untyped-def]
+    listed = rich["list_files"].annotations
+    assert (listed.title, listed.read_only, listed.open_world) == ("List files", True, False)
+    replace = rich["replace_file"].annotations
+    assert (replace.read_only, replace.destructive, replace.idempotent) == (False, True, True)
+    assert rich["replace_file"].command.method == "PUT"  # normalised
+    assert rich["replace_file"].command.retry_unsafe is True
+    assert rich["tag_file"].return_direct and rich["tag_file"].confirm
+    assert rich["tag_file"].tags == ("files", "write")
+
+
+def test_response_and_output_schema(rich) -> None:  # type: ignore[no-untyped-def]
+    tool = rich["list_files"]
+    assert tool.command.response.max_chars == 2000
+    assert "map(attribute='name')" in (tool.command.response.select or "")
+    assert tool.output_schema == {"type": "array", "items": {"type": "string"}}
+    assert tool.source is not None and tool.source.line == 16
+
+
+def test_services_and_auth() -> None:
+    result = load_catalog([GOOD / "every-auth.yaml"], progress=False)
+    assert result.diagnostics == ()
+    catalog = result.catalog
+    assert catalog is not None
+    services = catalog.services
+    assert services["open"].auth == NoAuth()
+    assert services["bearer"].auth == BearerAuth(token="${BEARER_TOKEN}")  # kept raw
+    assert services["bearer"].timeouts == Timeouts(connect=2, read=10, total=30)
+    assert services["basic"].retry.on_status == (503,)
+    assert services["basic"].retry.attempts == 5
+    assert services["keyed"].auth == ApiKeyAuth(location="query", name="api_key",
+                                                  value="${API_KEY:-demo}")
+    assert services["keyed"].headers == {"X-Api-Version": "2", "X-Debug": "false"}
+    assert services["keyed"].max_response_chars == 5000
+    assert services["machine"].auth == OAuth2ClientCredentials(
+        token_url="http://127.0.0.1:9004/token", client_id="toolcat",
+        client_secret="${OAUTH_SECRET}", scopes=("read", "write"))
+    assert services["open"].timeouts == Timeouts(total=30.0)  # the IR default
+    whoami = catalog["whoami"].command
+    assert whoami.auth == NoAuth() and whoami.base_url == "http://127.0.0.1:9101"
+    assert whoami.timeouts == Timeouts(total=3.0) and whoami.retry.attempts == 2
+    assert catalog["ping"].command.auth is None  # the service's applies
+
+
+def test_directory_catalog_spans_files() -> None:
+    folder = GOOD.parent / "good-dir"
+    result = load_catalog([folder], progress=False)
+    assert result.diagnostics == ()
+    assert result.catalog is not None
+    assert result.catalog.toolsets["crm"] == ("find_customer", "add_note")
+    assert [Path(f).relative_to(folder).as_posix() for f in result.files] == [
+        "more/tools.yml", "services.yaml"]
