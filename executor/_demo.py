@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["DemoError", "demo_catalog_dir", "run_demo"]
+__all__ = ["DemoError", "demo_catalog_dir", "run_demo", "run_sample_service"]
 
 PROMPT = ("Which widgets do we have in stock, and how many steel gadgets are left? "
           "Then order 3 blue widgets for ACME.")
@@ -105,6 +105,22 @@ def _json(text: Any) -> Any:
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def run_sample_service(port: int, say: Callable[[str], None] = print) -> int:
+    """Serve the sample service on 127.0.0.1:``port`` until interrupted (Ctrl-C)."""
+    from ._background import BackgroundServer
+    from ._demo_service import make_service
+
+    with BackgroundServer(make_service(), port=port) as service:
+        say(f"toolcat demo: sample service on {service.url} (Ctrl-C stops it); try:")
+        say(f"  toolcat call {demo_catalog_dir()} get_item --args '{{\"sku\": \"W-BLUE-01\"}}'")
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            say("toolcat demo: sample service stopped")
+    return 0
 
 
 def run_demo(say: Callable[[str], None] = print) -> int:

@@ -26,3 +26,22 @@ def test_demo_runs_the_scripted_conversation_through_the_real_stack() -> None:
     assert re.search(r"assistant> .*Steel gadgets left: 7\..*order ORD-1001, total 13\.50",
                      out)
     assert "stopped: final_answer after 4 model calls and 4 tool calls" in out
+
+
+def test_sample_service_alone_serves_the_catalog_default_api() -> None:
+    import httpx
+
+    proc = subprocess.Popen([sys.executable, "-m", "toolcat.cli", "demo", "--sample-service",
+                             "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+", line)
+        assert found, line
+        item = httpx.get(found.group(0) + "/items/W-BLUE-01", timeout=10).json()
+        assert item["stock"] == 42
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        if proc.stdout:
+            proc.stdout.close()
