@@ -53,6 +53,30 @@ def register(sub: Any) -> None:
     p.add_argument("--format", choices=["text", "json"], default="text",
                    help="json: print the whole run (answer, steps, calls, results, usage)")
     p.set_defaults(func=run)
+    _intermix(p)
+
+
+def _intermix(parser: argparse.ArgumentParser) -> None:
+    """Let PROMPT come after the options (``chat PATH --model M "question"``).
+
+    Plain argparse binds both positionals at PATH and rejects a later PROMPT;
+    intermixed parsing collects positionals wherever they are.
+    """
+    base = type(parser)
+
+    class Intermixed(base):  # type: ignore[valid-type,misc]
+        _nested = False
+
+        def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+            if self._nested:
+                return super().parse_known_args(args, namespace)
+            self._nested = True
+            try:
+                return self.parse_known_intermixed_args(args, namespace)
+            finally:
+                self._nested = False
+
+    parser.__class__ = Intermixed
 
 
 def run(args: argparse.Namespace) -> int:

@@ -75,7 +75,7 @@ def test_chat_streams_with_anthropic_and_reads_the_prompt_from_stdin(warehouse):
 
 
 def test_chat_json_trace(warehouse):
-    proc, _ = chat(["q", "--base-url", "{url}/v1", "--model", "m", "--format", "json"],
+    proc, _ = chat(["--base-url", "{url}/v1", "--model", "m", "--format", "json", "q"],
                    TWO_TURNS, warehouse)
     assert proc.returncode == 0, proc.stderr
     trace = json.loads(proc.stdout)
