@@ -20,7 +20,9 @@ Gemini's ``FunctionDeclaration.parameters`` takes a select subset of an OpenAPI
   ``additionalProperties``, ...) into the node's description as text, and
   drops the rest (``additionalProperties: false``, ``$schema``, ``readOnly``, ...).
 
-Every change is reported as a note ``(pointer, what)``; the exporter hands the
+Every keyword dropped or moved, and every cut-off recursion, is reported as a
+note ``(pointer, what)`` (translations that keep the meaning, such as
+``nullable`` or inlined refs, are not); the exporter hands the
 notes back with the declarations, and ``toolcat schema`` prints them on stderr.
 """
 
@@ -78,8 +80,6 @@ def to_gemini_schema(schema: Mapping[str, Any]) -> GeminiResult:
             defs.update(root.pop(key))
     conv = _Converter(defs)
     out = conv.node(root, "", ())
-    if defs:
-        conv.notes.append(("", "$defs inlined"))
     return GeminiResult(out, tuple(conv.notes))
 
 
@@ -211,7 +211,6 @@ class _Converter:
             out["required"] = [r for r in out["required"] if r in out["properties"]]
         if nullable:
             out["nullable"] = True
-            self.note(pointer, "null turned into nullable: true")
         if moved:
             text = "; ".join(moved)
             desc = out.get("description")
@@ -244,7 +243,6 @@ class _Converter:
                     merged["required"] = list(dict.fromkeys([*merged.get("required", []), *value]))
                 else:
                     merged.setdefault(key, value)
-        self.note(pointer, "allOf merged into one schema")
         out = {**merged, **s}
         if "properties" in merged and "properties" in s:
             out["properties"] = {**merged["properties"], **s["properties"]}

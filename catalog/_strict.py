@@ -160,7 +160,6 @@ class _Converter:
                 raise NotStrictable(pointer, f"'$ref': {ref!r} with sibling keywords")
             del s["$ref"]
             s = {**self.resolve(ref, pointer), **s}
-            self.notes.append((pointer, "inlined a $ref that had sibling keywords"))
             if "allOf" in s:
                 s = self.merge_all_of(s, pointer)
         refinements = _refinements(s)
@@ -225,9 +224,6 @@ class _Converter:
             if name not in required:
                 child = _nullable(child)
             new_props[name] = child
-        optional = [n for n in props if n not in required]
-        if optional:
-            self.notes.append((pointer, f"optional made nullable: {', '.join(optional)}"))
         out["properties"] = new_props
         out["required"] = list(props)
         out["additionalProperties"] = False
@@ -252,7 +248,6 @@ class _Converter:
                     raise NotStrictable(pointer, f"allOf members disagree on {key!r}")
                 else:
                     merged.setdefault(key, value)
-        self.notes.append((pointer, "allOf merged into one schema"))
         return {**merged, **s, **_merge_lists(merged, s)}
 
 
