@@ -48,6 +48,11 @@ def register(sub: Any) -> None:
                    help="model request timeout (default 120)")
     p.add_argument("--max-retries", type=int, default=3, metavar="N",
                    help="retries on 429/5xx/connection errors (default 3)")
+    p.add_argument("--extra-body", metavar="JSON",
+                   help="JSON object merged into every model request, e.g. "
+                   "'{\"temperature\": 0}' or a server's own options")
+    p.add_argument("--max-tokens", type=int, metavar="N",
+                   help="cap on the reply's tokens (Anthropic default 4096)")
     p.add_argument("--yes", action="store_true",
                    help="run tools marked confirm: true without asking")
     p.add_argument("--format", choices=["text", "json"], default="text",
@@ -83,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_iterations < 1:
         raise CliError("--max-iterations must be at least 1")
     headers = _headers(args.header)
+    extra = _extra_body(args.extra_body)
     key_env = args.api_key_env or _KEY_ENV[args.provider]
     if args.api_key_env and not os.environ.get(args.api_key_env):
         raise CliError(f"environment variable {args.api_key_env} is not set (--api-key-env)")
@@ -92,11 +98,11 @@ def run(args: argparse.Namespace) -> int:
     prompts = _prompts(args.prompt)
     import asyncio
 
-    return asyncio.run(_chat(args, catalog, headers, key_env, prompts))
+    return asyncio.run(_chat(args, catalog, headers, extra, key_env, prompts))
 
 
-async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str], key_env: str,
-                prompts: Any) -> int:
+async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
+                extra: dict[str, Any], key_env: str, prompts: Any) -> int:
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
     from toolcat.executor import (
         AgentLoop,
@@ -108,10 +114,14 @@ async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
 
     model: Any
     common = {"api_key_env": key_env, "headers": headers, "timeout": args.timeout,
-              "max_retries": args.max_retries}
+              "max_retries": args.max_retries, "extra_body": extra}
     if args.provider == "anthropic":
+        if args.max_tokens:
+            common["max_tokens"] = args.max_tokens
         model = AnthropicClient(args.base_url, args.model, **common)
     else:
+        if args.max_tokens:
+            extra.setdefault("max_tokens", args.max_tokens)
         model = OpenAIChatClient(args.base_url, args.model, **common)
     interactive_prompts = args.prompt is None and sys.stdin.isatty()
     executor = Executor(catalog, confirm=_confirmer(args.yes))
@@ -178,6 +188,18 @@ def _trace(step: Any) -> None:
 def _short(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _extra_body(raw: str | None) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise CliError(f"--extra-body is not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise CliError("--extra-body must be a JSON object")
+    return value
 
 
 def _headers(values: list[str]) -> dict[str, str]:

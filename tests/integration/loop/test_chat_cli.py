@@ -45,7 +45,8 @@ TWO_TURNS = [ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": 
 def test_chat_answers_on_stdout_and_traces_tools_on_stderr(warehouse):
     proc, model = chat(["How many steel gadgets?", "--base-url", "{url}/v1", "--model", "m1",
                         "--api-key-env", "CHAT_KEY", "--header", "X-Team: ops",
-                        "--system", "be brief"], TWO_TURNS, warehouse,
+                        "--system", "be brief", "--extra-body", '{"temperature": 0}',
+                        "--max-tokens", "300"], TWO_TURNS, warehouse,
                        extra_env={"CHAT_KEY": "sk-test-123"})
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "7 steel gadgets are left.\n"
@@ -55,6 +56,7 @@ def test_chat_answers_on_stdout_and_traces_tools_on_stderr(warehouse):
     assert first.headers["authorization"] == "Bearer sk-test-123"
     assert first.headers["x-team"] == "ops"
     assert first.body["model"] == "m1"
+    assert first.body["temperature"] == 0 and first.body["max_tokens"] == 300
     assert first.messages[0] == {"role": "system", "content": "be brief"}
     assert {t["function"]["name"] for t in first.body["tools"]} == {
         "get_item", "create_order", "search_items", "get_order"}
