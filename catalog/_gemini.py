@@ -51,9 +51,9 @@ _FORMATS = {
     "integer": {"int32", "int64"},
     "number": {"float", "double"},
 }
-# Dropped without a trace in the description: they do not constrain the value
+# Dropped (with a note, but nothing in the description): they do not constrain the value
 # the model writes, or Gemini's default already matches.
-_DROP_QUIETLY = frozenset(
+_DROPPED = frozenset(
     {"$schema", "$id", "$comment", "$anchor", "readOnly", "writeOnly", "deprecated",
      "contentMediaType", "contentEncoding", "discriminator", "xml", "externalDocs"}
 )  # fmt: skip
@@ -196,7 +196,7 @@ class _Converter:
                 # ``false`` is dropped quietly: Gemini never invents properties anyway.
                 if value is not False:
                     moved.append("additional properties allowed")
-            elif key in _DROP_QUIETLY:
+            elif key in _DROPPED:
                 self.note(pointer, f"{key} dropped")
             else:
                 moved.append(f"{key}: {_short(value)}")
