@@ -45,6 +45,7 @@ def import_openapi(
     options: ImportOptions | None = None,
     *,
     progress: bool | None = None,
+    document: Any = None,
 ) -> ImportResult:
     """Import every selected operation of an OpenAPI 3.x or Swagger 2.0 spec.
 
@@ -55,12 +56,16 @@ def import_openapi(
     >>> result = import_openapi("petstore.yaml", ImportOptions(service="pets"))  # doctest: +SKIP
     >>> [t["name"] for t in result.tools]  # doctest: +SKIP
     ['listPets', 'createPets', 'showPetById']
+
+    ``document`` is the spec already parsed (a caller that parsed the file to
+    recognise it passes it here, so a 13 MB spec is not parsed twice); refs into
+    other files still resolve relative to ``spec_path``.
     """
     options = options or ImportOptions()
     path = Path(spec_path)
     result = ImportResult()
     try:
-        doc = read_document(path, options.max_spec_bytes)
+        doc = document if document is not None else read_document(path, options.max_spec_bytes)
         result.version = detect_version(doc, str(path))
     except SpecError as exc:
         result.diagnostics.append(Diagnostic.make(exc.code, exc.reason, str(path)))
@@ -406,7 +411,14 @@ class _Importer:
                     or "schema" not in content[media]
                 ):
                     continue
-                schema, defs = self.converter.convert(content[media]["schema"], rfile, OUT)
+                raw_schema = content[media]["schema"]
+                if self.converter.raw_closure_exceeds(raw_schema, rfile, MAX_OUTPUT_DEFINITIONS):
+                    notes.append(
+                        f"no output schema: the {code} response reaches more than "
+                        f"{MAX_OUTPUT_DEFINITIONS} named schemas"
+                    )
+                    return None
+                schema, defs = self.converter.convert(raw_schema, rfile, OUT)
             except RefError as exc:
                 notes.append(f"no output schema: {exc}")
                 return None

@@ -9,12 +9,14 @@ schemas are frozen and shared between tools, never copied.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
-from toolcat.catalog import FrozenDict, freeze
+from toolcat.catalog import FrozenDict, FrozenList, freeze
 
+from ._errors import RefError
 from ._refs import RefKey, Resolver
 
 __all__ = ["IN", "OUT", "SchemaConverter"]
@@ -57,6 +59,46 @@ _TEXT = frozenset(
 _ANY = frozenset({"const", "default"})
 _TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 _DEF_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+_RAW_REF = re.compile(r'"\$ref": "([^"\\]+)"')
+
+(
+    _K_TEXT,
+    _K_MAP,
+    _K_TYPE,
+    _K_ITEMS,
+    _K_ONE,
+    _K_LIST,
+    _K_ANY,
+    _K_ENUM,
+    _K_REQUIRED,
+    _K_INT,
+    _K_NUMBER,
+    _K_EXCLUSIVE,
+    _K_BOOL,
+    _K_EXAMPLE,
+    _K_NULLABLE,
+) = range(15)
+_KIND: dict[str, int] = {
+    **dict.fromkeys(_TEXT, _K_TEXT),
+    **dict.fromkeys(_SUB_MAPS, _K_MAP),
+    "type": _K_TYPE,
+    "items": _K_ITEMS,
+    **dict.fromkeys(_SUB_ONE, _K_ONE),
+    **dict.fromkeys(_SUB_LISTS, _K_LIST),
+    **dict.fromkeys(_ANY, _K_ANY),
+    "enum": _K_ENUM,
+    "examples": _K_ENUM,
+    "dependentRequired": _K_ANY,
+    "required": _K_REQUIRED,
+    **dict.fromkeys(_NONNEG_INT, _K_INT),
+    **dict.fromkeys(_NUMBER, _K_NUMBER),
+    "exclusiveMinimum": _K_EXCLUSIVE,
+    "exclusiveMaximum": _K_EXCLUSIVE,
+    **dict.fromkeys(_BOOL, _K_BOOL),
+    "example": _K_EXAMPLE,
+    "nullable": _K_NULLABLE,
+    "x-nullable": _K_NULLABLE,
+}
 
 
 def _is_int(v: Any) -> bool:
@@ -82,6 +124,7 @@ class SchemaConverter:
         self._deps: list[set[tuple[RefKey, str]]] = []
         self._names: dict[RefKey, str] = {}
         self._taken: set[str] = set()
+        self._direct: dict[RefKey, tuple[RefKey, ...]] = {}
 
     # -- public ------------------------------------------------------------------
 
@@ -184,7 +227,7 @@ class SchemaConverter:
         if not extra:
             return body
         if not isinstance(body, dict):
-            return FrozenDict({"allOf": [body], **extra})
+            return freeze({"allOf": [body], **extra})
         if "$ref" in body:
             return FrozenDict({**body, **extra})
         return freeze(_merge_all_of({"allOf": [extra, body]}))
@@ -192,78 +235,81 @@ class SchemaConverter:
     # -- schema objects ------------------------------------------------------------
 
     def _convert(self, node: Any, file: str, mode: str) -> Any:
-        if isinstance(node, bool):
-            return node
-        if not isinstance(node, dict):
-            return FrozenDict()
+        if type(node) is not dict:
+            if isinstance(node, bool):
+                return node
+            return (
+                FrozenDict()
+                if not isinstance(node, dict)
+                else self._convert(dict(node), file, mode)
+            )
         if "$ref" in node:
             return self._ref(node, file, mode)
         out: dict[str, Any] = {}
         nullable = False
+        convert = self._convert
         for k, v in node.items():
-            if k in _SUB_MAPS:
-                if isinstance(v, dict):
-                    out[k] = {str(name): self._convert(s, file, mode) for name, s in v.items()}
-            elif k == "items":
-                if isinstance(v, list):  # draft-4 tuple form
-                    out["prefixItems"] = [self._convert(s, file, mode) for s in v]
-                elif isinstance(v, dict | bool):
-                    out["items"] = self._convert(v, file, mode)
-            elif k in _SUB_ONE:
-                if isinstance(v, dict | bool):
-                    out[k] = self._convert(v, file, mode)
-            elif k in _SUB_LISTS:
-                if isinstance(v, list) and v:
-                    out[k] = [self._convert(s, file, mode) for s in v]
-            elif k == "type":
-                if isinstance(v, str) and v in _TYPES:
+            kind = _KIND.get(k)
+            if kind is None:
+                continue  # x-*, xml, externalDocs, discriminator, nested $defs: not JSON Schema
+            if kind == _K_TEXT:
+                if type(v) is str:
                     out[k] = v
-                elif v == "file":
-                    out["type"], out["format"] = "string", "binary"
-                elif isinstance(v, list):
+            elif kind == _K_MAP:
+                if type(v) is dict:
+                    out[k] = FrozenDict({str(n): convert(sub, file, mode) for n, sub in v.items()})
+            elif kind == _K_TYPE:
+                if type(v) is str:
+                    if v in _TYPES:
+                        out[k] = v
+                    elif v == "file":
+                        out["type"], out["format"] = "string", "binary"
+                elif type(v) is list:
                     kept = [t for t in v if t in _TYPES]
                     if kept:
-                        out[k] = kept if len(kept) > 1 else kept[0]
-            elif k in _TEXT:
-                if isinstance(v, str):
-                    out.setdefault(k, v)
-            elif k in _NONNEG_INT:
+                        out[k] = FrozenList(kept) if len(kept) > 1 else kept[0]
+            elif kind == _K_ITEMS:
+                if type(v) is list:  # draft-4 tuple form
+                    out["prefixItems"] = FrozenList(convert(sub, file, mode) for sub in v)
+                elif isinstance(v, dict | bool):
+                    out["items"] = convert(v, file, mode)
+            elif kind == _K_ONE:
+                if isinstance(v, dict | bool):
+                    out[k] = convert(v, file, mode)
+            elif kind == _K_LIST:
+                if type(v) is list and v:
+                    out[k] = FrozenList(convert(sub, file, mode) for sub in v)
+            elif kind == _K_ANY:
+                out[k] = _frozen_value(v)
+            elif kind == _K_ENUM:
+                if type(v) is list and v:
+                    out[k] = _frozen_value(v)
+            elif kind == _K_REQUIRED:
+                if type(v) is list:
+                    names = list(dict.fromkeys(x for x in v if type(x) is str))
+                    if names:
+                        out[k] = FrozenList(names)
+            elif kind == _K_INT:
                 if _is_int(v) and v >= 0:
                     out[k] = int(v)
-            elif k in _NUMBER:
+            elif kind == _K_NUMBER:
                 if _is_number(v) and (k != "multipleOf" or v > 0):
                     out[k] = v
-            elif k in ("exclusiveMinimum", "exclusiveMaximum"):
+            elif kind == _K_EXCLUSIVE:
                 if _is_number(v):
                     out[k] = v
                 elif v is True:
                     bound = node.get("minimum" if k == "exclusiveMinimum" else "maximum")
                     if _is_number(bound):
                         out[k] = bound
-            elif k in _BOOL:
-                if isinstance(v, bool):
+            elif kind == _K_BOOL:
+                if type(v) is bool:
                     out[k] = v
-            elif k in _ANY:
-                out[k] = v
-            elif k == "enum":
-                if isinstance(v, list) and v:
-                    out[k] = v
-            elif k == "required":
-                if isinstance(v, list):
-                    names = list(dict.fromkeys(x for x in v if isinstance(x, str)))
-                    if names:
-                        out[k] = names
-            elif k == "examples":
-                if isinstance(v, list):
-                    out[k] = v
-            elif k == "example":
-                out.setdefault("examples", [v])
-            elif k == "dependentRequired":
-                if isinstance(v, dict):
-                    out[k] = v
-            elif k in ("nullable", "x-nullable"):
+            elif kind == _K_EXAMPLE:
+                if "examples" not in node:
+                    out["examples"] = _frozen_value([v])
+            elif kind == _K_NULLABLE:
                 nullable = v is True
-            # everything else (x-*, xml, externalDocs, discriminator, nested $defs) is left out
         for k in ("exclusiveMinimum", "exclusiveMaximum"):
             if node.get(k) is True and k in out:
                 out.pop("minimum" if k == "exclusiveMinimum" else "maximum", None)
@@ -274,18 +320,58 @@ class SchemaConverter:
         props = out.get("properties")
         if props:
             hidden = "readOnly" if mode == IN else "writeOnly"
-            gone = [n for n, s in props.items() if isinstance(s, dict) and s.get(hidden) is True]
+            gone = [n for n, s in props.items() if type(s) is FrozenDict and s.get(hidden) is True]
             if gone:
-                out["properties"] = {n: s for n, s in props.items() if n not in gone}
+                out["properties"] = FrozenDict({n: s for n, s in props.items() if n not in gone})
                 if "required" in out:
                     req = [r for r in out["required"] if r not in gone]
                     if req:
-                        out["required"] = req
+                        out["required"] = FrozenList(req)
                     else:
                         del out["required"]
         if nullable:
             out = _nullable(out)
-        return freeze(out)
+        return FrozenDict(out) if all(_is_frozen(v) for v in out.values()) else freeze(out)
+
+    def raw_closure_exceeds(self, schema: Any, file: str, limit: int) -> bool:
+        """Whether the raw schema reaches over ``limit`` named schemas (cheap: no conversion)."""
+        todo = list(self._raw_refs(schema, file))
+        seen: set[RefKey] = set()
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(seen) > limit:
+                return True
+            direct = self._direct.get(key)
+            if direct is None:
+                target, _ = self._resolver.resolve("#" + key[1], key[0])
+                direct = self._direct[key] = self._raw_refs(target, key[0])
+            todo.extend(direct)
+        return False
+
+    def _raw_refs(self, value: Any, file: str) -> tuple[RefKey, ...]:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        keys = []
+        for ref in dict.fromkeys(_RAW_REF.findall(text)):
+            try:
+                keys.append(self._resolver.key(ref, file))
+            except RefError:
+                continue  # reported when the conversion meets it
+        return tuple(keys)
+
+
+def _is_frozen(v: Any) -> bool:
+    t = type(v)
+    return t is not dict and t is not list
+
+
+def _frozen_value(v: Any) -> Any:
+    t = type(v)
+    if t is dict or t is list:
+        return freeze(v)
+    return v
 
 
 def _nullable(out: dict[str, Any]) -> dict[str, Any]:
