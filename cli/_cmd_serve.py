@@ -23,7 +23,8 @@ def register(sub: Any) -> None:
                    help="stdio (default) or streamable HTTP")
     p.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 = any)")
-    p.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
+    p.add_argument("--path", default="/mcp", metavar="URL_PATH",
+                   help="HTTP endpoint path (default /mcp)")
     p.add_argument("--toolset", metavar="NAME", help="serve only the tools of this toolset")
     p.add_argument("--watch", action="store_true",
                    help="reload when catalog files change; a broken edit keeps the last good "
