@@ -67,6 +67,8 @@ class _Served:
     tools: dict[str, ToolDefinition]
     listed: list[dict[str, Any]]
     validators: dict[str, Any] = field(default_factory=dict)
+    inflight: int = 0  # calls running on this catalog; a retired one closes when it drops to 0
+    retired: bool = False
 
 
 class _Server(Server[Any]):
@@ -111,7 +113,7 @@ class McpCatalogServer:
         self.env = env
         self.yes = yes
         self._served: _Served | None = None
-        self._retired: list[Executor] = []
+        self._retired: list[_Served] = []
         self._files: tuple[str, ...] = ()
         self._specs: tuple[str, ...] = ()  # imported OpenAPI specs: a change reloads too
         self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -138,7 +140,8 @@ class McpCatalogServer:
         served = self._build(result.catalog)
         old, self._served = self._served, served  # the swap: one assignment
         if old is not None:
-            self._retired.append(old.executor)
+            old.retired = True
+            self._retired.append(old)
         return served
 
     def _build(self, catalog: Catalog) -> _Served:
@@ -219,10 +222,13 @@ class McpCatalogServer:
         call = ToolCall(params.name, dict(params.arguments or {}),
                         None if ctx.request_id is None else str(ctx.request_id))
         token = _request.set(ctx)
+        served.inflight += 1
         try:
             result = await served.executor.aexecute(call)
         finally:
             _request.reset(token)
+            served.inflight -= 1
+        await self._close_idle_retired()
         out = format_result("mcp", result)
         listed = next((t for t in served.listed if t["name"] == params.name), None)
         schema = listed.get("outputSchema") if listed else None
@@ -266,10 +272,17 @@ class McpCatalogServer:
         await self.aclose()
 
     async def aclose(self) -> None:
-        executors = self._retired + ([self._served.executor] if self._served else [])
+        done = self._retired + ([self._served] if self._served else [])
         self._retired = []
-        for executor in executors:
-            await executor.aclose()
+        for served in done:
+            await served.executor.aclose()
+
+    async def _close_idle_retired(self) -> None:
+        """Close the connection pools of replaced catalogs once no call uses them."""
+        idle = [s for s in self._retired if s.inflight == 0]
+        self._retired = [s for s in self._retired if s.inflight > 0]
+        for served in idle:
+            await served.executor.aclose()
 
     # -- watching --------------------------------------------------------------
 
@@ -319,6 +332,7 @@ class McpCatalogServer:
             return False
         self.reloads += 1
         log.warning("catalog reloaded: %d tools", len(served.listed))
+        await self._close_idle_retired()
         await self._notify_changed()
         return True
 
