@@ -214,7 +214,7 @@ def _docs_base(urls: dict[str, str]) -> str | None:
 
 
 def _rule(code: str, name: str, severity: str, docs: str | None) -> dict[str, Any]:
-    anchor = code.lower()
+    anchor = f"{code.lower()}-{name}"  # the GitHub slug of the "### TC012 unknown-service" heading
     rule: dict[str, Any] = {
         "id": code,
         "name": name,

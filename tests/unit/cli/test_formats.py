@@ -137,7 +137,7 @@ def test_sarif_rules_results_and_locations() -> None:
     rule = driver["rules"][0]
     assert rule["name"] == "unknown-service"
     assert rule["shortDescription"]["text"] == "Unknown service"
-    assert rule["helpUri"] == "https://d.example/diag.md#tc012"
+    assert rule["helpUri"] == "https://d.example/diag.md#tc012-unknown-service"
     assert rule["defaultConfiguration"]["level"] == "error"
     assert [r["level"] for r in run["results"]] == ["error", "warning", "warning", "note"]
     first = run["results"][0]
@@ -214,4 +214,4 @@ def test_sarif_without_links_names_the_docs_in_help_text() -> None:
     )
     driver = log["runs"][0]["tool"]["driver"]
     assert "informationUri" not in driver and "helpUri" not in driver["rules"][0]
-    assert "docs/diagnostics.md#tc012" in driver["rules"][0]["help"]["text"]
+    assert "docs/diagnostics.md#tc012-unknown-service" in driver["rules"][0]["help"]["text"]
