@@ -63,10 +63,17 @@ def test_stdio_lists_tools_and_calls_them_through_the_executor(catalog_file, ser
     anyio.run(session)
 
 
-def test_http_transport_with_a_toolset(catalog_file, serve_env):
+def test_http_transport_with_a_toolset_and_watch(catalog_file, serve_env):
     proc = subprocess.Popen(
         [*TOOLCAT, "serve", str(catalog_file), "--transport", "http", "--port", "0",
-         "--toolset", "readonly"], stderr=subprocess.PIPE, text=True, env=serve_env)
+         "--toolset", "readonly", "--watch", "--poll-interval", "0.1"],
+        stderr=subprocess.PIPE, text=True, env=serve_env)
+    changed: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.append(message)
+
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -75,7 +82,8 @@ def test_http_transport_with_a_toolset(catalog_file, serve_env):
         url = found.group(0)
 
         async def session() -> None:
-            async with streamable_http_client(url) as (r, w), ClientSession(r, w) as s:
+            async with streamable_http_client(url) as (r, w), \
+                    ClientSession(r, w, message_handler=on_message) as s:
                 await s.initialize()
                 assert [t.name for t in (await s.list_tools()).tools] == ["get_item"]
                 ok = await s.call_tool("get_item", {"sku": "G-STEEL-10"})
@@ -83,6 +91,14 @@ def test_http_transport_with_a_toolset(catalog_file, serve_env):
                 hidden = await s.call_tool("create_order",
                                            {"sku": "W-BLUE-01", "quantity": 1, "customer": "A"})
                 assert hidden.is_error is True and "unknown_tool" in hidden.content[0].text
+                # --watch over HTTP: the edit reaches the client on its standalone stream
+                catalog_file.write_text(catalog_file.read_text().replace(
+                    "readonly: [get_item]", "readonly: [get_item, create_order]"))
+                with anyio.fail_after(10):
+                    while not changed:
+                        await anyio.sleep(0.05)
+                names = [t.name for t in (await s.list_tools()).tools]
+                assert names == ["get_item", "create_order"]
 
         anyio.run(session)
     finally:
