@@ -10,6 +10,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from ._calls import ToolError
+from ._fastcheck import compile_check
 
 __all__ = ["ArgumentChecker", "format_loc", "parse_arguments"]
 
@@ -58,12 +59,13 @@ def _json_type(value: Any) -> str:
 class ArgumentChecker:
     """A tool's compiled validator and top-level defaults; build once per tool."""
 
-    __slots__ = ("_validator", "_defaults", "_properties")
+    __slots__ = ("_validator", "_fast", "_defaults", "_properties")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self._validator = Draft202012Validator(
             schema, format_checker=Draft202012Validator.FORMAT_CHECKER
         )
+        self._fast = compile_check(schema)
         props = schema.get("properties") or {}
         self._properties = frozenset(props)
         self._defaults = tuple(
@@ -78,7 +80,8 @@ class ArgumentChecker:
         ``args`` is the caller's fresh dict (from :func:`parse_arguments`): defaults
         are added to it in place, never to the caller's own mapping.
         """
-        errors = tuple(self._errors(args))
+        fast = self._fast
+        errors = () if fast is not None and fast(args) else tuple(self._errors(args))
         if not errors:
             for name, default in self._defaults:
                 if name not in args:

@@ -259,7 +259,7 @@ def _render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], red
             )
         chunks.append(_path_value(part, value))
     path = "".join(chunks)
-    if not plan.path_literal_dots and any(s in (".", "..") for s in path.split("/")):
+    if "." in path and not plan.path_literal_dots and any(s in (".", "..") for s in path.split("/")):
         raise _Refused(ToolError("refused_by_policy", "the path would contain a '.' or '..' segment"))
 
     # query, headers, cookies

@@ -46,6 +46,7 @@ class Telemetry:
 
     def __init__(self, enabled: bool = True, tracer_provider: Any = None, meter_provider: Any = None) -> None:
         self.enabled = enabled and _otel_trace is not None
+        self._explicit = tracer_provider is not None or meter_provider is not None
         if not self.enabled:
             return
         from .. import __version__
@@ -60,9 +61,20 @@ class Telemetry:
             "toolcat.tool.duration", unit="s", description="Duration of tool calls"
         )
 
+    # Without a configured provider the API's proxies record nothing: skip the work.
+    def _tracing(self) -> bool:
+        if self._explicit:
+            return True
+        return not isinstance(_otel_trace.get_tracer_provider(), _otel_trace.ProxyTracerProvider)
+
+    def _metering(self) -> bool:
+        if self._explicit:
+            return True
+        return type(_otel_metrics.get_meter_provider()).__name__ != "_ProxyMeterProvider"
+
     @contextlib.contextmanager
     def span(self, name: str, call_id: str | None, service: str | None) -> Iterator[_Recorder]:
-        if not self.enabled:
+        if not self.enabled or not self._tracing():
             yield _NULL
             return
         attributes: dict[str, Any] = {
@@ -80,7 +92,7 @@ class Telemetry:
             yield _Recorder(span)
 
     def record(self, name: str, error_type: str | None, elapsed: float) -> None:
-        if not self.enabled:
+        if not self.enabled or not self._metering():
             return
         attributes = {"gen_ai.tool.name": name}
         self._calls.add(1, attributes)

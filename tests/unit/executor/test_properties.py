@@ -194,3 +194,46 @@ def _imported(corpus_dir: Any) -> Any:
 
         _CACHE["httpbin"] = load([corpus_dir / "httpbin-swagger2.json"])
     return _CACHE["httpbin"]
+
+
+FAST_SCHEMAS = [
+    {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 5},
+                                      "b": {"type": "string", "maxLength": 3, "pattern": "^x"},
+                                      "c": {"type": "array", "items": {"type": "number"}, "maxItems": 2},
+                                      "d": {"enum": [1, "1", True, None]},
+                                      "e": {"type": ["string", "null"]},
+                                      "f": {"type": "object", "additionalProperties": {"type": "boolean"}},
+                                      "g": {"const": [1, {"k": False}]},
+                                      "h": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}},
+     "required": ["a"], "additionalProperties": False},
+    {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+]
+
+
+SMALL = st.one_of(
+    st.booleans(), st.integers(-2, 7), st.floats(-1, 2, allow_nan=False), st.text("xy", max_size=4),
+    st.none(), st.lists(st.integers(0, 2) | st.booleans() | st.floats(0, 1), max_size=3),
+    st.dictionaries(st.text("k", max_size=1), st.booleans() | st.integers(0, 1), max_size=2),
+    st.just([1, {"k": False}]), st.just([1, {"k": 0}]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(index=st.sampled_from(range(len(FAST_SCHEMAS))),
+       value=st.fixed_dictionaries({}, optional={k: SMALL for k in [*"abcdefghx", "zz"]}))
+def test_fast_check_agrees_with_jsonschema(index: int, value: Any) -> None:
+    from toolcat.executor._fastcheck import compile_check
+
+    schema = FAST_SCHEMAS[index]
+    check = compile_check(schema)
+    assert check is not None
+    assert check(value) == jsonschema.Draft202012Validator(schema).is_valid(value)
+
+
+def test_fast_check_declines_what_it_does_not_know() -> None:
+    from toolcat.executor._fastcheck import compile_check
+
+    assert compile_check({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}) is None
+    assert compile_check({"type": "string", "format": "email"}) is None
+    assert compile_check({"oneOf": [{"type": "string"}]}) is None
+    assert compile_check({"type": "integer", "format": "int64"}) is not None  # not checked by jsonschema
