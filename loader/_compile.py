@@ -268,8 +268,8 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
             scope.add("TC020", f"path {doc.path!r} has {{{var}}} but no parameter fills it; add "
                       f"a parameter '{var}' (or one with in: path and name: {var})", ("path",))
 
-    for name, schema in defs.items():
-        for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs):
+    for name, definition in defs.items():
+        for issue in ctx.schemas.check(definition, trusted=trusted, defs=defs):
             scope.add(issue.code, f"definition '{name}': {issue.message}",
                       ("definitions", name, *issue.path), key=issue.key)
     if doc.output_schema is not None and not trusted:

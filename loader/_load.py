@@ -195,9 +195,9 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         base = ("tools", i)
         raw_name = body.get("name") if isinstance(body, dict) else None
         label = f"tool '{raw_name}'" if isinstance(raw_name, str) else f"tools[{i}]"
-        doc = validate_item(ToolDoc, body, base=base, label=label, file=file, locate=locate,
-                            out=state.ctx.diagnostics)
-        state.tools.append(_Tool(doc, raw_name if isinstance(raw_name, str) else None, file,
+        tool = validate_item(ToolDoc, body, base=base, label=label, file=file, locate=locate,
+                             out=state.ctx.diagnostics)
+        state.tools.append(_Tool(tool, raw_name if isinstance(raw_name, str) else None, file,
                                  base, locate))
     for name, members in _section(state, data, "toolsets", dict, file, locate).items():
         base = ("toolsets", name)
@@ -267,8 +267,8 @@ def _run_imports(state: _State, progress: bool | None) -> None:
         for name, body in outcome.services.items():
             if name in state.services:
                 continue
-            doc = validate_item(ServiceDoc, body, base=(), label=f"service '{name}'",
-                                file=str(spec), locate=at, out=state.ctx.diagnostics)
+            doc = validate_item(ServiceDoc, body, base=(), label=f"imported service '{name}'",
+                                file=file, locate=at, out=state.ctx.diagnostics)
             if doc is not None:
                 service = compile_service(name, doc, ctx=state.ctx, file=file, base=(),
                                           locate=at)
@@ -276,9 +276,9 @@ def _run_imports(state: _State, progress: bool | None) -> None:
         for body in outcome.tools:
             raw_name = body.get("name")
             label = f"imported tool '{raw_name}'"
-            doc = validate_item(ToolDoc, body, base=(), label=label, file=file, locate=at,
-                                out=state.ctx.diagnostics)
-            state.tools.append(_Tool(doc, raw_name if isinstance(raw_name, str) else None, file,
+            tool = validate_item(ToolDoc, body, base=(), label=label, file=file, locate=at,
+                                 out=state.ctx.diagnostics)
+            state.tools.append(_Tool(tool, raw_name if isinstance(raw_name, str) else None, file,
                                      (), at, trusted=True))
 
 

@@ -38,7 +38,7 @@ _RESOLVED: dict[str, str] = {}  # plain scalar text -> implicit tag, shared by e
 _RESOLVED_LIMIT = 200_000
 
 
-class _FastLoader(_Loader):  # type: ignore[misc, valid-type]
+class _FastLoader(_Loader):  # type: ignore[misc]
     """The C composer with a memoised tag resolver.
 
     PyYAML resolves every plain scalar with a chain of regular expressions in
