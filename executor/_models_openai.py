@@ -14,6 +14,7 @@ from ._calls import ToolCall, format_result
 from ._model_common import (
     HttpModelTransport,
     HttpSettings,
+    ModelHTTPError,
     ModelResponseError,
     ModelTurn,
     Usage,
@@ -67,6 +68,10 @@ class OpenAIChatClient:
                                 headers=dict(headers or {}), timeout=timeout,
                                 max_retries=max_retries, backoff=backoff)
         self._http = HttpModelTransport(settings, client)
+        # A bare host is used as given (as the OpenAI SDK does); if it answers 404 the
+        # usual /v1 root is tried once and kept (Ollama, vLLM, llama.cpp all serve it).
+        root = settings.base_url
+        self._v1_fallback = root + "/v1" if httpx.URL(root).path in ("", "/") else None
 
     # -- conversation shapes -------------------------------------------------
 
@@ -105,11 +110,21 @@ class OpenAIChatClient:
             payload["stream"] = True
             if self.stream_usage:
                 payload["stream_options"] = {"include_usage": True}
-            turn = await self._create_streaming(payload, on_text)
-        else:
-            data, attempts = await self._http.post_json("/chat/completions", payload, self._auth())
-            turn = _parse_reply(data, self._http.url("/chat/completions"), attempts)
+        try:
+            turn = await self._send(payload, stream, on_text)
+        except ModelHTTPError as exc:
+            if exc.status != 404 or self._v1_fallback is None:
+                raise
+            self._http.settings.base_url, self._v1_fallback = self._v1_fallback, None
+            turn = await self._send(payload, stream, on_text)
         return _timed(turn, time.perf_counter() - started)
+
+    async def _send(self, payload: dict[str, Any], stream: bool,
+                    on_text: TextCallback | None) -> ModelTurn:
+        if stream:
+            return await self._create_streaming(payload, on_text)
+        data, attempts = await self._http.post_json("/chat/completions", payload, self._auth())
+        return _parse_reply(data, self._http.url("/chat/completions"), attempts)
 
     async def _create_streaming(self, payload: dict[str, Any],
                                 on_text: TextCallback | None) -> ModelTurn:
@@ -158,18 +173,14 @@ class OpenAIChatClient:
 
 
 def normalize_base_url(url: str) -> str:
-    """The API root: a bare host gets ``/v1``; a full ``.../chat/completions`` URL is cut back.
+    """The API root that ``/chat/completions`` is appended to (a full endpoint URL is cut back).
 
-    >>> normalize_base_url("http://127.0.0.1:11434")
-    'http://127.0.0.1:11434/v1'
     >>> normalize_base_url("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions")
     'https://dashscope.aliyuncs.com/compatible-mode/v1'
     """
     url = url.strip().rstrip("/")
     if url.endswith("/chat/completions"):
         url = url[: -len("/chat/completions")]
-    if httpx.URL(url).path in ("", "/"):
-        url += "/v1"
     return url
 
 

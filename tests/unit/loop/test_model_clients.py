@@ -137,7 +137,7 @@ def test_anthropic_headers_and_base_url_with_v1() -> None:
 
 @pytest.mark.parametrize(
     "given,expected",
-    [("http://127.0.0.1:11434", "http://127.0.0.1:11434/v1"),
+    [("http://127.0.0.1:11434", "http://127.0.0.1:11434"),
      ("http://127.0.0.1:8000/v1/", "http://127.0.0.1:8000/v1"),
      ("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions",
       "https://dashscope.aliyuncs.com/compatible-mode/v1"),
@@ -161,3 +161,30 @@ def test_anthropic_base_url_forms(base: str) -> None:
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
     create(AnthropicClient(base, "m", client=client))
     assert seen == ["http://model.test/v1/messages"]
+
+
+@pytest.mark.parametrize("served,base,expected", [
+    ("/v1/chat/completions", "http://model.test", ["/chat/completions", "/v1/chat/completions",
+                                                   "/v1/chat/completions"]),
+    ("/chat/completions", "http://model.test", ["/chat/completions", "/chat/completions"]),
+    ("/api/chat/completions", "http://model.test/api", ["/api/chat/completions"] * 2),
+])
+def test_bare_host_tries_v1_once_on_404(served: str, base: str, expected: list[str]) -> None:
+    paths: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        paths.append(request.url.path)
+        if request.url.path != served:
+            return httpx.Response(404, json={"error": {"message": "not found"}})
+        return httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    model = OpenAIChatClient(base, "m", client=client)
+    assert create(model).text == "ok" and create(model).text == "ok"
+    assert paths == expected
+
+
+def test_404_without_a_bare_host_is_an_error() -> None:
+    model = make(lambda r: httpx.Response(404, json={"error": {"message": "no such model"}}))
+    with pytest.raises(ModelHTTPError, match="no such model"):
+        create(model)
