@@ -25,16 +25,31 @@ import time
 from pathlib import Path
 from typing import Any
 
-BODY = json.dumps({"id": "i-1", "name": "widget", "price": 12.5, "tags": ["a", "b"],
-                   "stock": {"warehouse": 3, "store": 9}}).encode()
+BODY = json.dumps(
+    {
+        "id": "i-1",
+        "name": "widget",
+        "price": 12.5,
+        "tags": ["a", "b"],
+        "stock": {"warehouse": 3, "store": 9},
+    }
+).encode()
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """A bare ASGI app: any GET answers the same small JSON document."""
     if scope["type"] != "http":
         return
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(BODY)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(BODY)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": BODY})
 
 
@@ -65,8 +80,23 @@ def _free_port() -> int:
 
 
 def _serve(port: int) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "uvicorn", "bench_executor:app", "--host", "127.0.0.1", "--port", str(port),
-           "--log-level", "error", "--no-access-log", "--lifespan", "off", "--ws", "none"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "bench_executor:app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "error",
+        "--no-access-log",
+        "--lifespan",
+        "off",
+        "--ws",
+        "none",
+    ]
     proc = subprocess.Popen(cmd, cwd=Path(__file__).parent)
     import httpx
 
@@ -84,13 +114,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200, help="calls per timed chunk")
     parser.add_argument("--rounds", type=int, default=20, help="paired chunks per mode")
-    parser.add_argument("--batches", type=int, default=5, help="batches of 64 concurrent calls per chunk")
+    parser.add_argument(
+        "--batches", type=int, default=5, help="batches of 64 concurrent calls per chunk"
+    )
     opts = parser.parse_args()
 
     import tempfile
 
     import httpx
-
     from toolcat.executor import Executor, ToolCall
     from toolcat.loader import load
 
@@ -106,14 +137,18 @@ def main() -> None:
 
         def raw_once(client: httpx.Client) -> Any:
             args = json.loads(ARGS)
-            r = client.get(f"{base}/api/items/{args['item_id']}",
-                           params={"limit": args["limit"], "fields": args["fields"]})
+            r = client.get(
+                f"{base}/api/items/{args['item_id']}",
+                params={"limit": args["limit"], "fields": args["fields"]},
+            )
             return r.status_code, r.json()
 
         async def araw_once(client: httpx.AsyncClient) -> Any:
             args = json.loads(ARGS)
-            r = await client.get(f"{base}/api/items/{args['item_id']}",
-                                 params={"limit": args["limit"], "fields": args["fields"]})
+            r = await client.get(
+                f"{base}/api/items/{args['item_id']}",
+                params={"limit": args["limit"], "fields": args["fields"]},
+            )
             return r.status_code, r.json()
 
         results: dict[str, dict[str, float]] = {}
@@ -122,8 +157,13 @@ def main() -> None:
             # Paired rounds: each ratio compares chunks run back to back, so load from other
             # processes and drift cancel out; the median ratio is the figure reported.
             ratios = [e / r for r, e in zip(raw_t, ex_t, strict=True)]
-            return {"raw": statistics.median(raw_t), "executor": statistics.median(ex_t),
-                    "ratio": statistics.median(ratios), "raw_min": min(raw_t), "executor_min": min(ex_t)}
+            return {
+                "raw": statistics.median(raw_t),
+                "executor": statistics.median(ex_t),
+                "ratio": statistics.median(ratios),
+                "raw_min": min(raw_t),
+                "executor_min": min(ex_t),
+            }
 
         # -- sync ---------------------------------------------------------------------
         with httpx.Client() as raw_client, Executor(catalog, env={}) as ex:
@@ -147,9 +187,12 @@ def main() -> None:
 
         # -- async, sequential and 64 concurrent ------------------------------------------------
         async def run_async() -> None:
-            async with httpx.AsyncClient(limits=httpx.Limits(max_connections=100,
-                                                             max_keepalive_connections=64)) as raw_client, \
-                    Executor(catalog, env={}, max_concurrency=64) as ex:
+            async with (
+                httpx.AsyncClient(
+                    limits=httpx.Limits(max_connections=100, max_keepalive_connections=64)
+                ) as raw_client,
+                Executor(catalog, env={}, max_concurrency=64) as ex,
+            ):
                 assert (await ex.aexecute(call)).ok
                 for _ in range(200):
                     await araw_once(raw_client)
@@ -193,8 +236,10 @@ def main() -> None:
 
     print(f"{'mode':<24}{'raw httpx':>14}{'executor':>14}{'ratio':>9}{'ratio of minima':>18}")
     for mode, r in results.items():
-        print(f"{mode:<24}{r['raw'] * 1e6:>11.1f} us{r['executor'] * 1e6:>11.1f} us"
-              f"{r['ratio']:>8.3f}x{r['executor_min'] / r['raw_min']:>17.3f}x")
+        print(
+            f"{mode:<24}{r['raw'] * 1e6:>11.1f} us{r['executor'] * 1e6:>11.1f} us"
+            f"{r['ratio']:>8.3f}x{r['executor_min'] / r['raw_min']:>17.3f}x"
+        )
     if os.environ.get("BENCH_JSON"):
         print(json.dumps(results))
 

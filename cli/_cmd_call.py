@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
         dest="arguments",
         default="{}",
         metavar="JSON",
-        help="the arguments as a JSON object; @FILE reads them from a file, - from stdin (default: {})",
+        help="the arguments as a JSON object; @FILE reads a file, - reads stdin (default: {})",
     )
     p.add_argument(
         "--dry-run", action="store_true", help="print the request it would send and send nothing"
@@ -57,7 +57,7 @@ def _read_arguments(raw: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolcat.executor import Executor, ToolCall, parse_arguments
+    from toolcat.executor import Executor, PreparedRequest, ToolCall, parse_arguments
 
     from ._loading import load_or_exit
 
@@ -74,14 +74,16 @@ def run(args: argparse.Namespace) -> int:
     with Executor(catalog, confirm=_confirmer(args.yes)) as executor:
         if args.dry_run:
             prepared = executor.prepare(call)
-            if hasattr(prepared, "to_dict"):
+            if isinstance(prepared, PreparedRequest):
                 _print_request(prepared.to_dict(), args.format)
                 return 0
             result = prepared
         else:
             result = executor.execute(call)
     if args.format == "json":
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.write(
+            json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
+        )
     elif result.ok:
         sys.stdout.write(result.content.rstrip("\n") + "\n")
     else:
@@ -89,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
         assert error is not None
         sys.stdout.write(result.content + "\n")
         status = f" (HTTP {result.status})" if result.status else ""
-        print(f"toolcat: {args.tool}: {error.type}{status}: {' '.join(error.msg.split())}", file=sys.stderr)
+        print(
+            f"toolcat: {args.tool}: {error.type}{status}: {' '.join(error.msg.split())}",
+            file=sys.stderr,
+        )
     return 0 if result.ok else 1
 
 
@@ -104,7 +109,9 @@ def _confirmer(yes: bool) -> Any:
                 file=sys.stderr,
             )
             return False
-        sys.stderr.write(f"{tool.name}: {tool.description.splitlines()[0] if tool.description else ''}\n")
+        sys.stderr.write(
+            f"{tool.name}: {tool.description.splitlines()[0] if tool.description else ''}\n"
+        )
         sys.stderr.write(f"arguments: {json.dumps(call.arguments, ensure_ascii=False)}\n")
         sys.stderr.write("Run this call? [y/N] ")
         sys.stderr.flush()
@@ -123,5 +130,7 @@ def _print_request(request: dict[str, Any], fmt: str) -> None:
     body = request["body"]
     if body is not None:
         lines.append("")
-        lines.append(body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False))
+        lines.append(
+            body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False)
+        )
     sys.stdout.write("\n".join(lines) + "\n")

@@ -2,7 +2,15 @@
 
 from ._arguments import parse_arguments
 from ._auth import TokenCache
-from ._calls import ERROR_TYPES, PROVIDERS, ToolCall, ToolError, ToolResult, format_result, parse_calls
+from ._calls import (
+    ERROR_TYPES,
+    PROVIDERS,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    format_result,
+    parse_calls,
+)
 from ._executor import ConfirmCallback, Executor, PreparedRequest
 from ._loop import AgentLoop, LoopResult, LoopStep
 from ._model_common import (

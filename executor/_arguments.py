@@ -28,7 +28,9 @@ def parse_arguments(raw: str | Mapping[str, Any]) -> dict[str, Any] | ToolError:
     if isinstance(raw, Mapping):
         return dict(raw)
     if not isinstance(raw, str | bytes):
-        return ToolError("invalid_json", f"arguments must be a JSON object, got {type(raw).__name__}")
+        return ToolError(
+            "invalid_json", f"arguments must be a JSON object, got {type(raw).__name__}"
+        )
     if not raw.strip():
         return ToolError("invalid_json", "arguments are empty: send a JSON object, e.g. {}")
     try:
@@ -108,7 +110,10 @@ def _describe(err: ValidationError) -> list[ToolError]:
     loc = tuple(err.absolute_path)
     if err.validator == "required" and isinstance(err.instance, Mapping):
         missing = [p for p in err.validator_value if p not in err.instance]
-        return [ToolError("invalid_arguments", "required argument is missing", (*loc, p)) for p in missing]
+        return [
+            ToolError("invalid_arguments", "required argument is missing", (*loc, p))
+            for p in missing
+        ]
     if err.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(
         err.instance, Mapping
     ):

@@ -12,7 +12,6 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-
 from toolcat.catalog import (
     ApiKeyAuth,
     AuthSpec,
@@ -56,7 +55,9 @@ class ResolvedAuth:
 _NONE = ResolvedAuth()
 
 
-def resolve_auth(spec: AuthSpec, env: Mapping[str, str], redactor: Redactor, *, where: str) -> ResolvedAuth:
+def resolve_auth(
+    spec: AuthSpec, env: Mapping[str, str], redactor: Redactor, *, where: str
+) -> ResolvedAuth:
     """Interpolate the auth fields now; every resolved value is a secret of this call.
 
     Raises :class:`toolcat.loader.MissingVariableError` naming a missing variable.
@@ -130,7 +131,13 @@ class TokenCache:
             return token.value
         return None
 
-    def get(self, client: httpx.Client, config: OAuthConfig, timeout: httpx.Timeout, stale: str | None = None) -> str:
+    def get(
+        self,
+        client: httpx.Client,
+        config: OAuthConfig,
+        timeout: httpx.Timeout,
+        stale: str | None = None,
+    ) -> str:
         key = config.key
         hit = self._cached(key, stale)
         if hit is not None:
@@ -150,15 +157,24 @@ class TokenCache:
                 finally:
                     response.close()
             except httpx.TimeoutException as exc:
-                raise TokenError(ToolError("timeout", "the OAuth2 token request timed out")) from exc
+                raise TokenError(
+                    ToolError("timeout", "the OAuth2 token request timed out")
+                ) from exc
             except httpx.TransportError as exc:
                 raise TokenError(
-                    ToolError("connection_error", f"the OAuth2 token endpoint is unreachable: {type(exc).__name__}")
+                    ToolError(
+                        "connection_error",
+                        f"the OAuth2 token endpoint is unreachable: {type(exc).__name__}",
+                    )
                 ) from exc
             return self._store(key, response.status_code, body)
 
     async def aget(
-        self, client: httpx.AsyncClient, config: OAuthConfig, timeout: httpx.Timeout, stale: str | None = None
+        self,
+        client: httpx.AsyncClient,
+        config: OAuthConfig,
+        timeout: httpx.Timeout,
+        stale: str | None = None,
     ) -> str:
         key = config.key
         hit = self._cached(key, stale)
@@ -187,10 +203,15 @@ class TokenCache:
                 finally:
                     await response.aclose()
             except httpx.TimeoutException as exc:
-                raise TokenError(ToolError("timeout", "the OAuth2 token request timed out")) from exc
+                raise TokenError(
+                    ToolError("timeout", "the OAuth2 token request timed out")
+                ) from exc
             except httpx.TransportError as exc:
                 raise TokenError(
-                    ToolError("connection_error", f"the OAuth2 token endpoint is unreachable: {type(exc).__name__}")
+                    ToolError(
+                        "connection_error",
+                        f"the OAuth2 token endpoint is unreachable: {type(exc).__name__}",
+                    )
                 ) from exc
             return self._store(key, response.status_code, body)
 
@@ -219,7 +240,9 @@ class TokenCache:
         return value
 
 
-def _token_request(client: httpx.Client | httpx.AsyncClient, config: OAuthConfig, timeout: httpx.Timeout) -> httpx.Request:
+def _token_request(
+    client: httpx.Client | httpx.AsyncClient, config: OAuthConfig, timeout: httpx.Timeout
+) -> httpx.Request:
     data = {"grant_type": "client_credentials"}
     if config.scopes:
         data["scope"] = " ".join(config.scopes)

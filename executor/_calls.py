@@ -202,7 +202,9 @@ def _parse_gemini(payload: Any) -> list[ToolCall]:
         fc = part.get("functionCall") or part.get("function_call")
         if fc is None:
             continue
-        calls.append(ToolCall(_need(fc, "name", "a functionCall"), fc.get("args") or {}, fc.get("id")))
+        calls.append(
+            ToolCall(_need(fc, "name", "a functionCall"), fc.get("args") or {}, fc.get("id"))
+        )
     return calls
 
 

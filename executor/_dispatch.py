@@ -20,7 +20,12 @@ from ._render import Draft, request_for
 
 __all__ = ["Dispatcher", "Reply", "backoff_delay", "retry_after"]
 
-_RETRY_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError)
+_RETRY_ERRORS = (
+    httpx.ConnectError,
+    httpx.ConnectTimeout,
+    httpx.RemoteProtocolError,
+    httpx.ReadError,
+)
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _DEFAULT_CONNECT = 10.0
 
@@ -70,10 +75,12 @@ def retry_after(headers: httpx.Headers, now: Callable[[], float] = time.time) ->
     return max(0.0, when.timestamp() - now())
 
 
-def backoff_delay(attempt: int, base: float, cap: float, rng: Callable[[], float] = random.random) -> float:
+def backoff_delay(
+    attempt: int, base: float, cap: float, rng: Callable[[], float] = random.random
+) -> float:
     """Exponential backoff with jitter: half fixed, half random, never above ``cap``."""
-    delay = min(cap, base * (2 ** (attempt - 1)))
-    return delay / 2 + rng() * delay / 2
+    delay = min(cap, base * (2.0 ** (attempt - 1)))
+    return float(delay / 2 + rng() * delay / 2)
 
 
 def _describe_transport(exc: httpx.TransportError, draft: Draft) -> ToolError:
@@ -87,7 +94,9 @@ def _describe_transport(exc: httpx.TransportError, draft: Draft) -> ToolError:
     if isinstance(exc, httpx.ConnectError):
         return ToolError("connection_error", f"could not connect to {where}")
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
-        return ToolError("connection_error", f"{where} closed the connection without a complete response")
+        return ToolError(
+            "connection_error", f"{where} closed the connection without a complete response"
+        )
     return ToolError("connection_error", f"the request to {where} failed ({type(exc).__name__})")
 
 
@@ -113,17 +122,27 @@ class Dispatcher:
 
     def _timeout(self, plan: ToolPlan, deadline: float | None) -> httpx.Timeout:
         t = plan.timeouts
-        connect = t.connect if t.connect is not None else min(_DEFAULT_CONNECT, t.total or _DEFAULT_CONNECT)
+        connect = (
+            t.connect
+            if t.connect is not None
+            else min(_DEFAULT_CONNECT, t.total or _DEFAULT_CONNECT)
+        )
         read = t.read if t.read is not None else t.total
         if deadline is not None:
             left = deadline - self._clock()
             if left <= 0:
-                raise _Stop(ToolError("timeout", f"no complete response within {t.total:g}s (total timeout)"))
+                raise _Stop(
+                    ToolError(
+                        "timeout", f"no complete response within {t.total:g}s (total timeout)"
+                    )
+                )
             connect = min(connect, left)
             read = left if read is None else min(read, left)
         return httpx.Timeout(connect=connect, read=read, write=read, pool=connect)
 
-    def _status_delay(self, plan: ToolPlan, reply: Reply, attempt: int, deadline: float | None) -> float | None:
+    def _status_delay(
+        self, plan: ToolPlan, reply: Reply, attempt: int, deadline: float | None
+    ) -> float | None:
         """Seconds to wait before retrying ``reply``, or ``None`` to return it."""
         policy = plan.retry
         if not plan.may_retry or attempt >= policy.attempts or reply.status not in policy.on_status:
@@ -143,7 +162,9 @@ class Dispatcher:
             return None
         return delay
 
-    def _error_delay(self, plan: ToolPlan, exc: Exception, attempt: int, deadline: float | None) -> float | None:
+    def _error_delay(
+        self, plan: ToolPlan, exc: Exception, attempt: int, deadline: float | None
+    ) -> float | None:
         policy = plan.retry
         if not plan.may_retry or attempt >= policy.attempts or not isinstance(exc, _RETRY_ERRORS):
             return None
@@ -153,7 +174,9 @@ class Dispatcher:
         return delay
 
     @staticmethod
-    def _next_hop(draft: Draft, response: httpx.Response, method: str) -> tuple[str, httpx.URL] | None:
+    def _next_hop(
+        draft: Draft, response: httpx.Response, method: str
+    ) -> tuple[str, httpx.URL] | None:
         if response.status_code not in _REDIRECTS or "location" not in response.headers:
             return None
         target = response.url.join(response.headers["location"])
@@ -161,7 +184,8 @@ class Dispatcher:
             raise _Stop(
                 ToolError(
                     "refused_by_policy",
-                    f"the service redirected to {target.host!r}; tools may only reach {draft.base.host!r}",
+                    f"the service redirected to {target.host!r}; "
+                    f"tools may only reach {draft.base.host!r}",
                 ),
                 response.status_code,
             )
@@ -174,15 +198,27 @@ class Dispatcher:
     @staticmethod
     def _hop_draft(draft: Draft, method: str, url: httpx.URL) -> Draft:
         if method == draft.method:
-            return Draft(method, url, draft.headers, draft.redactor, draft.content, draft.data,
-                         draft.files, draft.preview, draft.oauth, draft.base)
+            return Draft(
+                method,
+                url,
+                draft.headers,
+                draft.redactor,
+                draft.content,
+                draft.data,
+                draft.files,
+                draft.preview,
+                draft.oauth,
+                draft.base,
+            )
         headers = [(k, v) for k, v in draft.headers if k.lower() != "content-type"]
         return Draft(method, url, headers, draft.redactor, oauth=draft.oauth, base=draft.base)
 
     @staticmethod
     def _too_large(response: httpx.Response, limit: int) -> _Stop:
         return _Stop(
-            ToolError("response_too_large", f"the response body is larger than the limit of {limit} bytes"),
+            ToolError(
+                "response_too_large", f"the response body is larger than the limit of {limit} bytes"
+            ),
             response.status_code,
         )
 
@@ -192,8 +228,18 @@ class Dispatcher:
             return draft
         draft.redactor.add(token)
         headers = [*draft.headers, ("Authorization", f"Bearer {token}")]
-        return Draft(draft.method, draft.url, headers, draft.redactor, draft.content, draft.data,
-                     draft.files, draft.preview, draft.oauth, draft.base)
+        return Draft(
+            draft.method,
+            draft.url,
+            headers,
+            draft.redactor,
+            draft.content,
+            draft.data,
+            draft.files,
+            draft.preview,
+            draft.oauth,
+            draft.base,
+        )
 
     # -- sync ----------------------------------------------------------------------
 
@@ -210,7 +256,9 @@ class Dispatcher:
                 if draft.oauth is not None:
                     token = self.tokens.get(client, draft.oauth, timeout, stale)
                 try:
-                    reply = self._exchange(client, self._with_token(draft, token), timeout, deadline, plan.max_bytes)
+                    reply = self._exchange(
+                        client, self._with_token(draft, token), timeout, deadline, plan.max_bytes
+                    )
                 except httpx.TransportError as exc:
                     delay = self._error_delay(plan, exc, attempt, deadline)
                     if delay is None:
@@ -231,7 +279,12 @@ class Dispatcher:
             raise DispatchFailure(exc.error, exc.status) from exc
 
     def _exchange(
-        self, client: httpx.Client, draft: Draft, timeout: httpx.Timeout, deadline: float | None, limit: int
+        self,
+        client: httpx.Client,
+        draft: Draft,
+        timeout: httpx.Timeout,
+        deadline: float | None,
+        limit: int,
     ) -> Reply:
         for _ in range(MAX_REDIRECTS + 1):
             request = request_for(client, draft)
@@ -252,11 +305,18 @@ class Dispatcher:
                         raise self._too_large(response, limit)
                     if deadline is not None and self._clock() > deadline:
                         raise _Stop(
-                            ToolError("timeout", "the response did not complete within the total timeout"),
+                            ToolError(
+                                "timeout", "the response did not complete within the total timeout"
+                            ),
                             response.status_code,
                         )
-                return Reply(response.status_code, response.headers, bytes(body), response.url,
-                             reason=response.reason_phrase)
+                return Reply(
+                    response.status_code,
+                    response.headers,
+                    bytes(body),
+                    response.url,
+                    reason=response.reason_phrase,
+                )
             finally:
                 response.close()
         raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))
@@ -290,7 +350,9 @@ class Dispatcher:
             if draft.oauth is not None:
                 token = await self.tokens.aget(client, draft.oauth, timeout, stale)
             try:
-                reply = await self._aexchange(client, self._with_token(draft, token), timeout, plan.max_bytes)
+                reply = await self._aexchange(
+                    client, self._with_token(draft, token), timeout, plan.max_bytes
+                )
             except httpx.TransportError as exc:
                 delay = self._error_delay(plan, exc, attempt, deadline)
                 if delay is None:
@@ -326,8 +388,13 @@ class Dispatcher:
                     body += chunk
                     if len(body) > limit:
                         raise self._too_large(response, limit)
-                return Reply(response.status_code, response.headers, bytes(body), response.url,
-                             reason=response.reason_phrase)
+                return Reply(
+                    response.status_code,
+                    response.headers,
+                    bytes(body),
+                    response.url,
+                    reason=response.reason_phrase,
+                )
             finally:
                 await response.aclose()
         raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))

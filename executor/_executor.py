@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-
 from toolcat.catalog import Catalog, ToolDefinition
 
 from ._arguments import parse_arguments
 from ._auth import TokenCache
 from ._calls import ToolCall, ToolError, ToolResult
-from ._dispatch import DispatchFailure, Dispatcher
+from ._dispatch import Dispatcher, DispatchFailure
 from ._plan import ToolPlan, compile_plan
 from ._redact import MASK, Redactor
 from ._render import Draft, render
@@ -41,7 +40,12 @@ class PreparedRequest:
     body: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "url": self.url, "headers": dict(self.headers), "body": self.body}
+        return {
+            "method": self.method,
+            "url": self.url,
+            "headers": dict(self.headers),
+            "body": self.body,
+        }
 
 
 class Executor:
@@ -110,7 +114,11 @@ class Executor:
     def async_client(self) -> httpx.AsyncClient:
         """The async client; the executor's own is bound to the event loop that first used it."""
         loop = asyncio.get_running_loop()
-        if self._async_client is not None and self._own_async_client and self._async_loop is not loop:
+        if (
+            self._async_client is not None
+            and self._own_async_client
+            and self._async_loop is not loop
+        ):
             # A new event loop (another asyncio.run): the old client's connections belong to
             # the old loop and cannot be reused. Use `async with Executor(...)` to close them.
             self._async_client = None
@@ -195,7 +203,9 @@ class Executor:
                 result = self._execute(call, start)
             except Exception as exc:  # a bug of ours must not take the conversation down
                 result = self._internal(call, exc, start)
-            span.finish(error_type=result.error.type if result.error else None, status=result.status)
+            span.finish(
+                error_type=result.error.type if result.error else None, status=result.status
+            )
         self._observe(result)
         return result
 
@@ -225,7 +235,9 @@ class Executor:
                 result = await self._aexecute(call, start)
             except Exception as exc:
                 result = self._internal(call, exc, start)
-            span.finish(error_type=result.error.type if result.error else None, status=result.status)
+            span.finish(
+                error_type=result.error.type if result.error else None, status=result.status
+            )
         self._observe(result)
         return result
 
@@ -249,7 +261,9 @@ class Executor:
 
     # -- several calls -------------------------------------------------------------------
 
-    def execute_many(self, calls: Iterable[ToolCall], *, concurrent: bool = True) -> list[ToolResult]:
+    def execute_many(
+        self, calls: Iterable[ToolCall], *, concurrent: bool = True
+    ) -> list[ToolResult]:
         """Run the calls of one turn; results in call order, one failure never stops the others."""
         calls = list(calls)
         if not concurrent or len(calls) <= 1:
@@ -258,7 +272,9 @@ class Executor:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="toolcat") as pool:
             return list(pool.map(self.execute, calls))
 
-    async def aexecute_many(self, calls: Iterable[ToolCall], *, concurrent: bool = True) -> list[ToolResult]:
+    async def aexecute_many(
+        self, calls: Iterable[ToolCall], *, concurrent: bool = True
+    ) -> list[ToolResult]:
         """The async twin of :meth:`execute_many` (at most ``max_concurrency`` at once)."""
         calls = list(calls)
         if not concurrent or len(calls) <= 1:
@@ -330,11 +346,19 @@ class Executor:
         self._telemetry.record(result.call.name, error.type if error else None, result.elapsed)
         if error is not None:
             logger.info(
-                "tool %s (call %s) failed: %s: %s", result.call.name, result.call.id, error.type, error.msg
+                "tool %s (call %s) failed: %s: %s",
+                result.call.name,
+                result.call.id,
+                error.type,
+                error.msg,
             )
         elif logger.isEnabledFor(10):
             logger.debug(
-                "tool %s (call %s) -> %s in %.3fs", result.call.name, result.call.id, result.status, result.elapsed
+                "tool %s (call %s) -> %s in %.3fs",
+                result.call.name,
+                result.call.id,
+                result.status,
+                result.elapsed,
             )
 
 

@@ -21,14 +21,42 @@ __all__ = ["compile_check"]
 Check = Callable[[Any], bool]
 
 # Keywords that never affect validity.
-_ANNOTATIONS = frozenset({
-    "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
-    "$comment", "$schema", "$id", "contentMediaType", "contentEncoding", "x-nullable", "nullable",
-})
+_ANNOTATIONS = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+        "$schema",
+        "$id",
+        "contentMediaType",
+        "contentEncoding",
+        "x-nullable",
+        "nullable",
+    }
+)
 _KNOWN = _ANNOTATIONS | {
-    "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-    "minLength", "maxLength", "pattern", "items", "minItems", "maxItems", "properties",
-    "required", "additionalProperties", "multipleOf",
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "multipleOf",
 }
 
 
@@ -43,8 +71,9 @@ def _is_type(kind: str) -> Check:
     if kind == "string":
         return lambda v: isinstance(v, str)
     if kind == "integer":
-        return lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (
-            isinstance(v, float) and v.is_integer()
+        return lambda v: (
+            (isinstance(v, int) and not isinstance(v, bool))
+            or (isinstance(v, float) and v.is_integer())
         )
     if kind == "number":
         return lambda v: isinstance(v, int | float) and not isinstance(v, bool)
@@ -111,6 +140,10 @@ def _num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
+def _bounded(bound: float, test: Callable[[Any, Any], bool]) -> Check:
+    return lambda v: not _num(v) or test(v, bound)
+
+
 def _numbers(schema: Mapping[str, Any], checks: list[Check]) -> None:
     for key, test in (
         ("minimum", lambda v, b: v >= b),
@@ -122,7 +155,7 @@ def _numbers(schema: Mapping[str, Any], checks: list[Check]) -> None:
             bound = schema[key]
             if not _num(bound):
                 raise _Unsupported(key)
-            checks.append(lambda v, b=bound, t=test: not _num(v) or t(v, b))
+            checks.append(_bounded(bound, test))
     if "multipleOf" in schema:
         raise _Unsupported("multipleOf")  # float rounding rules: leave them to jsonschema
 

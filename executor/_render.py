@@ -11,7 +11,6 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import httpx
-
 from toolcat.catalog import ParameterBinding
 from toolcat.loader import MissingVariableError
 
@@ -184,7 +183,8 @@ def _check_header_value(value: str, loc: tuple[str | int, ...], what: str) -> No
         raise _Refused(
             ToolError(
                 "refused_by_policy",
-                f"{what} contains a control character ({ord(bad):#04x}); CR, LF and NUL are never sent",
+                f"{what} contains a control character ({ord(bad):#04x}); "
+                "CR, LF and NUL are never sent",
                 loc,
             )
         )
@@ -235,7 +235,9 @@ def render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str]) -> D
         return ToolError("invalid_arguments", redactor(exc.msg))
 
 
-def _render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], redactor: Redactor) -> Draft:
+def _render(
+    plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], redactor: Redactor
+) -> Draft:
     service = plan.service.name
     # path
     chunks: list[str] = []
@@ -259,8 +261,14 @@ def _render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], red
             )
         chunks.append(_path_value(part, value))
     path = "".join(chunks)
-    if "." in path and not plan.path_literal_dots and any(s in (".", "..") for s in path.split("/")):
-        raise _Refused(ToolError("refused_by_policy", "the path would contain a '.' or '..' segment"))
+    if (
+        "." in path
+        and not plan.path_literal_dots
+        and any(s in (".", "..") for s in path.split("/"))
+    ):
+        raise _Refused(
+            ToolError("refused_by_policy", "the path would contain a '.' or '..' segment")
+        )
 
     # query, headers, cookies
     query: list[str] = []
@@ -298,7 +306,9 @@ def _render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], red
         headers.append(("Cookie", "; ".join(cookies)))
 
     # URL
-    base_raw = resolve(plan.base_url, env, redactor, where=f"service {service} base_url", secret=False)
+    base_raw = resolve(
+        plan.base_url, env, redactor, where=f"service {service} base_url", secret=False
+    )
     prefix, base_query, base_url = _base(base_raw)
     if base_query:
         query.insert(0, base_query)
@@ -312,7 +322,9 @@ def _render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], red
         )
     url = httpx.URL(text_url)
     if not same_origin(url, base_url) or not url.path.startswith(base_url.path.rstrip("/")):
-        raise _Refused(ToolError("refused_by_policy", "the request would leave the service's base URL"))
+        raise _Refused(
+            ToolError("refused_by_policy", "the request would leave the service's base URL")
+        )
 
     draft = Draft(plan.method, url, headers, redactor, oauth=auth.oauth, base=base_url)
     if plan.body is not None:
@@ -416,13 +428,17 @@ def _file_part(key: str, value: Any) -> tuple[str, bytes, str]:
                 content = base64.b64decode(str(value["content_base64"]), validate=True)
             except (binascii.Error, ValueError) as exc:
                 raise _Refused(
-                    ToolError("invalid_arguments", "content_base64 is not base64", (key, "content_base64"))
+                    ToolError(
+                        "invalid_arguments", "content_base64 is not base64", (key, "content_base64")
+                    )
                 ) from exc
         else:
             content = _text(value.get("content", "")).encode()
         if bad_header_char(filename) or bad_header_char(ctype):
             raise _Refused(
-                ToolError("refused_by_policy", "file name or type contains a control character", (key,))
+                ToolError(
+                    "refused_by_policy", "file name or type contains a control character", (key,)
+                )
             )
         return (filename, content, ctype)
     return (key, _text(value).encode(), "application/octet-stream")
@@ -434,5 +450,6 @@ def request_for(client: httpx.Client | httpx.AsyncClient, draft: Draft) -> httpx
         return client.build_request(
             draft.method, draft.url, headers=draft.headers, data=draft.data, files=draft.files
         )
-    return client.build_request(draft.method, draft.url, headers=draft.headers, content=draft.content)
-
+    return client.build_request(
+        draft.method, draft.url, headers=draft.headers, content=draft.content
+    )

@@ -43,11 +43,7 @@ def truncate(text: str, limit: int) -> str:
 
 
 def _headers(reply: Reply) -> Mapping[str, str]:
-    kept = {
-        k: v
-        for k, v in reply.headers.items()
-        if k in _KEEP or k.startswith(_KEEP_PREFIXES)
-    }
+    kept = {k: v for k, v in reply.headers.items() if k in _KEEP or k.startswith(_KEEP_PREFIXES)}
     return MappingProxyType(kept)
 
 
@@ -59,7 +55,8 @@ def _is_text(ctype: str) -> bool:
     return (
         ctype.startswith("text/")
         or ctype.endswith("xml")
-        or ctype in ("application/javascript", "application/x-www-form-urlencoded", "application/yaml")
+        or ctype
+        in ("application/javascript", "application/x-www-form-urlencoded", "application/yaml")
     )
 
 
@@ -104,7 +101,9 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def shape_reply(call: ToolCall, plan: ToolPlan, reply: Reply, redactor: Redactor, elapsed: float) -> ToolResult:
+def shape_reply(
+    call: ToolCall, plan: ToolPlan, reply: Reply, redactor: Redactor, elapsed: float
+) -> ToolResult:
     """The result of a response: 2xx/3xx are ``ok``; 4xx/5xx are ``http_error`` with an excerpt."""
     data, text = _decode(reply, redactor)
     headers = _headers(reply)
@@ -135,8 +134,13 @@ def shape_reply(call: ToolCall, plan: ToolPlan, reply: Reply, redactor: Redactor
         try:
             data = plan.selector(data, reply.status, headers)
         except TemplateFailure as exc:
-            return error_result(call, [ToolError("internal", redactor(exc.msg))], status=reply.status,
-                                headers=headers, elapsed=elapsed)
+            return error_result(
+                call,
+                [ToolError("internal", redactor(exc.msg))],
+                status=reply.status,
+                headers=headers,
+                elapsed=elapsed,
+            )
         content = _dump(data) if data is not None else "null"
     elif text is None:
         content = summary

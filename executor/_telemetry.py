@@ -44,16 +44,24 @@ _NULL = _Recorder(None)
 class Telemetry:
     """Creates spans and records metrics; every method is a no-op without OpenTelemetry."""
 
-    def __init__(self, enabled: bool = True, tracer_provider: Any = None, meter_provider: Any = None) -> None:
+    def __init__(
+        self, enabled: bool = True, tracer_provider: Any = None, meter_provider: Any = None
+    ) -> None:
         self.enabled = enabled and _otel_trace is not None
         self._explicit = tracer_provider is not None or meter_provider is not None
         if not self.enabled:
             return
-        from .. import __version__
+        from toolcat import __version__
 
-        self._tracer = _otel_trace.get_tracer("toolcat.executor", __version__, tracer_provider=tracer_provider)
-        meter = _otel_metrics.get_meter("toolcat.executor", __version__, meter_provider=meter_provider)
-        self._calls = meter.create_counter("toolcat.tool.calls", unit="{call}", description="Tool calls executed")
+        self._tracer = _otel_trace.get_tracer(
+            "toolcat.executor", __version__, tracer_provider=tracer_provider
+        )
+        meter = _otel_metrics.get_meter(
+            "toolcat.executor", __version__, meter_provider=meter_provider
+        )
+        self._calls = meter.create_counter(
+            "toolcat.tool.calls", unit="{call}", description="Tool calls executed"
+        )
         self._errors = meter.create_counter(
             "toolcat.tool.errors", unit="{call}", description="Tool calls that ended in an error"
         )

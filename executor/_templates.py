@@ -78,12 +78,11 @@ class BodyTemplate:
             return _Node("text", _ENV.from_string(value), frozenset(names) & self._arguments)
         if isinstance(value, Mapping):
             items = [(str(k), self._compile(v)) for k, v in value.items()]
-            names = frozenset().union(*(n.names for _, n in items)) if items else frozenset()
-            return _Node("dict", items, names)
+            keys = frozenset[str]().union(*(n.names for _, n in items))
+            return _Node("dict", items, keys)
         if isinstance(value, list | tuple):
             nodes = [self._compile(v) for v in value]
-            names = frozenset().union(*(n.names for n in nodes)) if nodes else frozenset()
-            return _Node("list", nodes, names)
+            return _Node("list", nodes, frozenset[str]().union(*(n.names for n in nodes)))
         return _Node("const", value)
 
     def render(self, args: Mapping[str, Any]) -> Any:
@@ -108,7 +107,8 @@ class BodyTemplate:
             except (TypeError, ValueError, ArithmeticError, LookupError) as exc:
                 raise TemplateFailure(f"body template failed: {type(exc).__name__}: {exc}") from exc
             if isinstance(result, Undefined):
-                raise TemplateFailure(f"body template refers to an undefined value: {result._undefined_hint or result._undefined_name}")
+                what = result._undefined_hint or result._undefined_name
+                raise TemplateFailure(f"body template refers to an undefined value: {what}")
             return result
         if kind == "dict":
             obj: dict[str, Any] = {}

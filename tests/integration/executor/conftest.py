@@ -1,4 +1,4 @@
-"""Real servers on 127.0.0.1 for the executor: our own Starlette app, a resetting socket, httpbin."""
+"""Real servers on 127.0.0.1 for the executor: a Starlette app, a resetting socket, httpbin."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
-
 from toolcat.catalog import Catalog
 from toolcat.loader import load
 
@@ -64,7 +63,9 @@ async def _record(request: Request, state: ServerState) -> dict[str, Any]:
         "raw_path": request.scope["raw_path"].decode("latin-1"),
         "path": request.url.path,
         "query": request.scope["query_string"].decode("latin-1"),
-        "headers": [[k.decode("latin-1"), v.decode("latin-1")] for k, v in request.scope["headers"]],
+        "headers": [
+            [k.decode("latin-1"), v.decode("latin-1")] for k, v in request.scope["headers"]
+        ],
         "cookies": dict(request.cookies),
         "body": text,
         "body_base64": base64.b64encode(body).decode(),
@@ -114,8 +115,11 @@ def build_app(state: ServerState) -> Starlette:
         fails = int(request.query_params.get("fail", "1"))
         if state.bump(key) <= fails:
             after = request.query_params.get("after", "1")
-            return JSONResponse({"error": "busy"}, status_code=int(request.query_params.get("status", "503")),
-                                headers={"retry-after": after})
+            return JSONResponse(
+                {"error": "busy"},
+                status_code=int(request.query_params.get("status", "503")),
+                headers={"retry-after": after},
+            )
         return JSONResponse({"ok": True, "attempt": state.counters[key], "method": entry["method"]})
 
     async def flaky(request: Request) -> Response:
@@ -139,8 +143,14 @@ def build_app(state: ServerState) -> Starlette:
         state.tokens_issued += 1
         value = f"tok-{state.tokens_issued}"
         state.valid_tokens.add(value)
-        return JSONResponse({"access_token": value, "token_type": "Bearer",
-                             "expires_in": state.token_lifetime, "scope": form.get("scope", "")})
+        return JSONResponse(
+            {
+                "access_token": value,
+                "token_type": "Bearer",
+                "expires_in": state.token_lifetime,
+                "scope": form.get("scope", ""),
+            }
+        )
 
     async def protected(request: Request) -> Response:
         entry = await _record(request, state)
@@ -152,8 +162,10 @@ def build_app(state: ServerState) -> Starlette:
 
     async def redirect(request: Request) -> Response:
         await _record(request, state)
-        return Response(status_code=int(request.query_params.get("status", "302")),
-                        headers={"location": request.query_params["to"]})
+        return Response(
+            status_code=int(request.query_params.get("status", "302")),
+            headers={"location": request.query_params["to"]},
+        )
 
     async def binary(request: Request) -> Response:
         await _record(request, state)
@@ -162,7 +174,9 @@ def build_app(state: ServerState) -> Starlette:
     async def status(request: Request) -> Response:
         await _record(request, state)
         code = int(request.path_params["code"])
-        return JSONResponse({"detail": "x" * int(request.query_params.get("pad", "10"))}, status_code=code)
+        return JSONResponse(
+            {"detail": "x" * int(request.query_params.get("pad", "10"))}, status_code=code
+        )
 
     async def big_json(request: Request) -> Response:
         await _record(request, state)
@@ -171,7 +185,11 @@ def build_app(state: ServerState) -> Starlette:
 
     routes = [
         Route("/echo", echo, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
-        Route("/echo/{rest:path}", echo, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
+        Route(
+            "/echo/{rest:path}",
+            echo,
+            methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+        ),
         Route("/slow", slow),
         Route("/trickle", trickle),
         Route("/huge", huge),
@@ -188,11 +206,15 @@ def build_app(state: ServerState) -> Starlette:
 
     async def recording(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            state.wire.append({
-                "raw_path": scope["raw_path"].decode("latin-1"),
-                "query": scope["query_string"].decode("latin-1"),
-                "headers": [[k.decode("latin-1"), v.decode("latin-1")] for k, v in scope["headers"]],
-            })
+            state.wire.append(
+                {
+                    "raw_path": scope["raw_path"].decode("latin-1"),
+                    "query": scope["query_string"].decode("latin-1"),
+                    "headers": [
+                        [k.decode("latin-1"), v.decode("latin-1")] for k, v in scope["headers"]
+                    ],
+                }
+            )
         await app(scope, receive, send)
 
     return recording  # type: ignore[return-value]
@@ -202,8 +224,15 @@ class _UvicornThread:
     def __init__(self, app: Any) -> None:
         import uvicorn
 
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", lifespan="off",
-                                ws="none", access_log=False)
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=0,
+            log_level="error",
+            lifespan="off",
+            ws="none",
+            access_log=False,
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -293,15 +322,28 @@ def httpbin_url(tmp_path_factory: Any) -> Iterator[str]:
         import httpbin  # noqa: F401
     except ImportError:
         pytest.skip("httpbin is not installed (pip install httpbin==0.10.4 gunicorn flasgger)")
-    gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or shutil.which("gunicorn")
+    gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or shutil.which(
+        "gunicorn"
+    )
     if gunicorn is None:
         pytest.skip("gunicorn is not installed")
     port = _free_port()
     log = tmp_path_factory.mktemp("httpbin") / "gunicorn.log"
     with open(log, "wb") as sink:
         proc = subprocess.Popen(
-            [gunicorn, "-b", f"127.0.0.1:{port}", "-w", "2", "--log-level", "warning", "httpbin:app"],
-            stdout=subprocess.DEVNULL, stderr=sink, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+            [
+                gunicorn,
+                "-b",
+                f"127.0.0.1:{port}",
+                "-w",
+                "2",
+                "--log-level",
+                "warning",
+                "httpbin:app",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
         )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20

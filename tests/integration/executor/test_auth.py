@@ -9,7 +9,6 @@ import time
 from typing import Any
 
 import pytest
-
 from toolcat.executor import Executor, PreparedRequest, ToolCall
 
 SERVICE = """
@@ -33,21 +32,45 @@ tools:
     path: /protected
 """
 
-ENV = {"TOKEN": "tok-abcdef123", "USER": "ops", "PASSWORD": "pa55-word!", "KEY": "key-42-secret",
-       "CLIENT_ID": "client-1", "CLIENT_SECRET": "s3cret-value"}
-SECRETS = ("tok-abcdef123", "pa55-word!", "key-42-secret", "s3cret-value",
-           base64.b64encode(b"ops:pa55-word!").decode())
+ENV = {
+    "TOKEN": "tok-abcdef123",
+    "USER": "ops",
+    "PASSWORD": "pa55-word!",
+    "KEY": "key-42-secret",
+    "CLIENT_ID": "client-1",
+    "CLIENT_SECRET": "s3cret-value",
+}
+SECRETS = (
+    "tok-abcdef123",
+    "pa55-word!",
+    "key-42-secret",
+    "s3cret-value",
+    base64.b64encode(b"ops:pa55-word!").decode(),
+)
 
 STATIC = [
-    ("{type: bearer, token: '${TOKEN}'}", lambda s: s["headers"]["authorization"] == "Bearer tok-abcdef123"),
-    ("{type: basic, username: '${USER}', password: '${PASSWORD}'}",
-     lambda s: s["headers"]["authorization"] == "Basic " + base64.b64encode(b"ops:pa55-word!").decode()),
-    ("{type: api_key, in: header, name: X-Api-Key, value: '${KEY}'}",
-     lambda s: s["headers"]["x-api-key"] == "key-42-secret"),
-    ("{type: api_key, in: query, name: api_key, value: '${KEY}'}",
-     lambda s: s["query"] == "q=1&api_key=key-42-secret"),
-    ("{type: api_key, in: cookie, name: session, value: '${KEY}'}",
-     lambda s: s["cookies"] == {"session": "key-42-secret"}),
+    (
+        "{type: bearer, token: '${TOKEN}'}",
+        lambda s: s["headers"]["authorization"] == "Bearer tok-abcdef123",
+    ),
+    (
+        "{type: basic, username: '${USER}', password: '${PASSWORD}'}",
+        lambda s: (
+            s["headers"]["authorization"] == "Basic " + base64.b64encode(b"ops:pa55-word!").decode()
+        ),
+    ),
+    (
+        "{type: api_key, in: header, name: X-Api-Key, value: '${KEY}'}",
+        lambda s: s["headers"]["x-api-key"] == "key-42-secret",
+    ),
+    (
+        "{type: api_key, in: query, name: api_key, value: '${KEY}'}",
+        lambda s: s["query"] == "q=1&api_key=key-42-secret",
+    ),
+    (
+        "{type: api_key, in: cookie, name: session, value: '${KEY}'}",
+        lambda s: s["cookies"] == {"session": "key-42-secret"},
+    ),
 ]
 
 
@@ -57,7 +80,9 @@ def _seen(state: Any) -> dict[str, Any]:
     return entry
 
 
-@pytest.mark.parametrize("auth,check", STATIC, ids=["bearer", "basic", "key-header", "key-query", "key-cookie"])
+@pytest.mark.parametrize(
+    "auth,check", STATIC, ids=["bearer", "basic", "key-header", "key-query", "key-cookie"]
+)
 def test_static_auth_reaches_the_server_and_never_the_model(
     server: Any, catalog_from: Any, auth: str, check: Any
 ) -> None:
@@ -74,14 +99,19 @@ def test_static_auth_reaches_the_server_and_never_the_model(
 
 def test_missing_variable_is_named_and_nothing_is_sent(server: Any, catalog_from: Any) -> None:
     url, state = server
-    with Executor(catalog_from(SERVICE.format(url=url, auth="{type: bearer, token: '${NOPE_TOKEN}'}")),
-                  env=ENV) as ex:
+    with Executor(
+        catalog_from(SERVICE.format(url=url, auth="{type: bearer, token: '${NOPE_TOKEN}'}")),
+        env=ENV,
+    ) as ex:
         result = ex.execute(ToolCall("echo", {}))
     assert result.error.type == "missing_variable" and "NOPE_TOKEN" in result.error.msg
     assert state.seen == []
 
 
-OAUTH = "{{type: oauth2_client_credentials, token_url: '{url}/token', client_id: '${{CLIENT_ID}}', client_secret: '${{CLIENT_SECRET}}', scopes: [read, write]}}"
+OAUTH = (
+    "{{type: oauth2_client_credentials, token_url: '{url}/token', client_id: '${{CLIENT_ID}}', "
+    "client_secret: '${{CLIENT_SECRET}}', scopes: [read, write]}}"
+)
 
 
 @pytest.fixture()
@@ -155,5 +185,7 @@ def test_oauth_bad_secret_is_an_error_without_the_secret(server: Any, oauth_cata
         prepared = ex.prepare(ToolCall("protected", {}))
     assert result.error.type == "http_error" and "token endpoint" in result.error.msg
     assert "wrong-secret-1" not in result.content
-    assert isinstance(prepared, PreparedRequest) and prepared.headers["Authorization"] == "Bearer ***"
+    assert (
+        isinstance(prepared, PreparedRequest) and prepared.headers["Authorization"] == "Bearer ***"
+    )
     assert [s["path"] for s in state.seen] == ["/token"]

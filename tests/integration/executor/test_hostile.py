@@ -1,11 +1,10 @@
-"""Hostile arguments: each is refused before sending, or sent safely encoded; the server says which."""
+"""Hostile arguments: refused before sending, or sent safely encoded; the server says which."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-
 from toolcat.executor import Executor, ToolCall
 
 CATALOG = """
@@ -69,8 +68,9 @@ def hostile_catalog(_server: Any, tmp_path_factory: Any) -> Any:
 
 
 @pytest.mark.parametrize("args,path,query", CASES, ids=[repr(c[0])[:40] for c in CASES])
-def test_hostile_argument(server: Any, hostile_catalog: Any, args: dict[str, Any], path: str,
-                          query: str | None) -> None:
+def test_hostile_argument(
+    server: Any, hostile_catalog: Any, args: dict[str, Any], path: str, query: str | None
+) -> None:
     _, state = server
     with Executor(hostile_catalog, env={}) as ex:
         result = ex.execute(ToolCall("get_file", args))
@@ -89,4 +89,7 @@ def test_hostile_argument(server: Any, hostile_catalog: Any, args: dict[str, Any
     host = dict(seen["headers"])["host"]
     assert host.startswith("127.0.0.1:")
     if "ck" in args:
-        assert state.seen[0]["cookies"] == {"pref": "v%3B%20admin=1"} and "admin" not in state.seen[0]["cookies"]
+        assert (
+            state.seen[0]["cookies"] == {"pref": "v%3B%20admin=1"}
+            and "admin" not in state.seen[0]["cookies"]
+        )

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from toolcat.executor import Executor, ToolCall
 from toolcat.loader import load
 
@@ -26,7 +25,8 @@ tools:
     parameters:
       id: {{type: string, description: i}}
       tags: {{type: array, items: {{type: string}}, description: t}}
-      pipes: {{type: array, items: {{type: string}}, style: pipeDelimited, explode: false, in: query, description: p}}
+      pipes: {{type: array, items: {{type: string}}, style: pipeDelimited, explode: false,
+          in: query, description: p}}
       filter: {{type: object, style: deepObject, explode: true, in: query, description: f}}
       trace: {{type: string, in: header, name: X-Trace-Id, description: t}}
       pref: {{type: string, in: cookie, description: c}}
@@ -67,9 +67,19 @@ def executor(httpbin_url: str, tmp_path: Path) -> Any:
 
 
 def test_anything_sees_every_location(executor: Any) -> None:
-    result = executor.execute(ToolCall("anything", {
-        "id": "a b/c", "tags": ["x", "y"], "pipes": ["1", "2"], "filter": {"k": "v"},
-        "trace": "t-1", "pref": "dark"}))
+    result = executor.execute(
+        ToolCall(
+            "anything",
+            {
+                "id": "a b/c",
+                "tags": ["x", "y"],
+                "pipes": ["1", "2"],
+                "filter": {"k": "v"},
+                "trace": "t-1",
+                "pref": "dark",
+            },
+        )
+    )
     assert result.ok, result.content
     echoed = result.data
     assert echoed["method"] == "GET"
@@ -86,8 +96,11 @@ def test_bodies(executor: Any) -> None:
     assert created.data["json"] == {"customer": "c1", "qty": 2}
     form = executor.execute(ToolCall("form", {"a": "x&y", "b": ["1", "2"]}))
     assert form.data["form"] == {"a": "x&y", "b": ["1", "2"]} and form.data["method"] == "PUT"
-    doc = {"filename": "n.txt", "content_base64": base64.b64encode(b"hello file").decode(),
-           "content_type": "text/plain"}
+    doc = {
+        "filename": "n.txt",
+        "content_base64": base64.b64encode(b"hello file").decode(),
+        "content_type": "text/plain",
+    }
     upload = executor.execute(ToolCall("upload", {"title": "T", "doc": doc}))
     assert upload.data["files"] == {"doc": "hello file"} and upload.data["form"] == {"title": "T"}
 

@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-
 from toolcat.executor import Executor, ToolCall
 
 CATALOG = """
@@ -26,12 +25,17 @@ tools:
     parameters:
       color: {{type: array, items: {{type: string}}, description: simple}}
       lbl: {{type: array, items: {{type: string}}, style: label, explode: true, description: label}}
-      mtx: {{type: object, additionalProperties: {{type: integer}}, style: matrix, explode: true, description: m}}
+      mtx: {{type: object, additionalProperties: {{type: integer}}, style: matrix,
+          explode: true, description: m}}
       tags: {{type: array, items: {{type: string}}, required: false, description: form}}
-      csv: {{type: array, items: {{type: string}}, in: query, explode: false, required: false, description: c}}
-      sp: {{type: array, items: {{type: string}}, in: query, style: spaceDelimited, explode: false, required: false, description: s}}
-      pipes: {{type: array, items: {{type: string}}, in: query, style: pipeDelimited, explode: false, required: false, description: p}}
-      filter: {{type: object, in: query, style: deepObject, explode: true, required: false, description: d}}
+      csv: {{type: array, items: {{type: string}}, in: query, explode: false, required: false,
+          description: c}}
+      sp: {{type: array, items: {{type: string}}, in: query, style: spaceDelimited,
+          explode: false, required: false, description: s}}
+      pipes: {{type: array, items: {{type: string}}, in: query, style: pipeDelimited,
+          explode: false, required: false, description: p}}
+      filter: {{type: object, in: query, style: deepObject, explode: true, required: false,
+          description: d}}
       limit: {{type: integer, default: 20, description: l}}
       trace: {{type: string, in: header, name: X-Trace-Id, required: false, description: t}}
       session: {{type: string, in: cookie, name: sid, required: false, description: c}}
@@ -95,11 +99,26 @@ def executor(server: Any, catalog_from: Any) -> Any:
 
 def test_every_location_and_style(executor: Any, server: Any) -> None:
     _, state = server
-    result = executor.execute(ToolCall("everything", json.dumps({
-        "color": ["blue", "black"], "lbl": ["a", "b c"], "mtx": {"R": 1, "G": 2},
-        "tags": ["x", "y"], "csv": ["1", "2"], "sp": ["p", "q"], "pipes": ["m", "n"],
-        "filter": {"status": "open", "kind": "a&b"}, "trace": "tr-1", "session": "s1",
-    }), "call-1"))
+    result = executor.execute(
+        ToolCall(
+            "everything",
+            json.dumps(
+                {
+                    "color": ["blue", "black"],
+                    "lbl": ["a", "b c"],
+                    "mtx": {"R": 1, "G": 2},
+                    "tags": ["x", "y"],
+                    "csv": ["1", "2"],
+                    "sp": ["p", "q"],
+                    "pipes": ["m", "n"],
+                    "filter": {"status": "open", "kind": "a&b"},
+                    "trace": "tr-1",
+                    "session": "s1",
+                }
+            ),
+            "call-1",
+        )
+    )
     assert result.ok, result.content
     seen = state.seen[-1]
     assert seen["raw_path"] == "/echo/paint/blue,black/.a.b%20c/;R=1;G=2"
@@ -114,7 +133,9 @@ def test_every_location_and_style(executor: Any, server: Any) -> None:
 
 def test_json_body_template(executor: Any, server: Any) -> None:
     _, state = server
-    result = executor.execute(ToolCall("create", {"customer_id": "c1", "items": [{"sku": "a", "qty": 2}]}))
+    result = executor.execute(
+        ToolCall("create", {"customer_id": "c1", "items": [{"sku": "a", "qty": 2}]})
+    )
     assert result.ok
     seen = state.seen[-1]
     assert json.loads(seen["body"]) == {"customer": "c1", "lines": [{"sku": "a", "qty": 2}]}
@@ -125,12 +146,20 @@ def test_form_multipart_text_and_binary_bodies(executor: Any, server: Any) -> No
     _, state = server
     assert executor.execute(ToolCall("form", {"a": "x y", "b": ["1", "2"]})).ok
     assert state.seen[-1]["body"] == "a=x+y&b=1&b=2"
-    doc = {"filename": "r.bin", "content_base64": base64.b64encode(b"\x00\x01\x02").decode(),
-           "content_type": "application/x-thing"}
+    doc = {
+        "filename": "r.bin",
+        "content_base64": base64.b64encode(b"\x00\x01\x02").decode(),
+        "content_type": "application/x-thing",
+    }
     assert executor.execute(ToolCall("upload", {"title": "T", "doc": doc})).ok
     raw = base64.b64decode(state.seen[-1]["body_base64"])
-    assert b'filename="r.bin"' in raw and b"Content-Type: application/x-thing\r\n\r\n\x00\x01\x02" in raw
-    assert dict(state.seen[-1]["headers"])["content-type"].startswith("multipart/form-data; boundary=")
+    assert (
+        b'filename="r.bin"' in raw
+        and b"Content-Type: application/x-thing\r\n\r\n\x00\x01\x02" in raw
+    )
+    assert dict(state.seen[-1]["headers"])["content-type"].startswith(
+        "multipart/form-data; boundary="
+    )
     assert executor.execute(ToolCall("text", {"text": "héllo"})).ok
     assert state.seen[-1]["body"] == "héllo" and state.seen[-1]["method"] == "PUT"
     assert executor.execute(ToolCall("blob", {"data": base64.b64encode(b"\xff\xfe").decode()})).ok

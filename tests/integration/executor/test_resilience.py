@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
 import pytest
-
 from toolcat.executor import Executor, ToolCall
 
 CATALOG = """
@@ -17,7 +15,8 @@ services:
   api:
     base_url: {url}
     timeout: {{connect: 2, read: 2, total: 5}}
-    retry: {{attempts: 3, backoff: 0.01, max_backoff: 0.05, on_status: [429, 503], retry_after_cap: 5}}
+    retry: {{attempts: 3, backoff: 0.01, max_backoff: 0.05, on_status: [429, 503],
+        retry_after_cap: 5}}
     max_response_bytes: 1000000
     max_response_chars: 300
 tools:
@@ -128,8 +127,9 @@ def sleeps() -> Sleeps:
 @pytest.fixture()
 def executor(server: Any, catalog_from: Any, sleeps: Sleeps) -> Any:
     url, _ = server
-    with Executor(catalog_from(CATALOG.format(url=url)), env={}, sleep=sleeps,
-                  async_sleep=sleeps.async_sleep) as ex:
+    with Executor(
+        catalog_from(CATALOG.format(url=url)), env={}, sleep=sleeps, async_sleep=sleeps.async_sleep
+    ) as ex:
         yield ex
 
 
@@ -158,7 +158,9 @@ def test_retry_after_is_honoured(executor: Any, server: Any, sleeps: Sleeps) -> 
     assert result.ok and sleeps.calls == [2.0]
 
 
-def test_retry_after_above_the_cap_is_not_waited_for(executor: Any, server: Any, sleeps: Sleeps) -> None:
+def test_retry_after_above_the_cap_is_not_waited_for(
+    executor: Any, server: Any, sleeps: Sleeps
+) -> None:
     result = executor.execute(ToolCall("busy", {"key": "f", "after": "120"}))
     assert not result.ok and result.status == 503 and sleeps.calls == []
     assert "120" in result.error.msg and server[1].counters["f"] == 1
@@ -187,9 +189,11 @@ def test_total_timeout_bounds_a_trickling_response(executor: Any, mode: str) -> 
     if mode == "sync":
         result = executor.execute(call)
     else:
+
         async def go() -> Any:
             async with executor:
                 return await executor.aexecute(call)
+
         result = asyncio.run(go())
     assert result.error.type == "timeout", result.content
     assert time.monotonic() - start < 1.5
@@ -202,9 +206,11 @@ def test_huge_response_is_capped(executor: Any, declare: int, mode: str) -> None
     if mode == "sync":
         result = executor.execute(call)
     else:
+
         async def go() -> Any:
             async with executor:
                 return await executor.aexecute(call)
+
         result = asyncio.run(go())
     assert result.error.type == "response_too_large" and result.status == 200
     assert "1000000 bytes" in result.error.msg
@@ -231,7 +237,9 @@ def test_upstream_error_has_status_and_bounded_excerpt(executor: Any) -> None:
     assert len(result.content) < 800 and "truncated" in result.content
 
 
-def test_redirect_within_host_is_followed_and_other_hosts_refused(executor: Any, server: Any) -> None:
+def test_redirect_within_host_is_followed_and_other_hosts_refused(
+    executor: Any, server: Any
+) -> None:
     url, state = server
     result = executor.execute(ToolCall("redirect", {"to": f"{url}/status/200"}))
     assert result.ok and state.seen[-1]["path"] == "/status/200"
@@ -242,18 +250,27 @@ def test_redirect_within_host_is_followed_and_other_hosts_refused(executor: Any,
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-def test_connection_reset_and_refused(catalog_from: Any, resetting_server: Any, sleeps: Sleeps, mode: str) -> None:
+def test_connection_reset_and_refused(
+    catalog_from: Any, resetting_server: Any, sleeps: Sleeps, mode: str
+) -> None:
     catalog = catalog_from(CATALOG.format(url=resetting_server.url))
     dead = catalog_from(CATALOG.format(url="http://127.0.0.1:9"))
 
     async def both() -> Any:
-        async with Executor(catalog, env={}, async_sleep=sleeps.async_sleep) as ex, \
-                Executor(dead, env={}, async_sleep=sleeps.async_sleep) as ex2:
-            return (await ex.aexecute(ToolCall("flaky", {"key": "x", "fail": 0})),
-                    await ex2.aexecute(ToolCall("flaky", {"key": "x", "fail": 0})))
+        async with (
+            Executor(catalog, env={}, async_sleep=sleeps.async_sleep) as ex,
+            Executor(dead, env={}, async_sleep=sleeps.async_sleep) as ex2,
+        ):
+            return (
+                await ex.aexecute(ToolCall("flaky", {"key": "x", "fail": 0})),
+                await ex2.aexecute(ToolCall("flaky", {"key": "x", "fail": 0})),
+            )
 
     if mode == "sync":
-        with Executor(catalog, env={}, sleep=sleeps) as ex, Executor(dead, env={}, sleep=sleeps) as ex2:
+        with (
+            Executor(catalog, env={}, sleep=sleeps) as ex,
+            Executor(dead, env={}, sleep=sleeps) as ex2,
+        ):
             reset = ex.execute(ToolCall("flaky", {"key": "x", "fail": 0}))
             refused = ex2.execute(ToolCall("flaky", {"key": "x", "fail": 0}))
     else:

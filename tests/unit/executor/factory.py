@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
-
 from toolcat.catalog import (
     BodySpec,
     Catalog,
@@ -23,27 +22,51 @@ from toolcat.catalog import (
 BASE = "http://api.test/v1"
 
 
-def p(argument: str, location: str, schema: Mapping[str, Any] | None = None, *, wire: str | None = None,
-      required: bool = False, **kw: Any) -> tuple[ParameterBinding, dict[str, Any]]:
+def p(
+    argument: str,
+    location: str,
+    schema: Mapping[str, Any] | None = None,
+    *,
+    wire: str | None = None,
+    required: bool = False,
+    **kw: Any,
+) -> tuple[ParameterBinding, dict[str, Any]]:
     """One parameter: its binding and its JSON Schema."""
     binding = ParameterBinding(argument, ParamLocation(location), wire or argument, required, **kw)
     return binding, dict(schema or {"type": "string"})
 
 
-def tool(name: str = "t", *, method: str = "GET", path: str = "/items", params: tuple[Any, ...] = (),
-         body: BodySpec | None = None, service: str = "svc", confirm: bool = False,
-         return_direct: bool = False, extra_props: Mapping[str, Any] | None = None,
-         **command: Any) -> ToolDefinition:
+def tool(
+    name: str = "t",
+    *,
+    method: str = "GET",
+    path: str = "/items",
+    params: tuple[Any, ...] = (),
+    body: BodySpec | None = None,
+    service: str = "svc",
+    confirm: bool = False,
+    return_direct: bool = False,
+    extra_props: Mapping[str, Any] | None = None,
+    **command: Any,
+) -> ToolDefinition:
     props = {b.argument: s for b, s in params}
     props.update(extra_props or {})
     required = [b.argument for b, _ in params if b.required]
-    schema = {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
     cmd = HttpCommand(service, method, path, tuple(b for b, _ in params), body, **command)  # type: ignore[arg-type]
-    return ToolDefinition(name, f"The {name} tool.", freeze(schema), cmd, confirm=confirm,
-                          return_direct=return_direct)
+    return ToolDefinition(
+        name, f"The {name} tool.", freeze(schema), cmd, confirm=confirm, return_direct=return_direct
+    )
 
 
-def catalog(*tools: ToolDefinition, base_url: str = BASE, auth: Any = None, **service: Any) -> Catalog:
+def catalog(
+    *tools: ToolDefinition, base_url: str = BASE, auth: Any = None, **service: Any
+) -> Catalog:
     svc = Service("svc", base_url, auth=auth or NoAuth(), **service)
     return Catalog(tools, [svc])
 

@@ -5,20 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from toolcat.executor import Executor, ToolCall, ToolError, parse_arguments
 
 
-@pytest.mark.parametrize("raw,expected", [
-    ('{"a": 1}', {"a": 1}),
-    ({"a": 1}, {"a": 1}),
-    ("", ToolError("invalid_json", "arguments are empty: send a JSON object, e.g. {}")),
-    ("   ", ToolError("invalid_json", "arguments are empty: send a JSON object, e.g. {}")),
-    ("[1]", ToolError("invalid_json", "arguments must be a JSON object, got array")),
-    ("null", ToolError("invalid_json", "arguments must be a JSON object, got null")),
-    ('"x"', ToolError("invalid_json", "arguments must be a JSON object, got string")),
-    (42, ToolError("invalid_json", "arguments must be a JSON object, got int")),
-])
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ({"a": 1}, {"a": 1}),
+        ("", ToolError("invalid_json", "arguments are empty: send a JSON object, e.g. {}")),
+        ("   ", ToolError("invalid_json", "arguments are empty: send a JSON object, e.g. {}")),
+        ("[1]", ToolError("invalid_json", "arguments must be a JSON object, got array")),
+        ("null", ToolError("invalid_json", "arguments must be a JSON object, got null")),
+        ('"x"', ToolError("invalid_json", "arguments must be a JSON object, got string")),
+        (42, ToolError("invalid_json", "arguments must be a JSON object, got int")),
+    ],
+)
 def test_parse_arguments(raw: Any, expected: Any) -> None:
     assert parse_arguments(raw) == expected
 
@@ -35,21 +37,31 @@ def test_parse_never_mutates_the_callers_mapping() -> None:
     assert parsed == given and parsed is not given
 
 
-ITEMS = {"type": "array", "items": {"type": "object", "required": ["sku", "qty"],
-         "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}}}}
+ITEMS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["sku", "qty"],
+        "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}},
+    },
+}
 
 
 @pytest.fixture()
 def strict(f: Any) -> Any:
-    tool = f.tool(method="POST", params=(
-        f.p("customer", "body", {"type": "string", "minLength": 2}, required=True),
-        f.p("items", "body", ITEMS, required=True),
-        f.p("when", "body", {"type": "string", "format": "date"}),
-        f.p("limit", "body", {"type": "integer", "default": 20}),
-        f.p("opts", "body", {"type": "object", "default": {"deep": [1]}}),
-    ))
-    from toolcat.catalog import BodySpec
+    tool = f.tool(
+        method="POST",
+        params=(
+            f.p("customer", "body", {"type": "string", "minLength": 2}, required=True),
+            f.p("items", "body", ITEMS, required=True),
+            f.p("when", "body", {"type": "string", "format": "date"}),
+            f.p("limit", "body", {"type": "integer", "default": 20}),
+            f.p("opts", "body", {"type": "object", "default": {"deep": [1]}}),
+        ),
+    )
     import dataclasses
+
+    from toolcat.catalog import BodySpec
 
     tool = dataclasses.replace(tool, command=dataclasses.replace(tool.command, body=BodySpec()))
     return f.catalog(tool)
@@ -58,8 +70,17 @@ def strict(f: Any) -> Any:
 def test_every_violation_with_its_location(f: Any, strict: Any) -> None:
     rec = f.Recorder(f.forbid)
     with Executor(strict, client=rec.client(), env={}) as ex:
-        result = ex.execute(ToolCall("t", {
-            "customer": "x", "items": [{"sku": "a", "qty": 0}, {"qty": "2"}], "when": "yesterday", "extra": 1}))
+        result = ex.execute(
+            ToolCall(
+                "t",
+                {
+                    "customer": "x",
+                    "items": [{"sku": "a", "qty": 0}, {"qty": "2"}],
+                    "when": "yesterday",
+                    "extra": 1,
+                },
+            )
+        )
     assert not result.ok and rec.requests == []
     found = {(e.loc, e.type) for e in result.errors}
     assert found == {
@@ -102,8 +123,9 @@ def test_validator_compiled_once_per_tool(f: Any, strict: Any) -> None:
 
 
 def test_refs_to_defs_are_resolved(f: Any) -> None:
-    from toolcat.catalog import freeze
     import dataclasses
+
+    from toolcat.catalog import freeze
 
     tool = f.tool(params=(f.p("pet", "query", {"$ref": "#/$defs/Pet"}, required=True),))
     schema = dict(tool.input_schema)

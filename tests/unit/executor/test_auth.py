@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from toolcat.catalog import ApiKeyAuth, BasicAuth, BearerAuth, OAuth2ClientCredentials
 from toolcat.executor import Executor, TokenCache, ToolCall
 from toolcat.executor._auth import OAuthConfig
@@ -25,7 +24,9 @@ def test_env_is_read_at_call_time(f: Any) -> None:
         first = ex.execute(ToolCall("t", {}))
         env["T"] = "now-set"
         second = ex.execute(ToolCall("t", {}))
-    assert first.error.type == "missing_variable" and first.error.msg.startswith("environment variable T is not set")
+    assert first.error.type == "missing_variable" and first.error.msg.startswith(
+        "environment variable T is not set"
+    )
     assert second.ok and rec.last.headers["authorization"] == "Bearer now-set"
     assert len(rec.requests) == 1
 
@@ -33,17 +34,22 @@ def test_env_is_read_at_call_time(f: Any) -> None:
 def test_os_environ_is_the_default(f: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLCAT_TEST_TOKEN", "from-env")
     rec = f.Recorder()
-    with Executor(f.catalog(f.tool(), auth=BearerAuth("${TOOLCAT_TEST_TOKEN}")), client=rec.client()) as ex:
+    with Executor(
+        f.catalog(f.tool(), auth=BearerAuth("${TOOLCAT_TEST_TOKEN}")), client=rec.client()
+    ) as ex:
         assert ex.execute(ToolCall("t", {})).ok
     assert rec.last.headers["authorization"] == "Bearer from-env"
 
 
-@pytest.mark.parametrize("auth,check", [
-    (BasicAuth("u", "${T}"), lambda q: q.headers["authorization"] == "Basic dTp0a24tMTIz"),
-    (ApiKeyAuth("header", "X-Key", "${T}"), lambda q: q.headers["x-key"] == "tkn-123"),
-    (ApiKeyAuth("query", "k", "${T}"), lambda q: q.url.params["k"] == "tkn-123"),
-    (ApiKeyAuth("cookie", "k", "${T}"), lambda q: q.headers["cookie"] == "k=tkn-123"),
-])
+@pytest.mark.parametrize(
+    "auth,check",
+    [
+        (BasicAuth("u", "${T}"), lambda q: q.headers["authorization"] == "Basic dTp0a24tMTIz"),
+        (ApiKeyAuth("header", "X-Key", "${T}"), lambda q: q.headers["x-key"] == "tkn-123"),
+        (ApiKeyAuth("query", "k", "${T}"), lambda q: q.url.params["k"] == "tkn-123"),
+        (ApiKeyAuth("cookie", "k", "${T}"), lambda q: q.headers["cookie"] == "k=tkn-123"),
+    ],
+)
 def test_static_auth(f: Any, auth: Any, check: Any) -> None:
     rec = f.Recorder(lambda q: httpx.Response(500, text=f"echo {q.url} {q.headers}"))
     with Executor(f.catalog(f.tool(), auth=auth), client=rec.client(), env=ENV) as ex:
@@ -94,14 +100,23 @@ def test_token_request_shape(f: Any) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         request.read()
         seen.append(request)
-        return httpx.Response(200, json={"access_token": "x"}) if request.url.host == "auth.test" \
+        return (
+            httpx.Response(200, json={"access_token": "x"})
+            if request.url.host == "auth.test"
             else httpx.Response(200, json={})
+        )
 
-    with Executor(f.catalog(f.tool(), auth=OAUTH), client=httpx.Client(transport=httpx.MockTransport(handler)),
-                  env=ENV) as ex:
+    with Executor(
+        f.catalog(f.tool(), auth=OAUTH),
+        client=httpx.Client(transport=httpx.MockTransport(handler)),
+        env=ENV,
+    ) as ex:
         assert ex.execute(ToolCall("t", {})).ok
     token_request = seen[0]
-    assert token_request.method == "POST" and token_request.content == b"grant_type=client_credentials&scope=a+b"
+    assert (
+        token_request.method == "POST"
+        and token_request.content == b"grant_type=client_credentials&scope=a+b"
+    )
     assert token_request.headers["authorization"] == "Basic bWU6dmVyeS1zZWNyZXQ="
     assert seen[1].headers["authorization"] == "Bearer x"
 
@@ -124,8 +139,11 @@ def test_token_cache_expiry_with_a_clock() -> None:
 
 def test_token_without_lifetime_is_kept_until_rejected(f: Any) -> None:
     server = TokenServer(lifetime=None)
-    with Executor(f.catalog(f.tool(), auth=OAUTH), client=httpx.Client(transport=httpx.MockTransport(server)),
-                  env=ENV) as ex:
+    with Executor(
+        f.catalog(f.tool(), auth=OAUTH),
+        client=httpx.Client(transport=httpx.MockTransport(server)),
+        env=ENV,
+    ) as ex:
         assert ex.execute(ToolCall("t", {})).ok and ex.execute(ToolCall("t", {})).ok
         assert server.issued == 1
         server.valid.clear()
@@ -135,8 +153,12 @@ def test_token_without_lifetime_is_kept_until_rejected(f: Any) -> None:
 
 def test_threads_share_one_token_request(f: Any) -> None:
     server = TokenServer(delay=0.05)
-    with Executor(f.catalog(f.tool(), auth=OAUTH), client=httpx.Client(transport=httpx.MockTransport(server)),
-                  env=ENV, max_concurrency=8) as ex:
+    with Executor(
+        f.catalog(f.tool(), auth=OAUTH),
+        client=httpx.Client(transport=httpx.MockTransport(server)),
+        env=ENV,
+        max_concurrency=8,
+    ) as ex:
         results = ex.execute_many([ToolCall("t", {}, str(i)) for i in range(16)])
     assert all(r.ok for r in results) and server.issued == 1
 
@@ -158,14 +180,20 @@ def test_tasks_share_one_token_request(f: Any) -> None:
     assert all(r.ok for r in results) and server.issued == 1
 
 
-@pytest.mark.parametrize("answer,kind", [
-    (httpx.Response(401, json={"error": "invalid_client"}), "http_error"),
-    (httpx.Response(200, json={"token": "no access_token"}), "http_error"),
-    (httpx.Response(200, text="not json"), "http_error"),
-])
+@pytest.mark.parametrize(
+    "answer,kind",
+    [
+        (httpx.Response(401, json={"error": "invalid_client"}), "http_error"),
+        (httpx.Response(200, json={"token": "no access_token"}), "http_error"),
+        (httpx.Response(200, text="not json"), "http_error"),
+    ],
+)
 def test_token_endpoint_failures(f: Any, answer: httpx.Response, kind: str) -> None:
-    with Executor(f.catalog(f.tool(), auth=OAUTH),
-                  client=httpx.Client(transport=httpx.MockTransport(lambda q: answer)), env=ENV) as ex:
+    with Executor(
+        f.catalog(f.tool(), auth=OAUTH),
+        client=httpx.Client(transport=httpx.MockTransport(lambda q: answer)),
+        env=ENV,
+    ) as ex:
         result = ex.execute(ToolCall("t", {}))
     assert result.error.type == kind and "token endpoint" in result.error.msg
     assert "very-secret" not in result.content

@@ -9,12 +9,13 @@ from typing import Any
 
 import httpx
 import pytest
-
 from toolcat.catalog import BodySpec, RetryPolicy, Timeouts
 from toolcat.executor import Executor, ToolCall
 from toolcat.executor._dispatch import backoff_delay, retry_after
 
-POLICY = RetryPolicy(attempts=4, backoff=0.5, max_backoff=1.5, on_status=(429, 503), retry_after_cap=10)
+POLICY = RetryPolicy(
+    attempts=4, backoff=0.5, max_backoff=1.5, on_status=(429, 503), retry_after_cap=10
+)
 
 
 class Script:
@@ -33,8 +34,15 @@ class Script:
         return step(request) if callable(step) else step
 
 
-def _run(f: Any, script: Script, *, method: str = "GET", policy: RetryPolicy = POLICY, mode: str = "sync",
-         **command: Any) -> tuple[Any, list[float]]:
+def _run(
+    f: Any,
+    script: Script,
+    *,
+    method: str = "GET",
+    policy: RetryPolicy = POLICY,
+    mode: str = "sync",
+    **command: Any,
+) -> tuple[Any, list[float]]:
     sleeps: list[float] = []
 
     async def asleep(s: float) -> None:
@@ -45,7 +53,9 @@ def _run(f: Any, script: Script, *, method: str = "GET", policy: RetryPolicy = P
     cat = f.catalog(tool)
     transport = httpx.MockTransport(script)
     if mode == "sync":
-        with Executor(cat, client=httpx.Client(transport=transport), env={}, sleep=sleeps.append) as ex:
+        with Executor(
+            cat, client=httpx.Client(transport=transport), env={}, sleep=sleeps.append
+        ) as ex:
             return ex.execute(ToolCall("t", {})), sleeps
 
     async def go() -> Any:
@@ -84,10 +94,19 @@ def test_other_statuses_are_not_retried(f: Any) -> None:
     assert result.status == 500 and len(script.requests) == 1 and sleeps == []
 
 
-@pytest.mark.parametrize("method,unsafe,expected", [
-    ("POST", False, 1), ("PATCH", False, 1), ("POST", True, 2), ("PUT", False, 2), ("DELETE", False, 2),
-])
-def test_only_idempotent_or_opted_in_methods_retry(f: Any, method: str, unsafe: bool, expected: int) -> None:
+@pytest.mark.parametrize(
+    "method,unsafe,expected",
+    [
+        ("POST", False, 1),
+        ("PATCH", False, 1),
+        ("POST", True, 2),
+        ("PUT", False, 2),
+        ("DELETE", False, 2),
+    ],
+)
+def test_only_idempotent_or_opted_in_methods_retry(
+    f: Any, method: str, unsafe: bool, expected: int
+) -> None:
     script = Script(r(503), r(200))
     _run(f, script, method=method, retry_unsafe=unsafe)
     assert len(script.requests) == expected
@@ -118,7 +137,11 @@ def test_retry_after_seconds_and_dates(f: Any) -> None:
 def test_retry_after_over_the_cap_returns_the_response(f: Any) -> None:
     script = Script(r(503, **{"retry-after": "3600"}), r(200))
     result, sleeps = _run(f, script)
-    assert result.status == 503 and sleeps == [] and "3600s, more than the cap of 10s" in result.error.msg
+    assert (
+        result.status == 503
+        and sleeps == []
+        and "3600s, more than the cap of 10s" in result.error.msg
+    )
 
 
 def test_retries_stop_at_the_total_deadline(f: Any) -> None:
@@ -162,7 +185,9 @@ def test_relative_redirect_followed_303_becomes_get(f: Any) -> None:
     result, _ = _run(f, script, method="POST")
     assert result.ok
     assert [(q.method, q.url.path, q.content) for q in script.requests] == [
-        ("POST", "/v1/items", b"{}"), ("GET", "/v1/done", b"")]
+        ("POST", "/v1/items", b"{}"),
+        ("GET", "/v1/done", b""),
+    ]
 
 
 def test_307_keeps_method_and_body(f: Any) -> None:
@@ -171,9 +196,15 @@ def test_307_keeps_method_and_body(f: Any) -> None:
     assert [(q.method, q.content) for q in script.requests] == [("POST", b"{}"), ("POST", b"{}")]
 
 
-@pytest.mark.parametrize("target", [
-    "http://evil.test/x", "https://api.test/v1/x", "http://api.test:8080/x", "//evil.test/x",
-])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "http://evil.test/x",
+        "https://api.test/v1/x",
+        "http://api.test:8080/x",
+        "//evil.test/x",
+    ],
+)
 def test_redirect_off_the_origin_is_refused(f: Any, target: str) -> None:
     script = Script(httpx.Response(302, headers={"location": target}), r(200))
     result, _ = _run(f, script)
@@ -203,6 +234,7 @@ def test_response_cap(f: Any, mode: str) -> None:
         with Executor(cat, client=httpx.Client(transport=transport), env={}) as ex:
             result = ex.execute(ToolCall("t", {}))
     else:
+
         async def go() -> Any:
             async def agen() -> Any:
                 for _ in range(4):
@@ -213,5 +245,6 @@ def test_response_cap(f: Any, mode: str) -> None:
 
             async with httpx.AsyncClient(transport=httpx.MockTransport(abig)) as client:
                 return await Executor(cat, async_client=client, env={}).aexecute(ToolCall("t", {}))
+
         result = asyncio.run(go())
     assert result.error.type == "response_too_large" and "1000 bytes" in result.error.msg

@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from toolcat.catalog import BearerAuth, BodySpec
 from toolcat.executor import Executor, PreparedRequest, ToolCall
 
@@ -51,7 +50,9 @@ def test_async_confirmation_callback(f: Any, confirm_catalog: Any) -> None:
     async def go() -> Any:
         async with httpx.AsyncClient(transport=httpx.MockTransport(f.Recorder())) as client:
             ex = Executor(confirm_catalog, async_client=client, env={}, confirm=confirm)
-            return await ex.aexecute_many([ToolCall("danger", {}, "yes"), ToolCall("danger", {}, "no")])
+            return await ex.aexecute_many(
+                [ToolCall("danger", {}, "yes"), ToolCall("danger", {}, "no")]
+            )
 
     yes, no = asyncio.run(go())
     assert yes.ok and no.error.type == "not_confirmed"
@@ -64,7 +65,9 @@ def test_invalid_calls_are_never_confirmed(f: Any, confirm_catalog: Any) -> None
     def confirm(call: ToolCall, tool: Any) -> bool:
         raise AssertionError("asked about an invalid call")
 
-    with Executor(confirm_catalog, client=f.Recorder(f.forbid).client(), env={}, confirm=confirm) as ex:
+    with Executor(
+        confirm_catalog, client=f.Recorder(f.forbid).client(), env={}, confirm=confirm
+    ) as ex:
         assert ex.execute(ToolCall("danger", {"bogus": 1})).error.type == "invalid_arguments"
 
 
@@ -85,7 +88,9 @@ def test_async_concurrency_is_bounded_and_order_kept(f: Any) -> None:
     async def go(concurrent: bool) -> Any:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
             ex = Executor(f.catalog(tool), async_client=client, env={}, max_concurrency=3)
-            return await ex.aexecute_many([ToolCall("t", {"n": i}) for i in range(12)], concurrent=concurrent)
+            return await ex.aexecute_many(
+                [ToolCall("t", {"n": i}) for i in range(12)], concurrent=concurrent
+            )
 
     results = asyncio.run(go(True))
     assert [r.data["n"] for r in results] == list(range(12)) and peak == 3
@@ -101,8 +106,12 @@ def test_sync_many_runs_in_parallel(f: Any) -> None:
         gate.wait()  # only returns when four requests are in flight at once
         return httpx.Response(200, json={})
 
-    with Executor(f.catalog(f.tool()), client=httpx.Client(transport=httpx.MockTransport(handler)),
-                  env={}, max_concurrency=4) as ex:
+    with Executor(
+        f.catalog(f.tool()),
+        client=httpx.Client(transport=httpx.MockTransport(handler)),
+        env={},
+        max_concurrency=4,
+    ) as ex:
         results = ex.execute_many([ToolCall("t", {}, str(i)) for i in range(4)])
     assert all(r.ok for r in results)
 
@@ -114,13 +123,19 @@ def test_one_failure_never_discards_the_others(f: Any) -> None:
         return httpx.Response(200, json={})
 
     tool = f.tool(params=(f.p("n", "query", {"type": "integer"}),))
-    with Executor(f.catalog(tool), client=httpx.Client(transport=httpx.MockTransport(handler)), env={}) as ex:
-        results = ex.execute_many([ToolCall("t", {"n": i}) for i in range(4)] + [ToolCall("zzz", {})])
+    with Executor(
+        f.catalog(tool), client=httpx.Client(transport=httpx.MockTransport(handler)), env={}
+    ) as ex:
+        results = ex.execute_many(
+            [ToolCall("t", {"n": i}) for i in range(4)] + [ToolCall("zzz", {})]
+        )
     assert [r.ok for r in results] == [True, True, False, True, False]
     assert results[2].error.type == "connection_error" and results[4].error.type == "unknown_tool"
 
 
-def test_a_bug_becomes_an_internal_result(f: Any, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+def test_a_bug_becomes_an_internal_result(
+    f: Any, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
     from toolcat.executor import _executor
 
     def broken(*args: Any) -> Any:
@@ -141,8 +156,9 @@ def test_prepare_returns_errors_as_results(f: Any) -> None:
 def test_logs_never_hold_secrets(f: Any, caplog: Any) -> None:
     caplog.set_level(logging.DEBUG, logger="toolcat.executor")
     rec = f.Recorder(lambda q: httpx.Response(502, text=f"proxy saw {q.headers['authorization']}"))
-    with Executor(f.catalog(f.tool(), auth=BearerAuth("${T}")), client=rec.client(),
-                  env={"T": "log-secret-9"}) as ex:
+    with Executor(
+        f.catalog(f.tool(), auth=BearerAuth("${T}")), client=rec.client(), env={"T": "log-secret-9"}
+    ) as ex:
         result = ex.execute(ToolCall("t", {}, "c9"))
     assert result.status == 502
     assert "log-secret-9" not in caplog.text and "log-secret-9" not in result.content
@@ -163,19 +179,32 @@ def test_spans_and_metrics(f: Any) -> None:
     meters = MeterProvider(metric_readers=[reader])
     rec = f.Recorder(lambda q: httpx.Response(200 if q.url.params.get("ok") else 503, json={}))
     tool = f.tool("get_thing", params=(f.p("ok", "query"),))
-    with Executor(f.catalog(tool), client=rec.client(), env={}, tracer_provider=provider,
-                  meter_provider=meters) as ex:
+    with Executor(
+        f.catalog(tool),
+        client=rec.client(),
+        env={},
+        tracer_provider=provider,
+        meter_provider=meters,
+    ) as ex:
         ex.execute(ToolCall("get_thing", {"ok": "1"}, "call-a"))
         ex.execute(ToolCall("get_thing", {}, "call-b"))
     spans = exporter.get_finished_spans()
     assert [s.name for s in spans] == ["execute_tool get_thing"] * 2
     ok, bad = spans
     assert ok.attributes["gen_ai.operation.name"] == "execute_tool"
-    assert ok.attributes["gen_ai.tool.name"] == "get_thing" and ok.attributes["gen_ai.tool.call.id"] == "call-a"
+    assert (
+        ok.attributes["gen_ai.tool.name"] == "get_thing"
+        and ok.attributes["gen_ai.tool.call.id"] == "call-a"
+    )
     assert "error.type" not in ok.attributes
-    assert bad.attributes["error.type"] == "http_error" and bad.attributes["http.response.status_code"] == 503
+    assert (
+        bad.attributes["error.type"] == "http_error"
+        and bad.attributes["http.response.status_code"] == 503
+    )
     data = reader.get_metrics_data()
-    metrics = {m.name: m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics}
+    metrics = {
+        m.name: m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
+    }
     assert sum(p.value for p in metrics["toolcat.tool.calls"].data.data_points) == 2
     assert sum(p.value for p in metrics["toolcat.tool.errors"].data.data_points) == 1
     assert sum(p.count for p in metrics["toolcat.tool.duration"].data.data_points) == 2
@@ -191,6 +220,9 @@ def test_elapsed_is_measured(f: Any) -> None:
         time.sleep(0.05)
         return httpx.Response(200, json={})
 
-    with Executor(f.catalog(f.tool(method="POST", body=BodySpec(required=False))),
-                  client=httpx.Client(transport=httpx.MockTransport(slow)), env={}) as ex:
+    with Executor(
+        f.catalog(f.tool(method="POST", body=BodySpec(required=False))),
+        client=httpx.Client(transport=httpx.MockTransport(slow)),
+        env={},
+    ) as ex:
         assert ex.execute(ToolCall("t", {})).elapsed >= 0.05

@@ -7,13 +7,10 @@ from urllib.parse import parse_qs, unquote
 
 import httpx
 import jsonschema
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from toolcat.catalog import BodySpec, thaw
 from toolcat.executor import Executor, PreparedRequest, ToolCall
-
 
 # hypothesis-jsonschema 0.23.1 fails on object schemas with current hypothesis ("'many' object
 # has no attribute 'more'"), so this small strategy covers the schema keywords tools use.
@@ -40,21 +37,27 @@ def _strategy(schema: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStr
     if kind == "integer":
         return st.integers(schema.get("minimum"), schema.get("maximum"))
     if kind == "number":
-        return st.floats(schema.get("minimum"), schema.get("maximum"), allow_nan=False, allow_infinity=False)
+        return st.floats(
+            schema.get("minimum"), schema.get("maximum"), allow_nan=False, allow_infinity=False
+        )
     if kind == "boolean":
         return st.booleans()
     if kind == "null":
         return st.none()
     if kind == "array":
         items = _strategy(schema.get("items", {}), root, depth + 1)
-        return st.lists(items, min_size=schema.get("minItems", 0), max_size=min(schema.get("maxItems", 3), 3))
+        return st.lists(
+            items, min_size=schema.get("minItems", 0), max_size=min(schema.get("maxItems", 3), 3)
+        )
     if kind == "object" or "properties" in schema:
         props = schema.get("properties", {})
         required = set(schema.get("required", []))
         extra = schema.get("additionalProperties", True)
         fixed = st.fixed_dictionaries(
             {k: _strategy(v, root, depth + 1) for k, v in props.items() if k in required},
-            optional={k: _strategy(v, root, depth + 1) for k, v in props.items() if k not in required},
+            optional={
+                k: _strategy(v, root, depth + 1) for k, v in props.items() if k not in required
+            },
         )
         if extra is False or props or depth > 2:
             return fixed
@@ -67,34 +70,67 @@ def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     validator = jsonschema.Draft202012Validator(schema)
     return _strategy(schema, schema).filter(validator.is_valid)
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                    HealthCheck.function_scoped_fixture])
+
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
 
 def _tools(f: Any) -> Any:
     return f.catalog(
-        f.tool("lookup", path="/things/{id}/{kind}", params=(
-            f.p("id", "path", {"type": "string"}, required=True),
-            f.p("kind", "path", {"type": "string", "enum": ["a", "b c", "d/e"]}, required=True),
-            f.p("tags", "query", {"type": "array", "items": {"type": "string"}, "maxItems": 4}),
-            f.p("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}),
-            f.p("flag", "query", {"type": "boolean"}),
-            f.p("trace", "header", {"type": "string", "maxLength": 40}, wire="X-Trace"),
-        )),
-        f.tool("create", method="POST", path="/things", params=(
-            f.p("name", "body", {"type": "string", "minLength": 1}, required=True),
-            f.p("qty", "body", {"type": "integer", "minimum": 1}, required=True),
-            f.p("meta", "body", {"type": "object", "properties": {"k": {"type": "string"}},
-                                 "additionalProperties": False}),
-            f.p("lines", "body", {"type": "array", "items": {"type": "object", "required": ["sku"],
-                "properties": {"sku": {"type": "string"}, "n": {"type": "number"}}}}),
-        ), body=BodySpec()),
+        f.tool(
+            "lookup",
+            path="/things/{id}/{kind}",
+            params=(
+                f.p("id", "path", {"type": "string"}, required=True),
+                f.p("kind", "path", {"type": "string", "enum": ["a", "b c", "d/e"]}, required=True),
+                f.p("tags", "query", {"type": "array", "items": {"type": "string"}, "maxItems": 4}),
+                f.p("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100}),
+                f.p("flag", "query", {"type": "boolean"}),
+                f.p("trace", "header", {"type": "string", "maxLength": 40}, wire="X-Trace"),
+            ),
+        ),
+        f.tool(
+            "create",
+            method="POST",
+            path="/things",
+            params=(
+                f.p("name", "body", {"type": "string", "minLength": 1}, required=True),
+                f.p("qty", "body", {"type": "integer", "minimum": 1}, required=True),
+                f.p(
+                    "meta",
+                    "body",
+                    {
+                        "type": "object",
+                        "properties": {"k": {"type": "string"}},
+                        "additionalProperties": False,
+                    },
+                ),
+                f.p(
+                    "lines",
+                    "body",
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["sku"],
+                            "properties": {"sku": {"type": "string"}, "n": {"type": "number"}},
+                        },
+                    },
+                ),
+            ),
+            body=BodySpec(),
+        ),
     )
 
 
@@ -115,7 +151,9 @@ def test_valid_lookup_arguments_render_and_round_trip(f: Any, data: Any) -> None
     with Executor(catalog, client=f.Recorder(f.forbid).client(), env={}) as ex:
         prepared = ex.prepare(ToolCall("lookup", args))
     if _refusal_expected(args):
-        assert not isinstance(prepared, PreparedRequest) and prepared.error.type == "refused_by_policy"
+        assert (
+            not isinstance(prepared, PreparedRequest) and prepared.error.type == "refused_by_policy"
+        )
         return
     assert isinstance(prepared, PreparedRequest), prepared.content
     url = httpx.URL(prepared.url)
@@ -149,8 +187,11 @@ def test_valid_bodies_are_sent_as_given(f: Any, data: Any) -> None:
 def test_invalid_arguments_never_send(f: Any, data: Any, name: str) -> None:
     catalog = _tools(f)
     schema = thaw(catalog[name].input_schema)
-    args = data.draw(st.dictionaries(st.sampled_from([*schema["properties"], "extra"]), JSON, max_size=6)
-                     .filter(lambda a: not jsonschema.Draft202012Validator(schema).is_valid(a)))
+    args = data.draw(
+        st.dictionaries(st.sampled_from([*schema["properties"], "extra"]), JSON, max_size=6).filter(
+            lambda a: not jsonschema.Draft202012Validator(schema).is_valid(a)
+        )
+    )
     with Executor(catalog, client=f.Recorder(f.forbid).client(), env={}) as ex:
         result = ex.execute(ToolCall(name, args))
     assert not result.ok and result.error.type == "invalid_arguments"
@@ -166,7 +207,9 @@ def test_any_string_is_a_result_never_an_exception(raw: str) -> None:
     assert not result.ok and result.error.type == "unknown_tool"
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_imported_operations_render(corpus_dir: Any, data: Any) -> None:
     """Operations of a real spec: generated arguments render, or are refused for a stated reason."""
@@ -197,30 +240,47 @@ def _imported(corpus_dir: Any) -> Any:
 
 
 FAST_SCHEMAS = [
-    {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 5},
-                                      "b": {"type": "string", "maxLength": 3, "pattern": "^x"},
-                                      "c": {"type": "array", "items": {"type": "number"}, "maxItems": 2},
-                                      "d": {"enum": [1, "1", True, None]},
-                                      "e": {"type": ["string", "null"]},
-                                      "f": {"type": "object", "additionalProperties": {"type": "boolean"}},
-                                      "g": {"const": [1, {"k": False}]},
-                                      "h": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}},
-     "required": ["a"], "additionalProperties": False},
-    {"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+    {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer", "minimum": 0, "maximum": 5},
+            "b": {"type": "string", "maxLength": 3, "pattern": "^x"},
+            "c": {"type": "array", "items": {"type": "number"}, "maxItems": 2},
+            "d": {"enum": [1, "1", True, None]},
+            "e": {"type": ["string", "null"]},
+            "f": {"type": "object", "additionalProperties": {"type": "boolean"}},
+            "g": {"const": [1, {"k": False}]},
+            "h": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        },
+        "required": ["a"],
+        "additionalProperties": False,
+    },
+    {
+        "type": "object",
+        "properties": {"x": {"type": "integer"}},
+        "additionalProperties": {"type": "string"},
+    },
 ]
 
 
 SMALL = st.one_of(
-    st.booleans(), st.integers(-2, 7), st.floats(-1, 2, allow_nan=False), st.text("xy", max_size=4),
-    st.none(), st.lists(st.integers(0, 2) | st.booleans() | st.floats(0, 1), max_size=3),
+    st.booleans(),
+    st.integers(-2, 7),
+    st.floats(-1, 2, allow_nan=False),
+    st.text("xy", max_size=4),
+    st.none(),
+    st.lists(st.integers(0, 2) | st.booleans() | st.floats(0, 1), max_size=3),
     st.dictionaries(st.text("k", max_size=1), st.booleans() | st.integers(0, 1), max_size=2),
-    st.just([1, {"k": False}]), st.just([1, {"k": 0}]),
+    st.just([1, {"k": False}]),
+    st.just([1, {"k": 0}]),
 )
 
 
 @settings(max_examples=400, deadline=None)
-@given(index=st.sampled_from(range(len(FAST_SCHEMAS))),
-       value=st.fixed_dictionaries({}, optional={k: SMALL for k in [*"abcdefghx", "zz"]}))
+@given(
+    index=st.sampled_from(range(len(FAST_SCHEMAS))),
+    value=st.fixed_dictionaries({}, optional={k: SMALL for k in [*"abcdefghx", "zz"]}),
+)
 def test_fast_check_agrees_with_jsonschema(index: int, value: Any) -> None:
     from toolcat.executor._fastcheck import compile_check
 
@@ -236,4 +296,6 @@ def test_fast_check_declines_what_it_does_not_know() -> None:
     assert compile_check({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}) is None
     assert compile_check({"type": "string", "format": "email"}) is None
     assert compile_check({"oneOf": [{"type": "string"}]}) is None
-    assert compile_check({"type": "integer", "format": "int64"}) is not None  # not checked by jsonschema
+    assert (
+        compile_check({"type": "integer", "format": "int64"}) is not None
+    )  # not checked by jsonschema

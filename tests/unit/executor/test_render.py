@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from toolcat.catalog import BodySpec
 from toolcat.executor import Executor, PreparedRequest, ToolCall
 
@@ -20,7 +19,13 @@ OBJ_S = {"type": "object", "additionalProperties": {"type": "integer"}}
 
 
 def _schema(value: Any) -> dict[str, Any]:
-    return ARR_S if isinstance(value, list) else OBJ_S if isinstance(value, dict) else {"type": "string"}
+    return (
+        ARR_S
+        if isinstance(value, list)
+        else OBJ_S
+        if isinstance(value, dict)
+        else {"type": "string"}
+    )
 
 
 def _send(f: Any, tool: Any, args: dict[str, Any], **service: Any) -> httpx.Request:
@@ -54,9 +59,13 @@ PATH_CASES = [
 
 
 @pytest.mark.parametrize("style,explode,value,expected", PATH_CASES)
-def test_path_styles(f: Any, style: str | None, explode: bool | None, value: Any, expected: str) -> None:
-    tool = f.tool(path="/paint/{color}", params=(
-        f.p("color", "path", _schema(value), required=True, style=style, explode=explode),))
+def test_path_styles(
+    f: Any, style: str | None, explode: bool | None, value: Any, expected: str
+) -> None:
+    tool = f.tool(
+        path="/paint/{color}",
+        params=(f.p("color", "path", _schema(value), required=True, style=style, explode=explode),),
+    )
     request = _send(f, tool, {"color": value})
     assert request.url.raw_path.decode() == f"/v1/paint/{expected}"
 
@@ -79,7 +88,9 @@ QUERY_CASES = [
 
 
 @pytest.mark.parametrize("style,explode,value,expected", QUERY_CASES)
-def test_query_styles(f: Any, style: str | None, explode: bool | None, value: Any, expected: str) -> None:
+def test_query_styles(
+    f: Any, style: str | None, explode: bool | None, value: Any, expected: str
+) -> None:
     tool = f.tool(params=(f.p("color", "query", _schema(value), style=style, explode=explode),))
     request = _send(f, tool, {"color": value})
     assert request.url.query.decode() == expected
@@ -95,10 +106,14 @@ def test_query_values_are_percent_encoded_unless_allow_reserved(f: Any) -> None:
 
 
 def test_primitive_types_serialize_as_json_text(f: Any) -> None:
-    tool = f.tool(params=(
-        f.p("b", "query", {"type": "boolean"}), f.p("i", "query", {"type": "integer"}),
-        f.p("n", "query", {"type": "number"}), f.p("z", "query", {"type": ["string", "null"]}),
-    ))
+    tool = f.tool(
+        params=(
+            f.p("b", "query", {"type": "boolean"}),
+            f.p("i", "query", {"type": "integer"}),
+            f.p("n", "query", {"type": "number"}),
+            f.p("z", "query", {"type": ["string", "null"]}),
+        )
+    )
     request = _send(f, tool, {"b": True, "i": 3, "n": 1.5, "z": None})
     assert request.url.query.decode() == "b=true&i=3&n=1.5"
 
@@ -110,16 +125,21 @@ def test_content_typed_parameter_is_json(f: Any) -> None:
 
 
 def test_wire_names_and_headers_and_cookies(f: Any) -> None:
-    tool = f.tool(params=(
-        f.p("trace", "header", wire="X-Trace-Id"),
-        f.p("tags", "header", ARR_S, wire="X-Tags"),
-        f.p("rgb", "header", OBJ_S, wire="X-Rgb", explode=True),
-        f.p("session", "cookie", wire="sid"),
-        f.p("colors", "cookie", ARR_S),
-        f.p("page", "query", {"type": "integer"}, wire="page[number]"),
-    ))
-    request = _send(f, tool, {"trace": "abc", "tags": ARR, "rgb": OBJ, "session": "s 1;x",
-                              "colors": ARR, "page": 2})
+    tool = f.tool(
+        params=(
+            f.p("trace", "header", wire="X-Trace-Id"),
+            f.p("tags", "header", ARR_S, wire="X-Tags"),
+            f.p("rgb", "header", OBJ_S, wire="X-Rgb", explode=True),
+            f.p("session", "cookie", wire="sid"),
+            f.p("colors", "cookie", ARR_S),
+            f.p("page", "query", {"type": "integer"}, wire="page[number]"),
+        )
+    )
+    request = _send(
+        f,
+        tool,
+        {"trace": "abc", "tags": ARR, "rgb": OBJ, "session": "s 1;x", "colors": ARR, "page": 2},
+    )
     assert request.headers["x-trace-id"] == "abc"
     assert request.headers["x-tags"] == "blue,black,brown"
     assert request.headers["x-rgb"] == "R=100,G=200,B=150"
@@ -156,44 +176,69 @@ def test_base_url_query_is_kept(f: Any) -> None:
 
 
 def test_json_body_from_bindings(f: Any) -> None:
-    tool = f.tool(method="POST", params=(
-        f.p("name", "body", required=True), f.p("qty", "body", {"type": "integer"}, wire="quantity"),
-        f.p("note", "body"),
-    ), body=BodySpec())
+    tool = f.tool(
+        method="POST",
+        params=(
+            f.p("name", "body", required=True),
+            f.p("qty", "body", {"type": "integer"}, wire="quantity"),
+            f.p("note", "body"),
+        ),
+        body=BodySpec(),
+    )
     request = _send(f, tool, {"name": "x", "qty": 2})
     assert request.headers["content-type"] == "application/json"
     assert json.loads(request.content) == {"name": "x", "quantity": 2}
 
 
 def test_body_argument_non_object(f: Any) -> None:
-    tool = f.tool(method="PUT", params=(f.p("items", "body", ARR_S, required=True),),
-                  body=BodySpec(media_type="application/merge-patch+json", argument="items"))
+    tool = f.tool(
+        method="PUT",
+        params=(f.p("items", "body", ARR_S, required=True),),
+        body=BodySpec(media_type="application/merge-patch+json", argument="items"),
+    )
     request = _send(f, tool, {"items": ["a"]})
     assert request.headers["content-type"] == "application/merge-patch+json"
     assert json.loads(request.content) == ["a"]
 
 
 def test_body_template_keeps_native_types_and_drops_absent(f: Any) -> None:
-    tool = f.tool(method="POST", params=(
-        f.p("customer_id", "body", required=True),
-        f.p("items", "body", {"type": "array"}, required=True),
-        f.p("count", "body", {"type": "integer"}),
-        f.p("note", "body"),
-    ), body=BodySpec(template={
-        "customer": "{{ customer_id }}", "lines": "{{ items }}", "n": "{{ count }}",
-        "note": "{{ note }}", "label": "order for {{ customer_id }}", "fixed": 7,
-        "nested": {"first": "{{ items[0] }}", "gone": "{{ note | upper }}"},
-    }))
+    tool = f.tool(
+        method="POST",
+        params=(
+            f.p("customer_id", "body", required=True),
+            f.p("items", "body", {"type": "array"}, required=True),
+            f.p("count", "body", {"type": "integer"}),
+            f.p("note", "body"),
+        ),
+        body=BodySpec(
+            template={
+                "customer": "{{ customer_id }}",
+                "lines": "{{ items }}",
+                "n": "{{ count }}",
+                "note": "{{ note }}",
+                "label": "order for {{ customer_id }}",
+                "fixed": 7,
+                "nested": {"first": "{{ items[0] }}", "gone": "{{ note | upper }}"},
+            }
+        ),
+    )
     request = _send(f, tool, {"customer_id": "c1", "items": [{"sku": "a", "qty": 1}], "count": 0})
     assert json.loads(request.content) == {
-        "customer": "c1", "lines": [{"sku": "a", "qty": 1}], "n": 0,
-        "label": "order for c1", "fixed": 7, "nested": {"first": {"sku": "a", "qty": 1}},
+        "customer": "c1",
+        "lines": [{"sku": "a", "qty": 1}],
+        "n": 0,
+        "label": "order for c1",
+        "fixed": 7,
+        "nested": {"first": {"sku": "a", "qty": 1}},
     }
 
 
 def test_body_template_is_sandboxed(f: Any) -> None:
-    tool = f.tool(method="POST", params=(f.p("x", "body", required=True),),
-                  body=BodySpec(template={"v": "{{ x.__class__.__mro__ }}"}))
+    tool = f.tool(
+        method="POST",
+        params=(f.p("x", "body", required=True),),
+        body=BodySpec(template={"v": "{{ x.__class__.__mro__ }}"}),
+    )
     rec = f.Recorder(f.forbid)
     with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
         result = ex.execute(ToolCall("t", {"x": "a"}))
@@ -201,8 +246,15 @@ def test_body_template_is_sandboxed(f: Any) -> None:
 
 
 def test_form_body(f: Any) -> None:
-    tool = f.tool(method="POST", params=(f.p("a", "body"), f.p("tags", "body", ARR_S), f.p("n", "body",
-                  {"type": "integer"})), body=BodySpec(media_type="application/x-www-form-urlencoded"))
+    tool = f.tool(
+        method="POST",
+        params=(
+            f.p("a", "body"),
+            f.p("tags", "body", ARR_S),
+            f.p("n", "body", {"type": "integer"}),
+        ),
+        body=BodySpec(media_type="application/x-www-form-urlencoded"),
+    )
     request = _send(f, tool, {"a": "x y&z", "tags": ["1", "2"], "n": 5})
     assert request.headers["content-type"] == "application/x-www-form-urlencoded"
     assert request.content == b"a=x+y%26z&tags=1&tags=2&n=5"
@@ -210,12 +262,29 @@ def test_form_body(f: Any) -> None:
 
 def test_multipart_body_with_files(f: Any) -> None:
     file_schema = {"type": ["string", "object"]}
-    tool = f.tool(method="POST", params=(
-        f.p("title", "body"), f.p("doc", "body", file_schema), f.p("img", "body", file_schema),
-    ), body=BodySpec(media_type="multipart/form-data", binary_fields=("doc", "img")))
+    tool = f.tool(
+        method="POST",
+        params=(
+            f.p("title", "body"),
+            f.p("doc", "body", file_schema),
+            f.p("img", "body", file_schema),
+        ),
+        body=BodySpec(media_type="multipart/form-data", binary_fields=("doc", "img")),
+    )
     png = b"\x89PNG\r\n\x1a\n\x00\x01"
-    request = _send(f, tool, {"title": "t1", "doc": "plain text", "img": {
-        "filename": "a.png", "content_base64": base64.b64encode(png).decode(), "content_type": "image/png"}})
+    request = _send(
+        f,
+        tool,
+        {
+            "title": "t1",
+            "doc": "plain text",
+            "img": {
+                "filename": "a.png",
+                "content_base64": base64.b64encode(png).decode(),
+                "content_type": "image/png",
+            },
+        },
+    )
     ctype = request.headers["content-type"]
     assert ctype.startswith("multipart/form-data; boundary=")
     content = request.content
@@ -225,8 +294,11 @@ def test_multipart_body_with_files(f: Any) -> None:
 
 
 def test_multipart_bad_base64_is_an_argument_error(f: Any) -> None:
-    tool = f.tool(method="POST", params=(f.p("doc", "body", {"type": "object"}),),
-                  body=BodySpec(media_type="multipart/form-data", binary_fields=("doc",)))
+    tool = f.tool(
+        method="POST",
+        params=(f.p("doc", "body", {"type": "object"}),),
+        body=BodySpec(media_type="multipart/form-data", binary_fields=("doc",)),
+    )
     rec = f.Recorder(f.forbid)
     with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
         result = ex.execute(ToolCall("t", {"doc": {"content_base64": "not base64!"}}))
@@ -235,12 +307,18 @@ def test_multipart_bad_base64_is_an_argument_error(f: Any) -> None:
 
 
 def test_text_and_octet_stream_bodies(f: Any) -> None:
-    text = f.tool(method="POST", params=(f.p("text", "body", required=True),),
-                  body=BodySpec(media_type="text/plain", argument="text"))
+    text = f.tool(
+        method="POST",
+        params=(f.p("text", "body", required=True),),
+        body=BodySpec(media_type="text/plain", argument="text"),
+    )
     request = _send(f, text, {"text": "héllo"})
     assert request.content == "héllo".encode() and request.headers["content-type"] == "text/plain"
-    blob = f.tool(method="PUT", params=(f.p("data", "body", required=True),),
-                  body=BodySpec(media_type="application/octet-stream", argument="data"))
+    blob = f.tool(
+        method="PUT",
+        params=(f.p("data", "body", required=True),),
+        body=BodySpec(media_type="application/octet-stream", argument="data"),
+    )
     request = _send(f, blob, {"data": base64.b64encode(b"\x00\xff").decode()})
     assert request.content == b"\x00\xff"
 
@@ -258,8 +336,11 @@ def test_prepare_sends_nothing_and_masks_secrets(f: Any) -> None:
     from toolcat.catalog import ApiKeyAuth, FrozenDict
 
     tool = f.tool(method="POST", params=(f.p("q", "query"), f.p("name", "body")), body=BodySpec())
-    cat = f.catalog(tool, auth=ApiKeyAuth("query", "api_key", "${KEY}"),
-                    headers=FrozenDict({"X-Session": "${SESSION}"}))
+    cat = f.catalog(
+        tool,
+        auth=ApiKeyAuth("query", "api_key", "${KEY}"),
+        headers=FrozenDict({"X-Session": "${SESSION}"}),
+    )
     rec = f.Recorder(f.forbid)
     env = {"KEY": "k-123456", "SESSION": "sess-98765"}
     with Executor(cat, client=rec.client(), env=env) as ex:

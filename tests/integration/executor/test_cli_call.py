@@ -1,0 +1,127 @@
+"""`toolcat call`: real calls, dry runs, confirmation, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolcat.cli._app import main
+
+CATALOG = """
+toolcat: 1
+services:
+  api:
+    base_url: {url}
+    auth: {{type: bearer, token: "${{CLI_TOKEN}}"}}
+tools:
+  - name: echo
+    description: Echo.
+    service: api
+    method: GET
+    path: /echo/{{id}}
+    parameters:
+      id: {{type: string, description: i}}
+      q: {{type: integer, required: false, description: q}}
+  - name: wipe
+    description: Deletes everything.
+    service: api
+    method: DELETE
+    path: /echo/all
+    confirm: true
+  - name: missing
+    description: Always 404.
+    service: api
+    method: GET
+    path: /status/404
+"""
+
+
+@pytest.fixture()
+def catalog_path(server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    url, _ = server
+    path = tmp_path / "catalog.yaml"
+    path.write_text(CATALOG.format(url=url))
+    monkeypatch.setenv("CLI_TOKEN", "cli-secret-token")
+    return str(path)
+
+
+def test_call_prints_the_result(catalog_path: str, server: Any, capsys: Any) -> None:
+    assert main(["call", catalog_path, "echo", "--args", '{"id": "a b", "q": 3}']) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["raw_path"] == "/echo/a%20b" and out["query"] == "q=3"
+    assert "cli-secret-token" not in json.dumps(out)
+
+
+def test_json_format(catalog_path: str, capsys: Any) -> None:
+    assert main(["call", catalog_path, "echo", "--args", '{"id": "x"}', "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is True and out["status"] == 200 and out["tool"] == "echo"
+
+
+def test_dry_run_sends_nothing_and_hides_secrets(
+    catalog_path: str, server: Any, capsys: Any
+) -> None:
+    assert main(["call", catalog_path, "echo", "--args", '{"id": "x"}', "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        out.splitlines()[0].startswith("GET http://127.0.0.1:")
+        and "Authorization: Bearer ***" in out
+    )
+    assert (
+        main(
+            ["call", catalog_path, "echo", "--args", '{"id": "x"}', "--dry-run", "--format", "json"]
+        )
+        == 0
+    )
+    request = json.loads(capsys.readouterr().out)
+    assert request["method"] == "GET" and request["headers"] == {"Authorization": "Bearer ***"}
+    assert server[1].wire == []
+
+
+def test_tool_errors_exit_1_with_one_line(catalog_path: str, capsys: Any) -> None:
+    assert main(["call", catalog_path, "missing"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == "toolcat: missing: http_error (HTTP 404): HTTP 404 Not Found"
+    assert main(["call", catalog_path, "echo", "--args", '{"id": 5}']) == 1
+    assert "invalid_arguments" in capsys.readouterr().err
+
+
+def test_confirmation_needs_yes_when_not_interactive(
+    catalog_path: str, server: Any, capsys: Any
+) -> None:
+    assert main(["call", catalog_path, "wipe"]) == 1
+    assert "pass --yes" in capsys.readouterr().err and server[1].wire == []
+    assert main(["call", catalog_path, "wipe", "--yes"]) == 0
+    assert server[1].seen[-1]["method"] == "DELETE"
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--args", "{bad"], "--args: arguments are not valid JSON"),
+        (["--args", "[]"], "--args: arguments must be a JSON object, got array"),
+        (
+            ["--args", "@/nonexistent/args.json"],
+            "cannot read arguments from /nonexistent/args.json",
+        ),
+    ],
+)
+def test_usage_errors_exit_2(catalog_path: str, capsys: Any, argv: list[str], message: str) -> None:
+    assert main(["call", catalog_path, "echo", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"toolcat: {message}") and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_tool_and_missing_catalog(catalog_path: str, capsys: Any) -> None:
+    assert main(["call", catalog_path, "ecko"]) == 2
+    assert "did you mean: echo?" in capsys.readouterr().err
+    assert main(["call", "/nonexistent.yaml", "echo"]) == 2
+
+
+def test_arguments_from_a_file(catalog_path: str, tmp_path: Path, capsys: Any) -> None:
+    args = tmp_path / "args.json"
+    args.write_text('{"id": "from-file"}')
+    assert main(["call", catalog_path, "echo", "--args", f"@{args}"]) == 0
+    assert json.loads(capsys.readouterr().out)["raw_path"] == "/echo/from-file"
