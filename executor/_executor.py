@@ -98,6 +98,7 @@ class Executor:
         self._dispatcher = Dispatcher(self.tokens, sleep=sleep, async_sleep=async_sleep)
         self._telemetry = Telemetry(telemetry, tracer_provider, meter_provider)
         self._confirm_lock = threading.Lock()
+        self._async_confirm_locks: dict[int, asyncio.Lock] = {}
         self._client_lock = threading.Lock()
 
     # -- clients -------------------------------------------------------------------
@@ -328,9 +329,14 @@ class Executor:
     async def _confirmed_async(self, call: ToolCall, tool: ToolDefinition) -> bool:
         if self._confirm is None:
             return False
-        answer = self._confirm(call, tool)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        loop_key = id(asyncio.get_running_loop())
+        lock = self._async_confirm_locks.get(loop_key)
+        if lock is None:
+            lock = self._async_confirm_locks[loop_key] = asyncio.Lock()
+        async with lock:  # one question at a time
+            answer = self._confirm(call, tool)
+            if inspect.isawaitable(answer):
+                answer = await answer
         return bool(answer)
 
     def _internal(self, call: ToolCall, exc: Exception, start: float) -> ToolResult:

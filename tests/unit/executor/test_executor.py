@@ -226,3 +226,23 @@ def test_elapsed_is_measured(f: Any) -> None:
         env={},
     ) as ex:
         assert ex.execute(ToolCall("t", {})).elapsed >= 0.05
+
+
+def test_async_confirmations_are_asked_one_at_a_time(f: Any, confirm_catalog: Any) -> None:
+    open_questions = 0
+    most = 0
+
+    async def confirm(call: ToolCall, tool: Any) -> bool:
+        nonlocal open_questions, most
+        open_questions += 1
+        most = max(most, open_questions)
+        await asyncio.sleep(0.01)
+        open_questions -= 1
+        return True
+
+    async def go() -> Any:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(f.Recorder())) as client:
+            ex = Executor(confirm_catalog, async_client=client, env={}, confirm=confirm)
+            return await ex.aexecute_many([ToolCall("danger", {}, str(i)) for i in range(5)])
+
+    assert all(r.ok for r in asyncio.run(go())) and most == 1
