@@ -262,6 +262,7 @@ class CatalogFileDoc(BaseModel):
         extra="forbid",
         strict=True,
         title="toolcat catalog, format version 1",
+        defer_build=True,  # only the JSON Schema export needs this one; items validate alone
         # x- keys are ignored: a place for YAML anchors that several tools share
         json_schema_extra={"patternProperties": {"^x-": {}}},
     )

@@ -7,15 +7,14 @@ is checked once per process.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-
 from ._shape import closest
+from ._simple_schema import conforms, is_simple_valid
 
 __all__ = ["SchemaChecker", "SchemaIssue"]
 
@@ -42,7 +41,21 @@ _SCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "co
                "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 
-_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+
+
+@functools.cache
+def _meta_validator() -> Any:
+    # jsonschema is imported only for schemas the fast path cannot vouch for
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(Draft202012Validator.META_SCHEMA,
+                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _validator(schema: Any) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +84,7 @@ def _shape_key(schema: Any) -> str:
     return _canonical(schema)
 
 
-def _meta_message(error: ValidationError) -> str:
+def _meta_message(error: Any) -> str:
     where = "/".join(str(p) for p in error.absolute_path)
     if error.absolute_path and error.absolute_path[-1] == "type":
         return (f"'type' {error.instance!r} is not a JSON Schema type; use one of array, "
@@ -133,8 +146,10 @@ class SchemaChecker:
             key = _shape_key(schema)
         meta = self._meta.get(key) if not trusted else ()
         if meta is None:
-            issues = [SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
-                      for e in _META.iter_errors(schema)]
+            issues = []
+            if not is_simple_valid(schema, KNOWN_KEYWORDS):
+                issues = [SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
+                          for e in _meta_validator().iter_errors(schema)]
             issues.extend(_walk_keywords(schema, ()))
             meta = self._meta[key] = tuple(issues)
         if any(i.code == "TC022" for i in meta):
@@ -152,16 +167,21 @@ class SchemaChecker:
     def _check_values(self, schema: Any) -> Iterator[SchemaIssue]:
         if not isinstance(schema, dict) or ("default" not in schema and "enum" not in schema):
             return
+        rest = {k: v for k, v in schema.items() if k not in ("enum", "default")}
+        if "$defs" not in schema and is_simple_valid(schema, KNOWN_KEYWORDS) and (
+                "default" not in schema or conforms(schema["default"], schema)) and (
+                not isinstance(schema.get("enum"), list)
+                or all(conforms(v, rest) for v in schema["enum"])):
+            return  # the fast path vouches for every value
         try:
             if "default" in schema:
-                validator = Draft202012Validator(schema)
+                validator = _validator(schema)
                 for error in validator.iter_errors(schema["default"]):
                     yield SchemaIssue("TC023", ("default",),
                                       f"default {schema['default']!r} breaks the schema: "
                                       f"{error.message}; change the default or the schema")
             if isinstance(schema.get("enum"), list):
-                rest = {k: v for k, v in schema.items() if k not in ("enum", "default")}
-                validator = Draft202012Validator(rest)
+                validator = _validator(rest)
                 for i, value in enumerate(schema["enum"]):
                     for error in validator.iter_errors(value):
                         yield SchemaIssue("TC024", ("enum", i),

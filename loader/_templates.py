@@ -14,7 +14,8 @@ from typing import Any
 
 __all__ = ["TemplateChecker", "TemplateIssue", "template_strings"]
 
-_SIMPLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# "{{ name }}" or "{{ name.attr.attr }}": the name is known without running Jinja's parser
+_SIMPLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z_][A-Za-z0-9_]*)*\s*\}\}")
 _MARKERS = ("{{", "{%", "{#")
 
 

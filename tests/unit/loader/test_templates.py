@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from toolcat.loader._templates import TemplateChecker, template_strings
 
 

@@ -1,0 +1,162 @@
+"""A fast path for the small schemas most parameters use (``{type: string, description: ...}``).
+
+It answers only when it is sure: "this schema is valid 2020-12" and "this value
+conforms". Anything else falls back to jsonschema, which also writes the
+messages; so a typical catalog is checked without importing jsonschema at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["conforms", "is_simple_valid"]
+
+_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object"})
+_TEXT = frozenset({"description", "title", "format", "$comment"})
+_NUMBERS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+_COUNTS = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties",
+                     "maxProperties"})
+_FLAGS = frozenset({"uniqueItems", "deprecated", "readOnly", "writeOnly", "nullable"})
+_ANY = frozenset({"default", "const", "example"})
+_LISTS = frozenset({"enum", "examples"})
+_HANDLED = _TEXT | _NUMBERS | _COUNTS | _FLAGS | _ANY | _LISTS | {
+    "type", "items", "properties", "required", "additionalProperties"}
+
+
+def _number(v: Any) -> bool:
+    return type(v) in (int, float)
+
+
+def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
+    """True only when ``schema`` certainly passes the 2020-12 metaschema.
+
+    ``known`` are the JSON Schema keywords: a key outside it is an unknown
+    keyword, which the metaschema allows; a known keyword this fast path does
+    not handle sends the schema to jsonschema.
+    """
+    if type(schema) is bool:
+        return True
+    if type(schema) is not dict or depth > 8:
+        return False
+    for key, value in schema.items():
+        if key not in _HANDLED:
+            if key in known:
+                return False
+            continue
+        if key == "type":
+            if type(value) is str:
+                if value not in _TYPES:
+                    return False
+            elif type(value) is list:
+                if not value or len(set(map(str, value))) != len(value) or not all(
+                        type(t) is str and t in _TYPES for t in value):
+                    return False
+            else:
+                return False
+        elif key in _TEXT:
+            if type(value) is not str:
+                return False
+        elif key in _NUMBERS:
+            if not _number(value):
+                return False
+        elif key in _COUNTS:
+            if type(value) is not int or value < 0:
+                return False
+        elif key in _FLAGS:
+            if type(value) is not bool:
+                return False
+        elif key in _LISTS:
+            if type(value) is not list:
+                return False
+        elif key == "required":
+            if type(value) is not list or not all(type(v) is str for v in value) or len(
+                    set(value)) != len(value):
+                return False
+        elif key in ("items", "additionalProperties"):
+            if not is_simple_valid(value, known, depth + 1):
+                return False
+        elif key == "properties":
+            if type(value) is not dict or not all(
+                    is_simple_valid(v, known, depth + 1) for v in value.values()):
+                return False
+    return True
+
+
+def _is_type(value: Any, name: str) -> bool | None:
+    kind = type(value)
+    if name == "string":
+        return kind is str
+    if name == "integer":
+        return True if kind is int else (None if kind is float else False)
+    if name == "number":
+        return kind in (int, float)
+    if name == "boolean":
+        return kind is bool
+    if name == "null":
+        return value is None
+    if name == "array":
+        return kind is list
+    if name == "object":
+        return kind is dict
+    return None
+
+
+def _same(a: Any, b: Any) -> bool | None:
+    """JSON equality for scalars (1 and true differ); None for containers."""
+    if type(a) in (list, dict) or type(b) in (list, dict):
+        return None
+    if type(a) is bool or type(b) is bool:
+        return type(a) is type(b) and a == b
+    return bool(a == b)
+
+
+def conforms(value: Any, schema: Any, depth: int = 0) -> bool:
+    """True only when ``value`` certainly conforms to the simple ``schema``."""
+    if schema is True:
+        return True
+    if type(schema) is not dict or depth > 8:
+        return False
+    for key, rule in schema.items():
+        if key == "type":
+            names = rule if type(rule) is list else [rule]
+            if not any(_is_type(value, n) for n in names):
+                return False
+        elif key in ("enum", "const"):
+            options = rule if key == "enum" else [rule]
+            if type(options) is not list or not any(_same(value, o) for o in options):
+                return False
+        elif key in _NUMBERS:
+            if _number(value) and not (
+                    (key == "minimum" and value >= rule) or (key == "maximum" and value <= rule)
+                    or (key == "exclusiveMinimum" and value > rule)
+                    or (key == "exclusiveMaximum" and value < rule)):
+                return False
+        elif key in ("minLength", "maxLength"):
+            if type(value) is str and not (
+                    (key == "minLength" and len(value) >= rule)
+                    or (key == "maxLength" and len(value) <= rule)):
+                return False
+        elif key in ("minItems", "maxItems"):
+            if type(value) is list and not (
+                    (key == "minItems" and len(value) >= rule)
+                    or (key == "maxItems" and len(value) <= rule)):
+                return False
+        elif key == "items":
+            if type(value) is list and not all(conforms(v, rule, depth + 1) for v in value):
+                return False
+        elif key == "properties":
+            if type(value) is dict and not all(
+                    conforms(value[k], s, depth + 1) for k, s in rule.items() if k in value):
+                return False
+        elif key == "required":
+            if type(value) is dict and not all(k in value for k in rule):
+                return False
+        elif key == "additionalProperties":
+            if type(value) is dict and rule is not True:
+                props = schema.get("properties", {})
+                extra = [k for k in value if k not in props]
+                if extra and not all(conforms(value[k], rule, depth + 1) for k in extra):
+                    return False
+        elif key in ("uniqueItems", "minProperties", "maxProperties", "multipleOf"):
+            return False  # rare: let jsonschema decide
+    return True
