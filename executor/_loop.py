@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._calls import ToolCall, ToolError, ToolResult
+from ._loop_telemetry import LoopTelemetry
 from ._model_common import ModelTurn, Usage
 from ._protocols import ModelClient, TextCallback
 
@@ -130,6 +131,7 @@ class AgentLoop:
         on_text: TextCallback | None = None,
         on_step: Callable[[LoopStep], None] | None = None,
         concurrent: bool = True,
+        tracer_provider: Any = None,
     ) -> None:
         if max_iterations < 1:
             raise ValueError("max_iterations must be at least 1")
@@ -147,6 +149,8 @@ class AgentLoop:
         self.on_text = on_text
         self.on_step = on_step
         self.concurrent = concurrent
+        self._telemetry = LoopTelemetry(model.provider, getattr(model, "model", None),
+                                        tracer_provider)
 
     def offered(self, extra: Sequence[str] = ()) -> tuple[ToolDefinition, ...]:
         """The tools a run offers: the defaults, then ``extra`` (catalog names) not yet in."""
@@ -168,6 +172,12 @@ class AgentLoop:
         max_iterations: int | None = None,
     ) -> LoopResult:
         """Run until a stop condition; ``history`` continues an earlier conversation."""
+        with self._telemetry.agent():
+            return await self._run(prompt, history, tools, tool_choice, max_iterations)
+
+    async def _run(self, prompt: str | None, history: Sequence[Mapping[str, Any]],
+                   tools: Sequence[str], tool_choice: str | None,
+                   max_iterations: int | None) -> LoopResult:
         started = time.perf_counter()
         offered = self.offered(tools)
         names = {t.name for t in offered}
@@ -184,9 +194,11 @@ class AgentLoop:
         rounds = 0
         final_request = False
         while True:
-            reply = await self.model.create(
-                messages, tools=specs, tool_choice=choice, system=self.system,
-                stream=self.stream, on_text=self.on_text)
+            with self._telemetry.chat() as span:
+                reply = await self.model.create(
+                    messages, tools=specs, tool_choice=choice, system=self.system,
+                    stream=self.stream, on_text=self.on_text)
+                self._telemetry.record(span, reply)
             usage = reply.usage + usage if reply.usage else usage
             messages.append(reply.message)
             index = len(steps) + 1

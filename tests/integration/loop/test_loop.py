@@ -246,3 +246,39 @@ def test_trace_serializes_to_json(catalog, tool_service):
     assert trace["steps"][0]["calls"][0]["name"] == "get_item"
     assert trace["steps"][0]["results"][0]["status"] == 200
     assert trace["usage"]["total_tokens"] == 38
+
+
+def test_spans_nest_tool_calls_under_the_run(catalog, tool_service):
+    sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = sdk_trace.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    _, url = tool_service
+    scripted = ScriptedModel([
+        ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "A-1"}},
+                                 {"name": "get_item", "arguments": {"sku": "B-2"}}]),
+        ScriptedTurn(text="done")])
+    with BackgroundServer(scripted.app) as endpoint:
+        async def go() -> None:
+            client = OpenAIChatClient(endpoint.url + "/v1", "model-x", api_key_env=None)
+            executor = Executor(catalog, env={"SVC_URL": url}, tracer_provider=provider)
+            try:
+                await AgentLoop(client, executor, catalog, tracer_provider=provider).arun("q")
+            finally:
+                await client.aclose()
+                await executor.aclose()
+
+        asyncio.run(go())
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    finished = exporter.get_finished_spans()
+    agent = spans["invoke_agent toolcat"]
+    chats = [s for s in finished if s.name == "chat model-x"]
+    tools = [s for s in finished if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
+    assert len(chats) == 2 and len(tools) == 2
+    assert all(s.parent.span_id == agent.context.span_id for s in chats + tools)
+    assert chats[0].attributes["gen_ai.usage.input_tokens"] == 12
+    assert chats[0].attributes["gen_ai.response.finish_reasons"] == ("tool_calls",)
+    assert agent.attributes["gen_ai.provider.name"] == "openai"
