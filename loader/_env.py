@@ -11,7 +11,13 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-__all__ = ["EnvSyntaxError", "MissingVariableError", "check_env_syntax", "interpolate", "references"]
+__all__ = [
+    "EnvSyntaxError",
+    "MissingVariableError",
+    "check_env_syntax",
+    "interpolate",
+    "references",
+]
 
 # ${NAME} or ${NAME:-default}; the default may not contain "}".
 _REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -28,7 +34,8 @@ class EnvSyntaxError(ValueError):
     def __str__(self) -> str:
         return (
             f"bad variable reference at character {self.offset + 1} of {self.text!r}: "
-            "write ${NAME} or ${NAME:-default} (NAME is letters, digits and _), or $$ for a literal $"
+            "write ${NAME} or ${NAME:-default} (NAME is letters, digits and _), "
+            "or $$ for a literal $"
         )
 
 

@@ -43,6 +43,8 @@ class SourceFile:
 
 def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
     """The files a list of PATHs names: files as given, directories walked (sorted)."""
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]  # one PATH given bare, not as a list
     found: list[SourceFile] = []
     seen: set[Path] = set()
     if not paths:

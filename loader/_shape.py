@@ -151,6 +151,7 @@ def _data_path(data: Any, loc: Sequence[str | int]) -> tuple[str | int, ...]:
     return tuple(path)
 
 
+_JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
 _UNION_TAGS = frozenset(
     {"seconds", "phases", "none", "bearer", "basic", "api_key", "oauth2_client_credentials"}
 )
@@ -303,6 +304,9 @@ def _diagnostic(
     field = _dotted(rel) or "value"
     if kind in _TYPE_WORDS:
         message = f"{where}'{field}' must be {_TYPE_WORDS[kind]}, not {describe(value)}"
+        if len(rel) == 2 and rel[0] == "parameters" and isinstance(value, str):
+            message += f"; write {{type: {value}}}" if value in _JSON_TYPES else (
+                "; write a JSON Schema such as {type: string}")
         return Diagnostic.make("TC004", message, file, line, col, base + rel)
     if kind == "union_tag_invalid":
         choices = error.get("ctx", {}).get("expected_tags", "")
