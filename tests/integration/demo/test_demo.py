@@ -37,7 +37,7 @@ def test_sample_service_alone_serves_the_catalog_default_api() -> None:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         found = re.search(r"http://127\.0\.0\.1:\d+", line)
-        assert found, line
+        assert found, line  # stdout holds only our lines: warnings go to stderr
         item = httpx.get(found.group(0) + "/items/W-BLUE-01", timeout=10).json()
         assert item["stock"] == 42
     finally:

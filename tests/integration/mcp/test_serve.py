@@ -76,9 +76,13 @@ def test_http_transport_with_a_toolset_and_watch(catalog_file, serve_env):
 
     try:
         assert proc.stderr is not None
-        line = proc.stderr.readline()
-        found = re.search(r"http://127\.0\.0\.1:\d+/mcp", line)
-        assert found, line
+        seen = []
+        for _ in range(20):  # the ready line, after any warnings the server printed first
+            seen.append(proc.stderr.readline())
+            found = re.search(r"http://127\.0\.0\.1:\d+/mcp", seen[-1])
+            if found or not seen[-1]:
+                break
+        assert found, seen
         url = found.group(0)
 
         async def session() -> None:
