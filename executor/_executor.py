@@ -199,16 +199,22 @@ class Executor:
     def execute(self, call: ToolCall) -> ToolResult:
         """Run one call (blocking)."""
         start = time.perf_counter()
-        with self._telemetry.span(call.name, call.id, self._service_name(call)) as span:
-            try:
-                result = self._execute(call, start)
-            except Exception as exc:  # a bug of ours must not take the conversation down
-                result = self._internal(call, exc, start)
-            span.finish(
-                error_type=result.error.type if result.error else None, status=result.status
-            )
+        if not self._telemetry.tracing():
+            result = self._guarded(call, start)
+        else:
+            with self._telemetry.span(call.name, call.id, self._service_name(call)) as span:
+                result = self._guarded(call, start)
+                span.finish(
+                    error_type=result.error.type if result.error else None, status=result.status
+                )
         self._observe(result)
         return result
+
+    def _guarded(self, call: ToolCall, start: float) -> ToolResult:
+        try:
+            return self._execute(call, start)
+        except Exception as exc:  # a bug of ours must not take the conversation down
+            return self._internal(call, exc, start)
 
     def _execute(self, call: ToolCall, start: float) -> ToolResult:
         prepared = self._draft(call)
@@ -231,16 +237,22 @@ class Executor:
     async def aexecute(self, call: ToolCall) -> ToolResult:
         """Run one call on the event loop."""
         start = time.perf_counter()
-        with self._telemetry.span(call.name, call.id, self._service_name(call)) as span:
-            try:
-                result = await self._aexecute(call, start)
-            except Exception as exc:
-                result = self._internal(call, exc, start)
-            span.finish(
-                error_type=result.error.type if result.error else None, status=result.status
-            )
+        if not self._telemetry.tracing():
+            result = await self._aguarded(call, start)
+        else:
+            with self._telemetry.span(call.name, call.id, self._service_name(call)) as span:
+                result = await self._aguarded(call, start)
+                span.finish(
+                    error_type=result.error.type if result.error else None, status=result.status
+                )
         self._observe(result)
         return result
+
+    async def _aguarded(self, call: ToolCall, start: float) -> ToolResult:
+        try:
+            return await self._aexecute(call, start)
+        except Exception as exc:
+            return self._internal(call, exc, start)
 
     async def _aexecute(self, call: ToolCall, start: float) -> ToolResult:
         prepared = self._draft(call)

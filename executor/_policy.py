@@ -33,4 +33,6 @@ def origin(url: httpx.URL) -> tuple[str, str, int | None]:
 
 def same_origin(a: httpx.URL, b: httpx.URL) -> bool:
     """Same scheme, host and port: the only place a tool's request may go."""
+    if a.scheme == b.scheme and a.host == b.host and a.port == b.port:
+        return True  # the common case; httpx drops default ports, so this is exact
     return origin(a) == origin(b)

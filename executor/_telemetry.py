@@ -70,7 +70,10 @@ class Telemetry:
         )
 
     # Without a configured provider the API's proxies record nothing: skip the work.
-    def _tracing(self) -> bool:
+    def tracing(self) -> bool:
+        """Whether spans are recorded now (a provider may be configured after start-up)."""
+        if not self.enabled:
+            return False
         if self._explicit:
             return True
         return not isinstance(_otel_trace.get_tracer_provider(), _otel_trace.ProxyTracerProvider)
@@ -82,7 +85,7 @@ class Telemetry:
 
     @contextlib.contextmanager
     def span(self, name: str, call_id: str | None, service: str | None) -> Iterator[_Recorder]:
-        if not self.enabled or not self._tracing():
+        if not self.tracing():
             yield _NULL
             return
         attributes: dict[str, Any] = {
