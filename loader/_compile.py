@@ -71,9 +71,10 @@ class _ToolScope:
     """Adds diagnostics about one document, placed through its locator."""
 
     def __init__(self, ctx: CompileContext, file: str, base: tuple[str | int, ...],
-                 locate: Locator, label: str) -> None:
+                 locate: Locator, label: str, errors_only: bool = False) -> None:
         self.ctx, self.file, self.base, self.locate, self.label = ctx, file, base, locate, label
         self.errors = 0
+        self.errors_only = errors_only
 
     def add(self, code: str, message: str, path: Sequence[str | int] = (), *, key: bool = False,
             line_offset: int = 0) -> None:
@@ -82,6 +83,8 @@ class _ToolScope:
                                (*self.base, *path))
         if diag.severity == "error":
             self.errors += 1
+        elif self.errors_only:
+            return
         self.ctx.diagnostics.append(diag)
 
     def env(self, path: Sequence[str | int], text: str) -> None:
@@ -185,9 +188,14 @@ def _reachable_defs(schemas: Sequence[Any], defs: Mapping[str, Any]) -> tuple[li
 
 
 def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[str | int, ...],
-                 locate: Locator, trusted: bool = False) -> ToolDefinition | None:
-    """One :class:`ToolDefinition`, or ``None`` when the tool has errors (all reported)."""
-    scope = _ToolScope(ctx, file, base, locate, f"tool '{doc.name}'")
+                 locate: Locator, trusted: bool = False, errors_only: bool = False
+                 ) -> ToolDefinition | None:
+    """One :class:`ToolDefinition`, or ``None`` when the tool has errors (all reported).
+
+    ``errors_only`` reports errors but no warnings (a document salvaged from a
+    failed shape check, whose warnings could be echoes of that failure).
+    """
+    scope = _ToolScope(ctx, file, base, locate, f"tool '{doc.name}'", errors_only)
     method = doc.method
     params = doc.parameters or {}
     defs = dict(doc.definitions or {})

@@ -60,6 +60,7 @@ class _Tool:
     base: tuple[str | int, ...]
     locate: Locator
     trusted: bool = False
+    broken: bool = False  # salvaged from a failed shape check: checked, never compiled
 
 
 @dataclass
@@ -68,6 +69,7 @@ class _State:
 
     ctx: CompileContext = field(default_factory=CompileContext)
     services: dict[str, tuple[Service, str, tuple[int, int]]] = field(default_factory=dict)
+    broken_services: set[str] = field(default_factory=set)  # defined, but with errors
     tools: list[_Tool] = field(default_factory=list)
     toolsets: dict[str, tuple[list[str], str, tuple[str | int, ...], Locator]] = field(
         default_factory=dict)
@@ -188,6 +190,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         doc = validate_item(ServiceDoc, body, base=base, label=f"service '{name}'", file=file,
                             locate=locate, out=state.ctx.diagnostics)
         if doc is None:
+            state.broken_services.add(name)  # tools naming it are not "unknown service"
             continue
         service = compile_service(name, doc, ctx=state.ctx, file=file, base=base, locate=locate)
         _add_service(state, service, file, locate(base, True))
@@ -195,10 +198,12 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         base = ("tools", i)
         raw_name = body.get("name") if isinstance(body, dict) else None
         label = f"tool '{raw_name}'" if isinstance(raw_name, str) else f"tools[{i}]"
+        rescued: list[ToolDoc] = []
         tool = validate_item(ToolDoc, body, base=base, label=label, file=file, locate=locate,
-                             out=state.ctx.diagnostics)
-        state.tools.append(_Tool(tool, raw_name if isinstance(raw_name, str) else None, file,
-                                 base, locate))
+                             out=state.ctx.diagnostics, salvaged=rescued)
+        state.tools.append(_Tool(tool or (rescued[0] if rescued else None),
+                                 raw_name if isinstance(raw_name, str) else None, file,
+                                 base, locate, broken=tool is None))
     for name, members in _section(state, data, "toolsets", dict, file, locate).items():
         base = ("toolsets", name)
         if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
@@ -304,15 +309,17 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
         first[name] = tool
         if tool.doc is None:
             continue
-        if tool.doc.service not in state.services:
+        service_name = tool.doc.service
+        if service_name not in state.services and service_name not in state.broken_services:
             hint = closest(tool.doc.service, list(state.services))
             known = ", ".join(sorted(state.services)) or "none defined"
             advice = f"did you mean '{hint}'?" if hint else f"known services: {known}"
             state.add("TC012", f"tool '{name}': unknown service '{tool.doc.service}'; {advice}",
                       tool.file, tool.locate((*tool.base, "service")), (*tool.base, "service"))
         compiled = compile_tool(tool.doc, ctx=state.ctx, file=tool.file, base=tool.base,
-                                locate=tool.locate, trusted=tool.trusted)
-        if compiled is not None:
+                                locate=tool.locate, trusted=tool.trusted,
+                                errors_only=tool.broken)
+        if compiled is not None and not tool.broken:
             tools.append(compiled)
     toolsets = _check_toolsets(state, first)
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))

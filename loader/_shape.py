@@ -8,6 +8,7 @@ allowed values.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import types
 import typing
@@ -105,11 +106,15 @@ def validate_item(
     file: str,
     locate: Locator,
     out: list[Diagnostic],
+    salvaged: list[M] | None = None,
 ) -> M | None:
     """Validate one document with ``model``; on failure append diagnostics and return ``None``.
 
     ``base`` is the document's YAML path in its file and ``label`` names it in
-    messages ("tool 'get_order'").
+    messages ("tool 'get_order'"). When ``salvaged`` is given and the document
+    fails, the document without its offending optional keys is validated
+    again and appended there when it passes: the later checks can then run on
+    it, so one pass reports a typo and the tool's other mistakes together.
     """
     try:
         return typing.cast(M, _adapter(model).validate_python(data))
@@ -121,6 +126,41 @@ def validate_item(
             if error["type"] == "missing" and _is_typo(error["loc"], typos):
                 continue  # "unknown key 'tokn'; did you mean 'token'?" says it all
             out.append(_diagnostic(model, data, error, base, label, file, locate))
+        if salvaged is not None:
+            rescued = _salvage(model, data, errors)
+            if rescued is not None:
+                salvaged.append(rescued)
+        return None
+
+
+# Removing these (or a key that looks like them) would make later checks report
+# consequences of the mistake rather than new mistakes.
+_NO_SALVAGE = ("name", "service", "method", "path", "parameters", "definitions")
+
+
+def _salvage(model: type[M], data: Any, errors: Sequence[Any]) -> M | None:
+    """``data`` without the optional keys that fail, when that is valid; else ``None``."""
+    if not isinstance(data, dict):
+        return None
+    pruned = copy.deepcopy(data)
+    for error in errors:
+        if error["type"] in ("missing", "union_tag_not_found"):
+            return None
+        target = _data_path(data, error["loc"])
+        while target and isinstance(target[-1], int):
+            target = target[:-1]  # a bad list item: drop the whole list
+        if not target or (len(target) <= 2 and target[0] in ("parameters", "definitions")):
+            return None
+        if len(target) == 1 and closest(str(target[0]), _NO_SALVAGE, cutoff=0.75):
+            return None
+        parent = pruned
+        for seg in target[:-1]:
+            parent = parent.get(seg) if isinstance(parent, dict) else None
+        if isinstance(parent, dict):
+            parent.pop(target[-1], None)
+    try:
+        return typing.cast(M, _adapter(model).validate_python(pruned))
+    except ValidationError:
         return None
 
 
