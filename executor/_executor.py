@@ -311,7 +311,7 @@ class Executor:
         if isinstance(prepared, ToolResult):
             return prepared
         _, draft = prepared
-        headers = list(draft.headers)
+        headers = [(k, v.decode() if isinstance(v, bytes) else v) for k, v in draft.headers]
         if draft.oauth is not None:
             headers.append(("Authorization", f"Bearer {MASK}"))
         if draft.files is not None:

@@ -39,7 +39,7 @@ class Draft:
 
     method: str
     url: httpx.URL
-    headers: list[tuple[str, str]]
+    headers: list[tuple[str, str | bytes]]  # non-ASCII values as UTF-8 bytes
     redactor: Redactor
     content: bytes | None = None
     data: dict[str, Any] | None = None  # multipart fields
@@ -326,7 +326,10 @@ def _render(
             ToolError("refused_by_policy", "the request would leave the service's base URL")
         )
 
-    draft = Draft(plan.method, url, headers, redactor, oauth=auth.oauth, base=base_url)
+    wire_headers: list[tuple[str, str | bytes]] = [
+        (k, v if v.isascii() else v.encode()) for k, v in headers
+    ]
+    draft = Draft(plan.method, url, wire_headers, redactor, oauth=auth.oauth, base=base_url)
     if plan.body is not None:
         _body(plan, args, draft)
     return draft

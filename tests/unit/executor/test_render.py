@@ -352,3 +352,13 @@ def test_prepare_sends_nothing_and_masks_secrets(f: Any) -> None:
     assert prepared.headers["X-Session"] == "***"
     assert prepared.body == {"name": "n"}
     assert prepared.method == "POST"
+
+
+def test_non_ascii_header_values_are_sent_as_utf8(f: Any) -> None:
+    tool = f.tool(params=(f.p("note", "header", wire="X-Note"),))
+    request = _send(f, tool, {"note": "héllo ☃"})
+    assert request.headers.raw[-1] == (b"X-Note", "héllo ☃".encode())
+    rec = f.Recorder(f.forbid)
+    with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
+        prepared = ex.prepare(ToolCall("t", {"note": "héllo"}))
+    assert isinstance(prepared, PreparedRequest) and prepared.headers["X-Note"] == "héllo"
