@@ -246,3 +246,24 @@ def test_async_confirmations_are_asked_one_at_a_time(f: Any, confirm_catalog: An
             return await ex.aexecute_many([ToolCall("danger", {}, str(i)) for i in range(5)])
 
     assert all(r.ok for r in asyncio.run(go())) and most == 1
+
+
+def test_telemetry_without_opentelemetry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``otel`` extra is optional: a fresh copy of the module imports and records nothing."""
+    import importlib.util
+    import sys
+
+    from toolcat.executor import _telemetry
+
+    for name in [m for m in sys.modules if m == "opentelemetry" or m.startswith("opentelemetry.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "opentelemetry", None)  # type: ignore[arg-type]
+    spec = importlib.util.spec_from_file_location("toolcat_telemetry_copy", _telemetry.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    telemetry = module.Telemetry(True)
+    assert telemetry.enabled is False and telemetry.tracing() is False
+    with telemetry.span("t", "id", "svc") as span:
+        span.finish(error_type="timeout", status=None)
+    telemetry.record("t", "timeout", 0.1)
