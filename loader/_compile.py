@@ -50,6 +50,8 @@ _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)"')
+_URL_START = re.compile(r"(?i)^(https?://|\$\{)")
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token: a header name
 DESCRIPTION_LIMIT = 1024  # OpenAI rejects longer function descriptions
 
 
@@ -135,13 +137,19 @@ def _header_text(value: Any) -> str:
 
 
 def _check_strings(scope: _ToolScope, base_url: str | None, headers: Mapping[str, Any],
-                   auth: AuthDoc | None) -> None:
-    """``${...}`` syntax in every string that is interpolated at run time."""
+                   auth: AuthDoc | None, *, trusted: bool = False) -> None:
+    """``${...}`` syntax in every string that is interpolated at run time; URLs; header names."""
     if base_url is not None:
         scope.env(("base_url",), base_url)
+        if not trusted and not _URL_START.match(base_url):
+            scope.add("TC008", f"base_url {base_url!r} must start with http:// or https:// "
+                      "(or a ${VAR} that holds the URL)", ("base_url",))
     for name, value in headers.items():
         if isinstance(value, str):
             scope.env(("headers", name), value)
+        if not _TOKEN.match(name):
+            scope.add("TC008", f"{name!r} is not a valid HTTP header name (letters, digits "
+                      "and !#$%&'*+-.^_`|~, no spaces or colons)", ("headers", name), key=True)
     if auth is not None:
         for key, value in auth.model_dump(by_alias=True).items():
             if isinstance(value, str) and key != "type":
@@ -149,10 +157,15 @@ def _check_strings(scope: _ToolScope, base_url: str | None, headers: Mapping[str
 
 
 def compile_service(name: str, doc: ServiceDoc, *, ctx: CompileContext, file: str,
-                    base: tuple[str | int, ...], locate: Locator) -> Service:
-    """A :class:`Service` from its document (``${VAR}`` strings stay raw)."""
+                    base: tuple[str | int, ...], locate: Locator, trusted: bool = False
+                    ) -> Service:
+    """A :class:`Service` from its document (``${VAR}`` strings stay raw).
+
+    ``trusted``: created by the OpenAPI importer, whose own diagnostics cover
+    the base URL (a spec may have only a relative server URL).
+    """
     scope = _ToolScope(ctx, file, base, locate, f"service '{name}'")
-    _check_strings(scope, doc.base_url, doc.headers, doc.auth)
+    _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
     line, col = locate(base, True)
     defaults = Service(name=name, base_url=doc.base_url)
     return Service(
@@ -241,6 +254,9 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
             if p.required is False:
                 scope.add("TC025", f"path parameter '{arg}' cannot be optional; remove "
                           "'required: false'", (*ppath, "required"))
+        if location is ParamLocation.HEADER and not trusted and not _TOKEN.match(wire):
+            scope.add("TC008", f"parameter '{arg}' goes in header {wire!r}, which is not a valid "
+                      "HTTP header name; set 'name:' to one", ppath, key=True)
         if p.file and location is not ParamLocation.BODY:
             scope.add("TC025", f"parameter '{arg}' is a file, so it must go in the body",
                       (*ppath, "in"))
@@ -296,7 +312,7 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
 
     body = _body(doc, scope, params, has_body_binding, binary, required)
     _check_templates(doc, scope, frozenset(params))
-    _check_strings(scope, doc.base_url, doc.headers, doc.auth)
+    _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
     if not trusted:
         _lint(doc, scope)
     if scope.errors:

@@ -13,8 +13,9 @@ from pathlib import Path
 __all__ = ["CatalogInputError", "Progress", "SourceFile", "find_files", "looks_like_spec"]
 
 _SUFFIXES = (".yaml", ".yml")
-_YAML_SPEC = re.compile(r"^[\"']?(openapi|swagger)[\"']?\s*:\s*[\"']?\d", re.MULTILINE)
-_YAML_CATALOG = re.compile(r"^[\"']?toolcat[\"']?\s*:", re.MULTILINE)
+# a document may be indented as a whole ("---\n  swagger: '2.0'"), hence the [ ]*
+_YAML_SPEC = re.compile(r"^[ ]*[\"']?(openapi|swagger)[\"']?\s*:\s*[\"']?\d", re.MULTILINE)
+_YAML_CATALOG = re.compile(r"^[ ]*[\"']?toolcat[\"']?\s*:", re.MULTILINE)
 
 
 class CatalogInputError(OSError):

@@ -167,6 +167,11 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
     if data is None:
         state.add("TC005", "the file is empty; a catalog starts with 'toolcat: 1'", file, (1, 1))
         return
+    if isinstance(data, dict) and "toolcat" not in data and not any(k in data for k in _TOP_KEYS):
+        keys = ", ".join(list(map(str, data))[:5])
+        state.add("TC005", f"this is not a toolcat catalog: no 'toolcat: 1' and none of its keys "
+                  f"(found: {keys}); add 'toolcat: 1' or leave the file out", file, (1, 1))
+        return
     if not isinstance(data, dict):
         state.add("TC004", f"a catalog file is a mapping that starts with 'toolcat: 1', not "
                   f"{describe(data)}", file, locate(()))
@@ -176,8 +181,10 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         state.add("TC005", "missing 'toolcat: 1' (the format version); add it at the top",
                   file, (1, 1))
     elif type(version) is not int or version != 1:
-        state.add("TC006", f"unsupported format version {version!r}; this toolcat reads "
-                  "'toolcat: 1'", file, locate(("toolcat",)), ("toolcat",))
+        hint = ("write the version as a number: 'toolcat: 1'" if str(version).strip() == "1"
+                else "this toolcat reads 'toolcat: 1'")
+        state.add("TC006", f"unsupported format version {version!r}; {hint}", file,
+                  locate(("toolcat",)), ("toolcat",))
         return
     for key in data:
         if key not in _TOP_KEYS and not key.startswith("x-"):
@@ -276,7 +283,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
                                 file=file, locate=at, out=state.ctx.diagnostics)
             if doc is not None:
                 service = compile_service(name, doc, ctx=state.ctx, file=file, base=(),
-                                          locate=at)
+                                          locate=at, trusted=True)
                 _add_service(state, service, file, where)
         for body in outcome.tools:
             raw_name = body.get("name")

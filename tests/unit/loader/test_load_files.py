@@ -144,3 +144,18 @@ def test_load_documents_checks_parsed_values() -> None:
     assert (diag.code, diag.file, diag.line) == ("TC003", "generated.yaml", 1)
     del doc["tools"][0]["timout"]
     assert load_documents([("generated.yaml", doc)]).catalog is not None
+
+
+def test_spec_sniffing(tmp_path: Path) -> None:
+    from toolcat.loader._files import looks_like_spec
+
+    cases = {
+        "openapi: 3.1.0\ninfo: {}\n": True,
+        "---\n  swagger: \"2.0\"\n  info: {}\n": True,
+        '{"info": {}, "openapi": "3.0.0"}': True,
+        "toolcat: 1\nopenapi:\n  - spec: x.yaml\n": False,
+        "toolcat: 1\n": False,
+        '{"toolcat": 1}': False,
+    }
+    for text, expected in cases.items():
+        assert looks_like_spec(text, tmp_path / "x.yaml") is expected, text
