@@ -282,3 +282,13 @@ def test_spans_nest_tool_calls_under_the_run(catalog, tool_service):
     assert chats[0].attributes["gen_ai.usage.input_tokens"] == 12
     assert chats[0].attributes["gen_ai.response.finish_reasons"] == ("tool_calls",)
     assert agent.attributes["gen_ai.provider.name"] == "openai"
+
+
+def test_sequential_mode_runs_one_call_at_a_time(catalog, tool_service):
+    service, url = tool_service
+    turns = [ScriptedTurn(tool_calls=[{"name": "slow_echo", "arguments": {"label": "a"}},
+                                      {"name": "slow_echo", "arguments": {"label": "b"}}]),
+             ScriptedTurn(text="ok")]
+    result, _ = run_loop(catalog, url, turns, concurrent=False)
+    assert service.max_inflight == 1
+    assert [r.ok for r in result.tool_results] == [True, True]
