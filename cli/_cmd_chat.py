@@ -133,10 +133,19 @@ async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
             sys.stdout.write(piece)
             sys.stdout.flush()
 
+    def on_step(step: Any) -> None:
+        # Text streamed before tool calls ends its line before the trace and the next turn.
+        if step.phase == "model" and step.reply.tool_calls and streamed["any"]:
+            if args.format == "text":
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+            streamed["any"] = False
+        _trace(step)
+
     try:
         loop = AgentLoop(model, executor, catalog, toolset=args.toolset, system=args.system,
                          max_iterations=args.max_iterations, tool_choice=args.tool_choice,
-                         stream=args.stream, on_text=on_text, on_step=_trace)
+                         stream=args.stream, on_text=on_text, on_step=on_step)
         _ = loop.offered(args.tool)
     except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
         await _close(model, executor)

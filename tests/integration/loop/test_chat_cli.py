@@ -101,3 +101,12 @@ def test_chat_unset_key_variable_is_exit_2(warehouse):
     assert proc.returncode == 2
     assert "TOOLCAT_TEST_UNSET_KEY is not set" in proc.stderr
     assert model.requests == []
+
+
+def test_streamed_text_before_tool_calls_ends_its_line(warehouse):
+    turns = [ScriptedTurn(text="Checking.",
+                          tool_calls=[{"name": "get_item", "arguments": {"sku": "G-STEEL-10"}}]),
+             ScriptedTurn(text="7 left.")]
+    proc, _ = chat(["--base-url", "{url}/v1", "--model", "m", "--stream", "q"], turns, warehouse)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Checking.\n7 left.\n"
