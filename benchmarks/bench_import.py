@@ -67,6 +67,16 @@ peak = tracemalloc.get_traced_memory()[1] if sys.argv[2] == "mem" else 0
 print(json.dumps({"seconds": elapsed, "peak": peak, "count": len(tools)}))
 """
 
+_IMPORTER = """
+import json, sys, time
+from toolcat.loader.openapi import import_openapi
+path = sys.argv[1]
+t = time.perf_counter()
+result = import_openapi(path, progress=False)
+elapsed = time.perf_counter() - t
+print(json.dumps({"seconds": elapsed, "peak": 0, "count": len(result.tools)}))
+"""
+
 _FASTMCP = """
 import asyncio, json, sys, time, tracemalloc
 try:
@@ -161,12 +171,19 @@ def main() -> int:
             continue
         base = _measure(sys.executable, _BASELINE, spec, args.repeat, args.timeout)
         ours = _measure(sys.executable, _TOOLCAT, spec, args.repeat, args.timeout)
+        alone = _measure(sys.executable, _IMPORTER, spec, args.repeat, args.timeout)
         fast = (
             _measure(args.fastmcp_python, _FASTMCP, spec, 1, args.timeout)
             if have_fastmcp
             else "not installed"
         )
         rows.append((name, base, ours, fast))
+        if not isinstance(alone, str) and not isinstance(base, str):
+            share = alone["seconds"] / base["seconds"]
+            print(
+                f"{name}: import_openapi alone (parse included) "
+                f"{alone['seconds']:.3f} s = {share:.1f}x json.load"
+            )
     print()
     print(
         "| spec | json.load | toolcat | ratio | peak parsed | peak toolcat | ratio "

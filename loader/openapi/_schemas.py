@@ -19,10 +19,11 @@ from toolcat.catalog import FrozenDict, FrozenList, freeze
 from ._errors import RefError
 from ._refs import RefKey, Resolver
 
-__all__ = ["IN", "OUT", "SchemaConverter"]
+__all__ = ["IN", "INLINE_LIMIT", "OUT", "SchemaConverter"]
 
 IN = "in"
 OUT = "out"
+INLINE_LIMIT = 80  # schema objects; larger named schemas below the top become $defs
 
 _SUB_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"})
 _SUB_ONE = frozenset(
@@ -117,7 +118,9 @@ class SchemaConverter:
     def __init__(self, resolver: Resolver, version: str) -> None:
         self._resolver = resolver
         self._swagger = version == "2.0"
-        self._memo: dict[tuple[RefKey, str], tuple[Any, frozenset[tuple[RefKey, str]]]] = {}
+        self._memo: dict[tuple[RefKey, str], tuple[Any, frozenset[tuple[RefKey, str]], int]] = {}
+        self._count = 0  # schema objects converted or reused, to size named schemas
+        self._level = 0  # nesting below the schema passed to convert()
         self._defs: dict[tuple[RefKey, str], tuple[Any, frozenset[tuple[RefKey, str]]]] = {}
         self._stack: set[tuple[RefKey, str]] = set()
         self._recursive: set[tuple[RefKey, str]] = set()
@@ -197,25 +200,35 @@ class SchemaConverter:
             deps.add(mk)
             return self._with_siblings(self._def_ref(key), node, file, mode)
         memo = self._memo.get(mk)
-        if memo is not None:
-            deps.update(memo[1])
-            return self._with_siblings(memo[0], node, file, mode)
-        if mk in self._stack:
-            self._recursive.add(mk)
-            deps.add(mk)
-            return self._def_ref(key)
-        self._stack.add(mk)
-        self._deps.append(set())
-        try:
-            body = self._convert(target, key[0], mode)
-        finally:
-            inner = self._deps.pop()
-            self._stack.discard(mk)
-        if mk in self._recursive:
-            self._defs[mk] = (body, frozenset(inner - {mk}))
+        if memo is None:
+            if mk in self._stack:
+                self._recursive.add(mk)
+                deps.add(mk)
+                self._count += 1
+                return self._def_ref(key)
+            self._stack.add(mk)
+            self._deps.append(set())
+            before = self._count
+            try:
+                body = self._convert(target, key[0], mode)
+            finally:
+                inner = self._deps.pop()
+                self._stack.discard(mk)
+            if mk in self._recursive:
+                self._defs[mk] = (body, frozenset(inner - {mk}))
+                deps.add(mk)
+                return self._with_siblings(self._def_ref(key), node, file, mode)
+            memo = self._memo[mk] = (body, frozenset(inner), self._count - before)
+        else:
+            self._count += memo[2]
+        body, inner, size = memo
+        if size > INLINE_LIMIT and self._level > 1:
+            # A large named schema below the top is shared as a definition, not copied
+            # into every place that uses it (Kubernetes' ObjectMeta, PodSpec, ...).
+            if mk not in self._defs:
+                self._defs[mk] = (body, inner)
             deps.add(mk)
             return self._with_siblings(self._def_ref(key), node, file, mode)
-        self._memo[mk] = (body, frozenset(inner))
         deps.update(inner)
         return self._with_siblings(body, node, file, mode)
 
@@ -243,6 +256,14 @@ class SchemaConverter:
                 if not isinstance(node, dict)
                 else self._convert(dict(node), file, mode)
             )
+        self._count += 1
+        self._level += 1
+        try:
+            return self._object(node, file, mode)
+        finally:
+            self._level -= 1
+
+    def _object(self, node: dict[str, Any], file: str, mode: str) -> Any:
         if "$ref" in node:
             return self._ref(node, file, mode)
         out: dict[str, Any] = {}
@@ -278,7 +299,14 @@ class SchemaConverter:
                     out[k] = convert(v, file, mode)
             elif kind == _K_LIST:
                 if type(v) is list and v:
-                    out[k] = FrozenList(convert(sub, file, mode) for sub in v)
+                    if k == "allOf":  # parts of this object: always inlined, so they merge
+                        level, self._level = self._level, 0
+                        try:
+                            out[k] = FrozenList(convert(sub, file, mode) for sub in v)
+                        finally:
+                            self._level = level
+                    else:
+                        out[k] = FrozenList(convert(sub, file, mode) for sub in v)
             elif kind == _K_ANY:
                 out[k] = _frozen_value(v)
             elif kind == _K_ENUM:
@@ -369,6 +397,8 @@ def _is_frozen(v: Any) -> bool:
 
 def _frozen_value(v: Any) -> Any:
     t = type(v)
+    if t is list and all(_is_frozen(x) for x in v):
+        return FrozenList(v)  # the common case: an enum of scalars
     if t is dict or t is list:
         return freeze(v)
     return v
