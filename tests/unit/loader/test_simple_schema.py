@@ -41,7 +41,18 @@ keyword_values = {
     "pattern": st.sampled_from(["^a", "("]),
     "multipleOf": st.sampled_from([0, 2, 0.5]),
     "descripton": st.text(max_size=2),
+    "$ref": st.sampled_from(["#/$defs/A", "#", "other.json#/x", "#/a b", 3]),
+    "nullable": st.one_of(st.booleans(), st.integers()),
+    "examples": st.one_of(st.lists(scalars, max_size=2), scalars),
+    "contentMediaType": st.sampled_from(["application/json", 4]),
+    "dependentRequired": st.one_of(st.dictionaries(st.sampled_from(["a", "b"]), st.lists(
+        st.sampled_from(["a", "b", 1]), max_size=3)), scalars),
+    "minContains": st.integers(-1, 2),
+    "patternProperties": st.just({"^a": {"type": "string"}}),
+    "$id": st.sampled_from(["x", 3]),
 }
+subschema_keywords = ("items", "not", "contains", "additionalProperties", "if")
+list_keywords = ("anyOf", "allOf", "oneOf", "prefixItems")
 
 
 @st.composite
@@ -52,10 +63,18 @@ def schemas(draw: Any, depth: int = 0) -> dict[str, Any]:
         schema["items"] = draw(schemas(depth + 1))
     if depth < 2 and draw(st.booleans()):
         schema["properties"] = {"a": draw(schemas(depth + 1))}
+    if depth < 2 and draw(st.booleans()):
+        schema[draw(st.sampled_from(subschema_keywords))] = draw(st.one_of(
+            schemas(depth + 1), st.booleans(), st.integers()))
+    if depth < 2 and draw(st.booleans()):
+        schema[draw(st.sampled_from(list_keywords))] = draw(st.one_of(
+            st.lists(schemas(depth + 1), max_size=2), schemas(depth + 1)))
+    if depth < 1 and draw(st.booleans()):
+        schema["$defs"] = {"A": draw(schemas(depth + 1))}
     return schema
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(schemas())
 def test_simple_valid_implies_metaschema_valid(schema: dict[str, Any]) -> None:
     if is_simple_valid(schema, KNOWN_KEYWORDS):
