@@ -50,9 +50,9 @@ def _script() -> list[Any]:
         ]),
         # A typical model slip: the quantity as a string. The executor refuses it
         # before any request leaves, and the model corrects itself.
-        ScriptedTurn(tool_calls=[{"name": "create_order", "arguments": {
+        ScriptedTurn(tool_calls=[{"name": "place_order", "arguments": {
             "sku": "W-BLUE-01", "quantity": "3", "customer": "ACME"}}]),
-        ScriptedTurn(tool_calls=[{"name": "create_order", "arguments": {
+        ScriptedTurn(tool_calls=[{"name": "place_order", "arguments": {
             "sku": "W-BLUE-01", "quantity": 3, "customer": "ACME"}}]),
         _final_answer,
     ]

@@ -20,7 +20,7 @@ def test_demo_runs_the_scripted_conversation_through_the_real_stack() -> None:
     assert "call  search_items" in out and "call  get_item" in out
     assert re.search(r"http  GET http://127\.0\.0\.1:\d+/items\?q=widget", out)
     # The model's invalid quantity is refused before any request, then corrected.
-    assert "ERR   create_order (no request sent)" in out and "invalid_arguments" in out
+    assert "ERR   place_order (no request sent)" in out and "invalid_arguments" in out
     assert re.search(r"http  POST http://127\.0\.0\.1:\d+/orders -> 201", out)
     # The final answer is built from what the real service returned.
     assert re.search(r"assistant> .*Steel gadgets left: 7\..*order ORD-1001, total 13\.50",

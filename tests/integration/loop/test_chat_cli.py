@@ -59,13 +59,13 @@ def test_chat_answers_on_stdout_and_traces_tools_on_stderr(warehouse):
     assert first.body["temperature"] == 0 and first.body["max_tokens"] == 300
     assert first.messages[0] == {"role": "system", "content": "be brief"}
     assert {t["function"]["name"] for t in first.body["tools"]} == {
-        "get_item", "create_order", "search_items", "get_order"}
+        "get_item", "place_order", "search_items", "order_status"}
     assert "sk-test-123" not in proc.stderr
 
 
 def test_chat_streams_with_anthropic_and_reads_the_prompt_from_stdin(warehouse):
     proc, model = chat(["--base-url", "{url}", "--model", "claude", "--provider", "anthropic",
-                        "--stream", "--toolset", "readonly"], TWO_TURNS, warehouse,
+                        "--stream", "--toolset", "warehouse_readonly"], TWO_TURNS, warehouse,
                        stdin="How many steel gadgets?\n")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "7 steel gadgets are left."
@@ -73,7 +73,7 @@ def test_chat_streams_with_anthropic_and_reads_the_prompt_from_stdin(warehouse):
     assert model.requests[0].messages[0] == {"role": "user",
                                              "content": "How many steel gadgets?"}
     assert {t["name"] for t in model.requests[0].body["tools"]} == {
-        "get_item", "search_items", "get_order"}
+        "get_item", "search_items", "order_status"}
 
 
 def test_chat_json_trace(warehouse):
