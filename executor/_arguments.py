@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
 from ._calls import ToolError
-from ._fastcheck import compile_check
+from ._fastcheck import FORMAT_CHECKER, compile_check
 
 __all__ = ["ArgumentChecker", "format_loc", "parse_arguments"]
 
@@ -64,9 +64,7 @@ class ArgumentChecker:
     __slots__ = ("_validator", "_fast", "_defaults", "_properties")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        self._validator = Draft202012Validator(
-            schema, format_checker=Draft202012Validator.FORMAT_CHECKER
-        )
+        self._validator = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
         self._fast = compile_check(schema)
         props = schema.get("properties") or {}
         self._properties = frozenset(props)

@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import FormatChecker
 
-__all__ = ["compile_check"]
+__all__ = ["FORMAT_CHECKER", "INTEGER_FORMATS", "compile_check"]
 
 Check = Callable[[Any], bool]
 
@@ -60,7 +60,26 @@ _KNOWN = _ANNOTATIONS | {
 }
 
 
-_CHECKED_FORMATS = frozenset(Draft202012Validator.FORMAT_CHECKER.checkers)
+# OpenAPI's integer formats, as validating servers (Prism, ajv) enforce them: int64 is held to
+# the integers a JSON number keeps exactly everywhere (I-JSON, RFC 7493 §2.2), ±(2**53 - 1).
+INTEGER_FORMATS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**53) + 1, 2**53 - 1)}
+
+
+def _in_range(fmt: str) -> Callable[[object], bool]:
+    low, high = INTEGER_FORMATS[fmt]
+
+    def check(value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return True
+        return low <= value <= high
+
+    return check
+
+
+FORMAT_CHECKER = FormatChecker()  # jsonschema's formats plus int32/int64 (an instance copy)
+for _fmt in INTEGER_FORMATS:
+    FORMAT_CHECKER.checks(_fmt)(_in_range(_fmt))
+_CHECKED_FORMATS = frozenset(FORMAT_CHECKER.checkers) - set(INTEGER_FORMATS)
 
 
 class _Unsupported(Exception):
@@ -127,6 +146,8 @@ def _compile(schema: Any) -> Check:
     if "const" in schema:
         const = schema["const"]
         checks.append(lambda v: _equal(v, const))
+    if schema.get("format") in INTEGER_FORMATS:
+        checks.append(_in_range(schema["format"]))
     _numbers(schema, checks)
     _strings(schema, checks)
     _arrays(schema, checks)

@@ -143,3 +143,16 @@ def test_unknown_tool_lists_closest_names(f: Any) -> None:
     assert result.error.type == "unknown_tool"
     assert result.error.msg.startswith("no tool named 'get_ordr'; did you mean: get_order")
     assert "delete_user" not in result.content
+
+
+@pytest.mark.parametrize(
+    "value,ok", [(2**31 - 1, True), (2**31, False), (-(2**31), True), (-(2**31) - 1, False)]
+)
+def test_openapi_integer_formats_are_checked(f: Any, value: int, ok: bool) -> None:
+    tool = f.tool(params=(f.p("n", "query", {"type": "integer", "format": "int32"}),))
+    rec = f.Recorder()
+    with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
+        result = ex.execute(ToolCall("t", {"n": value}))
+    assert result.ok is ok and len(rec.requests) == int(ok)
+    if not ok:
+        assert result.error.loc == ("n",) and "int32" in result.error.msg

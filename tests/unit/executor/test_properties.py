@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
@@ -11,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from toolcat.catalog import BodySpec, thaw
 from toolcat.executor import Executor, PreparedRequest, ToolCall
+from toolcat.executor._fastcheck import FORMAT_CHECKER, INTEGER_FORMATS
 
 # hypothesis-jsonschema 0.23.1 fails on object schemas with current hypothesis ("'many' object
 # has no attribute 'more'"), so this small strategy covers the schema keywords tools use.
@@ -33,9 +35,14 @@ def _strategy(schema: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStr
     if isinstance(kind, list):
         return st.one_of([_strategy({**schema, "type": k}, root, depth) for k in kind])
     if kind == "string":
+        if schema.get("format") in FORMATS:
+            return FORMATS[schema["format"]]
         return st.text(min_size=schema.get("minLength", 0), max_size=schema.get("maxLength", 12))
     if kind == "integer":
-        return st.integers(schema.get("minimum"), schema.get("maximum"))
+        low, high = INTEGER_FORMATS.get(schema.get("format", ""), (None, None))
+        low = schema.get("minimum", low)
+        high = schema.get("maximum", high)
+        return st.integers(low, high)
     if kind == "number":
         return st.floats(
             schema.get("minimum"), schema.get("maximum"), allow_nan=False, allow_infinity=False
@@ -66,8 +73,17 @@ def _strategy(schema: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStr
     return JSON
 
 
+FORMATS: dict[str, st.SearchStrategy[str]] = {
+    "uuid": st.uuids().map(str),
+    "date-time": st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat()),
+    "date": st.dates().map(str),
+    "email": st.emails(),
+    "ipv4": st.ip_addresses(v=4).map(str),
+}
+
+
 def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = jsonschema.Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
     return _strategy(schema, schema).filter(validator.is_valid)
 
 
@@ -260,6 +276,13 @@ FAST_SCHEMAS = [
         "properties": {"x": {"type": "integer"}},
         "additionalProperties": {"type": "string"},
     },
+    {
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer", "format": "int32"},
+            "b": {"type": "number", "format": "int64"},
+        },
+    },
 ]
 
 
@@ -272,6 +295,7 @@ SMALL = st.one_of(
     st.lists(st.integers(0, 2) | st.booleans() | st.floats(0, 1), max_size=3),
     st.dictionaries(st.text("k", max_size=1), st.booleans() | st.integers(0, 1), max_size=2),
     st.just([1, {"k": False}]),
+    st.sampled_from([2**31 - 1, 2**31, -(2**31) - 1, 2**63, 1e19]),
     st.just([1, {"k": 0}]),
 )
 
@@ -282,12 +306,13 @@ SMALL = st.one_of(
     value=st.fixed_dictionaries({}, optional={k: SMALL for k in [*"abcdefghx", "zz"]}),
 )
 def test_fast_check_agrees_with_jsonschema(index: int, value: Any) -> None:
-    from toolcat.executor._fastcheck import compile_check
+    from toolcat.executor._fastcheck import FORMAT_CHECKER, compile_check
 
     schema = FAST_SCHEMAS[index]
     check = compile_check(schema)
     assert check is not None
-    assert check(value) == jsonschema.Draft202012Validator(schema).is_valid(value)
+    reference = jsonschema.Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+    assert check(value) == reference.is_valid(value)
 
 
 def test_fast_check_declines_what_it_does_not_know() -> None:
