@@ -6,7 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Arg", "assign_names", "safe_argument"]
+from toolcat.catalog import FrozenDict
+from toolcat.loader._simple_schema import conforms
+
+__all__ = ["Arg", "assign_names", "conforming", "safe_argument"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 # Ties between locations are broken in this order: the first keeps the plain name.
@@ -97,3 +100,41 @@ def assign_names(args: list[Arg]) -> None:
                 name = f"{base[:52]}_{arg.location}{n}"
         taken.add(name)
         arg.argument = name
+
+
+def conforming(schema: Any, defs: dict[str, Any], notes: list[str], where: str) -> Any:
+    """``schema`` without a ``default`` or ``enum`` values that break it (specs have them).
+
+    The loader refuses a catalog whose parameter defaults or enum values break
+    their own schema; an imported spec must not fail as a whole for that, so the
+    offending values are dropped here, each with a note.
+    """
+    if type(schema) not in (dict, FrozenDict) or ("default" not in schema and "enum" not in schema):
+        return schema
+    out = dict(schema)
+    rest = {k: v for k, v in out.items() if k not in ("enum", "default")}
+    enum = out.get("enum")
+    if isinstance(enum, list):
+        kept = [v for v in enum if _conforms(v, rest, defs)]
+        if len(kept) != len(enum):
+            notes.append(f"{where}: enum values that break the schema were left out")
+            if kept:
+                out["enum"] = kept
+            else:
+                del out["enum"]
+    if "default" in out and not _conforms(out["default"], out, defs):
+        notes.append(f"{where}: the default {out['default']!r} breaks the schema; left out")
+        del out["default"]
+    return out
+
+
+def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
+    if conforms(value, schema):
+        return True
+    from jsonschema import Draft202012Validator
+
+    full = {**schema, "$defs": defs} if defs else schema
+    try:
+        return bool(Draft202012Validator(full).is_valid(value))
+    except Exception:  # a schema jsonschema cannot use: the loader says so itself
+        return True

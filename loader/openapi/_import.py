@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from toolcat.loader._diagnostics import Diagnostic
 
-from ._args import Arg, assign_names, safe_argument
+from ._args import Arg, assign_names, conforming, safe_argument
 from ._bodies import JSON, request_body
 from ._errors import OperationSkipped, RefError, SpecError
 from ._names import base_name, unique_name
@@ -38,6 +38,7 @@ MAX_OUTPUT_DEFINITIONS = 32  # larger response schemas are left out (see docs/op
 _READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
+_PLACEHOLDER = re.compile(r"[A-Za-z0-9_.\-~]+")
 
 
 def import_openapi(
@@ -232,6 +233,19 @@ class _Importer:
             except OperationSkipped as exc:
                 self._skip(method, path, op_id, exc.reason)
                 continue
+            except RecursionError:
+                self._skip(
+                    method,
+                    path,
+                    op_id,
+                    "its schemas nest too deeply (or loop through YAML aliases)",
+                )
+                continue
+            except Exception as exc:  # a spec shape not foreseen: skip this one, keep the rest
+                if os.environ.get("TOOLCAT_DEBUG"):
+                    raise
+                self._skip(method, path, op_id, f"unexpected {type(exc).__name__}: {exc}")
+                continue
             self.result.tools.append(tool)
             self.result.report.append(
                 OperationReport(method, path, op_id, tool=tool["name"], notes=tuple(notes))
@@ -280,18 +294,23 @@ class _Importer:
         item_file: str,
         notes: list[str],
     ) -> dict[str, Any]:
+        if not path.startswith("/"):
+            raise OperationSkipped("its path does not start with '/'")
+        bad = [v for v in _TEMPLATE_VAR.findall(path) if not _PLACEHOLDER.fullmatch(v)]
+        if bad:
+            raise OperationSkipped(f"its path placeholder {{{bad[0]}}} is not a plain name")
         defs: dict[str, Any] = {}
         params = merged_parameters(
             self.resolver, item.get("parameters"), item_file, op.get("parameters"), item_file
         )
         if self.swagger:
-            consumes = op.get("consumes") or self.doc.get("consumes") or []
+            consumes = _texts(op.get("consumes") or self.doc.get("consumes"))
             plain = [
                 (parameter_as_v3(p), f)
                 for p, f in params
                 if p.get("in") not in ("body", "formData")
             ]
-            rb = body_from_parameters(params, consumes if isinstance(consumes, list) else [])
+            rb = body_from_parameters(params, consumes)
             body_raw, body_file = rb if rb else (None, item_file)
         else:
             plain = params
@@ -317,6 +336,10 @@ class _Importer:
         if body is not None:
             args.extend(body.args if body.argument is None else [body.argument])
         assign_names(args)
+        for arg in args:
+            arg.schema = conforming(arg.schema, defs, notes, f"argument {arg.argument!r}")
+        for def_name, def_schema in list(defs.items()):
+            defs[def_name] = conforming(def_schema, defs, notes, f"definition {def_name!r}")
 
         override = self.options.overrides.get(op_id or "", {}) if op_id else {}
         override = override if isinstance(override, dict) else {}
@@ -392,7 +415,7 @@ class _Importer:
             (str(c) for c in responses if str(c).startswith("2")),
             key=lambda c: (c.upper() == "2XX", c),
         )
-        produces = op.get("produces") or self.doc.get("produces") or []
+        produces = _texts(op.get("produces") or self.doc.get("produces"))
         for code in codes:
             raw = responses.get(code, responses.get(int(code)) if code.isdigit() else None)
             try:
@@ -400,7 +423,7 @@ class _Importer:
                 if not isinstance(resp, dict):
                     continue
                 if self.swagger:
-                    resp = response_as_v3(resp, produces if isinstance(produces, list) else [])
+                    resp = response_as_v3(resp, produces)
                 content = resp.get("content")
                 if not isinstance(content, dict):
                     continue
@@ -429,6 +452,10 @@ class _Importer:
                 return None
             return {**schema, "$defs": defs} if defs else schema
         return None
+
+
+def _texts(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _is_json(media: str) -> bool:

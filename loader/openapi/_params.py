@@ -43,7 +43,7 @@ def parameter_args(
     for param, file in params:
         location = param.get("in")
         name = param["name"]
-        if location not in _LOCATIONS:
+        if type(location) is not str or location not in _LOCATIONS:
             raise OperationSkipped(
                 f"parameter {name!r} is in {location!r}, which is not a location"
             )
@@ -72,7 +72,7 @@ def parameter_args(
                 description=param.get("description")
                 if isinstance(param.get("description"), str)
                 else None,
-                style=style if style in _STYLES else None,
+                style=style if type(style) is str and style in _STYLES else None,
                 explode=explode if isinstance(explode, bool) else None,
                 allow_reserved=param.get("allowReserved") is True,
                 content_type=content_type if isinstance(content_type, str) else None,

@@ -286,12 +286,13 @@ class SchemaConverter:
                     elif v == "file":
                         out["type"], out["format"] = "string", "binary"
                 elif type(v) is list:
-                    kept = [t for t in v if t in _TYPES]
+                    kept = [t for t in v if type(t) is str and t in _TYPES]
                     if kept:
                         out[k] = FrozenList(kept) if len(kept) > 1 else kept[0]
             elif kind == _K_ITEMS:
                 if type(v) is list:  # draft-4 tuple form
-                    out["prefixItems"] = FrozenList(convert(sub, file, mode) for sub in v)
+                    if v:
+                        out["prefixItems"] = FrozenList(convert(sub, file, mode) for sub in v)
                 elif isinstance(v, dict | bool):
                     out["items"] = convert(v, file, mode)
             elif kind == _K_ONE:

@@ -16,6 +16,11 @@ def env_name(service: str, scheme: str, suffix: str = "") -> str:
     return re.sub(r"[^A-Z0-9]+", "_", words.upper()).strip("_")
 
 
+def _literal(text: str) -> str:
+    """Spec text that the catalog interpolates: ``$`` doubled so it stays literal."""
+    return text.replace("$", "$$")
+
+
 def _var(service: str, scheme: str, suffix: str = "") -> str:
     return "${" + env_name(service, scheme, suffix) + "}"
 
@@ -33,7 +38,7 @@ def _scheme_auth(
         return {
             "type": "api_key",
             "in": where,
-            "name": scheme["name"],
+            "name": _literal(scheme["name"]),
             "value": _var(service, name),
         }, None
     if kind == "http":
@@ -53,7 +58,7 @@ def _scheme_auth(
         if isinstance(cc, dict) and isinstance(cc.get("tokenUrl"), str):
             auth: dict[str, Any] = {
                 "type": "oauth2_client_credentials",
-                "token_url": cc["tokenUrl"],
+                "token_url": _literal(cc["tokenUrl"]),
                 "client_id": _var(service, name, "CLIENT_ID"),
                 "client_secret": _var(service, name, "CLIENT_SECRET"),
             }

@@ -52,6 +52,8 @@ def to_base_url(url: str, service: str, spec_url: str | None) -> tuple[str, bool
     """
     if spec_url and "://" not in url:
         url = urljoin(spec_url, url)
+    if "{" in url or ("://" in url and not url.lower().startswith(("http://", "https://"))):
+        return "${" + base_url_variable(service) + "}", True  # a variable without a default
     escaped = url.replace("$", "$$").rstrip("/")
     if "://" in url:
         return escaped, False

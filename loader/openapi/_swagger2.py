@@ -39,6 +39,7 @@ def parameter_as_v3(param: dict[str, Any]) -> dict[str, Any]:
     out["schema"] = _inline_schema(param)
     if param.get("type") == "array":
         fmt = param.get("collectionFormat", "csv")
+        fmt = fmt if isinstance(fmt, str) else "csv"
         if fmt == "tsv":
             raise OperationSkipped(
                 f"parameter {param['name']!r} uses collectionFormat tsv "
@@ -115,7 +116,9 @@ def server_url(doc: dict[str, Any]) -> str | None:
     if not isinstance(host, str) or not host:
         return base or None
     schemes = doc.get("schemes") if isinstance(doc.get("schemes"), list) else []
-    scheme = "https" if "https" in schemes or not schemes else str(schemes[0])
+    scheme = "https" if "https" in schemes or not schemes else schemes[0]
+    if scheme not in ("http", "https"):
+        scheme = "https"
     return f"{scheme}://{host}{base}"
 
 
