@@ -93,6 +93,21 @@ def _retarget(catalog: Catalog, url: str) -> tuple[Catalog, dict[str, str]]:
     return Catalog(tools, services), env
 
 
+def _samples(schema: Any, count: int = 6) -> list[dict[str, Any]]:
+    """A few argument objects valid for ``schema``, drawn by hypothesis."""
+    found: list[dict[str, Any]] = []
+
+    @settings(
+        max_examples=count, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
+    @given(_strategies().from_schema(thaw(schema)))
+    def collect(args: dict[str, Any]) -> None:
+        found.append(args)
+
+    collect()
+    return found
+
+
 @pytest.mark.parametrize("name", SPECS)
 def test_prism_accepts_generated_calls(corpus_dir: Path, name: str) -> None:
     spec = corpus_dir / name
@@ -103,19 +118,7 @@ def test_prism_accepts_generated_calls(corpus_dir: Path, name: str) -> None:
         sent = 0
         with Executor(catalog, env=env) as ex:
             for tool in catalog:
-                samples: list[dict[str, Any]] = []
-
-                @settings(
-                    max_examples=6,
-                    deadline=None,
-                    database=None,
-                    suppress_health_check=list(HealthCheck),
-                )
-                @given(_strategies().from_schema(thaw(tool.input_schema)))
-                def collect(args: dict[str, Any]) -> None:
-                    samples.append(args)
-
-                collect()
+                samples = _samples(tool.input_schema)
                 for args in samples:
                     result = ex.execute(ToolCall(tool.name, args))
                     if result.status is None:  # refused before sending (an empty path value...)
