@@ -169,9 +169,9 @@ class SchemaChecker:
             return
         rest = {k: v for k, v in schema.items() if k not in ("enum", "default")}
         if "$defs" not in schema and is_simple_valid(schema, KNOWN_KEYWORDS) and (
-                "default" not in schema or conforms(schema["default"], schema)) and (
-                not isinstance(schema.get("enum"), list)
-                or all(conforms(v, rest) for v in schema["enum"])):
+                "default" not in schema or conforms(schema["default"], schema, KNOWN_KEYWORDS)
+        ) and (not isinstance(schema.get("enum"), list)
+               or all(conforms(v, rest, KNOWN_KEYWORDS) for v in schema["enum"])):
             return  # the fast path vouches for every value
         try:
             if "default" in schema:

@@ -150,13 +150,34 @@ def _same(a: Any, b: Any) -> bool | None:
     return bool(a == b)
 
 
-def conforms(value: Any, schema: Any, depth: int = 0) -> bool:
-    """True only when ``value`` certainly conforms to the simple ``schema``."""
+# keywords that never reject a value (annotations, and OpenAPI extras jsonschema ignores)
+_PASSIVE = frozenset({"description", "title", "default", "examples", "example", "deprecated",
+                      "readOnly", "writeOnly", "format", "$comment", "nullable",
+                      "contentMediaType", "contentEncoding", "discriminator", "xml",
+                      "externalDocs"})
+_EVALUATED = frozenset({"type", "enum", "const", "minLength", "maxLength", "minItems",
+                        "maxItems", "items", "properties", "required",
+                        "additionalProperties"}) | _NUMBERS
+
+
+def conforms(value: Any, schema: Any, known: frozenset[str], depth: int = 0) -> bool:
+    """True only when ``value`` certainly conforms to the valid ``schema``.
+
+    Keywords it does not evaluate (``$ref``, ``anyOf``, ...) make it answer
+    False, so jsonschema decides; keys outside ``known`` are ignored, as
+    validators ignore unknown keywords.
+    """
     if schema is True:
         return True
     if type(schema) is not dict or depth > 8:
         return False
     for key, rule in schema.items():
+        if key in _PASSIVE:
+            continue
+        if key not in _EVALUATED:
+            if key in known:
+                return False
+            continue
         if key == "type":
             names = rule if type(rule) is list else [rule]
             if not any(_is_type(value, n) for n in names):
@@ -182,11 +203,13 @@ def conforms(value: Any, schema: Any, depth: int = 0) -> bool:
                     or (key == "maxItems" and len(value) <= rule)):
                 return False
         elif key == "items":
-            if type(value) is list and not all(conforms(v, rule, depth + 1) for v in value):
+            if type(value) is list and not all(conforms(v, rule, known, depth + 1)
+                                               for v in value):
                 return False
         elif key == "properties":
             if type(value) is dict and not all(
-                    conforms(value[k], s, depth + 1) for k, s in rule.items() if k in value):
+                    conforms(value[k], s, known, depth + 1) for k, s in rule.items()
+                    if k in value):
                 return False
         elif key == "required":
             if type(value) is dict and not all(k in value for k in rule):
@@ -195,8 +218,7 @@ def conforms(value: Any, schema: Any, depth: int = 0) -> bool:
             if type(value) is dict and rule is not True:
                 props = schema.get("properties", {})
                 extra = [k for k in value if k not in props]
-                if extra and not all(conforms(value[k], rule, depth + 1) for k in extra):
+                if extra and not all(conforms(value[k], rule, known, depth + 1)
+                                     for k in extra):
                     return False
-        elif key in ("uniqueItems", "minProperties", "maxProperties", "multipleOf"):
-            return False  # rare: let jsonschema decide
     return True
