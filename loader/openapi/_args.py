@@ -6,8 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import FrozenDict
-from toolcat.loader._simple_schema import conforms
+from toolcat.catalog import FrozenDict, FrozenList
 
 __all__ = ["Arg", "assign_names", "conforming", "safe_argument"]
 
@@ -128,9 +127,31 @@ def conforming(schema: Any, defs: dict[str, Any], notes: list[str], where: str) 
     return out
 
 
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "array": (list, FrozenList),
+    "object": (dict, FrozenDict),
+}
+_SIMPLE = frozenset({"type", "description", "title", "format", "examples", "deprecated"})
+
+
 def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
-    if conforms(value, schema):
-        return True
+    if _SIMPLE.issuperset(schema):  # the common case, without jsonschema
+        types = schema.get("type")
+        if types is None:
+            return True
+        names = [types] if isinstance(types, str) else list(types)
+        for name in names:
+            kinds = _JSON_TYPES.get(name, ())
+            if type(value) in kinds and not (name in ("integer", "number") and type(value) is bool):
+                return True
+            if name == "integer" and type(value) is float and value.is_integer():
+                return True
+        return False
     from jsonschema import Draft202012Validator
 
     full = {**schema, "$defs": defs} if defs else schema

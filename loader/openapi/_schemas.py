@@ -78,7 +78,8 @@ _RAW_REF = re.compile(r'"\$ref": "([^"\\]+)"')
     _K_BOOL,
     _K_EXAMPLE,
     _K_NULLABLE,
-) = range(15)
+    _K_DEPENDENT,
+) = range(16)
 _KIND: dict[str, int] = {
     **dict.fromkeys(_TEXT, _K_TEXT),
     **dict.fromkeys(_SUB_MAPS, _K_MAP),
@@ -89,7 +90,7 @@ _KIND: dict[str, int] = {
     **dict.fromkeys(_ANY, _K_ANY),
     "enum": _K_ENUM,
     "examples": _K_ENUM,
-    "dependentRequired": _K_ANY,
+    "dependentRequired": _K_DEPENDENT,
     "required": _K_REQUIRED,
     **dict.fromkeys(_NONNEG_INT, _K_INT),
     **dict.fromkeys(_NUMBER, _K_NUMBER),
@@ -286,7 +287,7 @@ class SchemaConverter:
                     elif v == "file":
                         out["type"], out["format"] = "string", "binary"
                 elif type(v) is list:
-                    kept = [t for t in v if type(t) is str and t in _TYPES]
+                    kept = list(dict.fromkeys(t for t in v if type(t) is str and t in _TYPES))
                     if kept:
                         out[k] = FrozenList(kept) if len(kept) > 1 else kept[0]
             elif kind == _K_ITEMS:
@@ -339,6 +340,15 @@ class SchemaConverter:
                     out["examples"] = _frozen_value([v])
             elif kind == _K_NULLABLE:
                 nullable = v is True
+            elif kind == _K_DEPENDENT:
+                if type(v) is dict:
+                    deps = {
+                        str(n): list(dict.fromkeys(x for x in req if type(x) is str))
+                        for n, req in v.items()
+                        if type(req) is list
+                    }
+                    if deps:
+                        out[k] = freeze(deps)
         for k in ("exclusiveMinimum", "exclusiveMaximum"):
             if node.get(k) is True and k in out:
                 out.pop("minimum" if k == "exclusiveMinimum" else "maximum", None)
