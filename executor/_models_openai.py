@@ -214,6 +214,10 @@ def _merge_call_delta(calls: dict[int, dict[str, Any]], part: Mapping[str, Any],
 
 
 def _parse_reply(data: Mapping[str, Any], url: str, attempts: int) -> ModelTurn:
+    error = data.get("error")
+    if error:  # some gateways answer 200 with an error body
+        message = error.get("message") if isinstance(error, dict) else error
+        raise ModelResponseError(url, f"error in reply: {message}")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ModelResponseError(url, "reply has no choices")
@@ -243,6 +247,9 @@ def _turn(message: dict[str, Any], raw_calls: list[dict[str, Any]], finish: str 
         message["tool_calls"] = raw_calls
     if message.get("content") is None:  # "" is accepted everywhere; null is not
         message["content"] = ""
+    for c in raw_calls:  # no arguments at all means an empty object, not malformed JSON
+        if not c["function"]["arguments"].strip():
+            c["function"]["arguments"] = "{}"
     calls = tuple(
         ToolCall(c["function"]["name"], c["function"]["arguments"], c["id"]) for c in raw_calls
     )

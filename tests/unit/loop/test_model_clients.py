@@ -188,3 +188,17 @@ def test_404_without_a_bare_host_is_an_error() -> None:
     model = make(lambda r: httpx.Response(404, json={"error": {"message": "no such model"}}))
     with pytest.raises(ModelHTTPError, match="no such model"):
         create(model)
+
+
+def test_empty_arguments_mean_an_empty_object() -> None:
+    reply = {"choices": [{"message": {"content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "ping", "arguments": ""}}]}}]}
+    turn = create(make(lambda r: httpx.Response(200, json=reply)))
+    assert turn.tool_calls[0].arguments == "{}"
+    assert turn.message["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
+def test_an_error_body_with_status_200_is_a_response_error() -> None:
+    body = {"error": {"message": "quota exceeded"}}
+    with pytest.raises(ModelResponseError, match="quota exceeded"):
+        create(make(lambda r: httpx.Response(200, json=body)))
