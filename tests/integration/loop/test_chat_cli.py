@@ -110,3 +110,13 @@ def test_streamed_text_before_tool_calls_ends_its_line(warehouse):
     proc, _ = chat(["--base-url", "{url}/v1", "--model", "m", "--stream", "q"], turns, warehouse)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Checking.\n7 left.\n"
+
+
+def test_the_default_key_is_never_sent_to_another_host(warehouse):
+    proc, model = chat(["--base-url", "{url}/v1", "--model", "m", "q"],
+                       [ScriptedTurn(status=401)], warehouse,
+                       extra_env={"OPENAI_API_KEY": "sk-real-openai-key"})
+    assert proc.returncode == 1
+    assert "authorization" not in model.requests[0].headers
+    assert "no key was sent: name its variable with --api-key-env" in proc.stderr
+    assert "sk-real-openai-key" not in proc.stderr
