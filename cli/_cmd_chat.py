@@ -11,22 +11,6 @@ from typing import Any
 from ._app import CliError
 
 _KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-_OFFICIAL_HOST = {"openai": "api.openai.com", "anthropic": "api.anthropic.com"}
-
-
-def _default_key_env(provider: str, base_url: str) -> str | None:
-    """The provider's usual key variable, but only for the provider's own host.
-
-    An OpenAI key in the environment is never sent to some other endpoint
-    (a local server, a gateway) unless ``--api-key-env`` names it.
-    """
-    import httpx
-
-    try:
-        host = httpx.URL(base_url).host
-    except httpx.InvalidURL:
-        return None
-    return _KEY_ENV[provider] if host == _OFFICIAL_HOST[provider] else None
 
 
 def register(sub: Any) -> None:
@@ -47,9 +31,8 @@ def register(sub: Any) -> None:
                    help="wire protocol: OpenAI-compatible chat completions (default) or "
                    "Anthropic Messages")
     p.add_argument("--api-key-env", metavar="VAR",
-                   help="environment variable holding the key; default OPENAI_API_KEY or "
-                   "ANTHROPIC_API_KEY, and only for api.openai.com / api.anthropic.com (no "
-                   "key is sent to other hosts unless named here)")
+                   help="environment variable holding the key (default OPENAI_API_KEY or "
+                   "ANTHROPIC_API_KEY, as the providers' SDKs do; unset: no auth header)")
     p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                    help="extra HTTP header for the model endpoint (repeatable)")
     p.add_argument("--toolset", metavar="NAME", help="offer only the tools of this toolset")
@@ -106,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--max-iterations must be at least 1")
     headers = _headers(args.header)
     extra = _extra_body(args.extra_body)
-    key_env = args.api_key_env or _default_key_env(args.provider, args.base_url)
+    key_env = args.api_key_env or _KEY_ENV[args.provider]
     if args.api_key_env and not os.environ.get(args.api_key_env):
         raise CliError(f"environment variable {args.api_key_env} is not set (--api-key-env)")
     from ._loading import load_or_exit
@@ -119,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
-                extra: dict[str, Any], key_env: str | None, prompts: Any) -> int:
+                extra: dict[str, Any], key_env: str, prompts: Any) -> int:
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
     from toolcat.executor import (
         AgentLoop,
@@ -175,8 +158,8 @@ async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
                 result = await loop.arun(prompt, history=history, tools=args.tool)
             except ModelError as exc:
                 hint = ""
-                if key_env is None and getattr(exc, "status", None) in (401, 403):
-                    hint = " (no key was sent: name its variable with --api-key-env)"
+                if getattr(exc, "status", None) in (401, 403) and not os.environ.get(key_env):
+                    hint = f" (no key was sent: {key_env} is not set; see --api-key-env)"
                 raise CliError(f"{exc}{hint}", 1) from exc
             except ValueError as exc:
                 raise CliError(str(exc)) from exc
