@@ -259,6 +259,11 @@ def _add_service(state: _State, service: Service, file: str, where: tuple[int, i
 def _run_imports(state: _State, progress: bool | None) -> None:
     for entry, spec, file, base, locate in state.imports:
         where = locate((*base, "spec"), False)
+        if entry.spec.startswith(("http://", "https://")):
+            state.add("TC007", f"openapi spec {entry.spec!r} is a URL; toolcat reads specs from "
+                      "files only (no network): download it next to the catalog and name the "
+                      "file", file, where, (*base, "spec"))
+            continue
         if not spec.is_file():
             state.add("TC007", f"openapi spec {entry.spec!r} not found (looked at {spec})",
                       file, where, (*base, "spec"))
