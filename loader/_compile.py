@@ -49,7 +49,9 @@ _QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS", "TRACE"})
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 _SELECT_NAMES = frozenset({"body", "status", "headers"})
-_REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)"')
+_REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)(?:/[^"]*)?"')
+_ANY_REF = re.compile(r'"\$ref":\s*"([^"]*)"')
+_DEFS_REF = re.compile(r"#/\$defs/[^/]+(/.*)?")
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token: a header name
 DESCRIPTION_LIMIT = 1024  # OpenAI rejects longer function descriptions
@@ -279,6 +281,13 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
         key = ctx.schemas.key(schema)
         if '"$ref"' in key:
             refs.update(_REF.findall(key))
+            for target in sorted(set(_ANY_REF.findall(key))):
+                # refs resolve against the input schema's root, where only the tool's
+                # definitions live (as $defs)
+                if not _DEFS_REF.fullmatch(target):
+                    scope.add("TC022", f"parameter '{arg}' refers to {target!r}, which cannot "
+                              "resolve: refer to the tool's definitions as '#/$defs/NAME'",
+                              ppath, key=True)
         for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs, key=key):
             scope.add(issue.code, f"parameter '{arg}': {issue.message}", (*ppath, *issue.path),
                       key=issue.key)
