@@ -122,10 +122,24 @@ def validate_item(
         errors = exc.errors(include_url=False)
         typos = {(tuple(e["loc"][:-1]), str(e["loc"][-1])) for e in errors
                  if e["type"] == "extra_forbidden" and e["loc"]}
+        # a value that fits no member of a union gets one error per member: merge them
+        kinds: dict[tuple[str | int, ...], list[str]] = {}
+        for error in errors:
+            if error["type"] in _TYPE_WORDS:
+                where = _existing(data, _data_path(data, error["loc"]))
+                kinds.setdefault(where, []).append(_TYPE_WORDS[error["type"]])
+        reported: set[tuple[str | int, ...]] = set()
         for error in errors:
             if error["type"] == "missing" and _is_typo(error["loc"], typos):
                 continue  # "unknown key 'tokn'; did you mean 'token'?" says it all
-            out.append(_diagnostic(model, data, error, base, label, file, locate))
+            expected: list[str] = []
+            if error["type"] in _TYPE_WORDS:
+                where = _existing(data, _data_path(data, error["loc"]))
+                if where in reported:
+                    continue
+                reported.add(where)
+                expected = kinds[where]
+            out.append(_diagnostic(model, data, error, base, label, file, locate, expected))
         if salvaged is not None:
             rescued = _salvage(model, data, errors)
             if rescued is not None:
@@ -189,6 +203,19 @@ def _data_path(data: Any, loc: Sequence[str | int]) -> tuple[str | int, ...]:
         else:
             break
     return tuple(path)
+
+
+def _existing(data: Any, path: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """The longest prefix of ``path`` that is present in ``data``."""
+    node = data
+    for i, seg in enumerate(path):
+        if isinstance(node, dict) and seg in node:
+            node = node[seg]
+        elif isinstance(node, list) and isinstance(seg, int) and 0 <= seg < len(node):
+            node = node[seg]
+        else:
+            return path[:i]
+    return path
 
 
 _JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
@@ -295,6 +322,11 @@ def _dotted(path: Sequence[str | int]) -> str:
     return out
 
 
+def _either(words: Sequence[str]) -> str:
+    unique = list(dict.fromkeys(words))
+    return unique[0] if len(unique) == 1 else ", ".join(unique[:-1]) + " or " + unique[-1]
+
+
 def _diagnostic(
     model: Any,
     data: Any,
@@ -303,10 +335,13 @@ def _diagnostic(
     label: str,
     file: str,
     locate: Locator,
+    expected: Sequence[str] = (),
 ) -> Diagnostic:
     kind: str = error["type"]
     loc: tuple[str | int, ...] = tuple(error["loc"])
     rel = _data_path(data, loc)
+    if kind not in ("missing", "union_tag_not_found", "extra_forbidden"):
+        rel = _existing(data, rel)  # the bad value is in the document: drop member labels
     where = f"{label}: " if label else ""
     value = error.get("input")
     if kind == "extra_forbidden":
@@ -343,7 +378,10 @@ def _diagnostic(
     line, col = locate(base + rel, False)
     field = _dotted(rel) or "value"
     if kind in _TYPE_WORDS:
-        message = f"{where}'{field}' must be {_TYPE_WORDS[kind]}, not {describe(value)}"
+        wanted = _TYPE_WORDS[kind] if not expected else _either(expected)
+        if rel and rel[-1] == "timeout":
+            wanted = "a number of seconds or a mapping {connect, read, total}"
+        message = f"{where}'{field}' must be {wanted}, not {describe(value)}"
         if len(rel) == 2 and rel[0] == "parameters" and isinstance(value, str):
             message += f"; write {{type: {value}}}" if value in _JSON_TYPES else (
                 "; write a JSON Schema such as {type: string}")
