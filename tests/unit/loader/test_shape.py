@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from toolcat.loader import load_catalog
 
 HEAD = "toolcat: 1\nservices:\n  svc:\n    base_url: http://127.0.0.1:1\n"
