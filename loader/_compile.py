@@ -438,12 +438,14 @@ def _annotations(doc: ToolDoc) -> ToolAnnotations:
 
 
 def _lint(doc: ToolDoc, scope: _ToolScope) -> None:
+    # a missing key is reported at the mapping that lacks it, as TC005 is
     if not (doc.description or "").strip():
+        where = ("description",) if doc.description is not None else ()
         scope.add("TC101", "no description; add one so the model knows when to use this tool",
-                  ("name",))
+                  where)
     elif len(doc.description or "") > DESCRIPTION_LIMIT:
         scope.add("TC102", f"description is {len(doc.description or '')} characters; OpenAI "
                   f"accepts at most {DESCRIPTION_LIMIT}: shorten it", ("description",))
     if doc.method not in _SAFE_METHODS and doc.confirm is None:
         scope.add("TC104", f"{doc.method} changes data but 'confirm' is not set; add "
-                  "'confirm: true' (or 'confirm: false' to state it is safe)", ("method",))
+                  "'confirm: true' (or 'confirm: false' to state it is safe)")
