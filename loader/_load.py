@@ -170,7 +170,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
     if isinstance(data, dict) and "toolcat" not in data and not any(k in data for k in _TOP_KEYS):
         keys = ", ".join(list(map(str, data))[:5])
         state.add("TC005", f"this is not a toolcat catalog: no 'toolcat: 1' and none of its keys "
-                  f"(found: {keys}); add 'toolcat: 1' or leave the file out", file, (1, 1))
+                  f"(found: {keys}); add 'toolcat: 1' or leave the file out", file, locate(()))
         return
     if not isinstance(data, dict):
         state.add("TC004", f"a catalog file is a mapping that starts with 'toolcat: 1', not "
@@ -179,7 +179,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
     version = data.get("toolcat")
     if "toolcat" not in data:
         state.add("TC005", "missing 'toolcat: 1' (the format version); add it at the top",
-                  file, (1, 1))
+                  file, locate(()))
     elif type(version) is not int or version != 1:
         hint = ("write the version as a number: 'toolcat: 1'" if str(version).strip() == "1"
                 else "this toolcat reads 'toolcat: 1'")
