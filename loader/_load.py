@@ -73,6 +73,7 @@ class _State:
     tools: list[_Tool] = field(default_factory=list)
     toolsets: dict[str, tuple[list[str], str, tuple[str | int, ...], Locator]] = field(
         default_factory=dict)
+    specs: list[str] = field(default_factory=list)  # spec files read through openapi entries
     imports: list[tuple[OpenApiEntryDoc, Path, str, tuple[str | int, ...], Locator]] = field(
         default_factory=list)
 
@@ -275,6 +276,8 @@ def _run_imports(state: _State, progress: bool | None) -> None:
         taken = frozenset(t.name for t in state.tools if t.name)
         existing = {name: s for name, (s, _, _) in state.services.items()}
         outcome = run_import(entry, spec, existing=existing, taken=taken, progress=progress)
+        if outcome.available and base:  # a spec named as PATH is listed already
+            state.specs.append(os.path.normpath(spec))
         if not outcome.available:
             state.add("TC208", "openapi import is not supported yet in this build; write the "
                       "tools out in YAML for now", file, where, base)
@@ -301,6 +304,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
 
 def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> LoadResult:
     _run_imports(state, progress)
+    files += tuple(s for s in dict.fromkeys(state.specs) if s not in files)
     tools: list[ToolDefinition] = []
     first: dict[str, _Tool] = {}
     for tool in state.tools:

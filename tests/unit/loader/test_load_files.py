@@ -159,3 +159,11 @@ def test_spec_sniffing(tmp_path: Path) -> None:
     }
     for text, expected in cases.items():
         assert looks_like_spec(text, tmp_path / "x.yaml") is expected, text
+
+
+def test_files_lists_catalogs_and_the_specs_they_import(tmp_path: Path) -> None:
+    (tmp_path / "pets.yaml").write_text(SPEC)
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text("toolcat: 1\nopenapi:\n  - spec: pets.yaml\n")
+    result = load_catalog([catalog], progress=False)
+    assert result.files == (str(catalog), str(tmp_path / "pets.yaml"))
