@@ -85,7 +85,8 @@ def _service_name(doc: dict[str, Any], path: Path) -> str:
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     title = info.get("title") if isinstance(info.get("title"), str) else ""
     name = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")[:40].strip("_")
-    return name or re.sub(r"[^a-z0-9]+", "_", path.stem.lower()).strip("_") or "api"
+    name = name or re.sub(r"[^a-z0-9]+", "_", path.stem.lower()).strip("_") or "api"
+    return name if not name[0].isdigit() else f"api_{name}"
 
 
 class _Importer:

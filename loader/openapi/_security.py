@@ -13,7 +13,8 @@ def env_name(service: str, scheme: str, suffix: str = "") -> str:
     words = f"{service}_{scheme}"
     if suffix and not words.upper().endswith(suffix):
         words += f"_{suffix}"
-    return re.sub(r"[^A-Z0-9]+", "_", words.upper()).strip("_")
+    name = re.sub(r"[^A-Z0-9]+", "_", words.upper()).strip("_") or "API"
+    return name if not name[0].isdigit() else f"API_{name}"
 
 
 def _literal(text: str) -> str:

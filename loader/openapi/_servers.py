@@ -40,7 +40,8 @@ def first_server_url(servers: Any) -> str | None:
 
 
 def base_url_variable(service: str) -> str:
-    return re.sub(r"[^A-Z0-9]+", "_", f"{service}_BASE_URL".upper()).strip("_")
+    name = re.sub(r"[^A-Z0-9]+", "_", f"{service}_BASE_URL".upper()).strip("_")
+    return name if not name[0].isdigit() else f"API_{name}"
 
 
 def to_base_url(url: str, service: str, spec_url: str | None) -> tuple[str, bool]:

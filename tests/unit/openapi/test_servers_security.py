@@ -200,3 +200,20 @@ def test_secret_values_in_the_spec_are_never_copied(spec3: Any, run_import: Any)
     doc = spec3({"/x": GET}, components={"securitySchemes": {"k": scheme}}, security=[{"k": []}])
     result = run_import(doc)
     assert "sk_live_SECRET" not in json.dumps([result.tools, result.services])
+
+
+def test_names_from_titles_starting_with_digits_make_valid_variables(
+    run_import: Any, compile_result: Any
+) -> None:
+    doc = {
+        "openapi": "3.0.0",
+        "info": {"title": "1Password API", "version": "1"},
+        "paths": {"/x": GET},
+        "components": {"securitySchemes": {"2fa": {"type": "http", "scheme": "bearer"}}},
+        "security": [{"2fa": []}],
+    }
+    result = run_import(doc)
+    service = result.services["api_1password_api"]
+    assert service["base_url"] == "${API_1PASSWORD_API_BASE_URL}"
+    assert service["auth"]["token"] == "${API_1PASSWORD_API_2FA_TOKEN}"
+    compile_result(result)
