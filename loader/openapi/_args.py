@@ -157,5 +157,5 @@ def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
     full = {**schema, "$defs": defs} if defs else schema
     try:
         return bool(Draft202012Validator(full).is_valid(value))
-    except Exception:  # a schema jsonschema cannot use: the loader says so itself
-        return True
+    except Exception:  # a schema jsonschema cannot use (a bad pattern...): leave the value out
+        return False

@@ -340,6 +340,8 @@ class _Importer:
         for arg in args:
             arg.schema = conforming(arg.schema, defs, notes, f"argument {arg.argument!r}")
         for def_name, def_schema in list(defs.items()):
+            if isinstance(def_schema, bool):  # 3.1 boolean schemas, as objects
+                def_schema = {} if def_schema else {"not": {}}
             defs[def_name] = conforming(def_schema, defs, notes, f"definition {def_name!r}")
 
         override = self.options.overrides.get(op_id or "", {}) if op_id else {}

@@ -9,6 +9,7 @@ schemas are frozen and shared between tools, never copied.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -275,7 +276,7 @@ class SchemaConverter:
             if kind is None:
                 continue  # x-*, xml, externalDocs, discriminator, nested $defs: not JSON Schema
             if kind == _K_TEXT:
-                if type(v) is str:
+                if type(v) is str and (k != "pattern" or _compiles(v)):
                     out[k] = v
             elif kind == _K_MAP:
                 if type(v) is dict:
@@ -399,6 +400,16 @@ class SchemaConverter:
             except RefError:
                 continue  # reported when the conversion meets it
         return tuple(keys)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiles(pattern: str) -> bool:
+    """Whether Python can use a ``pattern`` (validators would fail on it otherwise)."""
+    try:
+        re.compile(pattern)
+    except (re.error, OverflowError, RecursionError):
+        return False
+    return True
 
 
 def _is_frozen(v: Any) -> bool:

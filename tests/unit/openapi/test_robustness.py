@@ -154,3 +154,25 @@ paths:
     result = import_openapi(path, progress=False)
     assert [t["name"] for t in result.tools] == ["fine"]
     assert "nest too deeply" in (result.report[0].skipped or "")
+
+
+def test_patterns_python_cannot_compile_are_left_out(spec3: Any, one_tool: Any) -> None:
+    schema = {"type": "string", "pattern": "(?<word>[a-z]+)", "default": "abc"}
+    ok = {"type": "string", "pattern": "^[a-z]+$"}
+    doc = spec3(
+        {
+            "/p": {
+                "get": {
+                    "operationId": "p",
+                    "parameters": [
+                        {"name": "a", "in": "query", "schema": schema},
+                        {"name": "b", "in": "query", "schema": ok},
+                    ],
+                    "responses": {},
+                }
+            }
+        }
+    )
+    params = one_tool(doc)["parameters"]
+    assert "pattern" not in params["a"] and params["a"]["default"] == "abc"
+    assert params["b"]["pattern"] == "^[a-z]+$"
