@@ -93,6 +93,12 @@ class Executor:
         self._own_async_client = async_client is None
         self._confirm = confirm
         self.max_concurrency = max_concurrency
+        # Keep a connection alive for each call that may run at once, so a turn of
+        # concurrent calls reuses its connections instead of opening new ones.
+        self._limits = httpx.Limits(
+            max_connections=max(100, max_concurrency),
+            max_keepalive_connections=max(32, max_concurrency),
+        )
         self._plans: dict[str, ToolPlan] = {}
         self.tokens = TokenCache()
         self._dispatcher = Dispatcher(self.tokens, sleep=sleep, async_sleep=async_sleep)
@@ -108,7 +114,7 @@ class Executor:
         if self._client is None:
             with self._client_lock:
                 if self._client is None:
-                    self._client = httpx.Client(follow_redirects=False, limits=_LIMITS)
+                    self._client = httpx.Client(follow_redirects=False, limits=self._limits)
         return self._client
 
     @property
@@ -124,7 +130,7 @@ class Executor:
             # the old loop and cannot be reused. Use `async with Executor(...)` to close them.
             self._async_client = None
         if self._async_client is None:
-            self._async_client = httpx.AsyncClient(follow_redirects=False, limits=_LIMITS)
+            self._async_client = httpx.AsyncClient(follow_redirects=False, limits=self._limits)
             self._async_loop = loop
         return self._async_client
 
@@ -292,6 +298,8 @@ class Executor:
         calls = list(calls)
         if not concurrent or len(calls) <= 1:
             return [await self.aexecute(c) for c in calls]
+        if len(calls) <= self.max_concurrency:  # no gate needed: all run at once anyway
+            return list(await asyncio.gather(*(self.aexecute(c) for c in calls)))
         gate = asyncio.Semaphore(self.max_concurrency)
 
         async def one(call: ToolCall) -> ToolResult:
@@ -378,9 +386,6 @@ class Executor:
                 result.status,
                 result.elapsed,
             )
-
-
-_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=32)
 
 
 def _timed(result: ToolResult, start: float) -> ToolResult:
