@@ -109,6 +109,9 @@ def request_body(
     body = Body(media_type=media_type)
     lifted = _lift(schema, media_type, required, taken)
     if lifted is not None:
+        encoding = media.get("encoding") if isinstance(media, dict) else None
+        if isinstance(encoding, dict) and media_type in (FORM, MULTIPART):
+            _apply_encoding(lifted, encoding)
         body.args = lifted
     else:
         body.argument = Arg("body", "body", required, schema, description)
@@ -140,3 +143,23 @@ def _lift(schema: Any, media_type: str, required: bool, taken: set[str]) -> list
             arg = Arg(wire, "body", wire in req, prop)
         args.append(arg)
     return args
+
+
+_STYLES = frozenset({"form", "spaceDelimited", "pipeDelimited", "deepObject"})
+
+
+def _apply_encoding(args: list[Arg], encoding: dict[str, Any]) -> None:
+    """OpenAPI ``encoding`` of form and multipart bodies, per property, onto the arguments."""
+    for arg in args:
+        enc = encoding.get(arg.wire)
+        if not isinstance(enc, dict):
+            continue
+        style = enc.get("style")
+        if isinstance(style, str) and style in _STYLES:
+            arg.style = style
+        if isinstance(enc.get("explode"), bool):
+            arg.explode = enc["explode"]
+        if enc.get("allowReserved") is True:
+            arg.allow_reserved = True
+        if isinstance(enc.get("contentType"), str) and "," not in enc["contentType"]:
+            arg.content_type = enc["contentType"]

@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 from toolcat.loader._diagnostics import Diagnostic
 
@@ -81,10 +82,26 @@ def _want_progress(progress: bool | None) -> TextIO | None:
     return sys.stderr if progress else None
 
 
-def _service_name(doc: dict[str, Any], path: Path) -> str:
+_GENERIC_LABELS = frozenset({"api", "apis", "www", "rest", "gateway", "public", "v1", "v2", "v3"})
+
+
+def _service_name(doc: dict[str, Any], path: Path, version: str) -> str:
+    """A short service name: a host label the title names (``api.github.com`` + "GitHub's
+    REST API" -> ``github``), else the title's first words, else the file name."""
     info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
     title = info.get("title") if isinstance(info.get("title"), str) else ""
-    name = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")[:40].strip("_")
+    words = re.sub(r"[^a-z0-9]+", " ", title.lower()).split()
+    raw = server_url(doc) if version == "2.0" else first_server_url(doc.get("servers"))
+    host = urlsplit(raw).hostname if raw and "://" in raw else None
+    name = ""
+    if host:
+        squashed = "".join(words)
+        for label in host.lower().split(".")[:-1]:
+            if label not in _GENERIC_LABELS and re.fullmatch(r"[a-z][a-z0-9]+", label):
+                if label in squashed:
+                    name = label
+                    break
+    name = name or "_".join(words[:3])[:40].strip("_")
     name = name or re.sub(r"[^a-z0-9]+", "_", path.stem.lower()).strip("_") or "api"
     return name if not name[0].isdigit() else f"api_{name}"
 
@@ -113,7 +130,7 @@ class _Importer:
         self.resolver = Resolver(path, doc, root_dir=root_dir, max_bytes=options.max_spec_bytes)
         self.root = self.resolver.root_file
         self.converter = SchemaConverter(self.resolver, version)
-        self.service = options.service or _service_name(doc, path)
+        self.service = options.service or _service_name(doc, path, version)
         self.taken: set[str] = set(options.taken_names)
         self.taken.update(
             o["name"]

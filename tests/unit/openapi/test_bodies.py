@@ -181,3 +181,33 @@ def test_swagger2_body_and_formdata(run_import: Any, compile_result: Any) -> Non
     assert tools["upload"]["content_type"] == "multipart/form-data"
     assert tools["upload"]["parameters"]["file"]["file"] is True
     assert compile_result(result)["upload"].command.body.binary_fields == ("file",)
+
+
+def test_form_encoding_styles_are_recorded(
+    spec3: Any, run_import: Any, compile_result: Any
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "card": {"type": "object", "properties": {"n": {"type": "string"}}},
+            "meta": {"type": "object"},
+        },
+    }
+    content = {
+        "application/x-www-form-urlencoded": {
+            "schema": schema,
+            "encoding": {
+                "card": {"style": "deepObject", "explode": True},
+                "meta": {"contentType": "application/json"},
+            },
+        }
+    }
+    result = run_import(_op(spec3, content))
+    params = result.tools[0]["parameters"]
+    assert (params["card"]["style"], params["card"]["explode"]) == ("deepObject", True)
+    assert params["meta"]["content_type"] == "application/json"
+    bindings = {b.argument: b for b in compile_result(result)["send"].command.parameters}
+    assert (
+        bindings["card"].style == "deepObject"
+        and bindings["meta"].content_type == "application/json"
+    )
