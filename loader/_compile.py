@@ -1,17 +1,14 @@
-"""Compile validated documents into the IR: placement, input schemas, bodies, services.
+"""Compile validated documents into the IR: tools (input schema, body, command) and services.
 
-Parameter placement is decided here, once (DESIGN §2): a parameter named in
-the path template goes in the path; otherwise ``in:`` decides; without it,
-GET/HEAD/DELETE/OPTIONS/TRACE put it in the query and other methods in the
-body. The checks that need a tool's whole picture (path variables, schemas,
-templates, ``${VAR}`` syntax, lint) run on the way and add diagnostics.
+Parameters are placed by :mod:`._params`. The checks that need a tool's whole
+picture (definitions, body and templates, ``${VAR}`` syntax, lint) run on the
+way and add diagnostics; a tool with errors compiles to ``None``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import (
@@ -23,8 +20,6 @@ from toolcat.catalog import (
     HttpCommand,
     NoAuth,
     OAuth2ClientCredentials,
-    ParameterBinding,
-    ParamLocation,
     ResponseSpec,
     RetryPolicy,
     Service,
@@ -35,71 +30,19 @@ from toolcat.catalog import (
 )
 from toolcat.catalog._frozen import FrozenDict, FrozenList, freeze
 
-from ._diagnostics import Diagnostic
-from ._env import check_env_syntax
 from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
-from ._schemas import SchemaChecker
+from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
+from ._scope import CompileContext, Scope
 from ._shape import Locator, closest
-from ._templates import TemplateChecker, template_strings
+from ._templates import template_strings
 
-__all__ = ["CompileContext", "compile_service", "compile_tool", "path_variables"]
+__all__ = ["CompileContext", "compile_service", "compile_tool"]
 
-_PATH_VAR = re.compile(r"\{([^{}]*)\}")
-_QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS", "TRACE"})
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 _SELECT_NAMES = frozenset({"body", "status", "headers"})
-_REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)(?:/[^"]*)?"')
-_ANY_REF = re.compile(r'"\$ref":\s*"([^"]*)"')
-_DEFS_REF = re.compile(r"#/\$defs/[^/]+(/.*)?")
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
-_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token: a header name
 DESCRIPTION_LIMIT = 1024  # OpenAI rejects longer function descriptions
-
-
-@dataclass
-class CompileContext:
-    """Shared state of one load: caches and the diagnostics collected so far."""
-
-    schemas: SchemaChecker = field(default_factory=SchemaChecker)
-    templates: TemplateChecker = field(default_factory=TemplateChecker)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-def path_variables(path: str) -> list[str]:
-    """The ``{name}`` placeholders of a path template, in order, without repeats."""
-    return list(dict.fromkeys(_PATH_VAR.findall(path)))
-
-
-class _ToolScope:
-    """Adds diagnostics about one document, placed through its locator."""
-
-    def __init__(self, ctx: CompileContext, file: str, base: tuple[str | int, ...],
-                 locate: Locator, label: str, errors_only: bool = False) -> None:
-        self.ctx, self.file, self.base, self.locate, self.label = ctx, file, base, locate, label
-        self.errors = 0
-        self.errors_only = errors_only
-
-    def add(self, code: str, message: str, path: Sequence[str | int] = (), *, key: bool = False,
-            line_offset: int = 0) -> None:
-        line, col = self.locate((*self.base, *path), key)
-        diag = Diagnostic.make(code, f"{self.label}: {message}", self.file, line + line_offset, col,
-                               (*self.base, *path))
-        if diag.severity == "error":
-            self.errors += 1
-        elif self.errors_only:
-            return
-        self.ctx.diagnostics.append(diag)
-
-    def env(self, path: Sequence[str | int], text: str) -> None:
-        bad = check_env_syntax(text)
-        if bad is None:
-            return
-        full = (*self.base, *path)
-        line, col = self.locate.string(full, bad.offset)
-        self.ctx.diagnostics.append(Diagnostic.make("TC009", f"{self.label}: {bad}", self.file,
-                                                    line, col, full))
-        self.errors += 1
 
 
 def _timeouts(doc: float | TimeoutDoc | None) -> Timeouts | None:
@@ -138,7 +81,7 @@ def _header_text(value: Any) -> str:
     return str(value)
 
 
-def _check_strings(scope: _ToolScope, base_url: str | None, headers: Mapping[str, Any],
+def _check_strings(scope: Scope, base_url: str | None, headers: Mapping[str, Any],
                    auth: AuthDoc | None, *, trusted: bool = False) -> None:
     """``${...}`` syntax in every string that is interpolated at run time; URLs; header names."""
     if base_url is not None:
@@ -149,7 +92,7 @@ def _check_strings(scope: _ToolScope, base_url: str | None, headers: Mapping[str
     for name, value in headers.items():
         if isinstance(value, str):
             scope.env(("headers", name), value)
-        if not _TOKEN.match(name):
+        if not TOKEN.match(name):
             scope.add("TC008", f"{name!r} is not a valid HTTP header name (letters, digits "
                       "and !#$%&'*+-.^_`|~, no spaces or colons)", ("headers", name), key=True)
     if auth is not None:
@@ -166,7 +109,7 @@ def compile_service(name: str, doc: ServiceDoc, *, ctx: CompileContext, file: st
     ``trusted``: created by the OpenAPI importer, whose own diagnostics cover
     the base URL (a spec may have only a relative server URL).
     """
-    scope = _ToolScope(ctx, file, base, locate, f"service '{name}'")
+    scope = Scope(ctx, file, base, locate, f"service '{name}'")
     _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
     line, col = locate(base, True)
     defaults = Service(name=name, base_url=doc.base_url)
@@ -183,25 +126,6 @@ def compile_service(name: str, doc: ServiceDoc, *, ctx: CompileContext, file: st
     )
 
 
-def _reachable_defs(schemas: Sequence[Any], defs: Mapping[str, Any]) -> tuple[list[str], set[str]]:
-    """(definition names reachable from ``schemas``, ``$ref`` names that do not exist)."""
-    import json
-
-    seen: list[str] = []
-    missing: set[str] = set()
-    todo = [json.dumps(s, default=str) for s in schemas]
-    while todo:
-        for name in _REF.findall(todo.pop()):
-            if name in seen:
-                continue
-            if name not in defs:
-                missing.add(name)
-                continue
-            seen.append(name)
-            todo.append(json.dumps(defs[name], default=str))
-    return seen, missing
-
-
 def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[str | int, ...],
                  locate: Locator, trusted: bool = False, errors_only: bool = False
                  ) -> ToolDefinition | None:
@@ -210,9 +134,8 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
     ``errors_only`` reports errors but no warnings (a document salvaged from a
     failed shape check, whose warnings could be echoes of that failure).
     """
-    scope = _ToolScope(ctx, file, base, locate, f"tool '{doc.name}'", errors_only)
+    scope = Scope(ctx, file, base, locate, f"tool '{doc.name}'", errors_only)
     method = doc.method
-    params = doc.parameters or {}
     defs = dict(doc.definitions or {})
     variables = path_variables(doc.path)
     if doc.path and not doc.path.startswith("/"):
@@ -221,86 +144,7 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
         if not re.fullmatch(r"[A-Za-z0-9_.\-~]+", var):
             scope.add("TC008", f"path placeholder {{{var}}} is not a valid name", ("path",))
 
-    bindings: list[ParameterBinding] = []
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    binary: list[str] = []
-    placed: dict[tuple[ParamLocation, str], str] = {}
-    refs: set[str] = set()
-    has_body_binding = False
-    for arg, p in params.items():
-        ppath = ("parameters", arg)
-        schema = dict(p.model_extra or {})
-        if isinstance(p.required, list):
-            schema["required"] = p.required
-        wire = p.name or arg
-        if p.in_ is not None:
-            location = ParamLocation(p.in_)
-        elif wire in variables:
-            location = ParamLocation.PATH
-        elif p.file:
-            location = ParamLocation.BODY
-        elif method in _QUERY_METHODS:
-            location = ParamLocation.QUERY
-        else:
-            location = ParamLocation.BODY
-        if isinstance(p.required, bool):
-            is_required = p.required
-        else:
-            is_required = "default" not in schema
-        if location is ParamLocation.PATH:
-            if wire not in variables:
-                scope.add("TC021", f"parameter '{arg}' is in: path but the path {doc.path!r} "
-                          f"has no {{{wire}}}; add {{{wire}}} to the path or change 'in'",
-                          ppath, key=True)
-            if p.required is False:
-                scope.add("TC025", f"path parameter '{arg}' cannot be optional; remove "
-                          "'required: false'", (*ppath, "required"))
-        if location is ParamLocation.HEADER and not trusted and not _TOKEN.match(wire):
-            scope.add("TC008", f"parameter '{arg}' goes in header {wire!r}, which is not a valid "
-                      "HTTP header name; set 'name:' to one", ppath, key=True)
-        if p.file and location is not ParamLocation.BODY:
-            scope.add("TC025", f"parameter '{arg}' is a file, so it must go in the body",
-                      (*ppath, "in"))
-        if p.file:
-            binary.append(wire)
-        other = placed.get((location, wire))
-        if other is not None:
-            scope.add("TC025", f"parameters '{other}' and '{arg}' both send {location.value} "
-                      f"'{wire}'; give one a different 'name'", ppath, key=True)
-        placed[(location, wire)] = arg
-        has_body_binding = has_body_binding or location is ParamLocation.BODY
-        bindings.append(ParameterBinding(
-            argument=arg, location=location, wire_name=wire, required=is_required,
-            style=p.style, explode=p.explode, allow_reserved=bool(p.allow_reserved),
-            content_type=p.content_type))
-        properties[arg] = schema
-        if is_required:
-            required.append(arg)
-        misspelt = False
-        key = ctx.schemas.key(schema)
-        if '"$ref"' in key:
-            refs.update(_REF.findall(key))
-            for target in sorted(set(_ANY_REF.findall(key))):
-                # refs resolve against the input schema's root, where only the tool's
-                # definitions live (as $defs)
-                if not _DEFS_REF.fullmatch(target):
-                    scope.add("TC022", f"parameter '{arg}' refers to {target!r}, which cannot "
-                              "resolve: refer to the tool's definitions as '#/$defs/NAME'",
-                              ppath, key=True)
-        for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs, key=key):
-            scope.add(issue.code, f"parameter '{arg}': {issue.message}", (*ppath, *issue.path),
-                      key=issue.key)
-            misspelt = misspelt or "'description'?" in issue.message
-        if not (trusted or misspelt) and "description" not in schema and "$ref" not in schema:
-            scope.add("TC103", f"parameter '{arg}' has no description; add one so the model "
-                      "knows what to pass", ppath, key=True)
-
-    for var in variables:
-        if ("path", var) not in {(k[0].value, k[1]) for k in placed}:
-            scope.add("TC020", f"path {doc.path!r} has {{{var}}} but no parameter fills it; add "
-                      f"a parameter '{var}' (or one with in: path and name: {var})", ("path",))
-
+    params = compile_parameters(doc, scope, variables, defs, trusted=trusted)
     for name, definition in defs.items():
         for issue in ctx.schemas.check(definition, trusted=trusted, defs=defs):
             scope.add(issue.code, f"definition '{name}': {issue.message}",
@@ -310,17 +154,8 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
             if issue.code == "TC022":
                 scope.add(issue.code, f"output_schema: {issue.message}",
                           ("output_schema", *issue.path))
-    reachable: list[str] = []
-    if refs:
-        reachable = _reachable_defs(list(properties.values()), defs)[0]
-    for arg, schema in properties.items() if refs - set(reachable) else ():
-        for name in sorted(_reachable_defs([schema], defs)[1]):
-            scope.add("TC022", f"parameter '{arg}' refers to '#/$defs/{name}', which is not "
-                      "under definitions; add it there or fix the $ref", ("parameters", arg),
-                      key=True)
-
-    body = _body(doc, scope, params, has_body_binding, binary, required)
-    _check_templates(doc, scope, frozenset(params))
+    body = _body(doc, scope, params)
+    _check_templates(doc, scope, frozenset(params.properties))
     _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
     if not trusted:
         _lint(doc, scope)
@@ -329,12 +164,12 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
 
     input_schema: dict[str, Any] = {
         "type": "object",
-        "properties": properties,
-        "required": required,
+        "properties": params.properties,
+        "required": params.required,
         "additionalProperties": False,
     }
-    if reachable:
-        input_schema["$defs"] = {name: defs[name] for name in reachable}
+    if params.reachable:
+        input_schema["$defs"] = {name: defs[name] for name in params.reachable}
     response = doc.response
     line, col = locate(base, False)
     return ToolDefinition(
@@ -345,7 +180,7 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
             service=doc.service,
             method=method,
             path=doc.path,
-            parameters=tuple(bindings),
+            parameters=tuple(params.bindings),
             body=body,
             response=ResponseSpec(select=response.select, max_chars=response.max_chars)
             if response else ResponseSpec(),
@@ -377,8 +212,8 @@ def _freeze(value: Any) -> Any:
     return freeze(value)
 
 
-def _body(doc: ToolDoc, scope: _ToolScope, params: Mapping[str, Any], has_body_binding: bool,
-          binary: list[str], required: list[str]) -> BodySpec | None:
+def _body(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> BodySpec | None:
+    binary, required = params.binary, params.required
     media = doc.content_type or ("multipart/form-data" if binary else "application/json")
     if binary and not media.startswith("multipart/"):
         scope.add("TC025", f"file parameters need content_type: multipart/form-data, not {media}",
@@ -386,8 +221,8 @@ def _body(doc: ToolDoc, scope: _ToolScope, params: Mapping[str, Any], has_body_b
     if doc.body_argument is not None:
         if doc.body is not None:
             scope.add("TC025", "set either 'body' or 'body_argument', not both", ("body_argument",))
-        if doc.body_argument not in params:
-            hint = closest(doc.body_argument, list(params))
+        if doc.body_argument not in params.properties:
+            hint = closest(doc.body_argument, list(params.properties))
             extra = f"; did you mean '{hint}'?" if hint else "; declare it under parameters"
             scope.add("TC025", f"body_argument '{doc.body_argument}' is not a parameter{extra}",
                       ("body_argument",))
@@ -396,12 +231,12 @@ def _body(doc: ToolDoc, scope: _ToolScope, params: Mapping[str, Any], has_body_b
     if doc.body is not None:
         return BodySpec(media_type=media, template=_freeze(doc.body),
                         binary_fields=tuple(binary))
-    if has_body_binding:
+    if params.has_body:
         return BodySpec(media_type=media, binary_fields=tuple(binary), required=bool(required))
     return None
 
 
-def _check_templates(doc: ToolDoc, scope: _ToolScope, declared: frozenset[str]) -> None:
+def _check_templates(doc: ToolDoc, scope: Scope, declared: frozenset[str]) -> None:
     checker = scope.ctx.templates
     if doc.body is not None:
         for path, source in template_strings(doc.body, ("body",)):
@@ -437,7 +272,7 @@ def _annotations(doc: ToolDoc) -> ToolAnnotations:
     return ToolAnnotations(**derived)
 
 
-def _lint(doc: ToolDoc, scope: _ToolScope) -> None:
+def _lint(doc: ToolDoc, scope: Scope) -> None:
     # a missing key is reported at the mapping that lacks it, as TC005 is
     if not (doc.description or "").strip():
         where = ("description",) if doc.description is not None else ()

@@ -1,0 +1,156 @@
+"""Parameters: where each argument goes (decided once, here) and the checks of its schema.
+
+Placement rules (DESIGN §2): a parameter whose wire name is in the path
+template goes in the path; otherwise ``in:`` decides; without it, a file goes
+in the body, GET/HEAD/DELETE/OPTIONS/TRACE put it in the query and other
+methods in the body. A parameter is required unless it has ``required: false``
+or a ``default``. Placement keys are taken out; the rest is JSON Schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolcat.catalog import ParameterBinding, ParamLocation
+
+from ._models import ToolDoc
+from ._scope import Scope
+
+__all__ = ["TOKEN", "CompiledParameters", "compile_parameters", "path_variables"]
+
+_PATH_VAR = re.compile(r"\{([^{}]*)\}")
+_QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS", "TRACE"})
+_REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)(?:/[^"]*)?"')
+_ANY_REF = re.compile(r'"\$ref":\s*"([^"]*)"')
+_DEFS_REF = re.compile(r"#/\$defs/[^/]+(/.*)?")
+TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token: a header name
+
+
+def path_variables(path: str) -> list[str]:
+    """The ``{name}`` placeholders of a path template, in order, without repeats."""
+    return list(dict.fromkeys(_PATH_VAR.findall(path)))
+
+
+@dataclass
+class CompiledParameters:
+    """The arguments of one tool: bindings, input-schema properties, what the body needs."""
+
+    bindings: list[ParameterBinding] = field(default_factory=list)
+    properties: dict[str, Any] = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+    binary: list[str] = field(default_factory=list)  # wire names of multipart file parts
+    has_body: bool = False
+    reachable: list[str] = field(default_factory=list)  # definitions the schemas refer to
+
+
+def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
+                       defs: Mapping[str, Any], *, trusted: bool) -> CompiledParameters:
+    """Place every parameter and check its schema; findings go to ``scope``."""
+    ctx = scope.ctx
+    method = doc.method
+    out = CompiledParameters()
+    placed: dict[tuple[ParamLocation, str], str] = {}
+    refs: set[str] = set()
+    for arg, p in (doc.parameters or {}).items():
+        ppath = ("parameters", arg)
+        schema = dict(p.model_extra or {})
+        if isinstance(p.required, list):
+            schema["required"] = p.required
+        wire = p.name or arg
+        if p.in_ is not None:
+            location = ParamLocation(p.in_)
+        elif wire in variables:
+            location = ParamLocation.PATH
+        elif p.file:
+            location = ParamLocation.BODY
+        elif method in _QUERY_METHODS:
+            location = ParamLocation.QUERY
+        else:
+            location = ParamLocation.BODY
+        if isinstance(p.required, bool):
+            is_required = p.required
+        else:
+            is_required = "default" not in schema
+        if location is ParamLocation.PATH:
+            if wire not in variables:
+                scope.add("TC021", f"parameter '{arg}' is in: path but the path {doc.path!r} "
+                          f"has no {{{wire}}}; add {{{wire}}} to the path or change 'in'",
+                          ppath, key=True)
+            if p.required is False:
+                scope.add("TC025", f"path parameter '{arg}' cannot be optional; remove "
+                          "'required: false'", (*ppath, "required"))
+        if location is ParamLocation.HEADER and not trusted and not TOKEN.match(wire):
+            scope.add("TC008", f"parameter '{arg}' goes in header {wire!r}, which is not a valid "
+                      "HTTP header name; set 'name:' to one", ppath, key=True)
+        if p.file and location is not ParamLocation.BODY:
+            scope.add("TC025", f"parameter '{arg}' is a file, so it must go in the body",
+                      (*ppath, "in"))
+        if p.file:
+            out.binary.append(wire)
+        other = placed.get((location, wire))
+        if other is not None:
+            scope.add("TC025", f"parameters '{other}' and '{arg}' both send {location.value} "
+                      f"'{wire}'; give one a different 'name'", ppath, key=True)
+        placed[(location, wire)] = arg
+        out.has_body = out.has_body or location is ParamLocation.BODY
+        out.bindings.append(ParameterBinding(
+            argument=arg, location=location, wire_name=wire, required=is_required,
+            style=p.style, explode=p.explode, allow_reserved=bool(p.allow_reserved),
+            content_type=p.content_type))
+        out.properties[arg] = schema
+        if is_required:
+            out.required.append(arg)
+        misspelt = False
+        key = ctx.schemas.key(schema)
+        if '"$ref"' in key:
+            refs.update(_REF.findall(key))
+            for target in sorted(set(_ANY_REF.findall(key))):
+                # refs resolve against the input schema's root, where only the tool's
+                # definitions live (as $defs)
+                if not _DEFS_REF.fullmatch(target):
+                    scope.add("TC022", f"parameter '{arg}' refers to {target!r}, which cannot "
+                              "resolve: refer to the tool's definitions as '#/$defs/NAME'",
+                              ppath, key=True)
+        for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs, key=key):
+            scope.add(issue.code, f"parameter '{arg}': {issue.message}", (*ppath, *issue.path),
+                      key=issue.key)
+            misspelt = misspelt or "'description'?" in issue.message
+        if not (trusted or misspelt) and "description" not in schema and "$ref" not in schema:
+            scope.add("TC103", f"parameter '{arg}' has no description; add one so the model "
+                      "knows what to pass", ppath, key=True)
+
+    for var in variables:
+        if ("path", var) not in {(k[0].value, k[1]) for k in placed}:
+            scope.add("TC020", f"path {doc.path!r} has {{{var}}} but no parameter fills it; add "
+                      f"a parameter '{var}' (or one with in: path and name: {var})", ("path",))
+
+    if refs:
+        out.reachable = _reachable_defs(list(out.properties.values()), defs)[0]
+    for arg, schema in out.properties.items() if refs - set(out.reachable) else ():
+        for name in sorted(_reachable_defs([schema], defs)[1]):
+            scope.add("TC022", f"parameter '{arg}' refers to '#/$defs/{name}', which is not "
+                      "under definitions; add it there or fix the $ref", ("parameters", arg),
+                      key=True)
+
+    return out
+
+
+def _reachable_defs(schemas: Sequence[Any], defs: Mapping[str, Any]) -> tuple[list[str], set[str]]:
+    """(definition names reachable from ``schemas``, ``$ref`` names that do not exist)."""
+    seen: list[str] = []
+    missing: set[str] = set()
+    todo = [json.dumps(s, default=str) for s in schemas]
+    while todo:
+        for name in _REF.findall(todo.pop()):
+            if name in seen:
+                continue
+            if name not in defs:
+                missing.add(name)
+                continue
+            seen.append(name)
+            todo.append(json.dumps(defs[name], default=str))
+    return seen, missing

@@ -1,0 +1,55 @@
+"""Where compile-time findings go: the shared context of one load and a per-document scope."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ._diagnostics import Diagnostic
+from ._env import check_env_syntax
+from ._schemas import SchemaChecker
+from ._shape import Locator
+from ._templates import TemplateChecker
+
+__all__ = ["CompileContext", "Scope"]
+
+
+@dataclass
+class CompileContext:
+    """Shared state of one load: caches and the diagnostics collected so far."""
+
+    schemas: SchemaChecker = field(default_factory=SchemaChecker)
+    templates: TemplateChecker = field(default_factory=TemplateChecker)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+
+class Scope:
+    """Adds diagnostics about one document, placed through its locator."""
+
+    def __init__(self, ctx: CompileContext, file: str, base: tuple[str | int, ...],
+                 locate: Locator, label: str, errors_only: bool = False) -> None:
+        self.ctx, self.file, self.base, self.locate, self.label = ctx, file, base, locate, label
+        self.errors = 0
+        self.errors_only = errors_only
+
+    def add(self, code: str, message: str, path: Sequence[str | int] = (), *, key: bool = False,
+            line_offset: int = 0) -> None:
+        line, col = self.locate((*self.base, *path), key)
+        diag = Diagnostic.make(code, f"{self.label}: {message}", self.file, line + line_offset, col,
+                               (*self.base, *path))
+        if diag.severity == "error":
+            self.errors += 1
+        elif self.errors_only:
+            return
+        self.ctx.diagnostics.append(diag)
+
+    def env(self, path: Sequence[str | int], text: str) -> None:
+        bad = check_env_syntax(text)
+        if bad is None:
+            return
+        full = (*self.base, *path)
+        line, col = self.locate.string(full, bad.offset)
+        self.ctx.diagnostics.append(Diagnostic.make("TC009", f"{self.label}: {bad}", self.file,
+                                                    line, col, full))
+        self.errors += 1
