@@ -1,9 +1,9 @@
 """Parameters: where each argument goes (decided once, here) and the checks of its schema.
 
 Placement rules (DESIGN §2): a parameter whose wire name is in the path
-template goes in the path; otherwise ``in:`` decides; without it, a file goes
-in the body, GET/HEAD/DELETE/OPTIONS/TRACE put it in the query and other
-methods in the body. A parameter is required unless it has ``required: false``
+template goes in the path; otherwise ``in:`` decides; without it, a file or the
+``body_argument`` goes in the body, GET/HEAD/DELETE/OPTIONS/TRACE put it in the
+query and other methods in the body. A parameter is required unless it has ``required: false``
 or a ``default``. Placement keys are taken out; the rest is JSON Schema.
 """
 
@@ -65,7 +65,7 @@ def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
             location = ParamLocation(p.in_)
         elif wire in variables:
             location = ParamLocation.PATH
-        elif p.file:
+        elif p.file or arg == doc.body_argument:
             location = ParamLocation.BODY
         elif method in _QUERY_METHODS:
             location = ParamLocation.QUERY
@@ -86,6 +86,9 @@ def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
         if location is ParamLocation.HEADER and not trusted and not TOKEN.match(wire):
             scope.add("TC008", f"parameter '{arg}' goes in header {wire!r}, which is not a valid "
                       "HTTP header name; set 'name:' to one", ppath, key=True)
+        if arg == doc.body_argument and location is not ParamLocation.BODY:
+            scope.add("TC025", f"parameter '{arg}' is the body_argument, so it cannot go in "
+                      f"the {location.value}; remove its 'in'", (*ppath, "in"))
         if p.file and location is not ParamLocation.BODY:
             scope.add("TC025", f"parameter '{arg}' is a file, so it must go in the body",
                       (*ppath, "in"))

@@ -130,3 +130,19 @@ def test_directory_catalog_spans_files() -> None:
     assert result.catalog.toolsets["crm"] == ("find_customer", "add_note")
     assert [Path(f).relative_to(folder).as_posix() for f in result.files] == [
         "more/tools.yml", "services.yaml"]
+
+
+def test_body_argument_goes_in_the_body_even_for_delete(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "toolcat: 1\nservices: {s: {base_url: 'http://127.0.0.1:1'}}\ntools:\n"
+        "  - name: purge\n    description: Purge ids.\n    service: s\n    method: DELETE\n"
+        "    path: /items\n    confirm: true\n    body_argument: ids\n    parameters:\n"
+        "      ids: {type: array, items: {type: string}, description: Ids.}\n"
+        "      dry: {type: boolean, required: false, description: Dry run.}\n")
+    result = load_catalog([path])
+    assert result.diagnostics == ()
+    tool = result.catalog["purge"]  # type: ignore[index]
+    assert _binding(tool, "ids").location is ParamLocation.BODY
+    assert _binding(tool, "dry").location is ParamLocation.QUERY
+    assert tool.command.body.argument == "ids"
