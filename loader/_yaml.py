@@ -35,7 +35,7 @@ _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 
 _RESOLVED: dict[str, str] = {}  # plain scalar text -> implicit tag, shared by every load
-_RESOLVED_LIMIT = 200_000
+_RESOLVED_LIMIT = 100_000
 
 
 class _FastLoader(_Loader):  # type: ignore[misc]
@@ -53,7 +53,8 @@ class _FastLoader(_Loader):  # type: ignore[misc]
             tag = _RESOLVED.get(value)
             if tag is None:
                 tag = super().resolve(kind, value, implicit)
-                if len(_RESOLVED) < _RESOLVED_LIMIT:
+                # short texts repeat (keys, types, names); long prose would only pin memory
+                if len(value) <= 64 and len(_RESOLVED) < _RESOLVED_LIMIT:
                     _RESOLVED[value] = tag
             return tag
         return super().resolve(kind, value, implicit)
