@@ -70,8 +70,9 @@ def _auth(doc: AuthDoc | None) -> AuthSpec | None:
     if doc.type == "api_key":
         return ApiKeyAuth(location=doc.in_, name=doc.name, value=doc.value)
     if doc.type == "oauth2_client_credentials":
+        scopes = doc.scopes.split() if isinstance(doc.scopes, str) else doc.scopes
         return OAuth2ClientCredentials(token_url=doc.token_url, client_id=doc.client_id,
-                                       client_secret=doc.client_secret, scopes=tuple(doc.scopes))
+                                       client_secret=doc.client_secret, scopes=tuple(scopes))
     return NoAuth()
 
 

@@ -119,7 +119,9 @@ class OAuth2ClientCredentialsDoc(BaseModel):
     token_url: str
     client_id: str
     client_secret: str = Field(description="Use ${VAR} so the secret stays out of the file.")
-    scopes: list[str] = Field(default_factory=list)
+    scopes: list[str] | str = Field(
+        default_factory=list, description="A list, or one space-separated string as OAuth sends it."
+    )
 
 
 AuthDoc = Annotated[
