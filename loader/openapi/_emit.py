@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +54,15 @@ def render_catalog(result: ImportResult, spec: str | Path) -> str:
         f"# {len(result.report)} operations: {len(result.tools)} imported, {skipped} left out.\n"
         "# Secrets are ${VAR} placeholders: set them in the environment, never in this file.\n"
     )
+    doc = catalog_document(result)
+    try:
+        lines: list[str] = []
+        _block(doc, 0, lines)
+        return header + "\n".join(lines) + "\n"
+    except _NeedsPyYAML:
+        pass
     body = yaml.dump(
-        catalog_document(result),
+        doc,
         Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
@@ -61,3 +70,120 @@ def render_catalog(result: ImportResult, spec: str | Path) -> str:
         width=100,
     )
     return header + body
+
+
+# -- a small block-style YAML writer ----------------------------------------------
+# PyYAML's representer walks every node in Python and dominates the time of
+# `toolcat import openapi` on large specs (GitHub: 10 MB of YAML). This writer
+# emits the same data in plain block style, quoting any string that is not
+# obviously a plain scalar as a JSON string (JSON strings are valid YAML
+# double-quoted scalars); anything unusual falls back to PyYAML.
+
+
+class _NeedsPyYAML(Exception):
+    """A value this writer does not handle; PyYAML writes the document instead."""
+
+
+_PLAIN = re.compile(r"[A-Za-z_$/][A-Za-z0-9_ ./$()+,{}-]*\Z")
+_RESERVED = frozenset(
+    "y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF "
+    "null Null NULL".split()
+)
+# Characters PyYAML refuses in a stream, and line breaks YAML folds inside quotes.
+_UNSAFE = re.compile(
+    "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\x85\u2028\u2029]"
+)
+_LITERAL_BAD = re.compile(r"[ \t]\n|[ \t]\Z|\r|\t")
+
+
+def _text(value: str) -> str:
+    if (
+        _PLAIN.match(value)
+        and value not in _RESERVED
+        and not value.endswith(" ")
+        and " #" not in value
+    ):
+        return value
+    quoted = json.dumps(value, ensure_ascii=False)
+    if _UNSAFE.search(quoted):
+        quoted = json.dumps(value, ensure_ascii=True)
+    return quoted
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    t = type(value)
+    if t is int:
+        return str(value)
+    if t is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _NeedsPyYAML
+        return repr(value)
+    if t is str:
+        return _text(value)
+    raise _NeedsPyYAML
+
+
+def _literal(value: str, indent: int) -> list[str] | None:
+    """``|`` block lines for readable multi-line text, or ``None`` when quoting is safer."""
+    if "\n" not in value or _LITERAL_BAD.search(value) or _UNSAFE.search(value):
+        return None
+    body = value[:-1] if value.endswith("\n") else value
+    if body.endswith("\n") or not body.strip() or body.lstrip("\n")[:1] in (" ", "#"):
+        return None
+    lines = body.split("\n")
+    if lines[0] == "":
+        return None
+    pad = " " * indent
+    head = "|" if value.endswith("\n") else "|-"
+    return [head] + [pad + line if line else "" for line in lines]
+
+
+def _key(key: Any) -> str:
+    if type(key) is not str or len(key) > 1000:
+        raise _NeedsPyYAML
+    return _text(key)
+
+
+def _block(node: Any, indent: int, out: list[str]) -> None:
+    pad = " " * indent
+    if isinstance(node, dict):
+        for k, v in node.items():
+            key = _key(k)
+            if isinstance(v, dict) and v:
+                out.append(f"{pad}{key}:")
+                _block(v, indent + 2, out)
+            elif isinstance(v, list) and v:
+                out.append(f"{pad}{key}:")
+                _block(v, indent, out)
+            elif isinstance(v, dict | list):
+                out.append(f"{pad}{key}: {'{}' if isinstance(v, dict) else '[]'}")
+            elif type(v) is str and "\n" in v and (lit := _literal(v, indent + 2)) is not None:
+                out.append(f"{pad}{key}: {lit[0]}")
+                out.extend(lit[1:])
+            else:
+                out.append(f"{pad}{key}: {_scalar(v)}")
+        return
+    for item in node:  # a list: "- " items at this indent
+        if isinstance(item, dict) and item:
+            sub: list[str] = []
+            _block(item, indent + 2, sub)
+            sub[0] = f"{pad}- {sub[0][indent + 2 :]}"
+            out.extend(sub)
+        elif isinstance(item, list) and item:
+            sub = []
+            _block(item, indent + 2, sub)
+            sub[0] = f"{pad}- {sub[0][indent + 2 :]}"
+            out.extend(sub)
+        elif isinstance(item, dict | list):
+            out.append(f"{pad}- {'{}' if isinstance(item, dict) else '[]'}")
+        elif type(item) is str and "\n" in item and (lit := _literal(item, indent + 2)) is not None:
+            out.append(f"{pad}- {lit[0]}")
+            out.extend(lit[1:])
+        else:
+            out.append(f"{pad}- {_scalar(item)}")

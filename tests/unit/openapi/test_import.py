@@ -232,3 +232,31 @@ def test_progress_only_when_asked(spec3: Any, tmp_path: Path, capsys: Any, progr
     assert len(result.tools) == 120
     err = capsys.readouterr().err
     assert ("120/120 operations" in err) is progress
+
+
+TRICKY = [
+    "yes", "on", "No", "y", "null", "~", "123", "1.5", "0x1F", "1e3", "", " lead", "trail ", "a: b",
+    "a #b", "#x", "-x", "- x", "? x", "multi\nline", "multi\nline\n", "ends\n\n", "  indented\nx",
+    "tab\tx", "line\u2028sep", "nel\x85", "日本語", "{braces}", "[x]", "@at", "`tick", "key:",
+    "!tag", "&anchor", "*alias", "%pct", "'quote", '"dq', "a\\b", "$ref", "${VAR}", "a,b",
+    "2024-01-01", "/pets/{petId}", "/a/{b}/c {d}", "/", "//x", "trailing space \nnext",
+    "\nleading newline", "ctl\x07", "\ufeffbom", "<<",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("loader", ["CSafeLoader", "SafeLoader"])
+def test_written_yaml_keeps_every_string_exactly(tmp_path: Path, loader: str) -> None:
+    from toolcat.loader.openapi import ImportResult
+
+    values = {f"k{i}": s for i, s in enumerate(TRICKY)}
+    keyed = {s: i for i, s in enumerate(TRICKY) if s}
+    tool = {"name": "t", "description": "x", "enum": TRICKY, "values": values, "keys": keyed,
+            "nested": [[1, 2.5, None, True], {}, [], [{"a": [{"b": "c"}]}]]}  # fmt: skip
+    from toolcat.loader.openapi._emit import _block
+
+    lines: list[str] = []
+    _block({"tools": [tool]}, 0, lines)  # the fast writer itself (no PyYAML fallback)
+    assert yaml.load("\n".join(lines), Loader=getattr(yaml, loader))["tools"][0] == tool
+    result = ImportResult(tools=[tool], services={"s": {"base_url": "https://x"}}, version="3.0")
+    text = render_catalog(result, tmp_path / "spec.json")
+    assert yaml.load(text, Loader=getattr(yaml, loader))["tools"][0] == tool
