@@ -384,7 +384,8 @@ class _Importer:
         base = self._operation_base_url(op, item)
         if base is not None and base != self.base_url:
             tool["base_url"] = base
-        if "security" in op:
+        if "security" in op and self.service not in self.options.existing_services:
+            # A service the catalog defines brings its own auth; the spec's does not override it.
             auth, auth_notes = auth_for(op["security"], self.schemes, self.service)
             notes.extend(auth_notes)
             if auth is not None and auth != (self.service_auth or {"type": "none"}):

@@ -217,3 +217,15 @@ def test_names_from_titles_starting_with_digits_make_valid_variables(
     assert service["base_url"] == "${API_1PASSWORD_API_BASE_URL}"
     assert service["auth"]["token"] == "${API_1PASSWORD_API_2FA_TOKEN}"
     compile_result(result)
+
+
+def test_a_service_the_catalog_defines_keeps_its_own_auth(spec3: Any, run_import: Any) -> None:
+    doc = spec3(
+        {"/x": {"get": {"operationId": "x", "security": [{"bearer": []}], "responses": {}}}},
+        components={"securitySchemes": SCHEMES},
+        security=[{"key_header": []}],
+    )
+    mine = run_import(doc, service="mine", existing_services={"mine": object()})
+    assert mine.services == {} and "auth" not in mine.tools[0]
+    created = run_import(doc)
+    assert created.tools[0]["auth"]["type"] == "bearer"
