@@ -130,6 +130,7 @@ class SchemaConverter:
         self._names: dict[RefKey, str] = {}
         self._taken: set[str] = set()
         self._direct: dict[RefKey, tuple[RefKey, ...]] = {}
+        self._exceeds: dict[tuple[RefKey, int], bool] = {}
 
     # -- public ------------------------------------------------------------------
 
@@ -375,7 +376,18 @@ class SchemaConverter:
 
     def raw_closure_exceeds(self, schema: Any, file: str, limit: int) -> bool:
         """Whether the raw schema reaches over ``limit`` named schemas (cheap: no conversion)."""
-        todo = list(self._raw_refs(schema, file))
+        if type(schema) is dict and len(schema) == 1 and type(schema.get("$ref")) is str:
+            try:
+                root = self._resolver.key(schema["$ref"], file)
+            except RefError:
+                return False  # the conversion reports it
+            known = self._exceeds.get((root, limit))
+            if known is None:
+                known = self._exceeds[(root, limit)] = self._walk_exceeds([root], limit)
+            return known
+        return self._walk_exceeds(list(self._raw_refs(schema, file)), limit)
+
+    def _walk_exceeds(self, todo: list[RefKey], limit: int) -> bool:
         seen: set[RefKey] = set()
         while todo:
             key = todo.pop()
