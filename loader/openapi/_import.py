@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -398,7 +399,9 @@ class _Importer:
         if args:
             tool["parameters"] = {a.argument: a.to_doc() for a in args}
         if defs:
-            tool["definitions"] = dict(sorted(defs.items()))
+            reached = _reachable(defs, [a.schema for a in args])
+            if reached:
+                tool["definitions"] = {n: defs[n] for n in sorted(reached)}
         output = self._output_schema(op, item_file, notes)
         if output is not None:
             tool["output_schema"] = output
@@ -473,6 +476,21 @@ class _Importer:
                 return None
             return {**schema, "$defs": defs} if defs else schema
         return None
+
+
+_DEF_REF = re.compile(r'"\$ref": "#/\$defs/([^"]+)"')
+
+
+def _reachable(defs: dict[str, Any], roots: list[Any]) -> set[str]:
+    """The definitions the argument schemas reach (readOnly pruning can orphan some)."""
+    seen: set[str] = set()
+    todo = [json.dumps(r, default=str) for r in roots]
+    while todo:
+        for name in _DEF_REF.findall(todo.pop()):
+            if name in defs and name not in seen:
+                seen.add(name)
+                todo.append(json.dumps(defs[name], default=str))
+    return seen
 
 
 def _texts(value: Any) -> list[str]:
