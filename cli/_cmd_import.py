@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Any
 
@@ -33,7 +34,7 @@ def register(sub: Any) -> None:
         "-o", "--output", metavar="FILE", help="write the catalog here (default: stdout)"
     )
     o.add_argument(
-        "--service", metavar="NAME", help="the service name (default: from the spec's title)"
+        "--service", metavar="NAME", help="the service name (default: from the API's host or title)"
     )
     o.add_argument("--prefix", default="", metavar="P", help="prefix every tool name with P")
     sel = o.add_argument_group("selection")
@@ -145,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.max_spec_mb <= 0:
         raise CliError("--max-spec-mb must be positive")
+    if args.prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", args.prefix):
+        raise CliError(f"--prefix {args.prefix!r}: use up to 40 letters, digits, '_' or '-'")
     options = ImportOptions(
         service=args.service,
         include=_selection(args, "include"),

@@ -131,6 +131,8 @@ def test_too_large_and_bad_selection(spec_file: Path, capsys: Any) -> None:
     assert main(["import", "openapi", str(spec_file), "--include", "colour:red"]) == 2
     assert "KIND:VALUE" in capsys.readouterr().err
     assert main(["import"]) == 2
+    assert main(["import", "openapi", str(spec_file), "--prefix", "bad prefix!"]) == 2
+    assert "--prefix" in capsys.readouterr().err
 
 
 def test_a_parsed_document_is_not_read_again(tmp_path: Path, spec3: Any) -> None:
