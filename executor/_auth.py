@@ -135,7 +135,7 @@ class TokenCache:
         self,
         client: httpx.Client,
         config: OAuthConfig,
-        timeout: httpx.Timeout,
+        timeout: dict[str, float | None],
         stale: str | None = None,
     ) -> str:
         key = config.key
@@ -173,7 +173,7 @@ class TokenCache:
         self,
         client: httpx.AsyncClient,
         config: OAuthConfig,
-        timeout: httpx.Timeout,
+        timeout: dict[str, float | None],
         stale: str | None = None,
     ) -> str:
         key = config.key
@@ -241,7 +241,7 @@ class TokenCache:
 
 
 def _token_request(
-    client: httpx.Client | httpx.AsyncClient, config: OAuthConfig, timeout: httpx.Timeout
+    client: httpx.Client | httpx.AsyncClient, config: OAuthConfig, timeout: dict[str, float | None]
 ) -> httpx.Request:
     data = {"grant_type": "client_credentials"}
     if config.scopes:
@@ -249,13 +249,14 @@ def _token_request(
     basic = base64.b64encode(
         f"{quote(config.client_id, safe='')}:{quote(config.client_secret, safe='')}".encode()
     ).decode("ascii")
-    return client.build_request(
+    request = client.build_request(
         "POST",
         config.token_url,
         data=data,
         headers={"Authorization": f"Basic {basic}", "Accept": "application/json"},
-        timeout=timeout,
     )
+    request.extensions["timeout"] = timeout
+    return request
 
 
 def _read_capped(chunks: Any) -> bytes:

@@ -120,7 +120,8 @@ class Dispatcher:
 
     # -- shared decisions ----------------------------------------------------------
 
-    def _timeout(self, plan: ToolPlan, deadline: float | None) -> httpx.Timeout:
+    def _timeout(self, plan: ToolPlan, deadline: float | None) -> dict[str, float | None]:
+        """The httpx timeout extension for one attempt, clamped to what the deadline leaves."""
         t = plan.timeouts
         connect = (
             t.connect
@@ -138,7 +139,7 @@ class Dispatcher:
                 )
             connect = min(connect, left)
             read = left if read is None else min(read, left)
-        return httpx.Timeout(connect=connect, read=read, write=read, pool=connect)
+        return {"connect": connect, "read": read, "write": read, "pool": connect}
 
     def _status_delay(
         self, plan: ToolPlan, reply: Reply, attempt: int, deadline: float | None
@@ -282,13 +283,13 @@ class Dispatcher:
         self,
         client: httpx.Client,
         draft: Draft,
-        timeout: httpx.Timeout,
+        timeout: dict[str, float | None],
         deadline: float | None,
         limit: int,
     ) -> Reply:
         for _ in range(MAX_REDIRECTS + 1):
             request = request_for(client, draft)
-            request.extensions["timeout"] = timeout.as_dict()
+            request.extensions["timeout"] = timeout
             response = client.send(request, stream=True, follow_redirects=False)
             try:
                 hop = self._next_hop(draft, response, draft.method)
@@ -369,11 +370,11 @@ class Dispatcher:
             await self._async_sleep(delay)
 
     async def _aexchange(
-        self, client: httpx.AsyncClient, draft: Draft, timeout: httpx.Timeout, limit: int
+        self, client: httpx.AsyncClient, draft: Draft, timeout: dict[str, float | None], limit: int
     ) -> Reply:
         for _ in range(MAX_REDIRECTS + 1):
             request = request_for(client, draft)
-            request.extensions["timeout"] = timeout.as_dict()
+            request.extensions["timeout"] = timeout
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
                 hop = self._next_hop(draft, response, draft.method)

@@ -321,7 +321,9 @@ def _render(
             )
         )
     url = httpx.URL(text_url)
-    if not same_origin(url, base_url) or not url.path.startswith(base_url.path.rstrip("/")):
+    if not same_origin(url, base_url) or not url.raw_path.startswith(
+        base_url.raw_path.rstrip(b"/")
+    ):
         raise _Refused(
             ToolError("refused_by_policy", "the request would leave the service's base URL")
         )

@@ -127,7 +127,7 @@ def test_token_cache_expiry_with_a_clock() -> None:
     server = TokenServer(lifetime=100)
     client = httpx.Client(transport=httpx.MockTransport(server))
     config = OAuthConfig("https://auth.test/token", "me", "s")
-    timeout = httpx.Timeout(5)
+    timeout = httpx.Timeout(5).as_dict()
     assert cache.get(client, config, timeout) == "t1"
     now[0] += 60
     assert cache.get(client, config, timeout) == "t1"
