@@ -14,6 +14,7 @@ from ._errors import SpecError
 __all__ = ["DEFAULT_MAX_SPEC_BYTES", "detect_version", "read_document"]
 
 DEFAULT_MAX_SPEC_BYTES = 64 * 1024 * 1024
+MAX_EXPANDED_NODES = 20_000_000
 
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -54,7 +55,7 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
             if path.suffix.lower() == ".json":
                 raise SpecError("TC201", shown, f"not valid JSON: {exc}") from exc
     try:
-        return yaml.load(data, Loader=_SpecLoader)  # noqa: S506 - a safe loader
+        doc = yaml.load(data, Loader=_SpecLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -62,6 +63,33 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
         raise SpecError("TC201", shown, f"not valid YAML{where}: {problem}") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise SpecError("TC201", shown, f"cannot decode the file: {exc}") from exc
+    if b"&" in data and b"*" in data:  # YAML anchors: aliases may expand without bound
+        size = _expanded_size(doc, {}, MAX_EXPANDED_NODES)
+        if size > MAX_EXPANDED_NODES:
+            raise SpecError(
+                "TC207",
+                shown,
+                f"its YAML aliases expand to over {MAX_EXPANDED_NODES:,} values "
+                "(an alias bomb, or a spec too large to import)",
+            )
+    return doc
+
+
+def _expanded_size(node: Any, memo: dict[int, int], limit: int) -> int:
+    """How many values ``node`` has once aliases are expanded (counting stops past ``limit``)."""
+    if not isinstance(node, dict | list):
+        return 1
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    memo[id(node)] = 1  # a cycle through aliases counts once here (conversion stops it later)
+    total = 1
+    for child in node.values() if isinstance(node, dict) else node:
+        total += _expanded_size(child, memo, limit)
+        if total > limit:
+            break
+    memo[id(node)] = total
+    return total
 
 
 def detect_version(doc: Any, path: str) -> str:

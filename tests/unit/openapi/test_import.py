@@ -260,3 +260,20 @@ def test_written_yaml_keeps_every_string_exactly(tmp_path: Path, loader: str) ->
     result = ImportResult(tools=[tool], services={"s": {"base_url": "https://x"}}, version="3.0")
     text = render_catalog(result, tmp_path / "spec.json")
     assert yaml.load(text, Loader=getattr(yaml, loader))["tools"][0] == tool
+
+
+def test_yaml_alias_bombs_are_refused(tmp_path: Path) -> None:
+    lines = [
+        "openapi: 3.0.0",
+        "info: {title: bomb, version: '1'}",
+        "x0: &a0 [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]",
+    ]
+    for i in range(1, 9):
+        prev = f"*a{i - 1}"
+        lines.append(f"x{i}: &a{i} [{', '.join([prev] * 10)}]")
+    lines.append("paths: {}")
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    result = import_openapi(path)
+    assert [d.code for d in result.diagnostics] == ["TC207"]
+    assert "aliases" in result.diagnostics[0].message
