@@ -61,7 +61,9 @@ def _text(value: Any) -> str:
         return "false"
     if value is None:
         return ""
-    if isinstance(value, int | float):
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
         return json.dumps(value)
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 

@@ -62,7 +62,8 @@ def _is_text(ctype: str) -> bool:
 
 def _decode(reply: Reply, redactor: Redactor) -> tuple[Any, str | None]:
     """(data, text): parsed JSON or text; binary bodies are summarized (text is None)."""
-    ctype = reply.headers.get("content-type", "").split(";")[0].strip().lower()
+    full_type = reply.headers.get("content-type", "")
+    ctype = full_type.split(";")[0].strip().lower()
     body = reply.body
     if not body:
         return None, ""
@@ -70,7 +71,7 @@ def _decode(reply: Reply, redactor: Redactor) -> tuple[Any, str | None]:
     if not textual and ctype:
         return {"content_type": ctype, "size": len(body)}, None
     try:
-        text = body.decode(_charset(reply) or "utf-8")
+        text = body.decode(_charset(full_type) or "utf-8")
     except (UnicodeDecodeError, LookupError):
         if textual:
             text = body.decode("utf-8", errors="replace")
@@ -86,8 +87,9 @@ def _decode(reply: Reply, redactor: Redactor) -> tuple[Any, str | None]:
     return text, text
 
 
-def _charset(reply: Reply) -> str | None:
-    ctype = reply.headers.get("content-type", "")
+def _charset(ctype: str) -> str | None:
+    if ";" not in ctype:
+        return None
     for part in ctype.split(";")[1:]:
         key, _, value = part.strip().partition("=")
         if key.lower() == "charset":
