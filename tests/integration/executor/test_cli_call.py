@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -125,3 +127,32 @@ def test_arguments_from_a_file(catalog_path: str, tmp_path: Path, capsys: Any) -
     args.write_text('{"id": "from-file"}')
     assert main(["call", catalog_path, "echo", "--args", f"@{args}"]) == 0
     assert json.loads(capsys.readouterr().out)["raw_path"] == "/echo/from-file"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+@pytest.mark.parametrize("answer,code", [("y", 0), ("n", 1)])
+def test_confirmation_on_a_terminal(catalog_path: str, server: Any, answer: str, code: int) -> None:
+    """On a terminal the user is asked; only "y" sends the request."""
+    import os
+    import pty
+    import subprocess
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "toolcat.cli", "call", catalog_path, "wipe"],
+        stdin=secondary,
+        stdout=subprocess.PIPE,
+        stderr=secondary,
+        env=os.environ.copy(),
+    )
+    os.close(secondary)
+    prompt = b""
+    deadline = time.monotonic() + 30
+    while b"[y/N]" not in prompt and time.monotonic() < deadline:
+        prompt += os.read(primary, 1024)
+    assert b"wipe: Deletes everything." in prompt and b"Run this call? [y/N]" in prompt
+    os.write(primary, f"{answer}\n".encode())
+    proc.communicate(timeout=30)
+    os.close(primary)
+    assert proc.returncode == code
+    assert [s["method"] for s in server[1].seen] == (["DELETE"] if answer == "y" else [])
