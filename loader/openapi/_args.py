@@ -136,22 +136,73 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "array": (list, FrozenList),
     "object": (dict, FrozenDict),
 }
-_SIMPLE = frozenset({"type", "description", "title", "format", "examples", "deprecated"})
+_IGNORED = frozenset(
+    {"description", "title", "format", "examples", "deprecated", "default", "readOnly",
+     "writeOnly", "$comment", "contentEncoding", "contentMediaType"}
+)  # fmt: skip
+
+
+def _same(a: Any, b: Any) -> bool:
+    return bool(a == b) and (type(a) is bool) == (type(b) is bool)
+
+
+def _is_type(value: Any, name: Any) -> bool:
+    kinds = _JSON_TYPES.get(name, ()) if isinstance(name, str) else ()
+    if type(value) in kinds and not (name in ("integer", "number") and type(value) is bool):
+        return True
+    return name == "integer" and type(value) is float and value.is_integer()
+
+
+def _fast(value: Any, schema: Any) -> bool | None:
+    """Whether ``value`` conforms, for the keywords specs put on parameters; ``None``: unsure."""
+    if type(schema) not in (dict, FrozenDict):
+        return None
+    for key, rule in schema.items():
+        if key in _IGNORED:
+            continue
+        if key == "type":
+            names = [rule] if isinstance(rule, str) else list(rule)
+            if not any(_is_type(value, n) for n in names):
+                return False
+        elif key in ("enum", "const"):
+            options = rule if key == "enum" else [rule]
+            if not any(_same(value, o) for o in options):
+                return False
+        elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            if type(value) in (int, float) and not (
+                (key == "minimum" and value >= rule)
+                or (key == "maximum" and value <= rule)
+                or (key == "exclusiveMinimum" and value > rule)
+                or (key == "exclusiveMaximum" and value < rule)
+            ):
+                return False
+        elif key in ("minLength", "maxLength"):
+            if type(value) is str and not (
+                (key == "minLength" and len(value) >= rule)
+                or (key == "maxLength" and len(value) <= rule)
+            ):
+                return False
+        elif key in ("minItems", "maxItems"):
+            if type(value) in (list, FrozenList) and not (
+                (key == "minItems" and len(value) >= rule)
+                or (key == "maxItems" and len(value) <= rule)
+            ):
+                return False
+        elif key == "items":
+            if type(value) in (list, FrozenList):
+                for item in value:
+                    verdict = _fast(item, rule)
+                    if verdict is not True:
+                        return verdict
+        else:
+            return None
+    return True
 
 
 def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
-    if _SIMPLE.issuperset(schema):  # the common case, without jsonschema
-        types = schema.get("type")
-        if types is None:
-            return True
-        names = [types] if isinstance(types, str) else list(types)
-        for name in names:
-            kinds = _JSON_TYPES.get(name, ())
-            if type(value) in kinds and not (name in ("integer", "number") and type(value) is bool):
-                return True
-            if name == "integer" and type(value) is float and value.is_integer():
-                return True
-        return False
+    verdict = _fast(value, schema)
+    if verdict is not None:
+        return verdict
     from jsonschema import Draft202012Validator
 
     full = {**schema, "$defs": defs} if defs else schema
