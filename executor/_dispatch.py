@@ -297,7 +297,7 @@ class Dispatcher:
                     draft = self._hop_draft(draft, *hop)
                     continue
                 length = response.headers.get("content-length", "")
-                if length.isdigit() and int(length) > limit:
+                if length.isdigit() and int(length) > limit and draft.method != "HEAD":
                     raise self._too_large(response, limit)
                 body = bytearray()
                 for chunk in response.iter_bytes():
@@ -382,7 +382,7 @@ class Dispatcher:
                     draft = self._hop_draft(draft, *hop)
                     continue
                 length = response.headers.get("content-length", "")
-                if length.isdigit() and int(length) > limit:
+                if length.isdigit() and int(length) > limit and draft.method != "HEAD":
                     raise self._too_large(response, limit)
                 body = bytearray()
                 async for chunk in response.aiter_bytes():

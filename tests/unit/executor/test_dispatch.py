@@ -248,3 +248,15 @@ def test_response_cap(f: Any, mode: str) -> None:
 
         result = asyncio.run(go())
     assert result.error.type == "response_too_large" and "1000 bytes" in result.error.msg
+
+
+def test_head_with_a_large_content_length_is_fine(f: Any) -> None:
+    tool = f.tool(method="HEAD")
+    cat = f.catalog(tool, max_response_bytes=1000)
+    answer = httpx.Response(
+        200, headers={"content-length": "50000000", "content-type": "video/mp4"}
+    )
+    transport = httpx.MockTransport(lambda r: answer)
+    with Executor(cat, client=httpx.Client(transport=transport), env={}) as ex:
+        result = ex.execute(ToolCall("t", {}))
+    assert result.ok and result.headers["content-length"] == "50000000"
