@@ -43,7 +43,7 @@ class Draft:
     redactor: Redactor
     content: bytes | None = None
     data: dict[str, Any] | None = None  # multipart fields
-    files: list[tuple[str, tuple[str, bytes, str]]] | None = None  # multipart files
+    files: list[tuple[str, tuple[str | None, bytes, str]]] | None = None  # multipart parts
     preview: Any = None  # the body for a dry run
     oauth: OAuthConfig | None = None
     base: httpx.URL = field(default_factory=lambda: httpx.URL())
@@ -145,8 +145,13 @@ def _deep(prefix: str, value: Any, q: Any, out: list[str]) -> None:
         for k, v in value.items():
             _deep(f"{prefix}[{quote(str(k), safe='')}]", v, q, out)
     elif isinstance(value, list):
-        for v in value:
-            _deep(prefix, v, q, out)
+        # OpenAPI leaves arrays in deepObject undefined; this is the bracket convention that
+        # Stripe, Rack, PHP and qs read: name[]=a for items, name[0][k]=v for objects in arrays.
+        for i, v in enumerate(value):
+            if isinstance(v, Mapping | list):
+                _deep(f"{prefix}[{i}]", v, q, out)
+            else:
+                _deep(f"{prefix}[]", v, q, out)
     elif value is not None:
         out.append(f"{prefix}={q(value)}")
 
@@ -353,20 +358,31 @@ def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
         if not value and not spec.required:
             return
     media = spec.media_type.split(";")[0].strip().lower()
+    # OpenAPI ``encoding`` of form and multipart properties, kept on their bindings
+    encoded = {
+        b.wire_name: b
+        for b in plan.body_bindings
+        if b.style is not None or b.content_type is not None or b.allow_reserved
+    }
+    if spec.template is not None or spec.argument is not None:
+        encoded = {}
     if media == "multipart/form-data":
-        _multipart(spec.binary_fields, spec.argument, value, draft)
+        _multipart(spec.binary_fields, spec.argument, value, draft, encoded)
         return
     if media == "application/x-www-form-urlencoded":
         pairs: list[tuple[str, str]] = []
+        styled: list[str] = []
         if isinstance(value, Mapping):
             for k, v in value.items():
-                if isinstance(v, list):
+                if k in encoded:
+                    _query_pairs(encoded[k], v, styled)
+                elif isinstance(v, list):
                     pairs.extend((k, _text(i)) for i in v)
                 elif v is not None:
                     pairs.append((k, _text(v)))
         else:
             pairs.append((spec.argument or "value", _text(value)))
-        text = urlencode(pairs)
+        text = "&".join(filter(None, [urlencode(pairs), *styled]))
         draft.content = text.encode()
         draft.preview = text
     elif media == "application/octet-stream" or not _is_textual(media):
@@ -393,6 +409,11 @@ def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
     draft.headers.append(("Content-Type", spec.media_type))
 
 
+def _is_json_type(media: str) -> bool:
+    base = media.split(";")[0].strip().lower()
+    return base.endswith("/json") or base.endswith("+json")
+
+
 def _is_textual(media: str) -> bool:
     return (
         media.startswith("text/")
@@ -402,17 +423,31 @@ def _is_textual(media: str) -> bool:
     )
 
 
-def _multipart(binary: tuple[str, ...], argument: str | None, value: Any, draft: Draft) -> None:
+def _multipart(
+    binary: tuple[str, ...],
+    argument: str | None,
+    value: Any,
+    draft: Draft,
+    encoded: Mapping[str, ParameterBinding],
+) -> None:
     if not isinstance(value, Mapping):
         value = {argument or "file": value}
     data: dict[str, Any] = {}
-    files: list[tuple[str, tuple[str, bytes, str]]] = []
+    files: list[tuple[str, tuple[str | None, bytes, str]]] = []
     preview: dict[str, Any] = {}
     for key, v in value.items():
         if key in binary:
             part = _file_part(key, v)
             files.append((key, part))
             preview[key] = f"<file {part[0]!r}, {part[2]}, {len(part[1])} bytes>"
+        elif key in encoded and encoded[key].content_type is not None and v is not None:
+            # a part with its own media type (OpenAPI encoding.contentType): JSON unless text
+            ctype = str(encoded[key].content_type)
+            text = v if isinstance(v, str) and not _is_json_type(ctype) else _text(v)
+            if _is_json_type(ctype):
+                text = json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+            files.append((key, (None, text.encode(), ctype)))
+            preview[key] = v
         elif isinstance(v, list):
             data[key] = [_text(i) for i in v]
             preview[key] = data[key]

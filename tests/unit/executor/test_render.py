@@ -362,3 +362,55 @@ def test_non_ascii_header_values_are_sent_as_utf8(f: Any) -> None:
     with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
         prepared = ex.prepare(ToolCall("t", {"note": "héllo"}))
     assert isinstance(prepared, PreparedRequest) and prepared.headers["X-Note"] == "héllo"
+
+
+def test_form_encoding_per_property(f: Any) -> None:
+    """OpenAPI ``encoding`` of form properties (Stripe's deepObject fields) is honoured."""
+    tool = f.tool(
+        method="POST",
+        params=(
+            f.p("name", "body"),
+            f.p("address", "body", OBJ_S, style="deepObject", explode=True),
+            f.p("expand", "body", ARR_S, style="deepObject", explode=True),
+            f.p("ids", "body", ARR_S, style="pipeDelimited", explode=False),
+            f.p("meta", "body", {"type": "object"}, content_type="application/json"),
+        ),
+        body=BodySpec(media_type="application/x-www-form-urlencoded"),
+    )
+    request = _send(
+        f,
+        tool,
+        {
+            "name": "a b",
+            "address": {"R": 1},
+            "expand": ["x", "y"],
+            "ids": ["1", "2"],
+            "meta": {"k": 1},
+        },
+    )
+    assert request.content.decode() == (
+        "name=a+b&address[R]=1&expand[]=x&expand[]=y&ids=1|2&meta=%7B%22k%22%3A1%7D"
+    )
+
+
+def test_multipart_part_with_its_own_content_type(f: Any) -> None:
+    tool = f.tool(
+        method="POST",
+        params=(
+            f.p("title", "body"),
+            f.p("meta", "body", {"type": "object"}, content_type="application/json"),
+        ),
+        body=BodySpec(media_type="multipart/form-data"),
+    )
+    request = _send(f, tool, {"title": "t", "meta": {"k": [1, 2]}})
+    assert (
+        b'name="meta"\r\nContent-Type: application/json\r\n\r\n{"k":[1,2]}\r\n' in request.content
+    )
+    assert b'name="title"\r\n\r\nt\r\n' in request.content
+
+
+def test_deep_object_nesting(f: Any) -> None:
+    tool = f.tool(params=(f.p("q", "query", {"type": "object"}, style="deepObject", explode=True),))
+    value = {"a": {"b": 1}, "tags": ["x"], "lines": [{"sku": "s", "n": 2}], "none": None}
+    request = _send(f, tool, {"q": value})
+    assert request.url.query.decode() == "q[a][b]=1&q[tags][]=x&q[lines][0][sku]=s&q[lines][0][n]=2"
