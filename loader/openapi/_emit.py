@@ -17,19 +17,19 @@ __all__ = ["catalog_document", "render_catalog"]
 _BaseDumper: type = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class _Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
+class _Dumper(_BaseDumper):  # type: ignore[misc]
     """Plain YAML: no anchors for shared schemas, block style, multi-line text as ``|`` blocks."""
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
 
-def _text(dumper: Any, data: str) -> Any:
+def _represent_text(dumper: Any, data: str) -> Any:
     style = "|" if "\n" in data and not any(c.isspace() and c not in " \n" for c in data) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
-_Dumper.add_representer(str, _text)
+_Dumper.add_representer(str, _represent_text)
 _Dumper.add_representer(FrozenDict, lambda d, v: d.represent_dict(dict(v)))
 _Dumper.add_representer(FrozenList, lambda d, v: d.represent_list(list(v)))
 

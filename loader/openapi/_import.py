@@ -89,8 +89,9 @@ _GENERIC_LABELS = frozenset({"api", "apis", "www", "rest", "gateway", "public", 
 def _service_name(doc: dict[str, Any], path: Path, version: str) -> str:
     """A short service name: a host label the title names (``api.github.com`` + "GitHub's
     REST API" -> ``github``), else the title's first words, else the file name."""
-    info = doc.get("info") if isinstance(doc.get("info"), dict) else {}
-    title = info.get("title") if isinstance(info.get("title"), str) else ""
+    info = doc.get("info")
+    title = info.get("title") if isinstance(info, dict) else None
+    title = title if isinstance(title, str) else ""
     words = re.sub(r"[^a-z0-9]+", " ", title.lower()).split()
     raw = server_url(doc) if version == "2.0" else first_server_url(doc.get("servers"))
     host = urlsplit(raw).hostname if raw and "://" in raw else None
@@ -177,9 +178,10 @@ class _Importer:
 
     def _service_doc(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"base_url": self.base_url}
-        info = self.doc.get("info") if isinstance(self.doc.get("info"), dict) else {}
-        if isinstance(info.get("title"), str) and info["title"].strip():
-            doc["description"] = info["title"].strip()
+        info = self.doc.get("info")
+        title = info.get("title") if isinstance(info, dict) else None
+        if isinstance(title, str) and title.strip():
+            doc["description"] = title.strip()
         if self.service_auth and self.service_auth.get("type") != "none":
             doc["auth"] = self.service_auth
         return doc
@@ -503,8 +505,10 @@ def _is_json(media: str) -> bool:
 
 
 def _description(op: dict[str, Any], method: str, path: str) -> str:
-    summary = op.get("summary").strip() if isinstance(op.get("summary"), str) else ""
-    details = op.get("description").strip() if isinstance(op.get("description"), str) else ""
+    summary = op.get("summary")
+    summary = summary.strip() if isinstance(summary, str) else ""
+    details = op.get("description")
+    details = details.strip() if isinstance(details, str) else ""
     text = summary
     if details and details != summary:
         text = f"{summary}\n\n{details}" if summary else details

@@ -19,7 +19,7 @@ MAX_EXPANDED_NODES = 20_000_000
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _SpecLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+class _SpecLoader(_BaseLoader):  # type: ignore[misc]
     """Safe YAML, with timestamps kept as strings (specs are JSON data models)."""
 
 

@@ -224,15 +224,15 @@ class SchemaConverter:
             memo = self._memo[mk] = (body, frozenset(inner), self._count - before)
         else:
             self._count += memo[2]
-        body, inner, size = memo
+        body, reached, size = memo
         if size > INLINE_LIMIT and self._level > 1:
             # A large named schema below the top is shared as a definition, not copied
             # into every place that uses it (Kubernetes' ObjectMeta, PodSpec, ...).
             if mk not in self._defs:
-                self._defs[mk] = (body, inner)
+                self._defs[mk] = (body, reached)
             deps.add(mk)
             return self._with_siblings(self._def_ref(key), node, file, mode)
-        deps.update(inner)
+        deps.update(reached)
         return self._with_siblings(body, node, file, mode)
 
     def _with_siblings(self, body: Any, node: dict[str, Any], file: str, mode: str) -> Any:
@@ -446,7 +446,9 @@ def _nullable(out: dict[str, Any]) -> dict[str, Any]:
         if "null" not in t:
             out["type"] = [*t, "null"]
     elif out:
-        outer = {k: out.pop(k) for k in ("title", "description", "default") if k in out}
+        outer: dict[str, Any] = {
+            k: out.pop(k) for k in ("title", "description", "default") if k in out
+        }
         return {"anyOf": [out, {"type": "null"}], **outer}
     else:
         return out

@@ -54,8 +54,8 @@ def _scheme_auth(
             }, None
         return None, f"HTTP auth scheme {http!r} ({name}) is not supported"
     if kind == "oauth2":
-        flows = scheme.get("flows") if isinstance(scheme.get("flows"), dict) else {}
-        cc = flows.get("clientCredentials")
+        flows = scheme.get("flows")
+        cc = flows.get("clientCredentials") if isinstance(flows, dict) else None
         if isinstance(cc, dict) and isinstance(cc.get("tokenUrl"), str):
             auth: dict[str, Any] = {
                 "type": "oauth2_client_credentials",

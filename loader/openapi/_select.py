@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
 
 from ._options import Selection
@@ -15,7 +15,7 @@ def _matches(
 ) -> list[str]:
     """Fields of ``sel`` that match, and ``"!"`` + field for each non-empty one that does not."""
     result = []
-    checks = (
+    checks: tuple[tuple[str, tuple[str, ...], Callable[[], bool]], ...] = (
         ("tags", sel.tags, lambda: any(t in sel.tags for t in tags)),
         ("operations", sel.operations, lambda: op_id is not None and op_id in sel.operations),
         ("paths", sel.paths, lambda: any(fnmatchcase(path, g) for g in sel.paths)),

@@ -15,7 +15,8 @@ def expand_server(server: Any) -> str | None:
     """``servers[i].url`` with each ``{variable}`` replaced by its default (or first enum value)."""
     if not isinstance(server, dict) or not isinstance(server.get("url"), str):
         return None
-    variables = server.get("variables") if isinstance(server.get("variables"), dict) else {}
+    found = server.get("variables")
+    variables: dict[str, Any] = found if isinstance(found, dict) else {}
 
     def fill(m: re.Match[str]) -> str:
         var = variables.get(m.group(1))

@@ -115,7 +115,8 @@ def server_url(doc: dict[str, Any]) -> str | None:
     base = doc.get("basePath") if isinstance(doc.get("basePath"), str) else ""
     if not isinstance(host, str) or not host:
         return base or None
-    schemes = doc.get("schemes") if isinstance(doc.get("schemes"), list) else []
+    found = doc.get("schemes")
+    schemes: list[Any] = found if isinstance(found, list) else []
     scheme = "https" if "https" in schemes or not schemes else schemes[0]
     if scheme not in ("http", "https"):
         scheme = "https"
@@ -136,8 +137,9 @@ def schemes_as_v3(definitions: Any) -> dict[str, Any]:
         elif kind == "apiKey":
             out[name] = {"type": "apiKey", "in": d.get("in"), "name": d.get("name")}
         elif kind == "oauth2":
+            raw_flow = str(d.get("flow"))
             flow = {"application": "clientCredentials", "accessCode": "authorizationCode"}.get(
-                d.get("flow"), d.get("flow")
+                raw_flow, raw_flow
             )
             out[name] = {
                 "type": "oauth2",
