@@ -8,7 +8,6 @@ import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
-from urllib.parse import urlsplit
 
 from toolcat.loader._diagnostics import Diagnostic
 
@@ -20,14 +19,14 @@ from ._options import ImportOptions, ImportResult, OperationReport
 from ._params import merged_parameters, parameter_args
 from ._read import detect_version, read_document
 from ._refs import Resolver
-from ._schemas import OUT, SchemaConverter
+from ._responses import MAX_OUTPUT_DEFINITIONS, output_schema
+from ._schemas import SchemaConverter
 from ._security import auth_for
 from ._select import excluded_because
-from ._servers import base_url_variable, first_server_url, to_base_url
+from ._servers import base_url_variable, first_server_url, service_name, to_base_url
 from ._swagger2 import (
     body_from_parameters,
     parameter_as_v3,
-    response_as_v3,
     schemes_as_v3,
     server_url,
 )
@@ -36,7 +35,6 @@ __all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_DESCRIPTION = 1024  # OpenAI's limit for a function description
-MAX_OUTPUT_DEFINITIONS = 32  # larger response schemas are left out (see docs/openapi.md)
 _READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
@@ -83,31 +81,6 @@ def _want_progress(progress: bool | None) -> TextIO | None:
     return sys.stderr if progress else None
 
 
-_GENERIC_LABELS = frozenset({"api", "apis", "www", "rest", "gateway", "public", "v1", "v2", "v3"})
-
-
-def _service_name(doc: dict[str, Any], path: Path, version: str) -> str:
-    """A short service name: a host label the title names (``api.github.com`` + "GitHub's
-    REST API" -> ``github``), else the title's first words, else the file name."""
-    info = doc.get("info")
-    title = info.get("title") if isinstance(info, dict) else None
-    title = title if isinstance(title, str) else ""
-    words = re.sub(r"[^a-z0-9]+", " ", title.lower()).split()
-    raw = server_url(doc) if version == "2.0" else first_server_url(doc.get("servers"))
-    host = urlsplit(raw).hostname if raw and "://" in raw else None
-    name = ""
-    if host:
-        squashed = "".join(words)
-        for label in host.lower().split(".")[:-1]:
-            if label not in _GENERIC_LABELS and re.fullmatch(r"[a-z][a-z0-9]+", label):
-                if label in squashed:
-                    name = label
-                    break
-    name = name or "_".join(words[:3])[:40].strip("_")
-    name = name or re.sub(r"[^a-z0-9]+", "_", path.stem.lower()).strip("_") or "api"
-    return name if not name[0].isdigit() else f"api_{name}"
-
-
 class _Importer:
     """The state of one import: the spec, its resolver and schema converter, names taken."""
 
@@ -132,7 +105,7 @@ class _Importer:
         self.resolver = Resolver(path, doc, root_dir=root_dir, max_bytes=options.max_spec_bytes)
         self.root = self.resolver.root_file
         self.converter = SchemaConverter(self.resolver, version)
-        self.service = options.service or _service_name(doc, path, version)
+        self.service = options.service or service_name(doc, path, version)
         self.taken: set[str] = set(options.taken_names)
         self.taken.update(
             o["name"]
@@ -434,50 +407,8 @@ class _Importer:
         return None
 
     def _output_schema(self, op: dict[str, Any], file: str, notes: list[str]) -> Any:
-        responses = op.get("responses")
-        if not isinstance(responses, dict):
-            return None
-        codes = sorted(
-            (str(c) for c in responses if str(c).startswith("2")),
-            key=lambda c: (c.upper() == "2XX", c),
-        )
         produces = _texts(op.get("produces") or self.doc.get("produces"))
-        for code in codes:
-            raw = responses.get(code, responses.get(int(code)) if code.isdigit() else None)
-            try:
-                resp, rfile = self.resolver.deref(raw, file)
-                if not isinstance(resp, dict):
-                    continue
-                if self.swagger:
-                    resp = response_as_v3(resp, produces)
-                content = resp.get("content")
-                if not isinstance(content, dict):
-                    continue
-                media = next((m for m in content if _is_json(str(m))), None)
-                if (
-                    media is None
-                    or not isinstance(content[media], dict)
-                    or "schema" not in content[media]
-                ):
-                    continue
-                raw_schema = content[media]["schema"]
-                if self.converter.raw_closure_exceeds(raw_schema, rfile, MAX_OUTPUT_DEFINITIONS):
-                    notes.append(
-                        f"no output schema: the {code} response reaches more than "
-                        f"{MAX_OUTPUT_DEFINITIONS} named schemas"
-                    )
-                    return None
-                schema, defs = self.converter.convert(raw_schema, rfile, OUT)
-            except RefError as exc:
-                notes.append(f"no output schema: {exc}")
-                return None
-            if len(defs) > MAX_OUTPUT_DEFINITIONS:
-                notes.append(f"no output schema: the {code} response needs {len(defs)} definitions")
-                return None
-            if not isinstance(schema, dict):
-                return None
-            return {**schema, "$defs": defs} if defs else schema
-        return None
+        return output_schema(op, file, self.converter, self.resolver, self.swagger, produces, notes)
 
 
 _DEF_REF = re.compile(r'"\$ref": "#/\$defs/([^"]+)"')
@@ -497,11 +428,6 @@ def _reachable(defs: dict[str, Any], roots: list[Any]) -> set[str]:
 
 def _texts(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def _is_json(media: str) -> bool:
-    m = media.split(";", 1)[0].strip().lower()
-    return m == "application/json" or m.endswith("+json") or m in ("*/*", "application/*")
 
 
 def _description(op: dict[str, Any], method: str, path: str) -> str:

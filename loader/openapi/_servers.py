@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
-__all__ = ["base_url_variable", "expand_server", "first_server_url", "to_base_url"]
+from ._swagger2 import server_url
+
+__all__ = [
+    "base_url_variable",
+    "expand_server",
+    "first_server_url",
+    "service_name",
+    "to_base_url",
+]
 
 _VAR = re.compile(r"\{([^{}]+)\}")
 
@@ -62,3 +71,28 @@ def to_base_url(url: str, service: str, spec_url: str | None) -> tuple[str, bool
     if escaped and not escaped.startswith("/"):
         escaped = "/" + escaped
     return "${" + base_url_variable(service) + "}" + escaped, True
+
+
+_GENERIC_LABELS = frozenset({"api", "apis", "www", "rest", "gateway", "public", "v1", "v2", "v3"})
+
+
+def service_name(doc: dict[str, Any], path: Path, version: str) -> str:
+    """A short service name: a host label the title names (``api.github.com`` + "GitHub's
+    REST API" -> ``github``), else the title's first words, else the file name."""
+    info = doc.get("info")
+    title = info.get("title") if isinstance(info, dict) else None
+    title = title if isinstance(title, str) else ""
+    words = re.sub(r"[^a-z0-9]+", " ", title.lower()).split()
+    raw = server_url(doc) if version == "2.0" else first_server_url(doc.get("servers"))
+    host = urlsplit(raw).hostname if raw and "://" in raw else None
+    name = ""
+    if host:
+        squashed = "".join(words)
+        for label in host.lower().split(".")[:-1]:
+            if label not in _GENERIC_LABELS and re.fullmatch(r"[a-z][a-z0-9]+", label):
+                if label in squashed:
+                    name = label
+                    break
+    name = name or "_".join(words[:3])[:40].strip("_")
+    name = name or re.sub(r"[^a-z0-9]+", "_", path.stem.lower()).strip("_") or "api"
+    return name if not name[0].isdigit() else f"api_{name}"
