@@ -7,8 +7,8 @@ import binascii
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import quote, urlencode
+from typing import Any, cast
+from urllib.parse import urlencode
 
 import httpx
 from toolcat.catalog import ParameterBinding
@@ -19,12 +19,10 @@ from ._calls import ToolError
 from ._plan import ToolPlan
 from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, same_origin
 from ._redact import Redactor, is_sensitive_header, resolve
+from ._styles import cookie_text, header_text, path_value, query_pairs, to_text
 from ._templates import TemplateFailure
 
 __all__ = ["Draft", "render", "request_for"]
-
-_RESERVED_OK = ":/?[]@!$'()*+,;="  # allowReserved: RFC 3986 reserved, minus "&" and "#"
-_COOKIE_SAFE = "!#$&'()*+-./:<=>?@[]^_`{|}~"  # cookie-octet, minus "%" (so values round-trip)
 
 
 class _Refused(Exception):
@@ -47,141 +45,6 @@ class Draft:
     preview: Any = None  # the body for a dry run
     oauth: OAuthConfig | None = None
     base: httpx.URL = field(default_factory=lambda: httpx.URL())
-
-
-# -- values to text --------------------------------------------------------------
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if value is None:
-        return ""
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return json.dumps(value)
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _pq(value: Any) -> str:
-    return quote(_text(value), safe="")
-
-
-def _path_value(b: ParameterBinding, value: Any) -> str:
-    if b.content_type is not None:
-        return _pq(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
-    style = b.style or "simple"
-    explode = bool(b.explode)
-    if isinstance(value, list):
-        items = [_pq(v) for v in value]
-        if style == "label":
-            return "." + ("." if explode else ",").join(items)
-        if style == "matrix":
-            name = _pq(b.wire_name)
-            if explode:
-                return "".join(f";{name}={v}" for v in items) or f";{name}"
-            return f";{name}=" + ",".join(items)
-        return ",".join(items)
-    if isinstance(value, Mapping):
-        pairs = [(_pq(k), _pq(v)) for k, v in value.items()]
-        if style == "label":
-            if explode:
-                return "".join(f".{k}={v}" for k, v in pairs)
-            return "." + ",".join(f"{k},{v}" for k, v in pairs)
-        if style == "matrix":
-            if explode:
-                return "".join(f";{k}={v}" for k, v in pairs)
-            return f";{_pq(b.wire_name)}=" + ",".join(f"{k},{v}" for k, v in pairs)
-        if explode:
-            return ",".join(f"{k}={v}" for k, v in pairs)
-        return ",".join(f"{k},{v}" for k, v in pairs)
-    text = _pq(value)
-    if style == "label":
-        return "." + text
-    if style == "matrix":
-        return f";{_pq(b.wire_name)}" + (f"={text}" if text else "")
-    return text
-
-
-def _query_pairs(b: ParameterBinding, value: Any, out: list[str]) -> None:
-    safe = _RESERVED_OK if b.allow_reserved else ""
-
-    def q(v: Any) -> str:
-        return quote(_text(v), safe=safe)
-
-    name = quote(b.wire_name, safe="[]")
-    if value is None:
-        return
-    if b.content_type is not None:
-        out.append(f"{name}={q(json.dumps(value, separators=(',', ':'), ensure_ascii=False))}")
-        return
-    style = b.style or "form"
-    explode = True if b.explode is None and style == "form" else bool(b.explode)
-    if style == "deepObject":
-        _deep(name, value, q, out)
-        return
-    sep = {"spaceDelimited": "%20", "pipeDelimited": "|"}.get(style, ",")
-    if isinstance(value, list):
-        if explode:
-            out.extend(f"{name}={q(v)}" for v in value)
-        else:
-            out.append(f"{name}=" + sep.join(q(v) for v in value))
-    elif isinstance(value, Mapping):
-        if explode:
-            out.extend(f"{quote(str(k), safe='')}={q(v)}" for k, v in value.items())
-        else:
-            out.append(f"{name}=" + sep.join(f"{q(k)}{sep}{q(v)}" for k, v in value.items()))
-    else:
-        out.append(f"{name}={q(value)}")
-
-
-def _deep(prefix: str, value: Any, q: Any, out: list[str]) -> None:
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            _deep(f"{prefix}[{quote(str(k), safe='')}]", v, q, out)
-    elif isinstance(value, list):
-        # OpenAPI leaves arrays in deepObject undefined; this is the bracket convention that
-        # Stripe, Rack, PHP and qs read: name[]=a for items, name[0][k]=v for objects in arrays.
-        for i, v in enumerate(value):
-            if isinstance(v, Mapping | list):
-                _deep(f"{prefix}[{i}]", v, q, out)
-            else:
-                _deep(f"{prefix}[]", v, q, out)
-    elif value is not None:
-        out.append(f"{prefix}={q(value)}")
-
-
-def _simple_text(b: ParameterBinding, value: Any) -> str:
-    """Header and cookie values: OpenAPI ``simple`` style, unencoded."""
-    if b.content_type is not None:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    if isinstance(value, list):
-        return ",".join(_text(v) for v in value)
-    if isinstance(value, Mapping):
-        if b.explode:
-            return ",".join(f"{k}={_text(v)}" for k, v in value.items())
-        return ",".join(f"{k},{_text(v)}" for k, v in value.items())
-    return _text(value)
-
-
-def _cookie_text(b: ParameterBinding, value: Any) -> str:
-    """Cookie values: ``form`` style, each item encoded so it cannot end the cookie."""
-
-    def c(v: Any) -> str:
-        return quote(_text(v), safe=_COOKIE_SAFE)
-
-    if b.content_type is not None:
-        return c(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
-    if isinstance(value, list):
-        return ",".join(c(v) for v in value)
-    if isinstance(value, Mapping):
-        return ",".join(f"{c(k)},{c(v)}" for k, v in value.items())
-    return c(value)
 
 
 def _check_header_value(value: str, loc: tuple[str | int, ...], what: str) -> None:
@@ -266,7 +129,7 @@ def _render(
                     (part.argument,),
                 )
             )
-        chunks.append(_path_value(part, value))
+        chunks.append(path_value(part, value))
     path = "".join(chunks)
     if (
         "." in path
@@ -281,7 +144,7 @@ def _render(
     query: list[str] = []
     for b in plan.query:
         if b.argument in args:
-            _query_pairs(b, args[b.argument], query)
+            query_pairs(b, args[b.argument], query)
     headers: list[tuple[str, str]] = []
     for name, raw in plan.const_headers:
         value = resolve(
@@ -294,15 +157,15 @@ def _render(
         headers.append((name, value))
     for b in plan.headers:
         if b.argument in args and args[b.argument] is not None:
-            text = _simple_text(b, args[b.argument])
+            text = header_text(b, args[b.argument])
             _check_header_value(text, (b.argument,), f"header {b.wire_name}")
             headers.append((b.wire_name, text))
     cookies: list[str] = []
     for b in plan.cookies:
         if b.argument in args and args[b.argument] is not None:
             value = args[b.argument]
-            _check_header_value(_simple_text(b, value), (b.argument,), f"cookie {b.wire_name}")
-            cookies.append(f"{b.wire_name}={_cookie_text(b, value)}")
+            _check_header_value(header_text(b, value), (b.argument,), f"cookie {b.wire_name}")
+            cookies.append(f"{b.wire_name}={cookie_text(b, value)}")
 
     # auth
     auth = resolve_auth(plan.auth, env, redactor, where=f"service {service} auth")
@@ -375,13 +238,13 @@ def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
         if isinstance(value, Mapping):
             for k, v in value.items():
                 if k in encoded:
-                    _query_pairs(encoded[k], v, styled)
+                    query_pairs(encoded[k], v, styled)
                 elif isinstance(v, list):
-                    pairs.extend((k, _text(i)) for i in v)
+                    pairs.extend((k, to_text(i)) for i in v)
                 elif v is not None:
-                    pairs.append((k, _text(v)))
+                    pairs.append((k, to_text(v)))
         else:
-            pairs.append((spec.argument or "value", _text(value)))
+            pairs.append((spec.argument or "value", to_text(value)))
         text = "&".join(filter(None, [urlencode(pairs), *styled]))
         draft.content = text.encode()
         draft.preview = text
@@ -398,7 +261,7 @@ def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
                     )
                 ) from exc
         else:
-            draft.content = _text(value).encode()
+            draft.content = to_text(value).encode()
         draft.preview = f"<{len(draft.content)} bytes>"
     elif media.startswith("text/") and isinstance(value, str):
         draft.content = value.encode()
@@ -443,16 +306,16 @@ def _multipart(
         elif key in encoded and encoded[key].content_type is not None and v is not None:
             # a part with its own media type (OpenAPI encoding.contentType): JSON unless text
             ctype = str(encoded[key].content_type)
-            text = v if isinstance(v, str) and not _is_json_type(ctype) else _text(v)
+            text = v if isinstance(v, str) and not _is_json_type(ctype) else to_text(v)
             if _is_json_type(ctype):
                 text = json.dumps(v, separators=(",", ":"), ensure_ascii=False)
             files.append((key, (None, text.encode(), ctype)))
             preview[key] = v
         elif isinstance(v, list):
-            data[key] = [_text(i) for i in v]
+            data[key] = [to_text(i) for i in v]
             preview[key] = data[key]
         elif v is not None:
-            data[key] = _text(v)
+            data[key] = to_text(v)
             preview[key] = data[key]
     draft.data = data
     draft.files = files
@@ -475,7 +338,7 @@ def _file_part(key: str, value: Any) -> tuple[str, bytes, str]:
                     )
                 ) from exc
         else:
-            content = _text(value.get("content", "")).encode()
+            content = to_text(value.get("content", "")).encode()
         if bad_header_char(filename) or bad_header_char(ctype):
             raise _Refused(
                 ToolError(
@@ -483,15 +346,15 @@ def _file_part(key: str, value: Any) -> tuple[str, bytes, str]:
                 )
             )
         return (filename, content, ctype)
-    return (key, _text(value).encode(), "application/octet-stream")
+    return (key, to_text(value).encode(), "application/octet-stream")
 
 
 def request_for(client: httpx.Client | httpx.AsyncClient, draft: Draft) -> httpx.Request:
     """The ``httpx.Request`` for ``draft``, built by ``client`` so its defaults apply."""
+    # httpx takes str and bytes values in one header list; its annotation wants one kind.
+    headers = cast("list[tuple[str, str]]", draft.headers)
     if draft.files is not None:
         return client.build_request(
-            draft.method, draft.url, headers=draft.headers, data=draft.data, files=draft.files
+            draft.method, draft.url, headers=headers, data=draft.data, files=draft.files
         )
-    return client.build_request(
-        draft.method, draft.url, headers=draft.headers, content=draft.content
-    )
+    return client.build_request(draft.method, draft.url, headers=headers, content=draft.content)
