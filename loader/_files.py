@@ -53,6 +53,8 @@ def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
     for raw in paths:
         path = Path(raw)
         display = os.fspath(raw)
+        if not display:  # Path("") is the current directory: never what was meant
+            raise CatalogInputError("''", "empty path")
         if path.is_dir():
             members = sorted(
                 p for p in path.rglob("*")
