@@ -141,6 +141,9 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
     variables = path_variables(doc.path)
     if doc.path and not doc.path.startswith("/"):
         scope.add("TC008", f"path {doc.path!r} must start with '/'", ("path",))
+    if not trusted and doc.path.count("{") != doc.path.count("}"):
+        scope.add("TC008", f"path {doc.path!r} has unbalanced braces; write each placeholder "
+                  "as {name}", ("path",))
     for var in variables:
         if not re.fullmatch(r"[A-Za-z0-9_.\-~]+", var):
             scope.add("TC008", f"path placeholder {{{var}}} is not a valid name", ("path",))
