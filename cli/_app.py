@@ -64,12 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    _open_closed_streams()
     try:
         parser = build_parser()
         args = parser.parse_args(args_list)
         if not getattr(args, "func", None):
-            parser.print_help(sys.stderr)
-            return 2
+            names = ", ".join(n.replace("_", "-") for n in _COMMAND_MODULES)
+            raise CliError(f"a command is required: {names} (see 'toolcat --help')")
         code: int = args.func(args)
         return code
     except CliError as exc:
@@ -88,6 +89,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _say(f"internal error: {type(exc).__name__}: {exc} (set TOOLCAT_DEBUG=1 for details)")
         return 3
+
+
+def _open_closed_streams() -> None:
+    """A standard stream the shell closed (``>&-``) reads as empty / writes to nowhere.
+
+    Python sets such a stream to ``None``; without this every print would fail
+    with an AttributeError instead of the command doing its job (its exit code
+    still tells the result).
+    """
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115
 
 
 def _say(message: str) -> None:

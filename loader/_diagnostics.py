@@ -112,8 +112,17 @@ class Diagnostic:
 
 
 def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """Most relevant first: errors before warnings, then by file and position."""
-    return sorted(diagnostics, key=lambda d: (d.severity.rank, d.file, d.line, d.column, d.code))
+    """Most relevant first: errors before warnings, then by file and position.
+
+    A value the YAML reader already rejected (TC001 at its position, e.g. an
+    unsupported ``!tag``) gets no further findings there: they would be echoes.
+    """
+    items = list(diagnostics)
+    broken = {(d.file, d.line, d.column) for d in items if d.code == "TC001"}
+    if broken:
+        items = [d for d in items
+                 if d.code == "TC001" or (d.file, d.line, d.column) not in broken]
+    return sorted(items, key=lambda d: (d.severity.rank, d.file, d.line, d.column, d.code))
 
 
 class CatalogError(Exception):

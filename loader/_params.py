@@ -108,8 +108,9 @@ def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
         if is_required:
             out.required.append(arg)
         misspelt = False
-        key = ctx.schemas.key(schema)
-        if '"$ref"' in key:
+        # imported schemas skip the checks that need the key, unless they hold a $ref
+        key = ctx.schemas.key(schema) if not trusted or _has_ref(schema) else None
+        if key is not None and '"$ref"' in key:
             refs.update(_REF.findall(key))
             for target in sorted(set(_ANY_REF.findall(key))):
                 # refs resolve against the input schema's root, where only the tool's
@@ -127,7 +128,15 @@ def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
                       "knows what to pass", ppath, key=True)
 
     for var in variables:
-        if ("path", var) not in {(k[0].value, k[1]) for k in placed}:
+        misplaced = next((arg for (loc, wire), arg in placed.items()
+                          if wire == var and loc is not ParamLocation.PATH), None)
+        if misplaced is not None and ("path", var) not in {(k[0].value, k[1]) for k in placed}:
+            where = (doc.parameters or {})[misplaced].in_
+            scope.add("TC025", f"parameter '{misplaced}' fills {{{var}}} of the path "
+                      f"{doc.path!r} but says in: {where}; remove its 'in' (or rename the "
+                      "placeholder)", ("parameters", misplaced, "in") if where else
+                      ("parameters", misplaced))
+        elif ("path", var) not in {(k[0].value, k[1]) for k in placed}:
             scope.add("TC020", f"path {doc.path!r} has {{{var}}} but no parameter fills it; add "
                       f"a parameter '{var}' (or one with in: path and name: {var})", ("path",))
 
@@ -140,6 +149,15 @@ def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
                       key=True)
 
     return out
+
+
+def _has_ref(value: Any) -> bool:
+    """Whether a JSON value has a ``$ref`` key at any depth (cheaper than its JSON text)."""
+    if isinstance(value, dict):
+        if "$ref" in value:
+            return True
+        return any(_has_ref(v) for v in value.values() if isinstance(v, dict | list | tuple))
+    return any(_has_ref(v) for v in value if isinstance(v, dict | list | tuple))
 
 
 def _reachable_defs(schemas: Sequence[Any], defs: Mapping[str, Any]) -> tuple[list[str], set[str]]:

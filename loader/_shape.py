@@ -349,7 +349,17 @@ def _diagnostic(
         owner = _model_at(model, loc[:-1])
         valid = _keys(owner) if owner is not None else []
         hint = closest(key, valid)
-        if hint:
+        holder = data
+        for seg in rel[:-1]:
+            try:
+                holder = holder[seg]
+            except (KeyError, IndexError, TypeError):
+                holder = None
+                break
+        if (not hint and isinstance(holder, dict) and "parameters" in holder
+                and holder["parameters"] is None and isinstance(holder.get(key), dict)):
+            advice = "is it a parameter? indent it under 'parameters:'"
+        elif hint:
             advice = f"did you mean '{hint}'?"
         elif valid:
             advice = "valid keys: " + ", ".join(valid)
@@ -381,7 +391,8 @@ def _diagnostic(
         wanted = _TYPE_WORDS[kind] if not expected else _either(expected)
         if rel and rel[-1] == "timeout":
             wanted = "a number of seconds or a mapping {connect, read, total}"
-        message = f"{where}'{field}' must be {wanted}, not {describe(value)}"
+        message = (f"{where}'{field}' must be {wanted}, not {describe(value)}" if rel or not label
+                   else f"{label} must be {wanted}, not {describe(value)}")
         if len(rel) == 2 and rel[0] == "parameters" and isinstance(value, str):
             message += f"; write {{type: {value}}}" if value in _JSON_TYPES else (
                 "; write a JSON Schema such as {type: string}")
