@@ -9,13 +9,17 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["CatalogInputError", "Progress", "SourceFile", "find_files", "looks_like_spec"]
+__all__ = ["CatalogInputError", "Progress", "SourceFile", "find_files", "looks_like_spec",
+           "sniff_spec"]
 
 _SUFFIXES = (".yaml", ".yml")
-# a document may be indented as a whole ("---\n  swagger: '2.0'"), hence the [ ]*
-_YAML_SPEC = re.compile(r"^[ ]*[\"']?(openapi|swagger)[\"']?\s*:\s*[\"']?\d", re.MULTILINE)
-_YAML_CATALOG = re.compile(r"^[ ]*[\"']?toolcat[\"']?\s*:", re.MULTILINE)
+# Matched at the start of a line that holds the key's word (found with str.find,
+# so a 10 MB file is not scanned by a regular expression line by line).
+# A document may be indented as a whole ("---\n  swagger: '2.0'"), hence the [ ]*.
+_YAML_SPEC = re.compile(r"[ ]*[\"']?(openapi|swagger)[\"']?\s*:\s*[\"']?\d")
+_YAML_CATALOG = re.compile(r"[ ]*[\"']?toolcat[\"']?\s*:")
 
 
 class CatalogInputError(OSError):
@@ -81,18 +85,43 @@ def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
     return found
 
 
-def looks_like_spec(text: str, path: Path) -> bool:
-    """Whether a file is an OpenAPI/Swagger document rather than a catalog."""
-    if _YAML_SPEC.search(text) and not _YAML_CATALOG.search(text):
-        return True
-    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+def _key_line(text: str, words: tuple[str, ...], pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern`` matches at the start of a line that holds one of ``words``."""
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            if pattern.match(text, start):
+                return True
+            at = text.find(word, max(at + 1, text.find("\n", at) + 1 or len(text)))
+    return False
+
+
+def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
+    """(whether a file is an OpenAPI/Swagger document rather than a catalog, the spec parsed).
+
+    A JSON file is parsed once here and recognised by its top-level keys; the
+    parsed spec comes back so the importer need not parse it again (``None``
+    when the file was recognised without parsing it, as YAML specs are).
+    """
+    if path.suffix.lower() == ".json" or text.lstrip()[:1] == "{":
         try:
             data = json.loads(text)
         except ValueError:
-            return False
-        return isinstance(data, dict) and ("openapi" in data or "swagger" in data) \
-            and "toolcat" not in data
-    return False
+            data = None  # not JSON after all: YAML, or broken; look at the lines
+        else:
+            spec = isinstance(data, dict) and ("openapi" in data or "swagger" in data) \
+                and "toolcat" not in data
+            return spec, data if spec else None
+    if _key_line(text, ("openapi", "swagger"), _YAML_SPEC) \
+            and not _key_line(text, ("toolcat",), _YAML_CATALOG):
+        return True, None
+    return False, None
+
+
+def looks_like_spec(text: str, path: Path) -> bool:
+    """Whether a file is an OpenAPI/Swagger document rather than a catalog."""
+    return sniff_spec(text, path)[0]
 
 
 class Progress:

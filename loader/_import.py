@@ -64,8 +64,13 @@ def _options(entry: OpenApiEntryDoc, existing: Mapping[str, Service], taken: fro
 
 
 def run_import(entry: OpenApiEntryDoc, spec: Path, *, existing: Mapping[str, Service],
-               taken: frozenset[str], progress: bool | None) -> ImportOutcome:
-    """Import one spec; ``available`` is false when the importer is not installed."""
+               taken: frozenset[str], progress: bool | None, document: Any = None
+               ) -> ImportOutcome:
+    """Import one spec; ``available`` is false when the importer is not installed.
+
+    ``document``: the spec already parsed by the caller (not parsed again),
+    used only when the file is within the importer's size limit.
+    """
     try:
         from . import openapi as module
     except ImportError:
@@ -73,7 +78,19 @@ def run_import(entry: OpenApiEntryDoc, spec: Path, *, existing: Mapping[str, Ser
     importer = getattr(module, "import_openapi", None)
     if importer is None or not hasattr(module, "ImportOptions"):
         return ImportOutcome(available=False)
-    result = importer(spec, _options(entry, existing, taken, module), progress=progress)
+    options = _options(entry, existing, taken, module)
+    if document is not None:
+        limit = getattr(options, "max_spec_bytes", None)
+        try:
+            within = limit is None or spec.stat().st_size <= limit
+        except OSError:
+            within = False
+        if not within:  # the importer reads the file itself and reports its size
+            document = None
+    if document is not None:
+        result = importer(spec, options, progress=progress, document=document)
+    else:
+        result = importer(spec, options, progress=progress)
     return ImportOutcome(
         tools=[dict(t) for t in result.tools],
         services={str(k): dict(v) for k, v in result.services.items()},

@@ -18,7 +18,7 @@ from toolcat.catalog import Catalog, Service, ToolDefinition
 
 from ._compile import CompileContext, compile_service, compile_tool
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._files import CatalogInputError, Progress, SourceFile, find_files, looks_like_spec
+from ._files import CatalogInputError, Progress, SourceFile, find_files, sniff_spec
 from ._import import run_import
 from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, validate_item
@@ -76,6 +76,7 @@ class _State:
     specs: list[str] = field(default_factory=list)  # spec files read through openapi entries
     imports: list[tuple[OpenApiEntryDoc, Path, str, tuple[str | int, ...], Locator]] = field(
         default_factory=list)
+    parsed_specs: dict[Path, Any] = field(default_factory=dict)  # JSON specs named as PATH
 
     def add(self, code: str, message: str, file: str, where: tuple[int, int],
             path: Sequence[str | int] = ()) -> None:
@@ -152,10 +153,13 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
         col = exc.start - (before.rfind(b"\n") + 1) + 1
         state.add("TC001", "the file is not UTF-8 text; save it as UTF-8", display, (line, col))
         return
-    if looks_like_spec(text, source.path):
+    is_spec, document = sniff_spec(text, source.path)
+    if is_spec:
         if source.top:  # a spec named on the command line is imported on the fly
             entry = OpenApiEntryDoc(spec=str(source.path))
             state.imports.append((entry, source.path, display, (), FixedLocator()))
+            if document is not None:  # parsed once, here: the importer takes it as is
+                state.parsed_specs[source.path] = document
         return  # inside a directory, specs are referenced by `openapi:` entries
     parsed = parse_yaml(text, display)
     state.ctx.diagnostics.extend(parsed.diagnostics)
@@ -275,7 +279,8 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             continue
         taken = frozenset(t.name for t in state.tools if t.name)
         existing = {name: s for name, (s, _, _) in state.services.items()}
-        outcome = run_import(entry, spec, existing=existing, taken=taken, progress=progress)
+        outcome = run_import(entry, spec, existing=existing, taken=taken, progress=progress,
+                             document=state.parsed_specs.pop(spec, None) if not base else None)
         if outcome.available and base:  # a spec named as PATH is listed already
             state.specs.append(os.path.normpath(spec))
         if not outcome.available:
