@@ -204,14 +204,18 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
     )
 
 
+# values that are frozen as they are (a FrozenDict/FrozenList was frozen whole when built)
+_KEPT = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})
+
+
 def _freeze(value: Any) -> Any:
     """:func:`freeze` for the plain JSON values the YAML reader builds (exact type checks)."""
     kind = type(value)
     if kind is dict:
-        return FrozenDict({k: _freeze(v) for k, v in value.items()})
+        return FrozenDict({k: v if type(v) in _KEPT else _freeze(v) for k, v in value.items()})
     if kind is list:
-        return FrozenList([_freeze(v) for v in value])
-    if kind in (str, int, float, bool) or value is None:
+        return FrozenList([v if type(v) in _KEPT else _freeze(v) for v in value])
+    if kind in _KEPT:
         return value
     return freeze(value)
 

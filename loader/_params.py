@@ -156,8 +156,11 @@ def _has_ref(value: Any) -> bool:
     if isinstance(value, dict):
         if "$ref" in value:
             return True
-        return any(_has_ref(v) for v in value.values() if isinstance(v, dict | list | tuple))
-    return any(_has_ref(v) for v in value if isinstance(v, dict | list | tuple))
+        value = value.values()
+    for item in value:
+        if isinstance(item, dict | list | tuple) and _has_ref(item):
+            return True
+    return False
 
 
 def _reachable_defs(schemas: Sequence[Any], defs: Mapping[str, Any]) -> tuple[list[str], set[str]]:
