@@ -87,6 +87,12 @@ def _intermix(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.max_iterations < 1:
         raise CliError("--max-iterations must be at least 1")
+    if not args.base_url.lower().startswith(("http://", "https://")):
+        raise CliError(f"--base-url must start with http:// or https://, got {args.base_url!r}")
+    if not args.timeout > 0:
+        raise CliError("--timeout must be a positive number of seconds")
+    if args.max_retries < 0:
+        raise CliError("--max-retries cannot be negative")
     headers = _headers(args.header)
     extra = _extra_body(args.extra_body)
     key_env = args.api_key_env or _KEY_ENV[args.provider]

@@ -71,8 +71,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"toolcat serve: MCP streamable HTTP on {url} ({len(served.listed)} tools"
               f"{', watching for changes' if args.watch else ''})", file=sys.stderr, flush=True)
 
+    _check_address(args.host, args.port)
     try:
         anyio.run(lambda: server.run_http(args.host, args.port, args.path, on_ready=ready))
     except OSError as exc:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+    except BaseExceptionGroup as group:  # uvicorn exits (SystemExit) when startup fails
+        failed = group.subgroup(lambda e: isinstance(e, OSError | SystemExit | OverflowError))
+        if failed is None:
+            raise
+        raise CliError(f"cannot listen on {args.host}:{args.port}; see the log above") from group
     return 0
+
+
+def _check_address(host: str, port: int) -> None:
+    """Fail with one line, before the server starts, when HOST:PORT cannot be listened on."""
+    import socket
+
+    if not 0 <= port <= 65535:
+        raise CliError(f"--port must be 0-65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+            probe.bind(address)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise CliError(f"cannot listen on {host}:{port}: {reason}") from exc
