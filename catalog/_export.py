@@ -16,6 +16,11 @@ request field that carries tools:
 ``mcp``             MCP ``tools/list`` result ``tools``: ``{name[, title], description,
                     inputSchema[, outputSchema], annotations}``
 ==================  ===========================================================
+
+Input and output schemas in the result are the catalog's own frozen values
+(:class:`~toolcat.catalog.FrozenDict`, a read-only ``dict``), not copies:
+``json.dumps`` and HTTP clients take them as they are, and exporting a large
+catalog copies nothing. Use :func:`~toolcat.catalog.thaw` for a copy to change.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._catalog import Catalog
-from ._frozen import thaw
+from ._frozen import freeze
 from ._gemini import to_gemini_schema
 from ._model import ToolDefinition
 from ._strict import NotStrictable, to_strict_schema
@@ -146,12 +151,12 @@ def _parameters(
 ) -> tuple[dict[str, Any], bool, list[ExportNote]]:
     """The input schema, strict when asked and possible; returns (schema, strict, notes)."""
     if not strict:
-        return thaw(tool.input_schema), False, []
+        return freeze(tool.input_schema), False, []
     try:
         result = to_strict_schema(tool.input_schema)
     except NotStrictable as exc:
         note = ExportNote(tool.name, exc.pointer, f"sent with strict: false ({exc.reason})")
-        return thaw(tool.input_schema), False, [note]
+        return freeze(tool.input_schema), False, [note]
     notes = [ExportNote(tool.name, p, m) for p, m in result.notes]
     return result.schema, True, notes
 
@@ -191,7 +196,7 @@ def to_anthropic_tool(tool: ToolDefinition) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "input_schema": thaw(tool.input_schema),
+        "input_schema": freeze(tool.input_schema),
     }
 
 
@@ -249,9 +254,9 @@ def to_mcp_tool(tool: ToolDefinition) -> dict[str, Any]:
     if tool.annotations.title:
         item["title"] = tool.annotations.title
     item["description"] = tool.description
-    item["inputSchema"] = thaw(tool.input_schema)
+    item["inputSchema"] = freeze(tool.input_schema)
     output = tool.output_schema
     if isinstance(output, Mapping) and output.get("type") == "object":
-        item["outputSchema"] = thaw(output)
+        item["outputSchema"] = freeze(output)
     item["annotations"] = mcp_annotations(tool)
     return item
