@@ -112,28 +112,70 @@ def to_strict_schema(schema: Mapping[str, Any]) -> StrictResult:
         if isinstance(root.get(key), dict):
             defs.update(root.pop(key))
     conv = _Converter(defs)
-    out = conv.node(root, "")
-    if "$ref" in out or "anyOf" in out or out.get("type") != "object":
-        raise NotStrictable("", "the root must be a plain object schema")
-    if defs:
-        out["$defs"] = {name: conv.node(d, f"/$defs/{name}") for name, d in defs.items()}
+    try:
+        out = conv.node(root, "")
+        if "$ref" in out or "anyOf" in out or out.get("type") != "object":
+            raise NotStrictable("", "the root must be a plain object schema")
+        if defs:
+            out["$defs"] = {name: conv.node(d, f"/$defs/{name}") for name, d in defs.items()}
+    except _Recursive as exc:
+        raise NotStrictable("", f"a recursive $ref {exc.ref!r} with sibling keywords") from exc
+    except RecursionError as exc:
+        raise NotStrictable("", "the schema nests too deeply") from exc
+    # Limits the rewrite itself does not enforce (nesting depth, property and enum counts).
+    problems = check_strict_schema(out)
+    if problems:
+        where, _, why = problems[0].partition(": ")
+        raise NotStrictable("" if where == "/" else where, why)
     return StrictResult(out, tuple(conv.notes))
+
+
+# Sibling keywords of a $ref that only annotate: dropped when the $ref recurses.
+_ANNOTATIONS = frozenset(
+    {"description", "title", "examples", "example", "default", "deprecated", "readOnly",
+     "writeOnly", "$comment"}
+)  # fmt: skip
 
 
 class _Converter:
     def __init__(self, defs: dict[str, Any]) -> None:
         self.defs = defs
         self.notes: list[tuple[str, str]] = []
+        self.inlining: set[str] = set()  # definitions being inlined on the current path
 
-    def resolve(self, ref: str, pointer: str) -> dict[str, Any]:
+    def resolve(self, ref: str, pointer: str, inlined: list[str] | None = None) -> dict[str, Any]:
         for prefix in ("#/$defs/", "#/definitions/"):
             if ref.startswith(prefix):
                 name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
                 if isinstance(self.defs.get(name), dict):
+                    if inlined is not None:
+                        if name in self.inlining:
+                            raise _Recursive(ref)
+                        self.inlining.add(name)
+                        inlined.append(name)
                     return dict(self.defs[name])
         raise NotStrictable(pointer, f"$ref {ref!r} does not point into $defs")
 
     def node(self, schema: Any, pointer: str) -> dict[str, Any]:
+        inlined: list[str] = []
+        try:
+            return self._node(schema, pointer, inlined)
+        except _Recursive as exc:
+            # Inlining a $ref (to drop its sibling keywords) reached the same definition
+            # again: keep the bare $ref when the siblings only annotate, else give up.
+            if inlined or not isinstance(schema, dict):
+                raise
+            ref, extra = _lone_ref(schema)
+            if ref != exc.ref or not extra <= _ANNOTATIONS:
+                why = f"a recursive $ref {exc.ref!r} with sibling keywords"
+                raise NotStrictable(pointer, why) from exc
+            dropped = ", ".join(sorted(extra))
+            self.notes.append((pointer, f"dropped beside a recursive $ref: {dropped}"))
+            return {"$ref": ref.replace("#/definitions/", "#/$defs/", 1)}
+        finally:
+            self.inlining.difference_update(inlined)
+
+    def _node(self, schema: Any, pointer: str, inlined: list[str]) -> dict[str, Any]:
         if schema is True or schema == {}:
             raise NotStrictable(pointer, "a schema that accepts any value")
         if not isinstance(schema, dict):
@@ -144,7 +186,7 @@ class _Converter:
         if s.pop("nullable", False) is True:  # OpenAPI 3.0 spelling of a null type
             return _nullable(self.node(s, pointer))
         if "allOf" in s:
-            s = self.merge_all_of(s, pointer)
+            s = self.merge_all_of(s, pointer, inlined)
         hops = 0
         while "$ref" in s:
             ref = s["$ref"]
@@ -159,9 +201,9 @@ class _Converter:
             if ref == "#" or hops > 32:
                 raise NotStrictable(pointer, f"'$ref': {ref!r} with sibling keywords")
             del s["$ref"]
-            s = {**self.resolve(ref, pointer), **s}
+            s = {**self.resolve(ref, pointer, inlined), **s}
             if "allOf" in s:
-                s = self.merge_all_of(s, pointer)
+                s = self.merge_all_of(s, pointer, inlined)
         refinements = _refinements(s)
         if "oneOf" in s:
             s.setdefault("anyOf", [])
@@ -228,7 +270,7 @@ class _Converter:
         out["required"] = list(props)
         out["additionalProperties"] = False
 
-    def merge_all_of(self, s: dict[str, Any], pointer: str) -> dict[str, Any]:
+    def merge_all_of(self, s: dict[str, Any], pointer: str, inlined: list[str]) -> dict[str, Any]:
         parts = s.pop("allOf")
         merged: dict[str, Any] = {}
         for i, part in enumerate(parts):
@@ -236,7 +278,7 @@ class _Converter:
                 if len(parts) == 1:
                     merged = dict(part)
                     continue
-                part = self.resolve(part["$ref"], f"{pointer}/allOf/{i}")
+                part = self.resolve(part["$ref"], f"{pointer}/allOf/{i}", inlined)
             if not isinstance(part, dict):
                 raise NotStrictable(f"{pointer}/allOf/{i}", "not a schema object")
             for key, value in part.items():
@@ -249,6 +291,32 @@ class _Converter:
                 else:
                     merged.setdefault(key, value)
         return {**merged, **s, **_merge_lists(merged, s)}
+
+
+class _Recursive(Exception):
+    """Inlining ``ref`` reached a definition already being inlined on this path."""
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(ref)
+        self.ref = ref
+
+
+def _lone_ref(s: dict[str, Any]) -> tuple[str | None, set[str]]:
+    """The one $ref of ``s`` (beside it, or alone in an ``allOf`` of annotation-only
+    parts) and the other keywords; ``(None, ...)`` when there is no single one."""
+    if isinstance(s.get("$ref"), str):
+        return s["$ref"], set(s) - {"$ref"}
+    parts = s.get("allOf")
+    if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
+        return None, set()
+    refs = [p["$ref"] for p in parts if isinstance(p.get("$ref"), str) and len(p) == 1]
+    if len(refs) != 1:
+        return None, set()
+    extra = set(s) - {"allOf"}
+    for p in parts:
+        if "$ref" not in p:
+            extra.update(p)
+    return refs[0], extra
 
 
 def _merge_lists(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
