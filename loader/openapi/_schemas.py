@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -419,7 +420,10 @@ class SchemaConverter:
 def _compiles(pattern: str) -> bool:
     """Whether Python can use a ``pattern`` (validators would fail on it otherwise)."""
     try:
-        re.compile(pattern)
+        with warnings.catch_warnings():
+            # "Possible nested set" and friends: the pattern works; say nothing on stderr.
+            warnings.simplefilter("ignore")
+            re.compile(pattern)
     except (re.error, OverflowError, RecursionError):
         return False
     return True

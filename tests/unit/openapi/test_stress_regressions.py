@@ -1,0 +1,117 @@
+"""Bugs found importing APIs.guru's directory (benchmarks/stress_import.py): one small spec each."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from toolcat.catalog import check_strict_schema, export_catalog
+from toolcat.loader.openapi import ImportResult
+
+
+def _strict_export(catalog: Any) -> list[dict[str, Any]]:
+    """The OpenAI strict export; every tool sent as strict must pass the strict checker."""
+    tools = [item["function"] for item in export_catalog(catalog, "openai", strict=True).tools]
+    for function in tools:
+        if function["strict"]:
+            assert check_strict_schema(function["parameters"]) == [], function["name"]
+    return tools
+
+
+def _post(schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "post": {
+            "operationId": "create",
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": schema}},
+            },
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+
+
+def test_recursive_ref_beside_a_description_exports_strict_without_recursing(
+    spec3: Callable[..., dict[str, Any]],
+    run_import: Callable[..., ImportResult],
+    compile_result: Callable[[ImportResult], Any],
+) -> None:
+    # AWS Cost Explorer: Expression.Not is allOf [$ref Expression, {description}].
+    expression = {
+        "type": "object",
+        "properties": {
+            "Or": {"type": "array", "items": {"$ref": "#/components/schemas/Expression"}},
+            "Not": {
+                "allOf": [
+                    {"$ref": "#/components/schemas/Expression"},
+                    {"description": "Return results that do not match."},
+                ]
+            },
+            "Key": {"type": "string"},
+        },
+    }
+    doc = spec3(
+        {"/monitors": _post({"$ref": "#/components/schemas/Body"})},
+        components={
+            "schemas": {
+                "Expression": expression,
+                "Body": {
+                    "type": "object",
+                    "properties": {"Filter": {"$ref": "#/components/schemas/Expression"}},
+                },
+            }
+        },
+    )
+    result = run_import(doc)
+    assert len(result.tools) == 1
+    (function,) = _strict_export(compile_result(result))
+    assert function["strict"] is True
+    defs = function["parameters"]["$defs"]
+    # The recursion stays a $ref (unrolled at most once), never expanded without end.
+    assert '"#/$defs/Expression"' in json.dumps(defs["Expression"]["properties"]["Not"])
+
+
+def test_schema_nested_deeper_than_strict_allows_is_sent_non_strict(
+    spec3: Callable[..., dict[str, Any]],
+    run_import: Callable[..., ImportResult],
+    compile_result: Callable[[ImportResult], Any],
+) -> None:
+    # Google APIs: request bodies nested 11+ objects deep (OpenAI strict allows 10).
+    leaf: dict[str, Any] = {"type": "string"}
+    for i in range(12):
+        leaf = {"type": "object", "properties": {f"level{i}": leaf}}
+    doc = spec3({"/deep": _post(leaf)})
+    result = run_import(doc)
+    (function,) = _strict_export(compile_result(result))
+    assert function["strict"] is False
+
+
+def test_shallow_schema_stays_strict(
+    spec3: Callable[..., dict[str, Any]],
+    run_import: Callable[..., ImportResult],
+    compile_result: Callable[[ImportResult], Any],
+) -> None:
+    leaf: dict[str, Any] = {"type": "string"}
+    for i in range(3):
+        leaf = {"type": "object", "properties": {f"level{i}": leaf}}
+    (function,) = _strict_export(compile_result(run_import(spec3({"/deep": _post(leaf)}))))
+    assert function["strict"] is True
+
+
+def test_pattern_python_warns_about_imports_quietly(
+    spec3: Callable[..., dict[str, Any]],
+    run_import: Callable[..., ImportResult],
+) -> None:
+    # "[[a-z]" makes re emit FutureWarning (possible nested set); under -W error that was
+    # an exception that skipped the operation as "unexpected FutureWarning".
+    param = {"name": "q", "in": "query", "schema": {"type": "string", "pattern": "^[[a-z]+$"}}
+    doc = spec3(
+        {"/s": {"get": {"parameters": [param], "responses": {"200": {"description": "ok"}}}}}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = run_import(doc)
+    assert [r.skipped for r in result.report] == [None]
+    assert result.tools[0]["parameters"]["q"]["pattern"] == "^[[a-z]+$"
