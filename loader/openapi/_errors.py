@@ -14,6 +14,8 @@ class SpecError(Exception):
     code: str
     path: str
     reason: str
+    line: int = 1  # where in the file, when the parser knows (1-based)
+    column: int = 1
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"

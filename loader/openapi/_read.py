@@ -53,14 +53,16 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
             return json.loads(data)
         except (ValueError, UnicodeDecodeError) as exc:
             if path.suffix.lower() == ".json":
-                raise SpecError("TC201", shown, f"not valid JSON: {exc}") from exc
+                raise SpecError("TC201", shown, f"not valid JSON: {exc}",
+                                getattr(exc, "lineno", 1), getattr(exc, "colno", 1)) from exc
     try:
         doc = yaml.load(data, Loader=_SpecLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError("TC201", shown, f"not valid YAML{where}: {problem}") from exc
+        raise SpecError("TC201", shown, f"not valid YAML{where}: {problem}",
+                        mark.line + 1 if mark else 1, mark.column + 1 if mark else 1) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise SpecError("TC201", shown, f"cannot decode the file: {exc}") from exc
     if b"&" in data and b"*" in data:  # YAML anchors: aliases may expand without bound
