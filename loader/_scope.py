@@ -34,9 +34,13 @@ class Scope:
         self.errors_only = errors_only
 
     def add(self, code: str, message: str, path: Sequence[str | int] = (), *, key: bool = False,
-            line_offset: int = 0) -> None:
-        line, col = self.locate((*self.base, *path), key)
-        diag = Diagnostic.make(code, f"{self.label}: {message}", self.file, line + line_offset, col,
+            line_offset: int | None = None) -> None:
+        if line_offset is not None:  # a line of a template (a block scalar starts below '|')
+            line, col = self.locate.string((*self.base, *path), 0)
+            line, col = line + line_offset, col if line_offset == 0 else 1
+        else:
+            line, col = self.locate((*self.base, *path), key)
+        diag = Diagnostic.make(code, f"{self.label}: {message}", self.file, line, col,
                                (*self.base, *path))
         if diag.severity == "error":
             self.errors += 1

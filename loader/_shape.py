@@ -128,6 +128,12 @@ def validate_item(
             if error["type"] in _TYPE_WORDS:
                 where = _existing(data, _data_path(data, error["loc"]))
                 kinds.setdefault(where, []).append(_TYPE_WORDS[error["type"]])
+        # a member that fits the value's shape and fails deeper inside (a list with one bad
+        # item) says more than the members that do not fit at all: report only the deeper one
+        shallow = {w for w in kinds for d in kinds if len(d) > len(w) and d[:len(w)] == w}
+        if shallow:
+            errors = [e for e in errors if e["type"] not in _TYPE_WORDS
+                      or _existing(data, _data_path(data, e["loc"])) not in shallow]
         reported: set[tuple[str | int, ...]] = set()
         for error in errors:
             if error["type"] == "missing" and _is_typo(error["loc"], typos):
@@ -224,8 +230,13 @@ _UNION_TAGS = frozenset(
 )
 
 
+_MEMBER_LABELS = frozenset({"bool", "int", "float", "str", "list", "dict"})
+
+
 def _is_tag(seg: str | int) -> bool:
-    return isinstance(seg, str) and seg in _UNION_TAGS
+    """A union tag or a pydantic member label (``bool``, ``list[str]``): never a document key."""
+    return isinstance(seg, str) and (seg in _UNION_TAGS or seg in _MEMBER_LABELS
+                                     or "[" in seg)
 
 
 def _model_at(model: Any, loc: Sequence[str | int]) -> Any:
