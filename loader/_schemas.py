@@ -93,6 +93,11 @@ def _meta_message(error: Any) -> str:
     return f"{prefix}{error.message}"
 
 
+# placement keys of a parameter (the rest of it is JSON Schema)
+_PLACEMENT_TYPOS = frozenset({"in", "name", "required", "style", "explode", "allow_reserved",
+                              "content_type", "file"})
+
+
 def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue]:
     if not isinstance(schema, dict):
         return
@@ -106,6 +111,13 @@ def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaI
                           "before it")
             else:
                 advice = "validators ignore it; remove it or prefix it with 'x-'"
+            placement = closest(key, _PLACEMENT_TYPOS, cutoff=0.75) if not path else None
+            if placement:
+                # a misspelt placement key silently changes where or whether the argument
+                # is sent: an error, like any unknown key of the format
+                yield SchemaIssue("TC003", (key,), f"unknown key '{key}'; did you mean "
+                                  f"'{placement}'?", key=True)
+                continue
             yield SchemaIssue("TC106", (*path, key),
                               f"unknown JSON Schema keyword '{key}'; {advice}", key=True)
         if key in _SCHEMA_MAPS and isinstance(value, dict):
