@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +22,69 @@ _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _SpecLoader(_BaseLoader):  # type: ignore[misc]
-    """Safe YAML, with timestamps kept as strings (specs are JSON data models)."""
+    """Safe YAML read as a JSON data model, with YAML 1.2 core-schema scalars.
+
+    OpenAPI 3.1 says YAML 1.2, and the JavaScript tools most specs are written
+    with read them so: ``yes``/``no``/``on``/``off`` are strings (PyYAML's YAML
+    1.1 turned a property named ``on`` into ``True`` and ``enum: [yes, no]``
+    into booleans), ``12:30`` is a string (not 750), ``010`` is ten. Timestamps
+    stay strings, and mapping keys are always strings as in JSON (``200:`` ->
+    ``"200"``, ``true:`` -> ``"true"``).
+    """
+
+
+_BOOL, _INT, _FLOAT = (f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float"))
+_SpecLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+_SpecLoader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_SpecLoader.add_implicit_resolver(
+    _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
+_SpecLoader.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+.0123456789"),
+)
 
 
 def _timestamp_as_text(loader: Any, node: yaml.Node) -> str:
     return str(loader.construct_scalar(node))
 
 
+def _core_int(loader: Any, node: yaml.Node) -> int:
+    text = str(loader.construct_scalar(node))
+    if text.startswith(("0o", "0x")):
+        return int(text[2:], 8 if text[1] == "o" else 16)
+    return int(text, 10)
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)
+    return str(key)
+
+
+def _mapping(loader: Any, node: yaml.MappingNode) -> Iterator[dict[str, Any]]:
+    data: dict[str, Any] = {}
+    yield data
+    value = loader.construct_mapping(node)
+    if not all(type(k) is str for k in value):
+        value = {_json_key(k): v for k, v in value.items()}
+    data.update(value)
+
+
 _SpecLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
+_SpecLoader.add_constructor(_INT, _core_int)
+_SpecLoader.add_constructor("tag:yaml.org,2002:map", _mapping)
 
 
 def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
@@ -53,16 +110,26 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
             return json.loads(data)
         except (ValueError, UnicodeDecodeError) as exc:
             if path.suffix.lower() == ".json":
-                raise SpecError("TC201", shown, f"not valid JSON: {exc}",
-                                getattr(exc, "lineno", 1), getattr(exc, "colno", 1)) from exc
+                raise SpecError(
+                    "TC201",
+                    shown,
+                    f"not valid JSON: {exc}",
+                    getattr(exc, "lineno", 1),
+                    getattr(exc, "colno", 1),
+                ) from exc
     try:
         doc = yaml.load(data, Loader=_SpecLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SpecError("TC201", shown, f"not valid YAML{where}: {problem}",
-                        mark.line + 1 if mark else 1, mark.column + 1 if mark else 1) from exc
+        raise SpecError(
+            "TC201",
+            shown,
+            f"not valid YAML{where}: {problem}",
+            mark.line + 1 if mark else 1,
+            mark.column + 1 if mark else 1,
+        ) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise SpecError("TC201", shown, f"cannot decode the file: {exc}") from exc
     if b"&" in data and b"*" in data:  # YAML anchors: aliases may expand without bound

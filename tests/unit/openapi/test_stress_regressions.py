@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from toolcat.catalog import check_strict_schema, export_catalog
-from toolcat.loader.openapi import ImportResult
+from toolcat.loader.openapi import ImportResult, import_openapi
 
 
 def _strict_export(catalog: Any) -> list[dict[str, Any]]:
@@ -115,3 +116,40 @@ def test_pattern_python_warns_about_imports_quietly(
         result = run_import(doc)
     assert [r.skipped for r in result.report] == [None]
     assert result.tools[0]["parameters"]["q"]["pattern"] == "^[[a-z]+$"
+
+
+def test_yaml_specs_read_as_yaml_1_2_with_string_keys(tmp_path: Path) -> None:
+    # YAML 1.1 (PyYAML's default) made a property named `on` the key True, `enum: [yes, no]`
+    # booleans under `type: string`, `12:30` the integer 750 and `010` eight.
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "openapi: 3.0.3\n"
+        "info: {title: T, version: 1}\n"
+        "servers: [{url: 'https://api.example.com'}]\n"
+        "paths:\n"
+        "  /t:\n"
+        "    post:\n"
+        "      operationId: create\n"
+        "      parameters:\n"
+        "        - {name: mode, in: query, schema: {type: string, enum: [yes, no, on, off]}}\n"
+        "        - {name: at, in: query, schema: {type: string, example: 12:30}}\n"
+        "        - {name: n, in: query, schema: {type: integer, default: 010}}\n"
+        "      requestBody:\n"
+        "        required: true\n"
+        "        content:\n"
+        "          application/json:\n"
+        "            schema:\n"
+        "              type: object\n"
+        "              required: [on]\n"
+        "              properties: {on: {type: string}, 'off': {type: boolean, default: true}}\n"
+        "      responses: {200: {description: ok}}\n",
+        encoding="utf-8",
+    )
+    result = import_openapi(spec, progress=False)
+    (tool,) = result.tools
+    params = tool["parameters"]
+    assert params["mode"]["enum"] == ["yes", "no", "on", "off"]
+    assert params["at"]["examples"] == ["12:30"]
+    assert params["n"]["default"] == 10  # YAML 1.1: octal 8
+    assert params["on"] == {"in": "body", "required": True, "type": "string"}
+    assert params["off"]["default"] is True
