@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from toolcat.catalog._frozen import FrozenDict, FrozenList
+
 __all__ = ["conforms", "is_simple_valid"]
 
 _TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object"})
@@ -33,6 +35,10 @@ _HANDLED = _TEXT | _NUMBERS | _COUNTS | _FLAGS | _ANY | _LISTS | _ONE | _MAPS | 
     "type", "required", "$ref", "pattern", "multipleOf", "dependentRequired"}
 _LOCAL_REF = re.compile(r"#[A-Za-z0-9_/~.%$-]*")
 _MAX_DEPTH = 64
+# imported schemas are frozen: the read-only twins are the same JSON values
+_DICT = frozenset({dict, FrozenDict})
+_LIST = frozenset({list, FrozenList})
+_CONTAINERS = _DICT | _LIST
 
 
 def _number(v: Any) -> bool:
@@ -48,7 +54,7 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
     """
     if type(schema) is bool:
         return True
-    if type(schema) is not dict or depth > _MAX_DEPTH:
+    if type(schema) not in _DICT or depth > _MAX_DEPTH:
         return False
     for key, value in schema.items():
         if key not in _HANDLED:
@@ -61,11 +67,11 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
             if not is_simple_valid(value, known, depth + 1):
                 return False
         elif key in _MAPS:
-            if type(value) is not dict or not all(
+            if type(value) not in _DICT or not all(
                     is_simple_valid(v, known, depth + 1) for v in value.values()):
                 return False
         elif key in _ARRAYS:
-            if type(value) is not list or not value or not all(
+            if type(value) not in _LIST or not value or not all(
                     is_simple_valid(v, known, depth + 1) for v in value):
                 return False
         elif key == "$ref":
@@ -78,15 +84,15 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
             if not _number(value) or value <= 0:
                 return False
         elif key == "dependentRequired":
-            if type(value) is not dict or not all(
-                    type(v) is list and all(type(x) is str for x in v) and len(set(v)) == len(v)
+            if type(value) not in _DICT or not all(
+                    type(v) in _LIST and all(type(x) is str for x in v) and len(set(v)) == len(v)
                     for v in value.values()):
                 return False
         elif key == "type":
             if type(value) is str:
                 if value not in _TYPES:
                     return False
-            elif type(value) is list:
+            elif type(value) in _LIST:
                 if not value or len(set(map(str, value))) != len(value) or not all(
                         type(t) is str and t in _TYPES for t in value):
                     return False
@@ -105,10 +111,10 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
             if type(value) is not bool:
                 return False
         elif key in _LISTS:
-            if type(value) is not list:
+            if type(value) not in _LIST:
                 return False
         elif key == "required":
-            if type(value) is not list or not all(type(v) is str for v in value) or len(
+            if type(value) not in _LIST or not all(type(v) is str for v in value) or len(
                     set(value)) != len(value):
                 return False
     return True
@@ -135,15 +141,15 @@ def _is_type(value: Any, name: str) -> bool | None:
     if name == "null":
         return value is None
     if name == "array":
-        return kind is list
+        return kind in _LIST
     if name == "object":
-        return kind is dict
+        return kind in _DICT
     return None
 
 
 def _same(a: Any, b: Any) -> bool | None:
     """JSON equality for scalars (1 and true differ); None for containers."""
-    if type(a) in (list, dict) or type(b) in (list, dict):
+    if type(a) in _CONTAINERS or type(b) in _CONTAINERS:
         return None
     if type(a) is bool or type(b) is bool:
         return type(a) is type(b) and a == b
@@ -169,7 +175,7 @@ def conforms(value: Any, schema: Any, known: frozenset[str], depth: int = 0) -> 
     """
     if schema is True:
         return True
-    if type(schema) is not dict or depth > 8:
+    if type(schema) not in _DICT or depth > 8:
         return False
     for key, rule in schema.items():
         if key in _PASSIVE:
@@ -179,12 +185,12 @@ def conforms(value: Any, schema: Any, known: frozenset[str], depth: int = 0) -> 
                 return False
             continue
         if key == "type":
-            names = rule if type(rule) is list else [rule]
+            names = rule if type(rule) in _LIST else [rule]
             if not any(_is_type(value, n) for n in names):
                 return False
         elif key in ("enum", "const"):
             options = rule if key == "enum" else [rule]
-            if type(options) is not list or not any(_same(value, o) for o in options):
+            if type(options) not in _LIST or not any(_same(value, o) for o in options):
                 return False
         elif key in _NUMBERS:
             if _number(value) and not (
@@ -198,24 +204,24 @@ def conforms(value: Any, schema: Any, known: frozenset[str], depth: int = 0) -> 
                     or (key == "maxLength" and len(value) <= rule)):
                 return False
         elif key in ("minItems", "maxItems"):
-            if type(value) is list and not (
+            if type(value) in _LIST and not (
                     (key == "minItems" and len(value) >= rule)
                     or (key == "maxItems" and len(value) <= rule)):
                 return False
         elif key == "items":
-            if type(value) is list and not all(conforms(v, rule, known, depth + 1)
+            if type(value) in _LIST and not all(conforms(v, rule, known, depth + 1)
                                                for v in value):
                 return False
         elif key == "properties":
-            if type(value) is dict and not all(
+            if type(value) in _DICT and not all(
                     conforms(value[k], s, known, depth + 1) for k, s in rule.items()
                     if k in value):
                 return False
         elif key == "required":
-            if type(value) is dict and not all(k in value for k in rule):
+            if type(value) in _DICT and not all(k in value for k in rule):
                 return False
         elif key == "additionalProperties":
-            if type(value) is dict and rule is not True:
+            if type(value) in _DICT and rule is not True:
                 props = schema.get("properties", {})
                 extra = [k for k in value if k not in props]
                 if extra and not all(conforms(value[k], rule, known, depth + 1)

@@ -103,3 +103,15 @@ def test_bad_pattern_is_reported(tmp_path: Any) -> None:
 
     (issue,) = SchemaChecker().check({"type": "string", "pattern": "("})
     assert issue.code == "TC022"
+
+
+@settings(max_examples=300, deadline=None)
+@given(schemas(), values)
+def test_frozen_schemas_get_the_same_answers(schema: dict[str, Any], value: Any) -> None:
+    # imported schemas are frozen (read-only dict/list subclasses): same fast path
+    from toolcat.catalog import freeze
+
+    frozen, frozen_value = freeze(schema), freeze(value)
+    assert is_simple_valid(frozen, KNOWN_KEYWORDS) == is_simple_valid(schema, KNOWN_KEYWORDS)
+    assert conforms(frozen_value, frozen, KNOWN_KEYWORDS) == conforms(value, schema,
+                                                                      KNOWN_KEYWORDS)
