@@ -109,3 +109,47 @@ def test_http_answers_bad_calls_with_is_error_results(catalog_file: Path,
         rest = proc.stderr.read()
         proc.stderr.close()
     assert "Traceback" not in rest
+
+
+def test_watch_survives_a_deleted_and_a_binary_catalog_then_reloads(catalog_file: Path,
+                                                                    serve_env: dict[str, str]
+                                                                    ) -> None:
+    import subprocess
+
+    good = catalog_file.read_text()
+    proc = subprocess.Popen([*TOOLCAT, "serve", str(catalog_file), "--transport", "http",
+                             "--port", "0", "--watch", "--poll-interval", "0.1"], env=serve_env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        url = proc.stderr.readline().split(" on ", 1)[1].split(" ", 1)[0]
+
+        async def names(s: ClientSession) -> list[str]:
+            return sorted(t.name for t in (await s.list_tools()).tools)
+
+        async def session() -> None:
+            async with streamable_http_client(url) as (r, w, *_), ClientSession(r, w) as s:
+                await s.initialize()
+                for damage in (lambda: catalog_file.unlink(),
+                               lambda: catalog_file.write_bytes(b"\xff\xfe\x00junk")):
+                    damage()
+                    await anyio.sleep(0.6)
+                    assert await names(s) == ["get_item", "list_items"]
+                    ok = await s.call_tool("get_item", {"sku": "W-BLUE-01"})
+                    assert ok.is_error is False
+                catalog_file.write_text(good.replace("list_items", "all_items"))
+                with anyio.fail_after(10):
+                    while await names(s) != ["all_items", "get_item"]:
+                        await anyio.sleep(0.1)
+
+        anyio.run(session)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        assert proc.stderr is not None
+        log = proc.stderr.read()
+        proc.stderr.close()
+    assert "Traceback" not in log
+    assert "no such file or directory" in log and "not UTF-8" in log
+    assert "catalog reloaded: 2 tools" in log
