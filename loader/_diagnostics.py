@@ -117,7 +117,7 @@ def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     A value the YAML reader already rejected (TC001 at its position, e.g. an
     unsupported ``!tag``) gets no further findings there: they would be echoes.
     """
-    items = list(diagnostics)
+    items = list(dict.fromkeys(diagnostics))  # the same finding twice (schema variants)
     broken = {(d.file, d.line, d.column) for d in items if d.code == "TC001"}
     if broken:
         items = [d for d in items

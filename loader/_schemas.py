@@ -84,11 +84,26 @@ def _shape_key(schema: Any) -> str:
     return _canonical(schema)
 
 
+_TYPE_ALIASES = {"int": "integer", "str": "string", "bool": "boolean", "float": "number",
+                 "double": "number", "dict": "object", "list": "array", "none": "null",
+                 "long": "integer", "text": "string", "map": "object"}
+
+
 def _meta_message(error: Any) -> str:
     where = "/".join(str(p) for p in error.absolute_path)
-    if error.absolute_path and error.absolute_path[-1] == "type":
-        return (f"'type' {error.instance!r} is not a JSON Schema type; use one of array, "
+    last = error.absolute_path[-1] if error.absolute_path else None
+    if last == "type":
+        alias = _TYPE_ALIASES.get(str(error.instance).lower()) if isinstance(
+            error.instance, str) else None
+        hint = f"did you mean '{alias}'? JSON Schema types are" if alias else "use one of"
+        return (f"'type' {error.instance!r} is not a JSON Schema type; {hint} array, "
                 "boolean, integer, null, number, object, string")
+    if last == "required" and isinstance(error.instance, bool):
+        return (f"'{where}': inside a schema, 'required' lists the object's required "
+                "property names (required: [a, b]); 'required: true/false' works only on a "
+                "parameter itself")
+    if error.validator == "format" and error.validator_value == "regex":
+        return f"'{where}': {error.instance!r} is not a valid regular expression"
     prefix = f"'{where}': " if where else ""
     return f"{prefix}{error.message}"
 

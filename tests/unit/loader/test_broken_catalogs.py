@@ -36,6 +36,8 @@ def test_broken_catalog_reports_code_and_line(case: Path) -> None:
     result = load_catalog([case], progress=False)
     found = {(d.code, d.file, d.line) for d in result.diagnostics}
     assert found == _expected(case), "\n".join(str(d) for d in result.diagnostics)
+    shown = [str(d) for d in result.diagnostics]
+    assert len(shown) == len(set(shown)), "the same line twice:\n" + "\n".join(shown)
     if any(d.severity is Severity.ERROR for d in result.diagnostics):
         assert result.catalog is None
     for d in result.diagnostics:
