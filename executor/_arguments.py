@@ -61,9 +61,10 @@ def _json_type(value: Any) -> str:
 class ArgumentChecker:
     """A tool's compiled validator and top-level defaults; build once per tool."""
 
-    __slots__ = ("_validator", "_fast", "_defaults", "_properties")
+    __slots__ = ("_schema", "_validator", "_fast", "_defaults", "_properties")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
+        self._schema = schema
         self._validator = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
         self._fast = compile_check(schema)
         props = schema.get("properties") or {}
@@ -82,11 +83,36 @@ class ArgumentChecker:
         """
         fast = self._fast
         errors = () if fast is not None and fast(args) else tuple(self._errors(args))
+        if errors:
+            errors = self._retry_without_strict_nulls(args, errors)
         if not errors:
             for name, default in self._defaults:
                 if name not in args:
                     args[name] = _copy_json(default)
         return errors
+
+    def _retry_without_strict_nulls(
+        self, args: dict[str, Any], errors: tuple[ToolError, ...]
+    ) -> tuple[ToolError, ...]:
+        """Accept ``null`` for an optional argument whose schema has no null.
+
+        OpenAI strict mode makes every property required and optional ones
+        nullable, so a model sends ``null`` for what it leaves out; models outside
+        strict mode often do the same. Such a ``null`` means "absent": it is
+        dropped (at any depth) and the call checked again; the errors reported are
+        those that remain. Only when the call is then valid does ``args`` change.
+        """
+        from toolcat.catalog import strip_strict_nulls
+
+        stripped = strip_strict_nulls(self._schema, args)
+        if stripped == args:
+            return errors
+        fast = self._fast
+        remaining = () if fast is not None and fast(stripped) else tuple(self._errors(stripped))
+        if not remaining:
+            args.clear()
+            args.update(stripped)
+        return remaining
 
     def _errors(self, args: dict[str, Any]) -> list[ToolError]:
         found = sorted(self._validator.iter_errors(args), key=relevance)

@@ -114,6 +114,30 @@ def test_defaults_are_applied_and_copied(f: Any, strict: Any) -> None:
     assert second["limit"] == 5
 
 
+def test_null_for_an_optional_argument_means_absent(f: Any, strict: Any) -> None:
+    """OpenAI strict mode sends null for optional arguments; they are left out, defaults apply."""
+    rec = f.Recorder()
+    with Executor(strict, client=rec.client(), env={}) as ex:
+        result = ex.execute(
+            ToolCall("t", {"customer": "cc", "items": [], "when": None, "limit": None})
+        )
+    assert result.ok, result.content
+    assert f.body_json(rec.last) == {
+        "customer": "cc",
+        "items": [],
+        "limit": 20,
+        "opts": {"deep": [1]},
+    }
+
+
+def test_null_for_a_required_argument_is_still_an_error(f: Any, strict: Any) -> None:
+    rec = f.Recorder(f.forbid)
+    with Executor(strict, client=rec.client(), env={}) as ex:
+        result = ex.execute(ToolCall("t", {"customer": None, "items": [], "when": None}))
+    assert not result.ok and rec.requests == []
+    assert [e.loc for e in result.errors] == [("customer",)]
+
+
 def test_validator_compiled_once_per_tool(f: Any, strict: Any) -> None:
     with Executor(strict, client=f.Recorder().client(), env={}) as ex:
         ex.execute(ToolCall("t", {"customer": "cc", "items": []}))
