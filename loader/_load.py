@@ -21,7 +21,7 @@ from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._files import CatalogInputError, Progress, SourceFile, find_files, sniff_spec
 from ._import import run_import
 from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
-from ._shape import FixedLocator, Locator, closest, describe, validate_item
+from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 from ._yaml import parse_yaml
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
@@ -214,8 +214,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         tool = validate_item(ToolDoc, body, base=base, label=label, file=file, locate=locate,
                              out=state.ctx.diagnostics, salvaged=rescued)
         state.tools.append(_Tool(tool or (rescued[0] if rescued else None),
-                                 raw_name if isinstance(raw_name, str) else None, file,
-                                 base, locate, broken=tool is None))
+                                 intended_name(body), file, base, locate, broken=tool is None))
     for name, members in _section(state, data, "toolsets", dict, file, locate).items():
         base = ("toolsets", name)
         if not isinstance(members, list) or not all(isinstance(m, str) for m in members):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import re
 import types
 import typing
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._diagnostics import Diagnostic
 
-__all__ = ["FixedLocator", "Locator", "closest", "describe", "validate_item"]
+__all__ = ["FixedLocator", "Locator", "closest", "describe", "intended_name", "validate_item"]
 
 M = TypeVar("M")
 
@@ -63,6 +64,26 @@ _TYPE_WORDS = {
     "list_type": "a list",
     "tuple_type": "a list",
 }
+
+
+_PLAIN_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def intended_name(body: Any) -> str | None:
+    """The name a tool whose ``name`` is broken was meant to have (``name: 5``, ``nme: x``).
+
+    Toolsets that list it then do not get a second, echoing "unknown tool" finding.
+    """
+    if not isinstance(body, dict):
+        return None
+    raw = body.get("name")
+    if isinstance(raw, str):
+        return raw
+    candidates = [str(raw)] if isinstance(raw, int | float) and not isinstance(raw, bool) else []
+    if raw is None:
+        candidates += [v for k, v in body.items() if isinstance(k, str) and isinstance(v, str)
+                       and k != "name" and closest(k, ["name"], cutoff=0.7)]
+    return next((c for c in candidates if _PLAIN_NAME.match(c)), None)
 
 
 def describe(value: Any) -> str:
