@@ -119,6 +119,7 @@ class McpCatalogServer:
         self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
         self._bus = InMemorySubscriptionBus()
         self.reloads = 0
+        self.failed_reloads = 0  # broken edits seen while the last good catalog stayed
         self.server = _Server(
             watch, name=name, version=__version__,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
@@ -326,9 +327,11 @@ class McpCatalogServer:
         except CatalogLoadFailed as exc:
             lines = "\n".join(f"  {d}" for d in exc.diagnostics)
             log.error("reload failed, still serving the last good catalog: %s\n%s", exc, lines)
+            self.failed_reloads += 1
             return False
         except Exception as exc:  # e.g. the toolset vanished: keep serving what works
             log.error("reload failed, still serving the last good catalog: %s", exc)
+            self.failed_reloads += 1
             return False
         self.reloads += 1
         log.warning("catalog reloaded: %d tools", len(served.listed))

@@ -59,7 +59,9 @@ def test_spec_edits_reload_and_broken_edits_keep_the_last_good(tmp_path: Path,
             assert sorted(names(server)) == ["getA", "getB"]
             assert server._retired == []  # the replaced catalog's pools were closed
             (tmp_path / "catalog.yaml").write_text(CATALOG.replace("toolcat: 1", "toolcat: 77"))
-            await anyio.sleep(0.5)
+            with anyio.fail_after(5):  # wait for the watcher, however loaded the machine is
+                while server.failed_reloads < 1:
+                    await anyio.sleep(0.02)
             assert server.reloads == 1 and sorted(names(server)) == ["getA", "getB"]
             tg.cancel_scope.cancel()
         await server.aclose()
