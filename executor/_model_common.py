@@ -258,15 +258,20 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
 async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEvent]:
     event: str | None = None
     data: list[str] = []
+    sent = False
+    other: list[str] = []  # the start of a body that is no event stream (for the error)
     try:
         async for line in response.aiter_lines():
             if not line:
                 if data:
+                    sent = True
                     yield SseEvent(event, "\n".join(data))
                 event, data = None, []
                 continue
             if line.startswith(":"):
                 continue
+            if len(other) < 3 and not line.startswith(("data:", "event:", "id:", "retry:")):
+                other.append(line[:200])
             name, _, value = line.partition(":")
             value = value[1:] if value.startswith(" ") else value
             if name == "event":
@@ -274,7 +279,14 @@ async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEv
             elif name == "data":
                 data.append(value)
         if data:
+            sent = True
             yield SseEvent(event, "\n".join(data))
+        if not sent:  # a JSON reply, an HTML page: say so rather than answer nothing
+            kind = response.headers.get("content-type", "no content type")
+            shown = " ".join(other)[:200] or "an empty body"
+            raise ModelResponseError(url, f"expected a stream of server-sent events but got "
+                                     f"{kind}: {shown} (does the endpoint stream? try without "
+                                     "--stream)")
     except httpx.TransportError as exc:
         raise ModelConnectionError(url, f"stream broke: {_reason(exc)}") from exc
     finally:
