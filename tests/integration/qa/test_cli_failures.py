@@ -114,6 +114,20 @@ def test_a_misbehaving_model_endpoint_is_one_line_exit_1(catalog_file: Path, sta
     assert proc.stdout == ""
 
 
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize(("content_type", "body"), [
+    ("application/json", b'{"choices": [{"message": {"role": "assistant", "content": "hi"}}]}'),
+    ("text/html", b"<html><body>Bad gateway</body></html>"),
+])
+def test_streaming_from_an_endpoint_that_does_not_stream_is_an_error(
+        catalog_file: Path, provider: str, content_type: str, body: bytes) -> None:
+    with BackgroundServer(raw_app(200, content_type, body)) as endpoint:
+        proc = chat(catalog_file, endpoint.url + "/v1", "--stream", "--provider", provider)
+    assert proc.returncode == 1  # not an empty answer and exit 0
+    line = one_line(proc)
+    assert "expected a stream of server-sent events" in line and content_type in line
+
+
 def test_a_closed_port_is_one_line_exit_1(catalog_file: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
