@@ -182,13 +182,16 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
                   f"{describe(data)}", file, locate(()))
         return
     version = data.get("toolcat")
-    if "toolcat" not in data:
+    misspelt = any(k not in _TOP_KEYS and closest(str(k), _TOP_KEYS) == "toolcat" for k in data)
+    if "toolcat" not in data and not misspelt:  # 'Toolcat: 1' gets TC003 "did you mean" only
         state.add("TC005", "missing 'toolcat: 1' (the format version); add it at the top",
                   file, locate(()))
-    elif type(version) is not int or version != 1:
+    elif "toolcat" in data and (type(version) is not int or version != 1):
         hint = ("write the version as a number: 'toolcat: 1'" if str(version).strip() == "1"
                 else "this toolcat reads 'toolcat: 1'")
-        state.add("TC006", f"unsupported format version {version!r}; {hint}", file,
+        shown = repr(version) if isinstance(version, str | int | float) and not isinstance(
+            version, bool) else describe(version)
+        state.add("TC006", f"unsupported format version {shown}; {hint}", file,
                   locate(("toolcat",)), ("toolcat",))
         return
     for key in data:
