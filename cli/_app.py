@@ -47,7 +47,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from toolcat import __version__
 
     parser = _Parser(
         prog="toolcat",
