@@ -6,6 +6,7 @@ problem of a catalog. The catalog is built only when no error was found.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import re
@@ -279,6 +280,11 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             state.add("TC007", f"openapi spec {entry.spec!r} is not readable", file, where,
                       (*base, "spec"))
             continue
+        if entry.prefix and not re.fullmatch(r"[A-Za-z0-9_-]+", entry.prefix):
+            state.add("TC008", f"prefix {entry.prefix!r} would make tool names that model "
+                      "providers reject; use letters, digits, '_' or '-'", file,
+                      locate((*base, "prefix"), False), (*base, "prefix"))
+            continue
         taken = frozenset(t.name for t in state.tools if t.name)
         existing = {name: s for name, (s, _, _) in state.services.items()}
         outcome = run_import(entry, spec, existing=existing, taken=taken, progress=progress,
@@ -289,7 +295,12 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             state.add("TC208", "openapi import is not supported yet in this build; write the "
                       "tools out in YAML for now", file, where, base)
             continue
-        state.ctx.diagnostics.extend(outcome.diagnostics)
+        for found in outcome.diagnostics:
+            if base and found.code == "TC206" and found.path:  # fixed in the catalog's entry
+                line, col = locate((*base, *found.path), True)
+                found = dataclasses.replace(found, file=file, line=line, column=col,
+                                            path=(*base, *found.path))
+            state.ctx.diagnostics.append(found)
         at = FixedLocator(*where)
         for name, body in outcome.services.items():
             if name in state.services:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -250,10 +251,12 @@ class _Importer:
             progress.flush()
         for op_id in self.options.overrides:
             if op_id not in seen_ids:
+                close = difflib.get_close_matches(str(op_id), sorted(map(str, seen_ids)), 1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
                 self.result.diagnostics.append(
                     Diagnostic.make(
                         "TC206",
-                        f"the tools override {op_id!r} names no operationId of this spec",
+                        f"the tools override {op_id!r} names no operationId of this spec{hint}",
                         self.shown,
                         path=("tools", op_id),
                     )
