@@ -221,9 +221,15 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
                                  intended_name(body), file, base, locate, broken=tool is None))
     for name, members in _section(state, data, "toolsets", dict, file, locate).items():
         base = ("toolsets", name)
-        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+        if not isinstance(members, list):
             state.add("TC004", f"toolset '{name}' must be a list of tool names, not "
                       f"{describe(members)}", file, locate(base), base)
+            continue
+        odd = [i for i, m in enumerate(members) if not isinstance(m, str)]
+        for i in odd:  # each item a person has to change, where it is
+            state.add("TC004", f"toolset '{name}': item {i + 1} must be a tool name, not "
+                      f"{describe(members[i])}", file, locate((*base, i)), (*base, i))
+        if odd:
             continue
         if name in state.toolsets:
             other = state.toolsets[name]

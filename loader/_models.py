@@ -230,7 +230,12 @@ class OpenApiSelectionDoc(BaseModel):
     tags: list[str] | None = None
     operations: list[str] | None = None
     paths: list[str] | None = Field(None, description="Globs such as /pets*.")
-    methods: list[str] | None = None
+    methods: list[Method] | None = Field(None, description="HTTP methods, any case.")
+
+    @field_validator("methods", mode="before")
+    @classmethod
+    def _normalise_methods(cls, value: Any) -> Any:
+        return [_upper(v) for v in value] if isinstance(value, list) else value
 
 
 class OpenApiOverrideDoc(BaseModel):
