@@ -78,6 +78,9 @@ class _State:
     imports: list[tuple[OpenApiEntryDoc, Path, str, tuple[str | int, ...], Locator]] = field(
         default_factory=list)
     parsed_specs: dict[Path, Any] = field(default_factory=dict)  # JSON specs named as PATH
+    # files that could not be read at all: the names they define are unknown, so
+    # "unknown service/tool" findings elsewhere would only echo their errors
+    lost: list[str] = field(default_factory=list)
 
     def add(self, code: str, message: str, file: str, where: tuple[int, int],
             path: Sequence[str | int] = ()) -> None:
@@ -143,6 +146,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
         if source.top:
             raise CatalogInputError(display, exc.strerror or str(exc)) from exc
         state.add("TC007", f"cannot read this file: {exc.strerror or exc}", display, (1, 1))
+        state.lost.append(display)
         read.append(display)
         return
     read.append(display)
@@ -153,6 +157,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
         line = before.count(b"\n") + 1
         col = exc.start - (before.rfind(b"\n") + 1) + 1
         state.add("TC001", "the file is not UTF-8 text; save it as UTF-8", display, (line, col))
+        state.lost.append(display)
         return
     is_spec, document = sniff_spec(text, source.path)
     if is_spec:
@@ -165,6 +170,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
     parsed = parse_yaml(text, display)
     state.ctx.diagnostics.extend(parsed.diagnostics)
     if parsed.diagnostics and parsed.data is None:
+        state.lost.append(display)
         return
     _check_file(state, parsed.data, display, parsed.positions, source.path.parent)
 
@@ -277,14 +283,17 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             state.add("TC007", f"openapi spec {entry.spec!r} is a URL; toolcat reads specs from "
                       "files only (no network): download it next to the catalog and name the "
                       "file", file, where, (*base, "spec"))
+            state.lost.append(str(spec))
             continue
         if not spec.is_file():
             state.add("TC007", f"openapi spec {entry.spec!r} not found (looked at {spec})",
                       file, where, (*base, "spec"))
+            state.lost.append(str(spec))
             continue
         if not os.access(spec, os.R_OK):
             state.add("TC007", f"openapi spec {entry.spec!r} is not readable", file, where,
                       (*base, "spec"))
+            state.lost.append(str(spec))
             continue
         if entry.prefix and not re.fullmatch(r"[A-Za-z0-9_-]+", entry.prefix):
             state.add("TC008", f"prefix {entry.prefix!r} would make tool names that model "
@@ -301,6 +310,8 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             state.add("TC208", "openapi import is not supported yet in this build; write the "
                       "tools out in YAML for now", file, where, base)
             continue
+        if any(d.code in ("TC201", "TC202", "TC207") for d in outcome.diagnostics):
+            state.lost.append(str(spec))  # its operations are unknown, not missing
         for found in outcome.diagnostics:
             if base and found.code == "TC206" and found.path:  # fixed in the catalog's entry
                 line, col = locate((*base, *found.path), True)
@@ -350,7 +361,8 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
         if tool.doc is None:
             continue
         service_name = tool.doc.service
-        if service_name not in state.services and service_name not in state.broken_services:
+        if service_name not in state.services and service_name not in state.broken_services \
+                and not state.lost:
             hint = closest(tool.doc.service, list(state.services))
             known = ", ".join(sorted(state.services)) or "none defined"
             advice = f"did you mean '{hint}'?" if hint else f"known services: {known}"
@@ -373,7 +385,7 @@ def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list
     result: dict[str, list[str]] = {}
     for name, (members, file, base, locate) in state.toolsets.items():
         for i, member in enumerate(members):
-            if member not in known:
+            if member not in known and not state.lost:
                 hint = closest(member, list(known))
                 advice = f"did you mean '{hint}'?" if hint else "remove it or define the tool"
                 state.add("TC014", f"toolset '{name}' names unknown tool '{member}'; {advice}",
