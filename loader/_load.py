@@ -167,6 +167,16 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
             if document is not None:  # parsed once, here: the importer takes it as is
                 state.parsed_specs[source.path] = document
         return  # inside a directory, specs are referenced by `openapi:` entries
+    if source.path.suffix.lower() == ".json" and document is None:
+        import json  # a .json PATH that is no valid JSON: say so where JSON's parser stopped
+
+        try:
+            json.loads(text)
+        except ValueError as exc:
+            where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
+            state.add("TC001", f"not valid JSON: {getattr(exc, 'msg', exc)}", display, where)
+            state.lost.append(display)
+            return
     parsed = parse_yaml(text, display)
     state.ctx.diagnostics.extend(parsed.diagnostics)
     if parsed.diagnostics and parsed.data is None:

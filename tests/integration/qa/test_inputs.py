@@ -67,3 +67,16 @@ def test_a_catalog_read_from_a_pipe(tmp_path: Path) -> None:
     proc = toolcat("validate", "/dev/stdin", stdin=GOOD.replace("GET", "FETCH"))
     assert proc.returncode == 1
     assert proc.stdout.startswith("/dev/stdin:8:13: error TC008 ")
+
+
+@pytest.mark.parametrize(("text", "where", "words"), [
+    ('{"openapi": "3.0.0",\n "info": {"title": "x"\n', "3:1", "Expecting ',' delimiter"),
+    ('{"toolcat": 1,\n "tools": [],}\n', "2:13", "Expecting property name"),
+])
+def test_a_json_path_that_is_no_json_is_reported_where_json_stops(tmp_path: Path, text: str,
+                                                                   where: str, words: str) -> None:
+    path = tmp_path / "spec.json"
+    path.write_text(text)
+    proc = toolcat("validate", str(path))
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(f"{path}:{where}: error TC001 not valid JSON: {words}")
