@@ -224,6 +224,7 @@ def _check(path: Path, ops: int, out: dict[str, Any], fail: Any) -> None:
 
 
 def _child(path: str, conn: Any, mem_mb: int) -> None:
+    sys.setrecursionlimit(20_000)  # the checks themselves walk deep schemas recursively
     if mem_mb:
         limit = mem_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -300,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
             results.append(fut.result())
             if sys.stderr.isatty():
                 sys.stderr.write(f"\r{i}/{len(specs)} specs")
+            elif i % 100 == 0:
+                sys.stderr.write(f"{i}/{len(specs)} specs, {time.perf_counter() - t:.0f} s\n")
+                sys.stderr.flush()
     wall = time.perf_counter() - t
     if sys.stderr.isatty():
         sys.stderr.write("\n")
@@ -338,14 +342,18 @@ def _report(args: argparse.Namespace, results: list[dict[str, Any]], wall: float
         print("skipped operations by reason (top 15):")
         for k, n in skip_kinds.most_common(15):
             print(f"  {n:5d}  {k}")
-    slowest = sorted(specs, key=lambda r: -r.get("total_s", 0.0))[:10]
+    for r in specs:  # toolcat's own time: import + load (import and compile) + strict export
+        r["toolcat_s"] = r.get("import_s", 0.0) + r.get("load_s", 0.0) + r.get("export_s", 0.0)
+        if any(f["kind"] == "timeout" for f in r["failures"]):
+            r["toolcat_s"] = r.get("total_s", 0.0)
+    slowest = sorted(specs, key=lambda r: -r["toolcat_s"])[:10]
     print(
-        f"slowest specs (over {args.slow:g} s: "
-        f"{sum(1 for r in specs if r.get('total_s', 0) > args.slow)}):"
+        f"slowest specs by toolcat time (import + load + export; over {args.slow:g} s: "
+        f"{sum(1 for r in specs if r['toolcat_s'] > args.slow)}):"
     )
     for r in slowest:
         print(
-            f"  {r.get('total_s', 0):7.2f} s  import {r.get('import_s', 0):6.2f}"
+            f"  {r['toolcat_s']:7.2f} s  import {r.get('import_s', 0):6.2f}"
             f"  load {r.get('load_s', 0):6.2f}  {r.get('operations', '?'):>5} ops"
             f"  {r.get('peak_mb', 0):7.0f} MB  {r['spec']}"
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -9,7 +10,7 @@ from ._args import Arg, safe_argument
 from ._errors import OperationSkipped
 from ._schemas import IN, SchemaConverter
 
-__all__ = ["Body", "JSON", "request_body"]
+__all__ = ["Body", "JSON", "is_binary", "request_body"]
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -32,6 +33,19 @@ _FILE_PART = {
         },
     ]
 }
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]*")
+_BINARY_PREFIXES = ("image/", "audio/", "video/", "font/")
+_BINARY = frozenset(
+    {
+        "application/pdf",
+        "application/zip",
+        "application/gzip",
+        "application/x-gzip",
+        "application/x-tar",
+        "application/x-zip-compressed",
+        "application/x-7z-compressed",
+    }
+)
 _NOT_LIFTABLE = ("allOf", "anyOf", "oneOf", "not", "if", "patternProperties", "$ref")
 
 
@@ -56,9 +70,19 @@ def _kind(media: str) -> tuple[int, str] | None:
         return (3, m)
     if m in (TEXT, "text/*"):
         return (4, TEXT)
+    if m.startswith("text/") and _TOKEN.fullmatch(m[5:]):
+        return (5, m)  # text/xml, text/csv...: the argument is the text, sent as is
     if m == OCTET:
-        return (5, m)
+        return (6, m)
+    if m.startswith(_BINARY_PREFIXES) and _TOKEN.fullmatch(m.split("/", 1)[1]) or m in _BINARY:
+        return (7, m)  # image/png, application/pdf...: base64 text, sent as bytes
     return None
+
+
+def is_binary(media_type: str) -> bool:
+    """Whether a chosen body media type carries bytes (the argument is base64 text)."""
+    kind = _kind(media_type)
+    return kind is not None and kind[0] >= 6
 
 
 def _choose(content: dict[str, Any]) -> tuple[str, Any] | None:
@@ -98,11 +122,14 @@ def request_body(
     media_type, media = chosen
     raw = media.get("schema") if isinstance(media, dict) else None
     description = rb.get("description") if isinstance(rb.get("description"), str) else None
-    if media_type == TEXT:
+    if media_type.startswith("text/"):
         schema: Any = {"type": "string"}
-    elif media_type == OCTET:
+        if media_type != TEXT:
+            description = ((description or "") + f" The {media_type} text, sent as is.").strip()
+    elif is_binary(media_type):
         schema = {"type": "string", "contentEncoding": "base64"}
-        description = ((description or "") + " Base64-encoded bytes.").strip()
+        shown = "" if media_type == OCTET else f" ({media_type})"
+        description = ((description or "") + f" Base64-encoded bytes{shown}.").strip()
     else:
         schema, found = converter.convert(raw if raw is not None else {}, file, IN)
         defs.update(found)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcat.catalog import check_strict_schema, export_catalog
+from toolcat.executor import Executor, PreparedRequest, ToolCall
 from toolcat.loader.openapi import ImportResult, import_openapi
 
 
@@ -153,3 +154,52 @@ def test_yaml_specs_read_as_yaml_1_2_with_string_keys(tmp_path: Path) -> None:
     assert params["n"]["default"] == 10  # YAML 1.1: octal 8
     assert params["on"] == {"in": "body", "required": True, "type": "string"}
     assert params["off"]["default"] is True
+
+
+def _body_op(content: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "post": {
+            "operationId": "send",
+            "requestBody": {"required": True, "content": content},
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+
+
+def test_text_and_binary_bodies_of_any_subtype_import_as_one_argument(
+    spec3: Callable[..., dict[str, Any]],
+    run_import: Callable[..., ImportResult],
+    compile_result: Callable[[ImportResult], Any],
+) -> None:
+    # 117 operations of APIs.guru's specs take only text/xml; others image/png or application/pdf.
+    xml = {"text/xml": {"schema": {"type": "object", "properties": {"a": {"type": "string"}}}}}
+    png = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
+    doc = spec3({"/xml": _body_op(xml), "/png": _body_op(png)})
+    doc["paths"]["/png"]["post"]["operationId"] = "upload"
+    result = run_import(doc)
+    assert [r.skipped for r in result.report] == [None, None]
+    tools = {t["name"]: t for t in result.tools}
+    assert tools["send"]["content_type"] == "text/xml"
+    assert tools["send"]["body_argument"] == "body"
+    assert tools["send"]["parameters"]["body"]["type"] == "string"
+    assert tools["upload"]["content_type"] == "image/png"
+    assert tools["upload"]["parameters"]["body"]["contentEncoding"] == "base64"
+    catalog = compile_result(result)
+    with Executor(catalog, env={}) as ex:
+        sent = ex.prepare(ToolCall("send", {"body": "<a>x</a>"}))
+        assert isinstance(sent, PreparedRequest), sent
+        assert dict(sent.headers)["Content-Type"] == "text/xml"
+        assert sent.body == "<a>x</a>"
+
+
+def test_body_media_types_nothing_can_send_still_skip_with_the_reason(
+    spec3: Callable[..., dict[str, Any]], run_import: Callable[..., ImportResult]
+) -> None:
+    doc = spec3({"/j": _body_op({"application/jwt": {}, "image/*": {}})})
+    result = run_import(doc)
+    (report,) = result.report
+    assert (
+        report.skipped
+        == "its request body media types (application/jwt, image/*) are not supported"
+    )
+    assert [d.code for d in result.diagnostics] == ["TC204"]
