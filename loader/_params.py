@@ -27,6 +27,7 @@ _QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS", "TRACE"})
 _REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)(?:/[^"]*)?"')
 _ANY_REF = re.compile(r'"\$ref":\s*"([^"]*)"')
 _DEFS_REF = re.compile(r"#/\$defs/[^/]+(/.*)?")
+_CONTAINERS = (dict, list, tuple)  # a tuple: `dict | list` would build a union per call
 TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token: a header name
 
 
@@ -158,7 +159,7 @@ def _has_ref(value: Any) -> bool:
             return True
         value = value.values()
     for item in value:
-        if isinstance(item, dict | list | tuple) and _has_ref(item):
+        if isinstance(item, _CONTAINERS) and _has_ref(item):
             return True
     return False
 
