@@ -71,7 +71,7 @@ def test_a_catalog_read_from_a_pipe(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "where", "words"), [
     ('{"openapi": "3.0.0",\n "info": {"title": "x"\n', "3:1", "Expecting ',' delimiter"),
-    ('{"toolcat": 1,\n "tools": [],}\n', "2:13", "Expecting property name"),
+    ('{"toolcat": 1,\n "tools": [],}\n', "2:14", "Expecting property name"),
 ])
 def test_a_json_path_that_is_no_json_is_reported_where_json_stops(tmp_path: Path, text: str,
                                                                    where: str, words: str) -> None:
