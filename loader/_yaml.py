@@ -298,7 +298,28 @@ class _Builder:
                 result.setdefault(k, v)
 
 
+def _unclosed(exc: yaml.MarkedYAMLError, text: str) -> bool:
+    """Whether the error is an unclosed quote, or a bracket meant to close on its own line.
+
+    Then the line to fix is where it was opened, not where the parser noticed
+    (often the next key, or past the end of the file). A flow collection whose
+    line ends with its opening bracket spans lines on purpose: a missing comma
+    inside it is found where the parser stopped.
+    """
+    start, mark, context = exc.context_mark, exc.problem_mark, str(exc.context or "")
+    if start is None or mark is None or start.line >= mark.line:
+        return False
+    if "quoted scalar" in context:
+        return True
+    if "flow" not in context:
+        return False
+    line_end = text.find("\n", start.index)
+    opener_line = text[start.index: line_end if line_end != -1 else len(text)]
+    return not opener_line.split(" #", 1)[0].rstrip().endswith(("[", "{"))
+
+
 def _syntax_message(exc: yaml.MarkedYAMLError, text: str) -> str:
+    source = text
     problem = getattr(exc, "problem", None) or str(exc)
     context = getattr(exc, "context", None)
     if "expected a single document" in problem or "expected a single document" in str(context):
@@ -308,6 +329,10 @@ def _syntax_message(exc: yaml.MarkedYAMLError, text: str) -> str:
         return "tab characters cannot indent YAML; indent with spaces"
     text = f"YAML syntax error: {problem}"
     start = exc.context_mark
+    if _unclosed(exc, source) and start is not None and mark is not None:
+        what = "quote" if "quoted" in str(context) else "bracket"
+        return (f"YAML syntax error: this {what} is never closed ({problem}, noticed at line "
+                f"{mark.line + 1}, column {mark.column + 1})")
     if context and start is not None and mark is not None and start.line != mark.line:
         text += f" ({context} that starts at line {start.line + 1}, column {start.column + 1})"
     elif context:
@@ -326,6 +351,8 @@ def parse_yaml(text: str, file: str) -> ParsedYaml:
         root = yaml.compose(text, Loader=_FastLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        if _unclosed(exc, text):
+            mark = exc.context_mark  # where the bracket or quote was opened
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         diag = Diagnostic.make("TC001", _syntax_message(exc, text), file, line, col)
         return ParsedYaml(None, Positions(file, None), (diag,))

@@ -51,10 +51,10 @@ def test_non_string_keys_keep_their_text() -> None:
 @pytest.mark.parametrize(
     ("text", "line", "words"),
     [
-        ("a: [1, 2\n", 2, "YAML syntax error"),
+        ("a: [1, 2\n", 1, "bracket is never closed"),  # where it opened, not past the end
         ("a: 1\n---\nb: 2\n", 2, "one YAML document"),
         ("a:\n\t- 1\n", 2, "tab"),
-        ("a: 'x\n", 2, "YAML syntax error"),
+        ("a: 'x\n", 1, "quote is never closed"),
         ("a: !custom 1\n", 1, "unsupported YAML tag"),
         ("? [a]\n: 1\n", 1, "plain scalar"),
     ],
