@@ -268,6 +268,10 @@ class _Builder:
                 continue
             elif isinstance(key_node, ScalarNode):
                 key = str(key_node.value)  # 200: or true: -> the text as written
+            elif isinstance(key_node, MappingNode) and node.flow_style and key_node.flow_style:
+                self.error("TC004", "an unquoted '{{ ... }}' reads as a YAML mapping; quote "
+                           "the template: \"{{ name }}\"", node)
+                continue
             else:
                 self.error("TC004", "a mapping key must be a plain scalar, not a collection",
                            key_node)
@@ -309,8 +313,8 @@ def _unclosed(exc: yaml.MarkedYAMLError, text: str) -> bool:
     start, mark, context = exc.context_mark, exc.problem_mark, str(exc.context or "")
     if start is None or mark is None or start.line >= mark.line:
         return False
-    if "quoted scalar" in context:
-        return True
+    if "quoted scalar" in context or "simple key" in context:
+        return True  # a key without its ':' is found on the line after it
     if "flow" not in context:
         return False
     line_end = text.find("\n", start.index)
@@ -330,6 +334,9 @@ def _syntax_message(exc: yaml.MarkedYAMLError, text: str) -> str:
     text = f"YAML syntax error: {problem}"
     start = exc.context_mark
     if _unclosed(exc, source) and start is not None and mark is not None:
+        if "simple key" in str(context):
+            return (f"YAML syntax error: this key has no ':' after it ({problem}, noticed at "
+                    f"line {mark.line + 1}, column {mark.column + 1})")
         what = "quote" if "quoted" in str(context) else "bracket"
         return (f"YAML syntax error: this {what} is never closed ({problem}, noticed at line "
                 f"{mark.line + 1}, column {mark.column + 1})")
