@@ -156,6 +156,16 @@ def validate_item(
             errors = [e for e in errors if e["type"] not in _TYPE_WORDS
                       or _existing(data, _data_path(data, e["loc"])) not in shallow]
         reported: set[tuple[str | int, ...]] = set()
+        if _schema_style_parameters(data):
+            # OpenAI's function format pasted in: one finding that says how to convert it
+            line, col = locate((*base, "parameters"), True)
+            where = f"{label}: " if label else ""
+            out.append(Diagnostic.make(
+                "TC004", f"{where}'parameters' is written as one JSON Schema object (type, "
+                "properties, required); toolcat maps argument names to their schemas: move the "
+                "entries of 'properties' up under 'parameters' (each is required unless it says "
+                "'required: false')", file, line, col, (*base, "parameters")))
+            errors = [e for e in errors if tuple(e["loc"][:1]) != ("parameters",)]
         for error in errors:
             if error["type"] == "missing" and _is_typo(error["loc"], typos):
                 continue  # "unknown key 'tokn'; did you mean 'token'?" says it all
@@ -172,6 +182,13 @@ def validate_item(
             if rescued is not None:
                 salvaged.append(rescued)
         return None
+
+
+def _schema_style_parameters(data: Any) -> bool:
+    """``parameters: {type: object, properties: {...}}``: a JSON Schema where names belong."""
+    params = data.get("parameters") if isinstance(data, dict) else None
+    return (isinstance(params, dict) and params.get("type") == "object"
+            and isinstance(params.get("properties"), dict))
 
 
 # Removing these (or a key that looks like them) would make later checks report
