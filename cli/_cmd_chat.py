@@ -93,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--timeout must be a positive number of seconds")
     if args.max_retries < 0:
         raise CliError("--max-retries cannot be negative")
+    if not args.model.strip():
+        raise CliError("--model cannot be empty")
+    if args.prompt is not None and not args.prompt.strip():
+        raise CliError("no prompt: PROMPT is empty")
     headers = _headers(args.header)
     extra = _extra_body(args.extra_body)
     key_env = args.api_key_env or _KEY_ENV[args.provider]

@@ -142,12 +142,20 @@ def test_a_closed_port_is_one_line_exit_1(catalog_file: Path) -> None:
     (["--base-url", "http://127.0.0.1:9/v1", "--timeout", "0"], "--timeout must be positive"),
     (["--base-url", "http://127.0.0.1:9/v1", "--max-retries", "-1"], "cannot be negative"),
     (["--base-url", "http://127.0.0.1:9/v1", "--extra-body", "{"], "--extra-body is not JSON"),
+    (["--base-url", "http://127.0.0.1:9/v1", "--model", " "], "--model cannot be empty"),
 ])
 def test_chat_bad_usage_is_one_line_exit_2(catalog_file: Path, flags: list[str],
                                            words: str) -> None:
     proc = toolcat("chat", str(catalog_file), "--model", "m", *flags, "hello")
     assert proc.returncode == 2
     assert words.replace("must be positive", "must be a positive") in one_line(proc)
+
+
+def test_an_empty_prompt_is_one_line_exit_2(catalog_file: Path) -> None:
+    proc = toolcat("chat", str(catalog_file), "--model", "m", "--base-url",
+                   "http://127.0.0.1:9/v1", " ")
+    assert proc.returncode == 2
+    assert "no prompt" in one_line(proc)
 
 
 def tool_call_turns(name: str, arguments: str) -> Callable[..., Any]:
