@@ -9,6 +9,7 @@ exit code. Command modules import heavy dependencies inside ``func`` so that
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -72,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             names = ", ".join(n.replace("_", "-") for n in _COMMAND_MODULES)
             raise CliError(f"a command is required: {names} (see 'toolcat --help')")
         code: int = args.func(args)
+        sys.stdout.flush()  # a full disk shows here, as one line, rather than at exit
         return code
     except CliError as exc:
         _say(str(exc))
@@ -84,11 +86,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except Exception as exc:  # the last line of defence: one line, never a traceback
-        if os.environ.get("TOOLCAT_DEBUG"):
-            raise
-        _say(f"internal error: {type(exc).__name__}: {exc} (set TOOLCAT_DEBUG=1 for details)")
-        return 3
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            return _internal(exc)
+        _say(f"cannot write the output: {exc.strerror or exc}")
+        _silence_stdout()
+        return 2
+    except Exception as exc:
+        return _internal(exc)
+
+
+# writing stdout failed for a reason outside the program (disk full, device gone)
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF})
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test's capture)
+        pass
+
+
+def _internal(exc: BaseException) -> int:
+    """The last line of defence: one line, never a traceback (unless TOOLCAT_DEBUG is set)."""
+    if os.environ.get("TOOLCAT_DEBUG"):
+        raise exc
+    _say(f"internal error: {type(exc).__name__}: {exc} (set TOOLCAT_DEBUG=1 for details)")
+    return 3
 
 
 def _open_closed_streams() -> None:

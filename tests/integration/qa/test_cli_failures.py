@@ -237,3 +237,15 @@ def test_ctrl_c_is_one_line_exit_130(catalog_file: Path, silent_endpoint: str,
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "toolcat: interrupted"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["list"], ["schema", "--provider", "mcp"], ["validate"]])
+def test_a_full_disk_is_one_line_exit_2(catalog_file: Path, args: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([*TOOLCAT, args[0], str(catalog_file), *args[1:]], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=30)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1] == "toolcat: cannot write the output: No space left on device"
