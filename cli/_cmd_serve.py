@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from typing import Any
 
@@ -41,6 +40,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import logging  # here, not at the top: every toolcat command imports this module
+
     import anyio
     from toolcat.catalog import UnknownToolsetError
     from toolcat.executor._mcp_server import CatalogLoadFailed, McpCatalogServer
@@ -56,8 +57,9 @@ def run(args: argparse.Namespace) -> int:
     except CatalogInputError as exc:
         raise CliError(str(exc)) from exc
     except CatalogLoadFailed as exc:
-        for diagnostic in exc.diagnostics:
-            print(diagnostic, file=sys.stderr)
+        from ._formats import format_text
+
+        sys.stderr.write(format_text(list(exc.diagnostics), [], "error"))
         raise CliError(f"cannot serve: {exc}", 1) from exc
     except UnknownToolsetError as exc:
         raise CliError(str(exc)) from exc
