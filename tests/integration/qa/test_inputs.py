@@ -80,3 +80,14 @@ def test_a_json_path_that_is_no_json_is_reported_where_json_stops(tmp_path: Path
     proc = toolcat("validate", str(path))
     assert proc.returncode == 1
     assert proc.stdout.startswith(f"{path}:{where}: error TC001 not valid JSON: {words}")
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_control_characters_in_a_catalog_never_reach_the_terminal(tmp_path: Path,
+                                                                  fmt: str) -> None:
+    path = tmp_path / "esc.yaml"
+    path.write_text(GOOD.replace("  svc: {base_url: http://127.0.0.1:8080}",
+                                 '  svc: {base_url: http://127.0.0.1:8080, "\\e[31mred": 1}'))
+    proc = toolcat("validate", str(path), "--format", fmt)
+    assert proc.returncode == 1
+    assert "\x1b" not in proc.stdout and "unknown key '\\x1b[31mred'" in proc.stdout
