@@ -99,6 +99,19 @@ def _without_seen(node: Any, seen: set[int], keep: list[Any]) -> Any:
     return node
 
 
+def _depth(node: Any) -> int:
+    """How deeply dicts and lists nest in ``node`` (a validator recurses about as deep)."""
+    deepest, todo = 0, [(node, 1)]
+    while todo:
+        value, d = todo.pop()
+        if isinstance(value, dict):
+            deepest = max(deepest, d)
+            todo.extend((v, d + 1) for v in value.values())
+        elif isinstance(value, list):
+            todo.extend((v, d + 1) for v in value)
+    return deepest
+
+
 def _skip_kind(reason: str) -> str:
     """A short, stable label for a skip reason (numbers and quoted names taken out)."""
     text = re.sub(r"'[^']*'|\"[^\"]*\"|\{[^}]*\}", "…", reason)
@@ -190,6 +203,7 @@ def _check(path: Path, ops: int, out: dict[str, Any], fail: Any) -> None:
     if len(catalog) != len(result.tools):
         fail("count:loaded", f"{len(catalog)} compiled tools for {len(result.tools)} imported")
 
+    out["max_depth"] = max((_depth(t.input_schema) for t in catalog), default=0)
     check = Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors
     seen: set[int] = set()
     keep: list[Any] = []
@@ -357,6 +371,10 @@ def _report(args: argparse.Namespace, results: list[dict[str, Any]], wall: float
             f"  load {r.get('load_s', 0):6.2f}  {r.get('operations', '?'):>5} ops"
             f"  {r.get('peak_mb', 0):7.0f} MB  {r['spec']}"
         )
+    deepest = sorted(specs, key=lambda r: -r.get("max_depth", 0))[:5]
+    print("deepest input schemas (nested dicts; jsonschema's metaschema check overflows near 190):")
+    for r in deepest:
+        print(f"  {r.get('max_depth', 0):5d}  {r['spec']}")
     biggest = sorted(specs, key=lambda r: -r.get("peak_mb", 0.0))[:5]
     print("largest peak memory (RSS growth):")
     for r in biggest:
