@@ -1,4 +1,4 @@
-"""The loader's fast paths give the answers of the slow ones: spec sniffing, one parse, $ref finding."""
+"""The loader's fast paths answer as the slow ones: spec sniffing, one parse, $ref finding."""
 
 from __future__ import annotations
 
