@@ -20,10 +20,11 @@ class FrozenDict(dict[str, Any]):
     """
 
     __slots__ = ("_hash",)
+    _hash: int
 
     __setitem__ = _refuse
     __delitem__ = _refuse
-    __ior__ = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse
     clear = _refuse
     pop = _refuse
     popitem = _refuse
@@ -55,15 +56,15 @@ class FrozenList(list[Any]):
 
     __setitem__ = _refuse
     __delitem__ = _refuse
-    __iadd__ = _refuse  # type: ignore[assignment]
-    __imul__ = _refuse  # type: ignore[assignment]
+    __iadd__ = _refuse
+    __imul__ = _refuse
     append = _refuse
     extend = _refuse
     insert = _refuse
     pop = _refuse
     remove = _refuse
     clear = _refuse
-    sort = _refuse  # type: ignore[assignment]
+    sort = _refuse
     reverse = _refuse
 
     def __hash__(self) -> int:  # type: ignore[override]

@@ -133,7 +133,8 @@ class ArgumentChecker:
 def _describe(err: ValidationError) -> list[ToolError]:
     loc = tuple(err.absolute_path)
     if err.validator == "required" and isinstance(err.instance, Mapping):
-        missing = [p for p in err.validator_value if p not in err.instance]
+        required: Any = err.validator_value
+        missing = [p for p in required if p not in err.instance]
         return [
             ToolError("invalid_arguments", "required argument is missing", (*loc, p))
             for p in missing

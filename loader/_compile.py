@@ -268,7 +268,7 @@ def _hinted(message: str, declared: frozenset[str]) -> str:
 
 def _annotations(doc: ToolDoc) -> ToolAnnotations:
     method = doc.method
-    derived = {
+    derived: dict[str, Any] = {
         "read_only": method in _SAFE_METHODS,
         "destructive": method not in _SAFE_METHODS and method != "TRACE",
         "idempotent": method in _IDEMPOTENT,

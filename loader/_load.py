@@ -213,8 +213,8 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         return
     for key in data:
         if key not in _TOP_KEYS and not key.startswith("x-"):
-            hint = closest(key, _TOP_KEYS)
-            advice = f"did you mean '{hint}'?" if hint else "valid keys: " + ", ".join(_TOP_KEYS)
+            near = closest(key, _TOP_KEYS)
+            advice = f"did you mean '{near}'?" if near else "valid keys: " + ", ".join(_TOP_KEYS)
             state.add("TC003", f"unknown key '{key}'; {advice}", file, locate((key,), True), (key,))
     services = _section(state, data, "services", dict, file, locate)
     for name, body in services.items():

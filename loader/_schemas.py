@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,7 +157,7 @@ class SchemaChecker:
         """The cache key of a schema (canonical JSON without top-level prose)."""
         return _shape_key(schema)
 
-    def check(self, schema: Any, *, trusted: bool = False, defs: dict[str, Any] | None = None,
+    def check(self, schema: Any, *, trusted: bool = False, defs: Mapping[str, Any] | None = None,
               key: str | None = None) -> tuple[SchemaIssue, ...]:
         """Metaschema errors (TC022), unknown keywords (TC106), bad default/enum (TC023/TC024).
 

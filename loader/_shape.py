@@ -159,9 +159,9 @@ def validate_item(
         if _schema_style_parameters(data):
             # OpenAI's function format pasted in: one finding that says how to convert it
             line, col = locate((*base, "parameters"), True)
-            where = f"{label}: " if label else ""
+            prefix = f"{label}: " if label else ""
             out.append(Diagnostic.make(
-                "TC004", f"{where}'parameters' is written as one JSON Schema object (type, "
+                "TC004", f"{prefix}'parameters' is written as one JSON Schema object (type, "
                 "properties, required); toolcat maps argument names to their schemas: move the "
                 "entries of 'properties' up under 'parameters' (each is required unless it says "
                 "'required: false')", file, line, col, (*base, "parameters")))
@@ -211,7 +211,7 @@ def _salvage(model: type[M], data: Any, errors: Sequence[Any]) -> M | None:
             return None
         if len(target) == 1 and closest(str(target[0]), _NO_SALVAGE, cutoff=0.75):
             return None
-        parent = pruned
+        parent: Any = pruned
         for seg in target[:-1]:
             parent = parent.get(seg) if isinstance(parent, dict) else None
         if isinstance(parent, dict):

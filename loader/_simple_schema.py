@@ -36,8 +36,8 @@ _HANDLED = _TEXT | _NUMBERS | _COUNTS | _FLAGS | _ANY | _LISTS | _ONE | _MAPS | 
 _LOCAL_REF = re.compile(r"#[A-Za-z0-9_/~.%$-]*")
 _MAX_DEPTH = 64
 # imported schemas are frozen: the read-only twins are the same JSON values
-_DICT = frozenset({dict, FrozenDict})
-_LIST = frozenset({list, FrozenList})
+_DICT: frozenset[type] = frozenset((dict, FrozenDict))
+_LIST: frozenset[type] = frozenset((list, FrozenList))
 _CONTAINERS = _DICT | _LIST
 
 
