@@ -28,12 +28,11 @@ notes back with the declarations, and ``toolcat schema`` prints them on stderr.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._frozen import thaw
+from ._schema_walk import def_name, merge_lists, merge_part, refinements, short, split_defs
 
 __all__ = ["GeminiResult", "to_gemini_schema"]
 
@@ -73,11 +72,7 @@ def to_gemini_schema(schema: Mapping[str, Any]) -> GeminiResult:
     >>> to_gemini_schema({"type": ["string", "null"], "const": "x"}).schema
     {'type': 'string', 'nullable': True, 'enum': ['x']}
     """
-    root = thaw(schema)
-    defs: dict[str, Any] = {}
-    for key in ("definitions", "$defs"):
-        if isinstance(root.get(key), dict):
-            defs.update(root.pop(key))
+    root, defs = split_defs(schema)
     conv = _Converter(defs)
     out = conv.node(root, "", ())
     return GeminiResult(out, tuple(conv.notes))
@@ -112,7 +107,7 @@ class _Converter:
             s = {**target, **s}
         if "allOf" in s:
             s = self._merge_all_of(s, pointer)
-        moved: list[str] = _refinements(s)
+        moved: list[str] = refinements(s)
         nullable = False
         out: dict[str, Any] = {}
         # -- type ------------------------------------------------------------
@@ -179,7 +174,7 @@ class _Converter:
                     out["enum"] = [v for v in value if v is not None]
                     out.setdefault("type", "string")
                 else:
-                    moved.append(f"one of {_short(value)}")
+                    moved.append(f"one of {short(value)}")
             elif key == "format":
                 kind = out.get("type")
                 if isinstance(kind, str) and value in _FORMATS.get(kind, ()):
@@ -199,7 +194,7 @@ class _Converter:
             elif key in _DROPPED:
                 self.note(pointer, f"{key} dropped")
             else:
-                moved.append(f"{key}: {_short(value)}")
+                moved.append(f"{key}: {short(value)}")
         if "type" not in out and "anyOf" not in out:
             if "properties" in out:
                 out["type"] = "object"
@@ -219,11 +214,9 @@ class _Converter:
         return out
 
     def _resolve(self, ref: str) -> dict[str, Any] | None:
-        for prefix in ("#/$defs/", "#/definitions/"):
-            if ref.startswith(prefix):
-                target = self.defs.get(ref[len(prefix) :].replace("~1", "/").replace("~0", "~"))
-                return dict(target) if isinstance(target, dict) else None
-        return None
+        name = def_name(ref)
+        target = None if name is None else self.defs.get(name)
+        return dict(target) if isinstance(target, dict) else None
 
     def _merge_all_of(self, s: dict[str, Any], pointer: str) -> dict[str, Any]:
         merged: dict[str, Any] = {}
@@ -236,45 +229,5 @@ class _Converter:
                     break
                 rest = {k: v for k, v in part.items() if k != "$ref"}
                 part = {**target, **rest}
-            for key, value in part.items():
-                if key == "properties":
-                    merged.setdefault("properties", {}).update(value)
-                elif key == "required":
-                    merged["required"] = list(dict.fromkeys([*merged.get("required", []), *value]))
-                else:
-                    merged.setdefault(key, value)
-        out = {**merged, **s}
-        if "properties" in merged and "properties" in s:
-            out["properties"] = {**merged["properties"], **s["properties"]}
-        if "required" in merged and "required" in s:
-            out["required"] = list(dict.fromkeys([*merged["required"], *s["required"]]))
-        return out
-
-
-_TYPE_KEYS = frozenset({"type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"})
-
-
-def _refinements(s: dict[str, Any]) -> list[str]:
-    """Pop ``anyOf``/``oneOf`` lists that only refine a typed schema (members with no
-    type of their own, such as ``{"required": ["a"]}``); return them as description text."""
-    if not (s.get("type") or "properties" in s):
-        return []
-    moved = []
-    for key in ("anyOf", "oneOf"):
-        members = s.get(key)
-        if (
-            isinstance(members, list)
-            and members
-            and all(isinstance(m, dict) and not (_TYPE_KEYS & m.keys()) for m in members)
-        ):
-            moved.append(f"{key}: {_short(s.pop(key))}")
-    return moved
-
-
-def _short(value: Any, limit: int = 200) -> str:
-    """A value as the model reads it in a description: strings bare, the rest as JSON."""
-    if isinstance(value, str):
-        text = value
-    else:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+            merge_part(merged, part)
+        return {**merged, **s, **merge_lists(merged, s)}

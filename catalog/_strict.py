@@ -34,12 +34,11 @@ A schema that cannot be made strict without changing what arguments it accepts
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._frozen import thaw
+from ._schema_walk import def_name, merge_lists, merge_part, refinements, short, split_defs
 
 __all__ = [
     "NotStrictable",
@@ -106,11 +105,7 @@ def to_strict_schema(schema: Mapping[str, Any]) -> StrictResult:
     Raises :class:`NotStrictable` when the schema holds a free-form object or an
     untyped value.
     """
-    root = thaw(schema)
-    defs: dict[str, Any] = {}
-    for key in ("definitions", "$defs"):
-        if isinstance(root.get(key), dict):
-            defs.update(root.pop(key))
+    root, defs = split_defs(schema)
     conv = _Converter(defs)
     try:
         out = conv.node(root, "")
@@ -144,16 +139,14 @@ class _Converter:
         self.inlining: set[str] = set()  # definitions being inlined on the current path
 
     def resolve(self, ref: str, pointer: str, inlined: list[str] | None = None) -> dict[str, Any]:
-        for prefix in ("#/$defs/", "#/definitions/"):
-            if ref.startswith(prefix):
-                name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
-                if isinstance(self.defs.get(name), dict):
-                    if inlined is not None:
-                        if name in self.inlining:
-                            raise _Recursive(ref)
-                        self.inlining.add(name)
-                        inlined.append(name)
-                    return dict(self.defs[name])
+        name = def_name(ref)
+        if name is not None and isinstance(self.defs.get(name), dict):
+            if inlined is not None:
+                if name in self.inlining:
+                    raise _Recursive(ref)
+                self.inlining.add(name)
+                inlined.append(name)
+            return dict(self.defs[name])
         raise NotStrictable(pointer, f"$ref {ref!r} does not point into $defs")
 
     def node(self, schema: Any, pointer: str) -> dict[str, Any]:
@@ -204,7 +197,7 @@ class _Converter:
             s = {**self.resolve(ref, pointer, inlined), **s}
             if "allOf" in s:
                 s = self.merge_all_of(s, pointer, inlined)
-        refinements = _refinements(s)
+        refined = refinements(s)
         if "oneOf" in s:
             s.setdefault("anyOf", [])
             s["anyOf"] = list(s["anyOf"]) + list(s.pop("oneOf"))
@@ -212,7 +205,7 @@ class _Converter:
         if "const" in s:
             s["enum"] = [s.pop("const")]
         out: dict[str, Any] = {}
-        moved: list[str] = refinements
+        moved: list[str] = refined
         for key, value in s.items():
             if key in ("properties", "required", "additionalProperties", "items", "anyOf"):
                 continue
@@ -225,7 +218,7 @@ class _Converter:
             elif key in ("definitions", "$defs"):
                 raise NotStrictable(pointer, f"nested {key} (only the root may hold $defs)")
             else:
-                moved.append(f"{key}: {_short(value)}")
+                moved.append(f"{key}: {short(value)}")
         if "anyOf" in s:
             out["anyOf"] = [
                 self.node(item, f"{pointer}/anyOf/{i}") for i, item in enumerate(s["anyOf"])
@@ -281,16 +274,12 @@ class _Converter:
                 part = self.resolve(part["$ref"], f"{pointer}/allOf/{i}", inlined)
             if not isinstance(part, dict):
                 raise NotStrictable(f"{pointer}/allOf/{i}", "not a schema object")
-            for key, value in part.items():
-                if key == "properties":
-                    merged.setdefault("properties", {}).update(value)
-                elif key == "required":
-                    merged["required"] = list(dict.fromkeys([*merged.get("required", []), *value]))
-                elif key in merged and merged[key] != value and key != "description":
-                    raise NotStrictable(pointer, f"allOf members disagree on {key!r}")
-                else:
-                    merged.setdefault(key, value)
-        return {**merged, **s, **_merge_lists(merged, s)}
+            merge_part(merged, part, lambda key: _disagree(pointer, key))
+        return {**merged, **s, **merge_lists(merged, s)}
+
+
+def _disagree(pointer: str, key: str) -> None:
+    raise NotStrictable(pointer, f"allOf members disagree on {key!r}")
 
 
 class _Recursive(Exception):
@@ -317,35 +306,6 @@ def _lone_ref(s: dict[str, Any]) -> tuple[str | None, set[str]]:
         if "$ref" not in p:
             extra.update(p)
     return refs[0], extra
-
-
-def _merge_lists(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if "properties" in a and "properties" in b:
-        out["properties"] = {**a["properties"], **b["properties"]}
-    if "required" in a and "required" in b:
-        out["required"] = list(dict.fromkeys([*a["required"], *b["required"]]))
-    return out
-
-
-_TYPE_KEYS = frozenset({"type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf"})
-
-
-def _refinements(s: dict[str, Any]) -> list[str]:
-    """Pop ``anyOf``/``oneOf`` lists that only refine a typed schema (members with no
-    type of their own, such as ``{"required": ["a"]}``); return them as description text."""
-    if not (s.get("type") or "properties" in s):
-        return []
-    moved = []
-    for key in ("anyOf", "oneOf"):
-        members = s.get(key)
-        if (
-            isinstance(members, list)
-            and members
-            and all(isinstance(m, dict) and not (_TYPE_KEYS & m.keys()) for m in members)
-        ):
-            moved.append(f"{key}: {_short(s.pop(key))}")
-    return moved
 
 
 def _types(s: Mapping[str, Any]) -> list[str]:
@@ -378,15 +338,6 @@ def _nullable(child: dict[str, Any]) -> dict[str, Any]:
 
 def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
-
-
-def _short(value: Any, limit: int = 200) -> str:
-    """A value as the model reads it in a description: strings bare, the rest as JSON."""
-    if isinstance(value, str):
-        text = value
-    else:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # -- the checker ----------------------------------------------------------------
