@@ -36,7 +36,7 @@ class _SpecLoader(_BaseLoader):  # type: ignore[misc]
 _BOOL, _INT, _FLOAT = (f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float"))
 _SpecLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _SpecLoader.add_implicit_resolver(
     _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
