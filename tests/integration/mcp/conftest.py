@@ -1,15 +1,10 @@
-"""A real tool service on 127.0.0.1, and a catalog for `toolcat serve` that points at it."""
+"""A catalog for `toolcat serve` tests; the service and its env come from ../conftest.py."""
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from toolcat.executor._background import BackgroundServer
-from toolcat.executor._demo_service import make_service
 
 CATALOG = """\
 toolcat: 1
@@ -45,24 +40,10 @@ toolsets:
 """
 
 
-@pytest.fixture(scope="module")
-def warehouse() -> Iterator[str]:
-    with BackgroundServer(make_service()) as server:
-        yield server.url
-
-
 @pytest.fixture
-def catalog_file(tmp_path: Path) -> Path:
-    path = tmp_path / "catalog.yaml"
-    path.write_text(CATALOG)
-    return path
-
-
-@pytest.fixture
-def serve_env(warehouse: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env["WAREHOUSE_URL"] = warehouse
-    return env
+def catalog_text() -> str:
+    """What the shared ``catalog_file`` fixture (tests/integration/conftest.py) writes."""
+    return CATALOG
 
 
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]

@@ -1,16 +1,11 @@
-"""QA fixtures: the sample service on 127.0.0.1 and a catalog for it, and a runner for `toolcat`."""
+"""QA fixtures: a catalog for the sample service (../conftest.py), and a runner for `toolcat`."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from toolcat.executor._background import BackgroundServer
-from toolcat.executor._demo_service import make_service
 
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]
 
@@ -36,24 +31,10 @@ tools:
 """
 
 
-@pytest.fixture(scope="module")
-def warehouse() -> Iterator[str]:
-    with BackgroundServer(make_service()) as server:
-        yield server.url
-
-
 @pytest.fixture
-def catalog_file(tmp_path: Path) -> Path:
-    path = tmp_path / "catalog.yaml"
-    path.write_text(CATALOG)
-    return path
-
-
-@pytest.fixture
-def serve_env(warehouse: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env["WAREHOUSE_URL"] = warehouse
-    return env
+def catalog_text() -> str:
+    """What the shared ``catalog_file`` fixture (tests/integration/conftest.py) writes."""
+    return CATALOG
 
 
 def toolcat(*args: str, stdin: str | None = "", timeout: float = 30,
