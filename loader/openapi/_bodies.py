@@ -115,7 +115,7 @@ def request_body(
     required = rb.get("required") is True
     chosen = _choose(rb["content"])
     if chosen is None:
-        kinds = ", ".join(sorted(str(m) for m in rb["content"]))
+        kinds = ", ".join(sorted(str(m) if str(m).strip() else repr(m) for m in rb["content"]))
         if required:
             raise OperationSkipped(f"its request body media types ({kinds}) are not supported")
         return None  # an optional body we cannot send is left out

@@ -203,3 +203,11 @@ def test_body_media_types_nothing_can_send_still_skip_with_the_reason(
         == "its request body media types (application/jwt, image/*) are not supported"
     )
     assert [d.code for d in result.diagnostics] == ["TC204"]
+
+
+def test_an_empty_media_type_is_named_in_the_skip_reason(
+    spec3: Callable[..., dict[str, Any]], run_import: Callable[..., ImportResult]
+) -> None:
+    # Six operations of APIs.guru's specs have `content: {"": ...}`; the reason read "types ()".
+    (report,) = run_import(spec3({"/e": _body_op({"": {"schema": {"type": "string"}}})})).report
+    assert report.skipped == "its request body media types ('') are not supported"
