@@ -153,21 +153,15 @@ class TokenCache:
             try:
                 response = client.send(request, stream=True)
                 try:
-                    body = _read_capped(response.iter_bytes())
+                    body = _CappedBody()
+                    for chunk in response.iter_bytes():
+                        if body.add(chunk):
+                            break
                 finally:
                     response.close()
-            except httpx.TimeoutException as exc:
-                raise TokenError(
-                    ToolError("timeout", "the OAuth2 token request timed out")
-                ) from exc
             except httpx.TransportError as exc:
-                raise TokenError(
-                    ToolError(
-                        "connection_error",
-                        f"the OAuth2 token endpoint is unreachable: {type(exc).__name__}",
-                    )
-                ) from exc
-            return self._store(key, response.status_code, body)
+                raise _transport_error(exc) from exc
+            return self._store(key, response.status_code, body.value())
 
     async def aget(
         self,
@@ -194,26 +188,15 @@ class TokenCache:
             try:
                 response = await client.send(request, stream=True)
                 try:
-                    chunks = bytearray()
+                    body = _CappedBody()
                     async for chunk in response.aiter_bytes():
-                        chunks += chunk
-                        if len(chunks) > _MAX_TOKEN_BODY:
+                        if body.add(chunk):
                             break
-                    body = bytes(chunks[:_MAX_TOKEN_BODY])
                 finally:
                     await response.aclose()
-            except httpx.TimeoutException as exc:
-                raise TokenError(
-                    ToolError("timeout", "the OAuth2 token request timed out")
-                ) from exc
             except httpx.TransportError as exc:
-                raise TokenError(
-                    ToolError(
-                        "connection_error",
-                        f"the OAuth2 token endpoint is unreachable: {type(exc).__name__}",
-                    )
-                ) from exc
-            return self._store(key, response.status_code, body)
+                raise _transport_error(exc) from exc
+            return self._store(key, response.status_code, body.value())
 
     def _store(self, key: Any, status: int, body: bytes) -> str:
         import json
@@ -259,10 +242,28 @@ def _token_request(
     return request
 
 
-def _read_capped(chunks: Any) -> bytes:
-    body = bytearray()
-    for chunk in chunks:
-        body += chunk
-        if len(body) > _MAX_TOKEN_BODY:
-            break
-    return bytes(body[:_MAX_TOKEN_BODY])
+def _transport_error(exc: httpx.TransportError) -> TokenError:
+    """The result for the model when the token request got no answer."""
+    if isinstance(exc, httpx.TimeoutException):
+        return TokenError(ToolError("timeout", "the OAuth2 token request timed out"))
+    return TokenError(
+        ToolError(
+            "connection_error",
+            f"the OAuth2 token endpoint is unreachable: {type(exc).__name__}",
+        )
+    )
+
+
+class _CappedBody:
+    """A token response body, read up to :data:`_MAX_TOKEN_BODY` bytes."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def add(self, chunk: bytes) -> bool:
+        """Append ``chunk``; true once the cap is passed (stop reading)."""
+        self._buf += chunk
+        return len(self._buf) > _MAX_TOKEN_BODY
+
+    def value(self) -> bytes:
+        return bytes(self._buf[:_MAX_TOKEN_BODY])
