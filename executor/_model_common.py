@@ -17,7 +17,7 @@ import os
 import random
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -231,6 +231,38 @@ class HttpModelTransport:
     async def aclose(self) -> None:
         if self._own_client:
             await self._client.aclose()
+
+
+class HttpModelClient:
+    """What the HTTP model clients share: the transport, the user message shape, closing."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key_env: str | None,
+        api_key: str | None,
+        headers: Mapping[str, str] | None,
+        timeout: float,
+        max_retries: int,
+        backoff: float,
+        client: httpx.AsyncClient | None,
+    ) -> None:
+        settings = HttpSettings(base_url, api_key_env=api_key_env, api_key=api_key,
+                                headers=dict(headers or {}), timeout=timeout,
+                                max_retries=max_retries, backoff=backoff)
+        self._http = HttpModelTransport(settings, client)
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        return {"role": "user", "content": text}
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+def timed(turn: ModelTurn, elapsed: float) -> ModelTurn:
+    """``turn`` with ``elapsed`` (seconds the whole request took, retries included) set."""
+    return replace(turn, elapsed=elapsed)
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:

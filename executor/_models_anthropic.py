@@ -8,16 +8,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from toolcat.catalog import thaw
+from toolcat.catalog import thaw, to_anthropic_tool
 
 from ._calls import ToolCall, format_result
 from ._model_common import (
-    HttpModelTransport,
-    HttpSettings,
+    HttpModelClient,
     ModelResponseError,
     ModelTurn,
     Usage,
     parse_json_object,
+    timed,
 )
 from ._protocols import TextCallback
 
@@ -31,7 +31,7 @@ __all__ = ["AnthropicClient"]
 ANTHROPIC_VERSION = "2023-06-01"
 
 
-class AnthropicClient:
+class AnthropicClient(HttpModelClient):
     """The Messages API (``POST {base_url}/v1/messages``).
 
     The key is read from ``api_key_env`` (``ANTHROPIC_API_KEY``) and sent as
@@ -65,17 +65,12 @@ class AnthropicClient:
         for suffix in ("/messages", "/v1"):  # accept the root, .../v1 and .../v1/messages
             if base.endswith(suffix):
                 base = base[: -len(suffix)]
-        settings = HttpSettings(base, api_key_env=api_key_env, api_key=api_key,
-                                headers=dict(headers or {}), timeout=timeout,
-                                max_retries=max_retries, backoff=backoff)
-        self._http = HttpModelTransport(settings, client)
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        return {"role": "user", "content": text}
+        super().__init__(base, api_key_env=api_key_env, api_key=api_key, headers=headers,
+                         timeout=timeout, max_retries=max_retries, backoff=backoff,
+                         client=client)
 
     def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-        return [{"name": t.name, "description": t.description,
-                 "input_schema": thaw(t.input_schema)} for t in tools]
+        return [thaw(to_anthropic_tool(t)) for t in tools]
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         # All results of one turn go back in one user message, in call order.
@@ -106,8 +101,7 @@ class AnthropicClient:
         else:
             data, attempts = await self._http.post_json("/v1/messages", payload, self._headers())
             turn = _parse_message(data, self._http.url("/v1/messages"), attempts)
-        return ModelTurn(turn.message, turn.text, turn.tool_calls, turn.finish_reason,
-                         turn.usage, time.perf_counter() - started, turn.attempts)
+        return timed(turn, time.perf_counter() - started)
 
     async def _create_streaming(self, payload: dict[str, Any],
                                 on_text: TextCallback | None) -> ModelTurn:
@@ -169,9 +163,6 @@ class AnthropicClient:
         if key:
             headers["x-api-key"] = key
         return headers
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
 
 
 def _tool_choice(choice: str) -> dict[str, str]:

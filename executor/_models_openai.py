@@ -8,16 +8,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from toolcat.catalog import thaw
+from toolcat.catalog import thaw, to_openai_tool
 
 from ._calls import ToolCall, format_result
 from ._model_common import (
-    HttpModelTransport,
-    HttpSettings,
+    HttpModelClient,
     ModelHTTPError,
     ModelResponseError,
     ModelTurn,
     Usage,
+    timed,
 )
 from ._protocols import TextCallback
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["OpenAIChatClient"]
 
 
-class OpenAIChatClient:
+class OpenAIChatClient(HttpModelClient):
     """Chat completions over HTTP, with tools, streaming and retries.
 
     ``base_url`` is the API root that ``/chat/completions`` is appended to
@@ -63,27 +63,18 @@ class OpenAIChatClient:
         self.model = model
         self.extra_body = dict(extra_body or {})
         self.stream_usage = stream_usage
-        settings = HttpSettings(normalize_base_url(base_url), api_key_env=api_key_env,
-                                api_key=api_key,
-                                headers=dict(headers or {}), timeout=timeout,
-                                max_retries=max_retries, backoff=backoff)
-        self._http = HttpModelTransport(settings, client)
+        super().__init__(normalize_base_url(base_url), api_key_env=api_key_env,
+                         api_key=api_key, headers=headers, timeout=timeout,
+                         max_retries=max_retries, backoff=backoff, client=client)
         # A bare host is used as given (as the OpenAI SDK does); if it answers 404 the
         # usual /v1 root is tried once and kept (Ollama, vLLM, llama.cpp all serve it).
-        root = settings.base_url
+        root = self._http.settings.base_url
         self._v1_fallback = root + "/v1" if httpx.URL(root).path in ("", "/") else None
 
     # -- conversation shapes -------------------------------------------------
 
-    def user_message(self, text: str) -> dict[str, Any]:
-        return {"role": "user", "content": text}
-
     def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-        return [
-            {"type": "function", "function": {
-                "name": t.name, "description": t.description, "parameters": thaw(t.input_schema)}}
-            for t in tools
-        ]
+        return [thaw(to_openai_tool(t)[0]) for t in tools]
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         return [format_result("openai", r) for r in results]
@@ -117,7 +108,7 @@ class OpenAIChatClient:
                 raise
             self._http.settings.base_url, self._v1_fallback = self._v1_fallback, None
             turn = await self._send(payload, stream, on_text)
-        return _timed(turn, time.perf_counter() - started)
+        return timed(turn, time.perf_counter() - started)
 
     async def _send(self, payload: dict[str, Any], stream: bool,
                     on_text: TextCallback | None) -> ModelTurn:
@@ -167,9 +158,6 @@ class OpenAIChatClient:
     def _auth(self) -> dict[str, str]:
         key = self._http.settings.key()
         return {"authorization": f"Bearer {key}"} if key else {}
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
 
 
 def normalize_base_url(url: str) -> str:
@@ -259,7 +247,3 @@ def _turn(message: dict[str, Any], raw_calls: list[dict[str, Any]], finish: str 
 def _usage(raw: Mapping[str, Any]) -> Usage:
     return Usage(raw.get("prompt_tokens"), raw.get("completion_tokens"))
 
-
-def _timed(turn: ModelTurn, elapsed: float) -> ModelTurn:
-    return ModelTurn(turn.message, turn.text, turn.tool_calls, turn.finish_reason, turn.usage,
-                     elapsed, turn.attempts)
