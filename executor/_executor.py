@@ -232,12 +232,7 @@ class Executor:
         try:
             reply = self._dispatcher.send(self.client, plan, draft)
         except DispatchFailure as exc:
-            return error_result(
-                call,
-                [_redacted(exc.error, draft.redactor)],
-                status=exc.status,
-                elapsed=time.perf_counter() - start,
-            )
+            return _dispatch_failed(call, exc, draft.redactor, start)
         return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
 
     async def aexecute(self, call: ToolCall) -> ToolResult:
@@ -270,12 +265,7 @@ class Executor:
         try:
             reply = await self._dispatcher.asend(self.async_client, plan, draft)
         except DispatchFailure as exc:
-            return error_result(
-                call,
-                [_redacted(exc.error, draft.redactor)],
-                status=exc.status,
-                elapsed=time.perf_counter() - start,
-            )
+            return _dispatch_failed(call, exc, draft.redactor, start)
         return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
 
     # -- several calls -------------------------------------------------------------------
@@ -413,6 +403,18 @@ def _redacted(error: ToolError, redactor: Redactor) -> ToolError:
     if not redactor:
         return error
     return ToolError(error.type, redactor(error.msg), error.loc)
+
+
+def _dispatch_failed(
+    call: ToolCall, exc: DispatchFailure, redactor: Redactor, start: float
+) -> ToolResult:
+    """The result of a call whose request failed (the error's secrets redacted)."""
+    return error_result(
+        call,
+        [_redacted(exc.error, redactor)],
+        status=exc.status,
+        elapsed=time.perf_counter() - start,
+    )
 
 
 def _run_awaitable(awaitable: Awaitable[Any]) -> Any:
