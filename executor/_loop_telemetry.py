@@ -40,29 +40,20 @@ class LoopTelemetry:
             attributes["gen_ai.request.model"] = self.model
         return attributes
 
-    @contextlib.contextmanager
-    def agent(self) -> Iterator[Any]:
-        if self._tracer is None:
-            yield None
-            return
-        with self._tracer.start_as_current_span(
-                "invoke_agent toolcat", kind=_trace.SpanKind.INTERNAL,
-                attributes=self._attributes("invoke_agent"),
-                record_exception=False, set_status_on_exception=False) as span:
-            try:
-                yield span
-            except ModelError as exc:
-                _fail(span, exc)
-                raise
+    def agent(self) -> contextlib.AbstractContextManager[Any]:
+        return self._span("invoke_agent toolcat", "INTERNAL", "invoke_agent")
+
+    def chat(self) -> contextlib.AbstractContextManager[Any]:
+        return self._span(f"chat {self.model}" if self.model else "chat", "CLIENT", "chat")
 
     @contextlib.contextmanager
-    def chat(self) -> Iterator[Any]:
+    def _span(self, name: str, kind: str, operation: str) -> Iterator[Any]:
+        """A span of ``kind`` (a ``SpanKind`` name) that records a :class:`ModelError`."""
         if self._tracer is None:
             yield None
             return
-        name = f"chat {self.model}" if self.model else "chat"
         with self._tracer.start_as_current_span(
-                name, kind=_trace.SpanKind.CLIENT, attributes=self._attributes("chat"),
+                name, kind=getattr(_trace.SpanKind, kind), attributes=self._attributes(operation),
                 record_exception=False, set_status_on_exception=False) as span:
             try:
                 yield span
