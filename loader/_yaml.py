@@ -96,15 +96,19 @@ class Positions:
 
     def node(self, path: Sequence[str | int]) -> Node | None:
         """The deepest node along ``path`` (the root for ``()``)."""
+        return self._descend(path)[0]
+
+    def _descend(self, path: Sequence[str | int]) -> tuple[Node | None, bool]:
+        """The deepest node along ``path``, and whether the whole path is there."""
         node = self._root
         for seg in path:
             if node is None:
-                return None
+                return None, False
             child = _child(node, seg)
             if child is None:
-                return node
+                return node, False
             node = child[1]
-        return node
+        return node, node is not None
 
     def value(self, path: Sequence[str | int]) -> tuple[int, int]:
         """Line and column of the value at ``path`` (or of its deepest ancestor)."""
@@ -139,15 +143,7 @@ class Positions:
 
     def exact(self, path: Sequence[str | int]) -> bool:
         """Whether ``path`` is present in the document as written."""
-        node = self._root
-        for seg in path:
-            if node is None:
-                return False
-            child = _child(node, seg)
-            if child is None:
-                return False
-            node = child[1]
-        return node is not None
+        return self._descend(path)[1]
 
     def string_column(self, path: Sequence[str | int], offset: int) -> tuple[int, int]:
         """Line and column of character ``offset`` of the one-line string at ``path``."""
