@@ -181,13 +181,24 @@ def _numbers(schema: Mapping[str, Any], checks: list[Check]) -> None:
         raise _Unsupported("multipleOf")  # float rounding rules: leave them to jsonschema
 
 
+def _lengths(
+    schema: Mapping[str, Any],
+    checks: list[Check],
+    kind: type[str] | type[list[Any]],
+    low_key: str,
+    high_key: str,
+) -> None:
+    """``len()`` bounds (``minLength``/``maxItems``...) on the values of type ``kind``."""
+    if low_key in schema:
+        low = int(schema[low_key])
+        checks.append(lambda v: not isinstance(v, kind) or len(v) >= low)
+    if high_key in schema:
+        high = int(schema[high_key])
+        checks.append(lambda v: not isinstance(v, kind) or len(v) <= high)
+
+
 def _strings(schema: Mapping[str, Any], checks: list[Check]) -> None:
-    if "minLength" in schema:
-        low = int(schema["minLength"])
-        checks.append(lambda v: not isinstance(v, str) or len(v) >= low)
-    if "maxLength" in schema:
-        high = int(schema["maxLength"])
-        checks.append(lambda v: not isinstance(v, str) or len(v) <= high)
+    _lengths(schema, checks, str, "minLength", "maxLength")
     if "pattern" in schema:
         try:
             pattern = re.compile(schema["pattern"])
@@ -200,12 +211,7 @@ def _arrays(schema: Mapping[str, Any], checks: list[Check]) -> None:
     if "items" in schema:
         item = _compile(schema["items"])
         checks.append(lambda v: not isinstance(v, list) or all(item(i) for i in v))
-    if "minItems" in schema:
-        low = int(schema["minItems"])
-        checks.append(lambda v: not isinstance(v, list) or len(v) >= low)
-    if "maxItems" in schema:
-        high = int(schema["maxItems"])
-        checks.append(lambda v: not isinstance(v, list) or len(v) <= high)
+    _lengths(schema, checks, list, "minItems", "maxItems")
 
 
 def _objects(schema: Mapping[str, Any], checks: list[Check]) -> None:
