@@ -100,6 +100,16 @@ def _describe_transport(exc: httpx.TransportError, draft: Draft) -> ToolError:
     return ToolError("connection_error", f"the request to {where} failed ({type(exc).__name__})")
 
 
+def _reply(response: httpx.Response, body: bytearray) -> Reply:
+    return Reply(
+        response.status_code,
+        response.headers,
+        bytes(body),
+        response.url,
+        reason=response.reason_phrase,
+    )
+
+
 class Dispatcher:
     """Sends drafts with one client (sync) or the other (async); shares the token cache."""
 
@@ -292,13 +302,10 @@ class Dispatcher:
             request.extensions["timeout"] = timeout
             response = client.send(request, stream=True, follow_redirects=False)
             try:
-                hop = self._next_hop(draft, response, draft.method)
+                hop = self._redirect_or_check(draft, response, limit)
                 if hop is not None:
-                    draft = self._hop_draft(draft, *hop)
+                    draft = hop
                     continue
-                length = response.headers.get("content-length", "")
-                if length.isdigit() and int(length) > limit and draft.method != "HEAD":
-                    raise self._too_large(response, limit)
                 body = bytearray()
                 for chunk in response.iter_bytes():
                     body += chunk
@@ -311,16 +318,23 @@ class Dispatcher:
                             ),
                             response.status_code,
                         )
-                return Reply(
-                    response.status_code,
-                    response.headers,
-                    bytes(body),
-                    response.url,
-                    reason=response.reason_phrase,
-                )
+                return _reply(response, body)
             finally:
                 response.close()
         raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))
+
+    def _redirect_or_check(
+        self, draft: Draft, response: httpx.Response, limit: int
+    ) -> Draft | None:
+        """The draft of the next hop when ``response`` redirects; else ``None``, once its
+        declared length is within ``limit`` (a larger one raises)."""
+        hop = self._next_hop(draft, response, draft.method)
+        if hop is not None:
+            return self._hop_draft(draft, *hop)
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit and draft.method != "HEAD":
+            raise self._too_large(response, limit)
+        return None
 
     # -- async ---------------------------------------------------------------------
 
@@ -377,25 +391,16 @@ class Dispatcher:
             request.extensions["timeout"] = timeout
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
-                hop = self._next_hop(draft, response, draft.method)
+                hop = self._redirect_or_check(draft, response, limit)
                 if hop is not None:
-                    draft = self._hop_draft(draft, *hop)
+                    draft = hop
                     continue
-                length = response.headers.get("content-length", "")
-                if length.isdigit() and int(length) > limit and draft.method != "HEAD":
-                    raise self._too_large(response, limit)
                 body = bytearray()
                 async for chunk in response.aiter_bytes():
                     body += chunk
                     if len(body) > limit:
                         raise self._too_large(response, limit)
-                return Reply(
-                    response.status_code,
-                    response.headers,
-                    bytes(body),
-                    response.url,
-                    reason=response.reason_phrase,
-                )
+                return _reply(response, body)
             finally:
                 await response.aclose()
         raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))
