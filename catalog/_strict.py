@@ -137,6 +137,7 @@ class _Converter:
         self.defs = defs
         self.notes: list[tuple[str, str]] = []
         self.inlining: set[str] = set()  # definitions being inlined on the current path
+        self.properties = 0  # so far; past the limit the result could never be strict
 
     def resolve(self, ref: str, pointer: str, inlined: list[str] | None = None) -> dict[str, Any]:
         name = def_name(ref)
@@ -253,6 +254,9 @@ class _Converter:
         if extra not in (None, False):
             raise NotStrictable(pointer, "an object with an additionalProperties schema")
         required = set(s.get("required") or ())
+        self.properties += len(props)
+        if self.properties > MAX_PROPERTIES:
+            raise NotStrictable(pointer, f"over {MAX_PROPERTIES} properties in all")
         new_props: dict[str, Any] = {}
         for name, sub in props.items():
             child = self.node(sub, f"{pointer}/properties/{_escape(name)}")

@@ -211,3 +211,15 @@ def test_an_empty_media_type_is_named_in_the_skip_reason(
     # Six operations of APIs.guru's specs have `content: {"": ...}`; the reason read "types ()".
     (report,) = run_import(spec3({"/e": _body_op({"": {"schema": {"type": "string"}}})})).report
     assert report.skipped == "its request body media types ('') are not supported"
+
+
+def test_a_body_over_strict_modes_property_limit_is_sent_non_strict(
+    spec3: Callable[..., dict[str, Any]],
+    run_import: Callable[..., ImportResult],
+    compile_result: Callable[[ImportResult], Any],
+) -> None:
+    # DocuSign's envelope bodies reach 13,000 properties (OpenAI strict allows 5,000).
+    inner = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(60)}}
+    body = {"type": "object", "properties": {f"o{i}": inner for i in range(90)}}
+    (function,) = _strict_export(compile_result(run_import(spec3({"/big": _post(body)}))))
+    assert function["strict"] is False
