@@ -263,7 +263,8 @@ def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
         else:
             draft.content = to_text(value).encode()
         draft.preview = f"<{len(draft.content)} bytes>"
-    elif media.startswith("text/") and isinstance(value, str):
+    elif isinstance(value, str) and not _is_json_type(media):
+        # text/*, XML, YAML, JWT...: the argument is the document itself, sent as is
         draft.content = value.encode()
         draft.preview = value
     else:  # JSON and +json; a non-JSON textual type gets the JSON text too
@@ -281,9 +282,23 @@ def _is_textual(media: str) -> bool:
     return (
         media.startswith("text/")
         or media.endswith("json")
-        or media.endswith("+xml")
-        or media in ("application/xml", "application/x-www-form-urlencoded")
+        or media.endswith(("+xml", "+yaml"))
+        or media in _TEXTUAL
     )
+
+
+_TEXTUAL = frozenset(
+    {
+        "application/xml",
+        "application/x-www-form-urlencoded",
+        "application/yaml",
+        "application/x-yaml",
+        "application/jwt",
+        "application/sql",
+        "application/graphql",
+        "application/javascript",
+    }
+)
 
 
 def _multipart(

@@ -70,13 +70,28 @@ def _kind(media: str) -> tuple[int, str] | None:
         return (3, m)
     if m in (TEXT, "text/*"):
         return (4, TEXT)
-    if m.startswith("text/") and _TOKEN.fullmatch(m[5:]):
-        return (5, m)  # text/xml, text/csv...: the argument is the text, sent as is
+    if m.startswith("text/") and _TOKEN.fullmatch(m[5:]) or _is_text_document(m):
+        return (5, m)  # text/xml, application/xml, YAML...: the argument is the text, sent as is
     if m == OCTET:
         return (6, m)
     if m.startswith(_BINARY_PREFIXES) and _TOKEN.fullmatch(m.split("/", 1)[1]) or m in _BINARY:
         return (7, m)  # image/png, application/pdf...: base64 text, sent as bytes
     return None
+
+
+_TEXT_DOCUMENTS = frozenset(
+    {"application/xml", "application/yaml", "application/x-yaml", "application/jwt",
+     "application/sql", "application/graphql", "application/javascript"}
+)
+
+
+def _is_text_document(m: str) -> bool:
+    """Textual application/* types whose body is one document (XML, YAML, a JWT...)."""
+    if m in _TEXT_DOCUMENTS:
+        return True
+    return m.startswith("application/") and m.endswith(("+xml", "+yaml")) and bool(
+        _TOKEN.fullmatch(m.split("/", 1)[1])
+    )
 
 
 def is_binary(media_type: str) -> bool:
@@ -122,7 +137,7 @@ def request_body(
     media_type, media = chosen
     raw = media.get("schema") if isinstance(media, dict) else None
     description = rb.get("description") if isinstance(rb.get("description"), str) else None
-    if media_type.startswith("text/"):
+    if media_type.startswith("text/") or _is_text_document(media_type):
         schema: Any = {"type": "string"}
         if media_type != TEXT:
             description = ((description or "") + f" The {media_type} text, sent as is.").strip()

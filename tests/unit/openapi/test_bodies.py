@@ -134,17 +134,17 @@ def test_json_preferred_when_several_media_types(spec3: Any, one_tool: Any) -> N
 
 
 def test_unsupported_required_body_skips_only_that_operation(spec3: Any, run_import: Any) -> None:
-    doc = _op(spec3, {"application/xml": {"schema": OBJ}})
+    doc = _op(spec3, {"application/vnd.acme.widget": {"schema": OBJ}})
     doc["paths"]["/other"] = {"get": {"operationId": "other", "responses": {}}}
     result = run_import(doc)
     assert [t["name"] for t in result.tools] == ["other"]
     [diag] = [d for d in result.diagnostics if d.code == "TC204"]
-    assert "POST /send (send)" in diag.message and "application/xml" in diag.message
+    assert "POST /send (send)" in diag.message and "application/vnd.acme.widget" in diag.message
     assert result.report[0].skipped and result.report[0].tool is None
 
 
 def test_unsupported_optional_body_is_left_out(spec3: Any, one_tool: Any) -> None:
-    tool = one_tool(_op(spec3, {"application/xml": {"schema": OBJ}}, required=False))
+    tool = one_tool(_op(spec3, {"application/vnd.acme.widget": {"schema": OBJ}}, required=False))
     assert "parameters" not in tool
 
 

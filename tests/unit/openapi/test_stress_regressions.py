@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from toolcat.catalog import check_strict_schema, export_catalog
 from toolcat.executor import Executor, PreparedRequest, ToolCall
 from toolcat.loader.openapi import ImportResult, import_openapi
@@ -166,20 +167,25 @@ def _body_op(content: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@pytest.mark.parametrize(
+    "media", ["text/xml", "application/xml", "application/soap+xml", "application/x-yaml"]
+)
 def test_text_and_binary_bodies_of_any_subtype_import_as_one_argument(
+    media: str,
     spec3: Callable[..., dict[str, Any]],
     run_import: Callable[..., ImportResult],
     compile_result: Callable[[ImportResult], Any],
 ) -> None:
     # 117 operations of APIs.guru's specs take only text/xml; others image/png or application/pdf.
-    xml = {"text/xml": {"schema": {"type": "object", "properties": {"a": {"type": "string"}}}}}
+    # (15 more take only application/xml, and some application/x-yaml or +xml types.)
+    xml = {media: {"schema": {"type": "object", "properties": {"a": {"type": "string"}}}}}
     png = {"image/png": {"schema": {"type": "string", "format": "binary"}}}
     doc = spec3({"/xml": _body_op(xml), "/png": _body_op(png)})
     doc["paths"]["/png"]["post"]["operationId"] = "upload"
     result = run_import(doc)
     assert [r.skipped for r in result.report] == [None, None]
     tools = {t["name"]: t for t in result.tools}
-    assert tools["send"]["content_type"] == "text/xml"
+    assert tools["send"]["content_type"] == media
     assert tools["send"]["body_argument"] == "body"
     assert tools["send"]["parameters"]["body"]["type"] == "string"
     assert tools["upload"]["content_type"] == "image/png"
@@ -188,19 +194,19 @@ def test_text_and_binary_bodies_of_any_subtype_import_as_one_argument(
     with Executor(catalog, env={}) as ex:
         sent = ex.prepare(ToolCall("send", {"body": "<a>x</a>"}))
         assert isinstance(sent, PreparedRequest), sent
-        assert dict(sent.headers)["Content-Type"] == "text/xml"
+        assert dict(sent.headers)["Content-Type"] == media
         assert sent.body == "<a>x</a>"
 
 
 def test_body_media_types_nothing_can_send_still_skip_with_the_reason(
     spec3: Callable[..., dict[str, Any]], run_import: Callable[..., ImportResult]
 ) -> None:
-    doc = spec3({"/j": _body_op({"application/jwt": {}, "image/*": {}})})
+    doc = spec3({"/j": _body_op({"application/x-protobuf": {}, "image/*": {}})})
     result = run_import(doc)
     (report,) = result.report
     assert (
         report.skipped
-        == "its request body media types (application/jwt, image/*) are not supported"
+        == "its request body media types (application/x-protobuf, image/*) are not supported"
     )
     assert [d.code for d in result.diagnostics] == ["TC204"]
 
