@@ -203,7 +203,7 @@ def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
     verdict = _fast(value, schema)
     if verdict is not None:
         return verdict
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema import Draft202012Validator
 
     full = {**schema, "$defs": defs} if defs else schema
     try:
