@@ -394,7 +394,14 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:
     result: dict[str, list[str]] = {}
     for name, (members, file, base, locate) in state.toolsets.items():
+        first_at: dict[str, int] = {}
         for i, member in enumerate(members):
+            if member in first_at:
+                line = locate((*base, first_at[member]))[0]
+                state.add("TC107", f"toolset '{name}' lists '{member}' again (first at line "
+                          f"{line}); remove this one", file, locate((*base, i)), (*base, i))
+                continue
+            first_at[member] = i
             if member not in known and not state.lost:
                 hint = closest(member, list(known))
                 advice = f"did you mean '{hint}'?" if hint else "remove it or define the tool"
