@@ -61,6 +61,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC105": ("toolset-too-large", Severity.WARNING),
     "TC106": ("unknown-schema-keyword", Severity.WARNING),
     "TC107": ("duplicate-toolset-member", Severity.WARNING),
+    "TC108": ("body-on-get", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

@@ -72,6 +72,12 @@ def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
             location = ParamLocation.QUERY
         else:
             location = ParamLocation.BODY
+        if (location is ParamLocation.BODY and method in ("GET", "HEAD") and not trusted
+                and not out.has_body):
+            scope.add("TC108", f"parameter '{arg}' puts a body on a {method} request, which "
+                      "many servers and proxies drop or refuse; send it in the query (remove "
+                      "'in: body') or use POST", (*ppath, "in") if p.in_ else ppath,
+                      key=p.in_ is None)
         if isinstance(p.required, bool):
             is_required = p.required
         else:
