@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-
 from toolcat.loader import MissingVariableError, check_env_syntax, interpolate
 
 

@@ -5,7 +5,6 @@ import json
 import pickle
 
 import pytest
-
 from toolcat.catalog import FrozenDict, FrozenList, freeze, thaw
 
 
