@@ -139,8 +139,11 @@ def _measure(
             return got
         if best is None:
             best = got
-        best = {**best, "seconds": min(best["seconds"], got["seconds"]),
-                "cpu": min(best["cpu"], got["cpu"])}
+        best = {
+            **best,
+            "seconds": min(best["seconds"], got["seconds"]),
+            "cpu": min(best["cpu"], got["cpu"]),
+        }
     mem = _run(python, code, spec, "mem", timeout)
     if isinstance(mem, str):
         return mem
@@ -207,8 +210,10 @@ def main() -> int:
         fast_cell = fast
         if not isinstance(fast, str):
             fast_ratio = fast["cpu"] / base["cpu"]
-            fast_cell = (f"{fast['cpu']:.2f} s ({fast['seconds']:.2f} s) = {fast_ratio:.0f}x, "
-                         f"{int(fast['count'])} tools")
+            fast_cell = (
+                f"{fast['cpu']:.2f} s ({fast['seconds']:.2f} s) = {fast_ratio:.0f}x, "
+                f"{int(fast['count'])} tools"
+            )
         fast_mem = "" if isinstance(fast, str) else f"{fast['peak'] / 2**20:.0f} MiB"
         ours_cell = f"{ours['cpu']:.3f} s ({ours['seconds']:.3f} s), {int(ours['count'])} tools"
         print(

@@ -29,8 +29,10 @@ from pathlib import Path
 import yaml
 from toolcat.loader import load_catalog
 
-_WORDS = ("order customer invoice shipment item stock price account refund note status "
-          "region warehouse label address carrier payment discount coupon batch").split()
+_WORDS = (
+    "order customer invoice shipment item stock price account refund note status "
+    "region warehouse label address carrier payment discount coupon batch"
+).split()
 _TYPES = ("string", "integer", "boolean", "number")
 
 
@@ -63,8 +65,11 @@ def _tool(rng: random.Random, index: int) -> str:
     ]
     if method != "GET":
         lines.append("    confirm: true")
-    lines += ["    tags: [generated, " + noun + "]", "    parameters:",
-              f"      {noun}_id: {{type: string, description: The {noun} id.}}"]
+    lines += [
+        "    tags: [generated, " + noun + "]",
+        "    parameters:",
+        f"      {noun}_id: {{type: string, description: The {noun} id.}}",
+    ]
     params = [f"{rng.choice(_WORDS)}_{i}" for i in range(rng.randint(2, 5))]
     for p in params:
         lines += _param(rng, p, method)
@@ -88,9 +93,12 @@ def generate(folder: Path, tools: int, files: int, seed: int = 7) -> list[Path]:
         if f == 0:
             parts.append("services:")
             for s in range(5):
-                parts += [f"  svc{s}:", f"    base_url: ${{SVC{s}_URL:-http://127.0.0.1:80{s}0}}",
-                          f"    auth: {{type: bearer, token: \"${{SVC{s}_TOKEN}}\"}}",
-                          "    timeout: 10"]
+                parts += [
+                    f"  svc{s}:",
+                    f"    base_url: ${{SVC{s}_URL:-http://127.0.0.1:80{s}0}}",
+                    f'    auth: {{type: bearer, token: "${{SVC{s}_TOKEN}}"}}',
+                    "    timeout: 10",
+                ]
         parts.append("tools:")
         parts += [_tool(rng, f * per + i) for i in range(per)]
         path = folder / f"tools_{f:03d}.yaml"
@@ -130,8 +138,9 @@ def _default_specs(corpus: Path | None) -> list[Path]:
     folder = corpus or Path(os.environ.get("TOOLCAT_CORPUS", repo.parent / "shared" / "corpus"))
     spec = folder / "github-api.github.com.json"
     if not spec.is_file():
-        print(f"case 2 skipped: no spec corpus at {folder} (set TOOLCAT_CORPUS, --corpus "
-              "or --spec)")
+        print(
+            f"case 2 skipped: no spec corpus at {folder} (set TOOLCAT_CORPUS, --corpus or --spec)"
+        )
         return []
     return [spec]
 
@@ -141,8 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tools", type=int, default=5000)
     parser.add_argument("--files", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--spec", type=Path, action="append", default=None,
-                        help="spec for case 2 (repeatable); default: GitHub's from the corpus")
+    parser.add_argument(
+        "--spec",
+        type=Path,
+        action="append",
+        default=None,
+        help="spec for case 2 (repeatable); default: GitHub's from the corpus",
+    )
     parser.add_argument("--corpus", type=Path, default=None)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,8 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ratio: {ours / base:.2f}x (target <= 3x)")
         # load_catalog pauses the cycle collector while it holds the YAML node trees;
         # this line shows the ratio against a baseline given the same advantage.
-        print(f"yaml.load alone, gc paused:   {base_no_gc * 1000:8.1f} ms -> "
-              f"ratio {ours / base_no_gc:.2f}x")
+        print(
+            f"yaml.load alone, gc paused:   {base_no_gc * 1000:8.1f} ms -> "
+            f"ratio {ours / base_no_gc:.2f}x"
+        )
 
         specs = args.spec if args.spec else _default_specs(args.corpus)
         big_repeat = max(1, min(args.repeat, 3))
@@ -204,13 +220,17 @@ def main(argv: list[str] | None = None) -> int:
             o = _best(big_toolcat, big_repeat)
             b_no_gc = _best(big_baseline_no_gc, big_repeat)
             print()
-            print(f"case 2: toolcat import openapi {name} -o {big.name} "
-                  f"({count} tools, {text_size / 2**20:.1f} MiB of YAML), read back")
+            print(
+                f"case 2: toolcat import openapi {name} -o {big.name} "
+                f"({count} tools, {text_size / 2**20:.1f} MiB of YAML), read back"
+            )
             print(f"yaml.load(CSafeLoader) alone: {b * 1000:8.1f} ms (best of {big_repeat})")
             print(f"toolcat load_catalog:         {o * 1000:8.1f} ms (best of {big_repeat})")
             print(f"ratio: {o / b:.2f}x")
-            print(f"yaml.load alone, gc paused:   {b_no_gc * 1000:8.1f} ms -> "
-                  f"ratio {o / b_no_gc:.2f}x")
+            print(
+                f"yaml.load alone, gc paused:   {b_no_gc * 1000:8.1f} ms -> "
+                f"ratio {o / b_no_gc:.2f}x"
+            )
     return 0
 
 

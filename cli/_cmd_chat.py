@@ -22,41 +22,96 @@ def register(sub: Any) -> None:
         "The answer goes to stdout, the trace of tool calls to stderr.",
     )
     p.add_argument("path", metavar="PATH", help="catalog file, directory, or OpenAPI spec")
-    p.add_argument("prompt", nargs="?", metavar="PROMPT",
-                   help="the user message (default: stdin, or an interactive session)")
-    p.add_argument("--base-url", required=True, metavar="URL",
-                   help="API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1")
+    p.add_argument(
+        "prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help="the user message (default: stdin, or an interactive session)",
+    )
+    p.add_argument(
+        "--base-url",
+        required=True,
+        metavar="URL",
+        help="API root, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1",
+    )
     p.add_argument("--model", required=True, metavar="M", help="the model name")
-    p.add_argument("--provider", choices=["openai", "anthropic"], default="openai",
-                   help="wire protocol: OpenAI-compatible chat completions (default) or "
-                   "Anthropic Messages")
-    p.add_argument("--api-key-env", metavar="VAR",
-                   help="environment variable holding the key (default OPENAI_API_KEY or "
-                   "ANTHROPIC_API_KEY, as the providers' SDKs do; unset: no auth header)")
-    p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
-                   help="extra HTTP header for the model endpoint (repeatable)")
+    p.add_argument(
+        "--provider",
+        choices=["openai", "anthropic"],
+        default="openai",
+        help="wire protocol: OpenAI-compatible chat completions (default) or Anthropic Messages",
+    )
+    p.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="environment variable holding the key (default OPENAI_API_KEY or "
+        "ANTHROPIC_API_KEY, as the providers' SDKs do; unset: no auth header)",
+    )
+    p.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="extra HTTP header for the model endpoint (repeatable)",
+    )
     p.add_argument("--toolset", metavar="NAME", help="offer only the tools of this toolset")
-    p.add_argument("--tool", action="append", default=[], metavar="NAME",
-                   help="also offer this catalog tool (repeatable; on top of --toolset)")
-    p.add_argument("--tool-choice", default="auto", metavar="CHOICE",
-                   help="auto (default), none, required, or a tool name (first request only)")
-    p.add_argument("--max-iterations", type=int, default=10, metavar="N",
-                   help="rounds of tool calls before asking for a final answer (default 10)")
+    p.add_argument(
+        "--tool",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also offer this catalog tool (repeatable; on top of --toolset)",
+    )
+    p.add_argument(
+        "--tool-choice",
+        default="auto",
+        metavar="CHOICE",
+        help="auto (default), none, required, or a tool name (first request only)",
+    )
+    p.add_argument(
+        "--max-iterations",
+        type=int,
+        default=10,
+        metavar="N",
+        help="rounds of tool calls before asking for a final answer (default 10)",
+    )
     p.add_argument("--system", metavar="TEXT", help="system prompt")
     p.add_argument("--stream", action="store_true", help="stream the answer as it is written")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                   help="model request timeout (default 120)")
-    p.add_argument("--max-retries", type=int, default=3, metavar="N",
-                   help="retries on 429/5xx/connection errors (default 3)")
-    p.add_argument("--extra-body", metavar="JSON",
-                   help="JSON object merged into every model request, e.g. "
-                   "'{\"temperature\": 0}' or a server's own options")
-    p.add_argument("--max-tokens", type=int, metavar="N",
-                   help="cap on the reply's tokens (Anthropic default 4096)")
-    p.add_argument("--yes", action="store_true",
-                   help="run tools marked confirm: true without asking")
-    p.add_argument("--format", choices=["text", "json"], default="text",
-                   help="json: print the whole run (answer, steps, calls, results, usage)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="model request timeout (default 120)",
+    )
+    p.add_argument(
+        "--max-retries",
+        type=int,
+        default=3,
+        metavar="N",
+        help="retries on 429/5xx/connection errors (default 3)",
+    )
+    p.add_argument(
+        "--extra-body",
+        metavar="JSON",
+        help="JSON object merged into every model request, e.g. "
+        "'{\"temperature\": 0}' or a server's own options",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="cap on the reply's tokens (Anthropic default 4096)",
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="run tools marked confirm: true without asking"
+    )
+    p.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="json: print the whole run (answer, steps, calls, results, usage)",
+    )
     p.set_defaults(func=run)
     _intermix(p)
 
@@ -111,8 +166,14 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_chat(args, catalog, headers, extra, key_env, prompts))
 
 
-async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
-                extra: dict[str, Any], key_env: str, prompts: Any) -> int:
+async def _chat(
+    args: argparse.Namespace,
+    catalog: Any,
+    headers: dict[str, str],
+    extra: dict[str, Any],
+    key_env: str,
+    prompts: Any,
+) -> int:
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
     from toolcat.executor import (
         AgentLoop,
@@ -123,8 +184,13 @@ async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
     )
 
     model: Any
-    common = {"api_key_env": key_env, "headers": headers, "timeout": args.timeout,
-              "max_retries": args.max_retries, "extra_body": extra}
+    common = {
+        "api_key_env": key_env,
+        "headers": headers,
+        "timeout": args.timeout,
+        "max_retries": args.max_retries,
+        "extra_body": extra,
+    }
     if args.provider == "anthropic":
         if args.max_tokens:
             common["max_tokens"] = args.max_tokens
@@ -153,9 +219,18 @@ async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
         _trace(step)
 
     try:
-        loop = AgentLoop(model, executor, catalog, toolset=args.toolset, system=args.system,
-                         max_iterations=args.max_iterations, tool_choice=args.tool_choice,
-                         stream=args.stream, on_text=on_text, on_step=on_step)
+        loop = AgentLoop(
+            model,
+            executor,
+            catalog,
+            toolset=args.toolset,
+            system=args.system,
+            max_iterations=args.max_iterations,
+            tool_choice=args.tool_choice,
+            stream=args.stream,
+            on_text=on_text,
+            on_step=on_step,
+        )
         _ = loop.offered(args.tool)
     except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
         await _close(model, executor)
@@ -181,8 +256,10 @@ async def _chat(args: argparse.Namespace, catalog: Any, headers: dict[str, str],
             else:
                 print(result.final_text)
             if result.stop_reason == "max_iterations":
-                print(f"toolcat chat: stopped at the iteration limit ({args.max_iterations})",
-                      file=sys.stderr)
+                print(
+                    f"toolcat chat: stopped at the iteration limit ({args.max_iterations})",
+                    file=sys.stderr,
+                )
             if interactive_prompts:
                 sys.stdout.flush()
     finally:
@@ -203,8 +280,11 @@ def _trace(step: Any) -> None:
         return
     for r in step.results:
         status = f"HTTP {r.status}" if r.status is not None else "not sent"
-        print(f"<- {r.call.name} {'ok' if r.ok else 'error'} ({status}, "
-              f"{r.elapsed * 1000:.0f} ms): {_short(r.content)}", file=sys.stderr)
+        print(
+            f"<- {r.call.name} {'ok' if r.ok else 'error'} ({status}, "
+            f"{r.elapsed * 1000:.0f} ms): {_short(r.content)}",
+            file=sys.stderr,
+        )
 
 
 def _short(text: str, limit: int = 200) -> str:

@@ -16,11 +16,18 @@ def register(sub: Any) -> None:
         "and validate examples/demo/, and run one conversation through the real loop and "
         "executor, printing every step. Needs no network and no keys.",
     )
-    p.add_argument("--sample-service", action="store_true",
-                   help="only run the sample service on 127.0.0.1:--port until interrupted, to "
-                   "try 'toolcat call', 'serve' and 'chat' against examples/demo")
-    p.add_argument("--port", type=int, default=8765,
-                   help="port of --sample-service (default 8765, the catalog's default)")
+    p.add_argument(
+        "--sample-service",
+        action="store_true",
+        help="only run the sample service on 127.0.0.1:--port until interrupted, to "
+        "try 'toolcat call', 'serve' and 'chat' against examples/demo",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=8765,
+        help="port of --sample-service (default 8765, the catalog's default)",
+    )
     p.set_defaults(func=run)
 
 

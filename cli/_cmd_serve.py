@@ -16,26 +16,47 @@ def register(sub: Any) -> None:
         description="Serve the catalog's tools over MCP. tools/call runs through the executor; "
         "with --watch, edits to the catalog files are picked up without a restart.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="catalog file, directory, or OpenAPI spec")
-    p.add_argument("--transport", choices=["stdio", "http"], default="stdio",
-                   help="stdio (default) or streamable HTTP")
+    p.add_argument(
+        "paths", nargs="+", metavar="PATH", help="catalog file, directory, or OpenAPI spec"
+    )
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (default) or streamable HTTP",
+    )
     p.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 = any)")
-    p.add_argument("--path", default="/mcp", metavar="URL_PATH",
-                   help="HTTP endpoint path (default /mcp)")
+    p.add_argument(
+        "--path", default="/mcp", metavar="URL_PATH", help="HTTP endpoint path (default /mcp)"
+    )
     p.add_argument("--toolset", metavar="NAME", help="serve only the tools of this toolset")
-    p.add_argument("--watch", action="store_true",
-                   help="reload when catalog files change; a broken edit keeps the last good "
-                   "catalog and logs its diagnostics")
-    p.add_argument("--poll-interval", type=float, default=0.5, metavar="SECONDS",
-                   help="how often --watch checks the files (default 0.5)")
-    p.add_argument("--yes", action="store_true",
-                   help="run tools marked confirm: true without asking (otherwise the client's "
-                   "user is asked through MCP elicitation, and the call is refused when the "
-                   "client cannot ask)")
-    p.add_argument("--log-level", default="warning",
-                   choices=["debug", "info", "warning", "error"], help="stderr log level")
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="reload when catalog files change; a broken edit keeps the last good "
+        "catalog and logs its diagnostics",
+    )
+    p.add_argument(
+        "--poll-interval",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="how often --watch checks the files (default 0.5)",
+    )
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="run tools marked confirm: true without asking (otherwise the client's "
+        "user is asked through MCP elicitation, and the call is refused when the "
+        "client cannot ask)",
+    )
+    p.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="stderr log level",
+    )
     p.set_defaults(func=run)
 
 
@@ -48,10 +69,16 @@ def run(args: argparse.Namespace) -> int:
     from toolcat.loader import CatalogInputError
 
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="toolcat serve: %(message)s")
-    server = McpCatalogServer(args.paths, toolset=args.toolset, watch=args.watch,
-                              poll_interval=args.poll_interval, yes=args.yes)
+    logging.basicConfig(
+        level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
+    )
+    server = McpCatalogServer(
+        args.paths,
+        toolset=args.toolset,
+        watch=args.watch,
+        poll_interval=args.poll_interval,
+        yes=args.yes,
+    )
     try:
         served = server.load()
     except CatalogInputError as exc:
@@ -70,8 +97,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     def ready(url: str) -> None:
-        print(f"toolcat serve: MCP streamable HTTP on {url} ({len(served.listed)} tools"
-              f"{', watching for changes' if args.watch else ''})", file=sys.stderr, flush=True)
+        print(
+            f"toolcat serve: MCP streamable HTTP on {url} ({len(served.listed)} tools"
+            f"{', watching for changes' if args.watch else ''})",
+            file=sys.stderr,
+            flush=True,
+        )
 
     _check_address(args.host, args.port)
     try:

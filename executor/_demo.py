@@ -20,8 +20,10 @@ import httpx
 
 __all__ = ["DemoError", "demo_catalog_dir", "run_demo", "run_sample_service"]
 
-PROMPT = ("Which widgets do we have in stock, and how many steel gadgets are left? "
-          "Then order 3 blue widgets for ACME.")
+PROMPT = (
+    "Which widgets do we have in stock, and how many steel gadgets are left? "
+    "Then order 3 blue widgets for ACME."
+)
 
 
 class DemoError(Exception):
@@ -36,24 +38,40 @@ def demo_catalog_dir() -> Path:
     for candidate in (root / "examples" / "demo", Path.cwd() / "examples" / "demo"):
         if (candidate / "catalog.yaml").is_file():
             return candidate
-    raise DemoError(f"the demo catalog is missing (looked for {root / 'examples' / 'demo'}); "
-                    "reinstall toolcat or run from a clone of the repository")
+    raise DemoError(
+        f"the demo catalog is missing (looked for {root / 'examples' / 'demo'}); "
+        "reinstall toolcat or run from a clone of the repository"
+    )
 
 
 def _script() -> list[Any]:
     from ._scripted import ScriptedTurn
 
     return [
-        ScriptedTurn(tool_calls=[
-            {"name": "search_items", "arguments": {"q": "widget"}},
-            {"name": "get_item", "arguments": {"sku": "G-STEEL-10"}},
-        ]),
+        ScriptedTurn(
+            tool_calls=[
+                {"name": "search_items", "arguments": {"q": "widget"}},
+                {"name": "get_item", "arguments": {"sku": "G-STEEL-10"}},
+            ]
+        ),
         # A typical model slip: the quantity as a string. The executor refuses it
         # before any request leaves, and the model corrects itself.
-        ScriptedTurn(tool_calls=[{"name": "place_order", "arguments": {
-            "sku": "W-BLUE-01", "quantity": "3", "customer": "ACME"}}]),
-        ScriptedTurn(tool_calls=[{"name": "place_order", "arguments": {
-            "sku": "W-BLUE-01", "quantity": 3, "customer": "ACME"}}]),
+        ScriptedTurn(
+            tool_calls=[
+                {
+                    "name": "place_order",
+                    "arguments": {"sku": "W-BLUE-01", "quantity": "3", "customer": "ACME"},
+                }
+            ]
+        ),
+        ScriptedTurn(
+            tool_calls=[
+                {
+                    "name": "place_order",
+                    "arguments": {"sku": "W-BLUE-01", "quantity": 3, "customer": "ACME"},
+                }
+            ]
+        ),
         _final_answer,
     ]
 
@@ -76,14 +94,18 @@ def _final_answer(body: Mapping[str, Any]) -> Any:
     if "items" in found:
         stocked = [f"{i['name']} ({i['stock']})" for i in found["items"] if i.get("stock")]
         empty = [i["name"] for i in found["items"] if not i.get("stock")]
-        parts.append(f"Widgets in stock: {', '.join(stocked) or 'none'}"
-                     + (f"; sold out: {', '.join(empty)}." if empty else "."))
+        parts.append(
+            f"Widgets in stock: {', '.join(stocked) or 'none'}"
+            + (f"; sold out: {', '.join(empty)}." if empty else ".")
+        )
     if "gadget" in found:
         parts.append(f"Steel gadgets left: {found['gadget'].get('stock')}.")
     if "order" in found:
         o = found["order"]
-        parts.append(f"I ordered {o['quantity']} x {o['sku']} for {o['customer']}: "
-                     f"order {o['order_id']}, total {o['total']:.2f}.")
+        parts.append(
+            f"I ordered {o['quantity']} x {o['sku']} for {o['customer']}: "
+            f"order {o['order_id']}, total {o['total']:.2f}."
+        )
     return ScriptedTurn(text=" ".join(parts) or "I could not get the data I needed.")
 
 
@@ -114,7 +136,7 @@ def run_sample_service(port: int, say: Callable[[str], None] = print) -> int:
 
     with BackgroundServer(make_service(), port=port) as service:
         say(f"toolcat demo: sample service on {service.url} (Ctrl-C stops it); try:")
-        say(f"  toolcat call {demo_catalog_dir()} get_item --args '{{\"sku\": \"W-BLUE-01\"}}'")
+        say(f'  toolcat call {demo_catalog_dir()} get_item --args \'{{"sku": "W-BLUE-01"}}\'')
         try:
             while True:
                 time.sleep(3600)
@@ -143,19 +165,24 @@ def run_demo(say: Callable[[str], None] = print) -> int:
     with BackgroundServer(make_service()) as service, BackgroundServer(model.app) as endpoint:
         say("toolcat demo: the feedback loop end to end, offline")
         say(f"  sample service : {service.url}  (described by specs/sample-service.yaml)")
-        say(f"  catalog        : {catalog_dir} -> {len(catalog)} tools "
+        say(
+            f"  catalog        : {catalog_dir} -> {len(catalog)} tools "
             f"({', '.join(sorted(t.name for t in catalog))}); validated: 0 errors, "
-            f"{warnings} warnings")
-        say(f"  model          : scripted OpenAI-compatible endpoint {endpoint.url}/v1 "
-            "(no network, no key)")
+            f"{warnings} warnings"
+        )
+        say(
+            f"  model          : scripted OpenAI-compatible endpoint {endpoint.url}/v1 "
+            "(no network, no key)"
+        )
         env = {**os.environ, "WAREHOUSE_URL": service.url}
         code = asyncio.run(_converse(catalog, env, endpoint.url + "/v1", say))
     say(f"done in {time.perf_counter() - started:.2f} s")
     return code
 
 
-async def _converse(catalog: Any, env: Mapping[str, str], base_url: str,
-                    say: Callable[[str], None]) -> int:
+async def _converse(
+    catalog: Any, env: Mapping[str, str], base_url: str, say: Callable[[str], None]
+) -> int:
     from . import Executor
     from ._loop import AgentLoop, LoopStep
     from ._models_openai import OpenAIChatClient
@@ -174,8 +201,11 @@ async def _converse(catalog: Any, env: Mapping[str, str], base_url: str,
             what = f"{len(calls)} tool call(s)" if calls else "final answer"
             say(f"\n[model call {step.index}] tool_choice={step.tool_choice}: {what}")
             for call in calls:
-                args = call.arguments if isinstance(call.arguments, str) else json.dumps(
-                    call.arguments)
+                args = (
+                    call.arguments
+                    if isinstance(call.arguments, str)
+                    else json.dumps(call.arguments)
+                )
                 say(f"  call  {call.name} {args}")
             return
         for r in step.results:
@@ -187,8 +217,14 @@ async def _converse(catalog: Any, env: Mapping[str, str], base_url: str,
     model = OpenAIChatClient(base_url, "scripted-demo-model", api_key_env=None)
     executor = Executor(catalog, env=env, async_client=client, confirm=confirm)
     try:
-        loop = AgentLoop(model, executor, catalog, max_iterations=6, on_step=on_step,
-                         system="You are an operations assistant for a warehouse.")
+        loop = AgentLoop(
+            model,
+            executor,
+            catalog,
+            max_iterations=6,
+            on_step=on_step,
+            system="You are an operations assistant for a warehouse.",
+        )
         say(f"\nuser> {PROMPT}")
         result = await loop.arun(PROMPT)
     finally:
@@ -198,6 +234,8 @@ async def _converse(catalog: Any, env: Mapping[str, str], base_url: str,
     tokens = result.usage.total_tokens if result.usage else None
     calls = len(result.tool_results)
     say(f"\nassistant> {result.final_text}")
-    say(f"\nstopped: {result.stop_reason} after {len(result.steps)} model calls and {calls} "
-        f"tool calls; tokens: {tokens if tokens is not None else 'not reported'}")
+    say(
+        f"\nstopped: {result.stop_reason} after {len(result.steps)} model calls and {calls} "
+        f"tool calls; tokens: {tokens if tokens is not None else 'not reported'}"
+    )
     return 0 if result.stop_reason == "final_answer" else 1

@@ -37,8 +37,9 @@ def make_service() -> Starlette:
         if not q:
             return JSONResponse({"error": "q is required"}, status_code=400)
         words = q.split()
-        found = [i for i in items.values()
-                 if all(w in f"{i['name']} {i['sku']}".lower() for w in words)]
+        found = [
+            i for i in items.values() if all(w in f"{i['name']} {i['sku']}".lower() for w in words)
+        ]
         return JSONResponse({"items": found[:limit]})
 
     async def get_item(request: Request) -> JSONResponse:
@@ -66,9 +67,14 @@ def make_service() -> Starlette:
                 return JSONResponse({"error": f"only {item['stock']} in stock"}, status_code=409)
             item["stock"] -= quantity
             order_id = f"ORD-{next(numbers)}"
-            order = {"order_id": order_id, "sku": sku, "quantity": quantity,
-                     "customer": customer, "status": "created",
-                     "total": round(item["price"] * quantity, 2)}
+            order = {
+                "order_id": order_id,
+                "sku": sku,
+                "quantity": quantity,
+                "customer": customer,
+                "status": "created",
+                "total": round(item["price"] * quantity, 2),
+            }
             orders[order_id] = order
         return JSONResponse(order, status_code=201)
 
@@ -81,10 +87,12 @@ def make_service() -> Starlette:
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok"})
 
-    return Starlette(routes=[
-        Route("/items", search, methods=["GET"]),
-        Route("/items/{sku}", get_item, methods=["GET"]),
-        Route("/orders", create_order, methods=["POST"]),
-        Route("/orders/{order_id}", get_order, methods=["GET"]),
-        Route("/health", health, methods=["GET"]),
-    ])
+    return Starlette(
+        routes=[
+            Route("/items", search, methods=["GET"]),
+            Route("/items/{sku}", get_item, methods=["GET"]),
+            Route("/orders", create_order, methods=["POST"]),
+            Route("/orders/{order_id}", get_order, methods=["GET"]),
+            Route("/health", health, methods=["GET"]),
+        ]
+    )

@@ -78,8 +78,9 @@ class LoopResult:
                     "model_elapsed": round(s.reply.elapsed, 6),
                     "model_attempts": s.reply.attempts,
                     "usage": s.reply.usage.to_dict() if s.reply.usage else None,
-                    "calls": [{"id": c.id, "name": c.name, "arguments": c.arguments}
-                              for c in s.calls],
+                    "calls": [
+                        {"id": c.id, "name": c.name, "arguments": c.arguments} for c in s.calls
+                    ],
                     "results": [r.to_dict() for r in s.results],
                     "tools_elapsed": round(s.tools_elapsed, 6),
                 }
@@ -149,8 +150,9 @@ class AgentLoop:
         self.on_text = on_text
         self.on_step = on_step
         self.concurrent = concurrent
-        self._telemetry = LoopTelemetry(model.provider, getattr(model, "model", None),
-                                        tracer_provider)
+        self._telemetry = LoopTelemetry(
+            model.provider, getattr(model, "model", None), tracer_provider
+        )
 
     def offered(self, extra: Sequence[str] = ()) -> tuple[ToolDefinition, ...]:
         """The tools a run offers: the defaults, then ``extra`` (catalog names) not yet in."""
@@ -175,9 +177,14 @@ class AgentLoop:
         with self._telemetry.agent():
             return await self._run(prompt, history, tools, tool_choice, max_iterations)
 
-    async def _run(self, prompt: str | None, history: Sequence[Mapping[str, Any]],
-                   tools: Sequence[str], tool_choice: str | None,
-                   max_iterations: int | None) -> LoopResult:
+    async def _run(
+        self,
+        prompt: str | None,
+        history: Sequence[Mapping[str, Any]],
+        tools: Sequence[str],
+        tool_choice: str | None,
+        max_iterations: int | None,
+    ) -> LoopResult:
         started = time.perf_counter()
         offered = self.offered(tools)
         names = {t.name for t in offered}
@@ -196,8 +203,13 @@ class AgentLoop:
         while True:
             with self._telemetry.chat() as span:
                 reply = await self.model.create(
-                    messages, tools=specs, tool_choice=choice, system=self.system,
-                    stream=self.stream, on_text=self.on_text)
+                    messages,
+                    tools=specs,
+                    tool_choice=choice,
+                    system=self.system,
+                    stream=self.stream,
+                    on_text=self.on_text,
+                )
                 self._telemetry.record(span, reply)
             usage = reply.usage + usage if reply.usage else usage
             messages.append(reply.message)
@@ -215,13 +227,20 @@ class AgentLoop:
                 results = await self._execute(reply.tool_calls, names)
             appended = self.model.result_messages(results)
             messages.extend(appended)
-            step = LoopStep(index, choice, reply, tuple(results), time.perf_counter() - t0,
-                            (reply.message, *appended))
+            step = LoopStep(
+                index,
+                choice,
+                reply,
+                tuple(results),
+                time.perf_counter() - t0,
+                (reply.message, *appended),
+            )
             steps.append(step)
             self._report(step)
             if final_request:
-                return self._result(reply.text, "max_iterations", messages, steps, usage,
-                                    started, names)
+                return self._result(
+                    reply.text, "max_iterations", messages, steps, usage, started, names
+                )
             if all(self._is_direct(r) for r in results):
                 answer = "\n\n".join(r.content for r in results)
                 return self._result(answer, "return_direct", messages, steps, usage, started, names)
@@ -250,26 +269,44 @@ class AgentLoop:
             self.on_step(step)
 
     @staticmethod
-    def _result(text: str, reason: StopReason, messages: list[Mapping[str, Any]],
-                steps: list[LoopStep], usage: Usage | None, started: float,
-                names: set[str]) -> LoopResult:
-        return LoopResult(text, reason, tuple(messages), tuple(steps), usage,
-                          time.perf_counter() - started, tuple(sorted(names)))
+    def _result(
+        text: str,
+        reason: StopReason,
+        messages: list[Mapping[str, Any]],
+        steps: list[LoopStep],
+        usage: Usage | None,
+        started: float,
+        names: set[str],
+    ) -> LoopResult:
+        return LoopResult(
+            text,
+            reason,
+            tuple(messages),
+            tuple(steps),
+            usage,
+            time.perf_counter() - started,
+            tuple(sorted(names)),
+        )
 
 
 def _error_result(call: ToolCall, kind: str, msg: str) -> ToolResult:
-    return ToolResult(call=call, ok=False, content=f"error ({kind}): {msg}",
-                      errors=(ToolError(kind, msg),))
+    return ToolResult(
+        call=call, ok=False, content=f"error ({kind}): {msg}", errors=(ToolError(kind, msg),)
+    )
 
 
 def _not_offered(call: ToolCall) -> ToolResult:
-    return _error_result(call, "unknown_tool",
-                         f"tool {call.name!r} is not offered in this conversation")
+    return _error_result(
+        call, "unknown_tool", f"tool {call.name!r} is not offered in this conversation"
+    )
 
 
 def _not_run(call: ToolCall) -> ToolResult:
-    return _error_result(call, "refused_by_policy",
-                         "not run: the iteration limit was reached; answer with what you have")
+    return _error_result(
+        call,
+        "refused_by_policy",
+        "not run: the iteration limit was reached; answer with what you have",
+    )
 
 
 def _internal(call: ToolCall, exc: Exception) -> ToolResult:

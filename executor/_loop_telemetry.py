@@ -30,12 +30,15 @@ class LoopTelemetry:
         if _trace is not None:
             from toolcat import __version__
 
-            self._tracer = _trace.get_tracer("toolcat.executor.loop", __version__,
-                                             tracer_provider=tracer_provider)
+            self._tracer = _trace.get_tracer(
+                "toolcat.executor.loop", __version__, tracer_provider=tracer_provider
+            )
 
     def _attributes(self, operation: str) -> dict[str, Any]:
-        attributes: dict[str, Any] = {"gen_ai.operation.name": operation,
-                                      "gen_ai.provider.name": self.provider}
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": operation,
+            "gen_ai.provider.name": self.provider,
+        }
         if self.model:
             attributes["gen_ai.request.model"] = self.model
         return attributes
@@ -53,8 +56,12 @@ class LoopTelemetry:
             yield None
             return
         with self._tracer.start_as_current_span(
-                name, kind=getattr(_trace.SpanKind, kind), attributes=self._attributes(operation),
-                record_exception=False, set_status_on_exception=False) as span:
+            name,
+            kind=getattr(_trace.SpanKind, kind),
+            attributes=self._attributes(operation),
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
             try:
                 yield span
             except ModelError as exc:

@@ -40,7 +40,8 @@ log = logging.getLogger("toolcat.serve")
 
 # The MCP request a tool call is running for: the confirmation callback asks its client.
 _request: contextvars.ContextVar[ServerRequestContext[Any, Any] | None] = contextvars.ContextVar(
-    "toolcat_mcp_request", default=None)
+    "toolcat_mcp_request", default=None
+)
 
 _CONFIRM_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -79,13 +80,13 @@ class _Server(Server[Any]):
         self._watch = watch
 
     def create_initialization_options(
-        self, notification_options: NotificationOptions | None = None,
+        self,
+        notification_options: NotificationOptions | None = None,
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
         options = notification_options or NotificationOptions(tools_changed=self._watch)
-        return super().create_initialization_options(options, experimental_capabilities,
-                                                     extensions)
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
 class McpCatalogServer:
@@ -121,8 +122,11 @@ class McpCatalogServer:
         self.reloads = 0
         self.failed_reloads = 0  # broken edits seen while the last good catalog stayed
         self.server = _Server(
-            watch, name=name, version=__version__,
-            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+            watch,
+            name=name,
+            version=__version__,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self._bus),
         )
         self.server.middleware.append(self._track_session)
@@ -190,8 +194,10 @@ class McpCatalogServer:
         args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
         try:
             answer = await session.elicit_form(
-                f"Run {tool.name} with {args}? ({tool.description})", _CONFIRM_SCHEMA,
-                related_request_id=ctx.request_id)
+                f"Run {tool.name} with {args}? ({tool.description})",
+                _CONFIRM_SCHEMA,
+                related_request_id=ctx.request_id,
+            )
         except Exception as exc:  # the client could not answer: refuse, never run unasked
             log.warning("could not ask the client to confirm %s: %s", tool.name, exc)
             return False
@@ -199,8 +205,9 @@ class McpCatalogServer:
 
     # -- MCP handlers ----------------------------------------------------------
 
-    async def _track_session(self, ctx: ServerRequestContext[Any, Any],
-                             call_next: CallNext) -> HandlerResult:
+    async def _track_session(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
         # Handshake-era clients get list_changed on their session; modern ones listen.
         # The session object is per request; the connection behind it is per client.
         # The SDK keeps it private, so fall back to the session when it moves.
@@ -212,16 +219,21 @@ class McpCatalogServer:
                 pass
         return await call_next(ctx)
 
-    async def _list_tools(self, ctx: ServerRequestContext[Any, Any],
-                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         listed = self._current().listed
         return types.ListToolsResult.model_validate({"tools": listed})
 
-    async def _call_tool(self, ctx: ServerRequestContext[Any, Any],
-                         params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         served = self._current()  # a reload mid-call leaves this call on its catalog
-        call = ToolCall(params.name, dict(params.arguments or {}),
-                        None if ctx.request_id is None else str(ctx.request_id))
+        call = ToolCall(
+            params.name,
+            dict(params.arguments or {}),
+            None if ctx.request_id is None else str(ctx.request_id),
+        )
         token = _request.set(ctx)
         served.inflight += 1
         try:
@@ -236,9 +248,18 @@ class McpCatalogServer:
         if schema is not None and not out.get("isError"):
             problem = _conformance(served, params.name, schema, out.get("structuredContent"))
             if problem:  # MCP clients reject structured content that breaks the schema
-                out = {"content": [{"type": "text", "text": (
-                    f"{result.content}\n\nerror: the response does not match the tool's output "
-                    f"schema: {problem}")}], "isError": True}
+                out = {
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": (
+                                f"{result.content}\n\nerror: the response does not match "
+                                f"the tool's output schema: {problem}"
+                            ),
+                        }
+                    ],
+                    "isError": True,
+                }
         return types.CallToolResult.model_validate(out)
 
     # -- transports ------------------------------------------------------------
@@ -254,14 +275,20 @@ class McpCatalogServer:
             tg.cancel_scope.cancel()
         await self.aclose()
 
-    async def run_http(self, host: str = "127.0.0.1", port: int = 8000,
-                       path: str = "/mcp", on_ready: Callable[[str], None] | None = None) -> None:
+    async def run_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        on_ready: Callable[[str], None] | None = None,
+    ) -> None:
         import uvicorn
 
         self._current()
         app = self.server.streamable_http_app(streamable_http_path=path, host=host)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws="none",
-                                lifespan="on")
+        config = uvicorn.Config(
+            app, host=host, port=port, log_level="warning", ws="none", lifespan="on"
+        )
         uv = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
             if self.watch:
@@ -362,8 +389,11 @@ def _imported_specs(catalog_file: str) -> list[str]:
     if not isinstance(entries, list):
         return []
     base = Path(catalog_file).parent
-    return [str(base / e["spec"]) for e in entries
-            if isinstance(e, dict) and isinstance(e.get("spec"), str)]
+    return [
+        str(base / e["spec"])
+        for e in entries
+        if isinstance(e, dict) and isinstance(e.get("spec"), str)
+    ]
 
 
 def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:
@@ -382,8 +412,9 @@ def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: An
     return f"at {where}: {error.message}"
 
 
-async def _announce(uv: Any, host: str, port: int, path: str,
-                    on_ready: Callable[[str], None]) -> None:
+async def _announce(
+    uv: Any, host: str, port: int, path: str, on_ready: Callable[[str], None]
+) -> None:
     while not uv.started:
         await anyio.sleep(0.02)
     bound = port

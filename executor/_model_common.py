@@ -54,12 +54,17 @@ class Usage:
     def __add__(self, other: Usage | None) -> Usage:
         if other is None:
             return self
-        return Usage(_plus(self.input_tokens, other.input_tokens),
-                     _plus(self.output_tokens, other.output_tokens))
+        return Usage(
+            _plus(self.input_tokens, other.input_tokens),
+            _plus(self.output_tokens, other.output_tokens),
+        )
 
     def to_dict(self) -> dict[str, int | None]:
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "total_tokens": self.total_tokens}
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+        }
 
 
 def _plus(a: int | None, b: int | None) -> int | None:
@@ -169,8 +174,9 @@ class HttpModelTransport:
     def url(self, path: str) -> str:
         return self.settings.base_url.rstrip("/") + path
 
-    async def post_json(self, path: str, payload: Mapping[str, Any],
-                        headers: Mapping[str, str]) -> tuple[dict[str, Any], int]:
+    async def post_json(
+        self, path: str, payload: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> tuple[dict[str, Any], int]:
         """The decoded JSON object of a successful reply, and the attempts it took."""
         url = self.url(path)
         response, attempts = await self._send(url, payload, headers, stream=False)
@@ -182,8 +188,9 @@ class HttpModelTransport:
             raise ModelResponseError(url, "body is not a JSON object")
         return data, attempts
 
-    async def post_stream(self, path: str, payload: Mapping[str, Any],
-                          headers: Mapping[str, str]) -> tuple[AsyncIterator[SseEvent], int]:
+    async def post_stream(
+        self, path: str, payload: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> tuple[AsyncIterator[SseEvent], int]:
         """Server-sent events of a successful streaming reply, and the attempts it took.
 
         Retries happen only before the first byte of the body: once events
@@ -193,8 +200,9 @@ class HttpModelTransport:
         response, attempts = await self._send(url, payload, headers, stream=True)
         return _sse_events(response, url), attempts
 
-    async def _send(self, url: str, payload: Mapping[str, Any], headers: Mapping[str, str],
-                    *, stream: bool) -> tuple[httpx.Response, int]:
+    async def _send(
+        self, url: str, payload: Mapping[str, Any], headers: Mapping[str, str], *, stream: bool
+    ) -> tuple[httpx.Response, int]:
         s = self.settings
         all_headers = {"content-type": "application/json", **s.headers, **headers}
         body = json.dumps(payload).encode()
@@ -248,9 +256,15 @@ class HttpModelClient:
         backoff: float,
         client: httpx.AsyncClient | None,
     ) -> None:
-        settings = HttpSettings(base_url, api_key_env=api_key_env, api_key=api_key,
-                                headers=dict(headers or {}), timeout=timeout,
-                                max_retries=max_retries, backoff=backoff)
+        settings = HttpSettings(
+            base_url,
+            api_key_env=api_key_env,
+            api_key=api_key,
+            headers=dict(headers or {}),
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+        )
         self._http = HttpModelTransport(settings, client)
 
     def user_message(self, text: str) -> dict[str, Any]:
@@ -316,9 +330,12 @@ async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEv
         if not sent:  # a JSON reply, an HTML page: say so rather than answer nothing
             kind = response.headers.get("content-type", "no content type")
             shown = " ".join(other)[:200] or "an empty body"
-            raise ModelResponseError(url, f"expected a stream of server-sent events but got "
-                                     f"{kind}: {shown} (does the endpoint stream? try without "
-                                     "--stream)")
+            raise ModelResponseError(
+                url,
+                f"expected a stream of server-sent events but got "
+                f"{kind}: {shown} (does the endpoint stream? try without "
+                "--stream)",
+            )
     except httpx.TransportError as exc:
         raise ModelConnectionError(url, f"stream broke: {_reason(exc)}") from exc
     finally:

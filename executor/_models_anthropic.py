@@ -65,9 +65,16 @@ class AnthropicClient(HttpModelClient):
         for suffix in ("/messages", "/v1"):  # accept the root, .../v1 and .../v1/messages
             if base.endswith(suffix):
                 base = base[: -len(suffix)]
-        super().__init__(base, api_key_env=api_key_env, api_key=api_key, headers=headers,
-                         timeout=timeout, max_retries=max_retries, backoff=backoff,
-                         client=client)
+        super().__init__(
+            base,
+            api_key_env=api_key_env,
+            api_key=api_key,
+            headers=headers,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            client=client,
+        )
 
     def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
         return [thaw(to_anthropic_tool(t)) for t in tools]
@@ -86,8 +93,11 @@ class AnthropicClient(HttpModelClient):
         stream: bool = False,
         on_text: TextCallback | None = None,
     ) -> ModelTurn:
-        payload: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
-                                   "messages": [dict(m) for m in messages]}
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": [dict(m) for m in messages],
+        }
         if system:
             payload["system"] = system
         if tools:
@@ -103,8 +113,9 @@ class AnthropicClient(HttpModelClient):
             turn = _parse_message(data, self._http.url("/v1/messages"), attempts)
         return timed(turn, time.perf_counter() - started)
 
-    async def _create_streaming(self, payload: dict[str, Any],
-                                on_text: TextCallback | None) -> ModelTurn:
+    async def _create_streaming(
+        self, payload: dict[str, Any], on_text: TextCallback | None
+    ) -> ModelTurn:
         url = self._http.url("/v1/messages")
         events, attempts = await self._http.post_stream("/v1/messages", payload, self._headers())
         blocks: dict[int, dict[str, Any]] = {}
@@ -153,8 +164,11 @@ class AnthropicClient(HttpModelClient):
             blocks[index]["input"] = parse_json_object("".join(pieces))
         content = [blocks[i] for i in sorted(blocks)]
         message = {"role": "assistant", "content": content}
-        usage = None if input_tokens is None and output_tokens is None else Usage(
-            input_tokens, output_tokens)
+        usage = (
+            None
+            if input_tokens is None and output_tokens is None
+            else Usage(input_tokens, output_tokens)
+        )
         return _turn(message, stop, usage, attempts)
 
     def _headers(self) -> dict[str, str]:
@@ -187,16 +201,18 @@ def _parse_message(data: Mapping[str, Any], url: str, attempts: int) -> ModelTur
     return _turn(message, data.get("stop_reason"), usage, attempts)
 
 
-def _turn(message: dict[str, Any], stop: str | None, usage: Usage | None,
-          attempts: int) -> ModelTurn:
+def _turn(
+    message: dict[str, Any], stop: str | None, usage: Usage | None, attempts: int
+) -> ModelTurn:
     text = "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
     calls = []
     for block in message["content"]:
         if block.get("type") != "tool_use":
             continue
         arguments = block.get("input")
-        calls.append(ToolCall(block.get("name", ""), {} if arguments is None else arguments,
-                              block.get("id")))
+        calls.append(
+            ToolCall(block.get("name", ""), {} if arguments is None else arguments, block.get("id"))
+        )
         if not isinstance(arguments, dict):  # broken streamed JSON: the API wants an object back
             block["input"] = {}
     return ModelTurn(message, text, tuple(calls), stop, usage, attempts=attempts)

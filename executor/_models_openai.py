@@ -63,9 +63,16 @@ class OpenAIChatClient(HttpModelClient):
         self.model = model
         self.extra_body = dict(extra_body or {})
         self.stream_usage = stream_usage
-        super().__init__(normalize_base_url(base_url), api_key_env=api_key_env,
-                         api_key=api_key, headers=headers, timeout=timeout,
-                         max_retries=max_retries, backoff=backoff, client=client)
+        super().__init__(
+            normalize_base_url(base_url),
+            api_key_env=api_key_env,
+            api_key=api_key,
+            headers=headers,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            client=client,
+        )
         # A bare host is used as given (as the OpenAI SDK does); if it answers 404 the
         # usual /v1 root is tried once and kept (Ollama, vLLM, llama.cpp all serve it).
         root = self._http.settings.base_url
@@ -110,15 +117,17 @@ class OpenAIChatClient(HttpModelClient):
             turn = await self._send(payload, stream, on_text)
         return timed(turn, time.perf_counter() - started)
 
-    async def _send(self, payload: dict[str, Any], stream: bool,
-                    on_text: TextCallback | None) -> ModelTurn:
+    async def _send(
+        self, payload: dict[str, Any], stream: bool, on_text: TextCallback | None
+    ) -> ModelTurn:
         if stream:
             return await self._create_streaming(payload, on_text)
         data, attempts = await self._http.post_json("/chat/completions", payload, self._auth())
         return _parse_reply(data, self._http.url("/chat/completions"), attempts)
 
-    async def _create_streaming(self, payload: dict[str, Any],
-                                on_text: TextCallback | None) -> ModelTurn:
+    async def _create_streaming(
+        self, payload: dict[str, Any], on_text: TextCallback | None
+    ) -> ModelTurn:
         url = self._http.url("/chat/completions")
         events, attempts = await self._http.post_stream("/chat/completions", payload, self._auth())
         text: list[str] = []
@@ -148,8 +157,11 @@ class OpenAIChatClient(HttpModelClient):
                     _merge_call_delta(calls, part, position)
                 finish = choice.get("finish_reason") or finish
         raw_calls = [
-            {"id": c["id"] or f"call_{i}", "type": "function",
-             "function": {"name": c["name"], "arguments": c["arguments"]}}
+            {
+                "id": c["id"] or f"call_{i}",
+                "type": "function",
+                "function": {"name": c["name"], "arguments": c["arguments"]},
+            }
             for i, c in sorted(calls.items())
         ]
         message = {"role": "assistant", "content": "".join(text)}
@@ -185,8 +197,9 @@ def _tool_choice(choice: str) -> Any:
     return {"type": "function", "function": {"name": choice}}
 
 
-def _merge_call_delta(calls: dict[int, dict[str, Any]], part: Mapping[str, Any],
-                      position: int) -> None:
+def _merge_call_delta(
+    calls: dict[int, dict[str, Any]], part: Mapping[str, Any], position: int
+) -> None:
     index = part.get("index", position)
     slot = calls.setdefault(index, {"id": None, "name": "", "arguments": ""})
     if part.get("id"):
@@ -216,11 +229,16 @@ def _parse_reply(data: Mapping[str, Any], url: str, attempts: int) -> ModelTurn:
     for i, call in enumerate(message.get("tool_calls") or ()):
         fn = call.get("function") or {}
         args = fn.get("arguments", "")
-        raw_calls.append({
-            "id": call.get("id") or f"call_{i}", "type": "function",
-            "function": {"name": fn.get("name", ""),
-                         "arguments": args if isinstance(args, str) else json.dumps(args)},
-        })
+        raw_calls.append(
+            {
+                "id": call.get("id") or f"call_{i}",
+                "type": "function",
+                "function": {
+                    "name": fn.get("name", ""),
+                    "arguments": args if isinstance(args, str) else json.dumps(args),
+                },
+            }
+        )
     content = message.get("content")
     if isinstance(content, list):  # content parts: keep the text ones
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
@@ -229,8 +247,13 @@ def _parse_reply(data: Mapping[str, Any], url: str, attempts: int) -> ModelTurn:
     return _turn(assistant, raw_calls, choices[0].get("finish_reason"), usage, attempts)
 
 
-def _turn(message: dict[str, Any], raw_calls: list[dict[str, Any]], finish: str | None,
-          usage: Usage | None, attempts: int) -> ModelTurn:
+def _turn(
+    message: dict[str, Any],
+    raw_calls: list[dict[str, Any]],
+    finish: str | None,
+    usage: Usage | None,
+    attempts: int,
+) -> ModelTurn:
     if raw_calls:
         message["tool_calls"] = raw_calls
     if message.get("content") is None:  # "" is accepted everywhere; null is not
@@ -246,4 +269,3 @@ def _turn(message: dict[str, Any], raw_calls: list[dict[str, Any]], finish: str 
 
 def _usage(raw: Mapping[str, Any]) -> Usage:
     return Usage(raw.get("prompt_tokens"), raw.get("completion_tokens"))
-

@@ -59,11 +59,13 @@ class ScriptedModel:
         self.requests: list[RecordedRequest] = []
         self.chunk = chunk
         self._lock = threading.Lock()
-        self.app = Starlette(routes=[
-            Route("/v1/chat/completions", self._openai, methods=["POST"]),
-            Route("/chat/completions", self._openai, methods=["POST"]),
-            Route("/v1/messages", self._anthropic, methods=["POST"]),
-        ])
+        self.app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._openai, methods=["POST"]),
+                Route("/chat/completions", self._openai, methods=["POST"]),
+                Route("/v1/messages", self._anthropic, methods=["POST"]),
+            ]
+        )
 
     async def _next(self, request: Request) -> tuple[ScriptedTurn | None, dict[str, Any]]:
         body = await request.json()
@@ -83,33 +85,67 @@ class ScriptedModel:
             return _error(turn, "openai")
         calls = [_call(c, i) for i, c in enumerate(turn.tool_calls)]
         finish = "tool_calls" if calls else "stop"
-        usage = {"prompt_tokens": turn.usage[0], "completion_tokens": turn.usage[1],
-                 "total_tokens": sum(turn.usage)}
+        usage = {
+            "prompt_tokens": turn.usage[0],
+            "completion_tokens": turn.usage[1],
+            "total_tokens": sum(turn.usage),
+        }
         if body.get("stream"):
             return _sse(self._openai_chunks(turn, calls, finish, usage, body), turn.headers)
         message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
         if calls:
             message["tool_calls"] = [
-                {"id": c["id"], "type": "function",
-                 "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]
-        return JSONResponse({
-            "id": "chatcmpl-scripted", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": usage,
-        }, headers=dict(turn.headers))
+                {
+                    "id": c["id"],
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": c["arguments"]},
+                }
+                for c in calls
+            ]
+        return JSONResponse(
+            {
+                "id": "chatcmpl-scripted",
+                "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": usage,
+            },
+            headers=dict(turn.headers),
+        )
 
-    async def _openai_chunks(self, turn: ScriptedTurn, calls: list[dict[str, Any]], finish: str,
-                             usage: dict[str, int], body: Mapping[str, Any]) -> AsyncIterator[str]:
+    async def _openai_chunks(
+        self,
+        turn: ScriptedTurn,
+        calls: list[dict[str, Any]],
+        finish: str,
+        usage: dict[str, int],
+        body: Mapping[str, Any],
+    ) -> AsyncIterator[str]:
         def chunk(delta: dict[str, Any], reason: str | None = None) -> str:
-            return _data({"id": "chatcmpl-scripted", "object": "chat.completion.chunk",
-                          "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]})
+            return _data(
+                {
+                    "id": "chatcmpl-scripted",
+                    "object": "chat.completion.chunk",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": reason}],
+                }
+            )
 
         yield chunk({"role": "assistant", "content": ""})
         for piece in _pieces(turn.text, self.chunk):
             yield chunk({"content": piece})
         for i, call in enumerate(calls):
-            yield chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
-                                         "function": {"name": call["name"], "arguments": ""}}]})
+            yield chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": i,
+                            "id": call["id"],
+                            "type": "function",
+                            "function": {"name": call["name"], "arguments": ""},
+                        }
+                    ]
+                }
+            )
             for piece in _pieces(call["arguments"], self.chunk):
                 yield chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
         yield chunk({}, finish)
@@ -125,57 +161,107 @@ class ScriptedModel:
             return _error(turn, "anthropic")
         calls = [_call(c, i, prefix="toolu_") for i, c in enumerate(turn.tool_calls)]
         content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
-        content += [{"type": "tool_use", "id": c["id"], "name": c["name"],
-                     "input": json.loads(c["arguments"])} for c in calls]
+        content += [
+            {
+                "type": "tool_use",
+                "id": c["id"],
+                "name": c["name"],
+                "input": json.loads(c["arguments"]),
+            }
+            for c in calls
+        ]
         stop = "tool_use" if calls else "end_turn"
         usage = {"input_tokens": turn.usage[0], "output_tokens": turn.usage[1]}
         if body.get("stream"):
             return _sse(self._anthropic_events(turn, calls, stop, usage, body), turn.headers)
-        return JSONResponse({"id": "msg_scripted", "type": "message", "role": "assistant",
-                             "model": body.get("model"), "content": content,
-                             "stop_reason": stop, "usage": usage}, headers=dict(turn.headers))
+        return JSONResponse(
+            {
+                "id": "msg_scripted",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model"),
+                "content": content,
+                "stop_reason": stop,
+                "usage": usage,
+            },
+            headers=dict(turn.headers),
+        )
 
-    async def _anthropic_events(self, turn: ScriptedTurn, calls: list[dict[str, Any]], stop: str,
-                                usage: dict[str, int],
-                                body: Mapping[str, Any]) -> AsyncIterator[str]:
+    async def _anthropic_events(
+        self,
+        turn: ScriptedTurn,
+        calls: list[dict[str, Any]],
+        stop: str,
+        usage: dict[str, int],
+        body: Mapping[str, Any],
+    ) -> AsyncIterator[str]:
         def event(kind: str, data: dict[str, Any]) -> str:
             return f"event: {kind}\n" + _data({"type": kind, **data})
 
-        yield event("message_start", {"message": {
-            "id": "msg_scripted", "type": "message", "role": "assistant", "content": [],
-            "model": body.get("model"), "usage": {"input_tokens": usage["input_tokens"],
-                                                  "output_tokens": 1}}})
+        yield event(
+            "message_start",
+            {
+                "message": {
+                    "id": "msg_scripted",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": body.get("model"),
+                    "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
+                }
+            },
+        )
         index = 0
         if turn.text:
-            yield event("content_block_start", {"index": 0,
-                                                "content_block": {"type": "text", "text": ""}})
-            yield "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+            yield event(
+                "content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}
+            )
+            yield 'event: ping\ndata: {"type": "ping"}\n\n'
             for piece in _pieces(turn.text, self.chunk):
-                yield event("content_block_delta", {"index": 0, "delta": {
-                    "type": "text_delta", "text": piece}})
+                yield event(
+                    "content_block_delta",
+                    {"index": 0, "delta": {"type": "text_delta", "text": piece}},
+                )
             yield event("content_block_stop", {"index": 0})
             index = 1
         for offset, call in enumerate(calls):
             i = index + offset
-            yield event("content_block_start", {"index": i, "content_block": {
-                "type": "tool_use", "id": call["id"], "name": call["name"], "input": {}}})
+            yield event(
+                "content_block_start",
+                {
+                    "index": i,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": call["id"],
+                        "name": call["name"],
+                        "input": {},
+                    },
+                },
+            )
             for piece in _pieces(call["arguments"], self.chunk):
-                yield event("content_block_delta", {"index": i, "delta": {
-                    "type": "input_json_delta", "partial_json": piece}})
+                yield event(
+                    "content_block_delta",
+                    {"index": i, "delta": {"type": "input_json_delta", "partial_json": piece}},
+                )
             yield event("content_block_stop", {"index": i})
-        yield event("message_delta", {"delta": {"stop_reason": stop},
-                                      "usage": {"output_tokens": usage["output_tokens"]}})
+        yield event(
+            "message_delta",
+            {"delta": {"stop_reason": stop}, "usage": {"output_tokens": usage["output_tokens"]}},
+        )
         yield event("message_stop", {})
 
 
 def _call(spec: Mapping[str, Any], index: int, prefix: str = "call_") -> dict[str, Any]:
     arguments = spec.get("arguments", {})
-    return {"id": spec.get("id") or f"{prefix}{index}", "name": spec["name"],
-            "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)}
+    return {
+        "id": spec.get("id") or f"{prefix}{index}",
+        "name": spec["name"],
+        "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+    }
 
 
 def _pieces(text: str, size: int) -> list[str]:
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _data(obj: Any) -> str:
@@ -190,8 +276,10 @@ def _error(turn: ScriptedTurn | None, provider: str) -> JSONResponse:
     status = 500 if turn is None else turn.status
     message = "the script has no more turns" if turn is None else f"scripted error {status}"
     if provider == "anthropic":
-        payload: dict[str, Any] = {"type": "error", "error": {"type": "api_error",
-                                                              "message": message}}
+        payload: dict[str, Any] = {
+            "type": "error",
+            "error": {"type": "api_error", "message": message},
+        }
     else:
         payload = {"error": {"message": message, "type": "scripted", "code": status}}
     return JSONResponse(payload, status_code=status, headers=dict(turn.headers) if turn else {})

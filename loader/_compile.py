@@ -56,8 +56,13 @@ def _timeouts(doc: float | TimeoutDoc | None) -> Timeouts | None:
 def _retry(doc: RetryDoc | None) -> RetryPolicy | None:
     if doc is None:
         return None
-    return RetryPolicy(attempts=doc.attempts, backoff=doc.backoff, max_backoff=doc.max_backoff,
-                       on_status=tuple(doc.on_status), retry_after_cap=doc.retry_after_cap)
+    return RetryPolicy(
+        attempts=doc.attempts,
+        backoff=doc.backoff,
+        max_backoff=doc.max_backoff,
+        on_status=tuple(doc.on_status),
+        retry_after_cap=doc.retry_after_cap,
+    )
 
 
 def _auth(doc: AuthDoc | None) -> AuthSpec | None:
@@ -71,8 +76,12 @@ def _auth(doc: AuthDoc | None) -> AuthSpec | None:
         return ApiKeyAuth(location=doc.in_, name=doc.name, value=doc.value)
     if doc.type == "oauth2_client_credentials":
         scopes = doc.scopes.split() if isinstance(doc.scopes, str) else doc.scopes
-        return OAuth2ClientCredentials(token_url=doc.token_url, client_id=doc.client_id,
-                                       client_secret=doc.client_secret, scopes=tuple(scopes))
+        return OAuth2ClientCredentials(
+            token_url=doc.token_url,
+            client_id=doc.client_id,
+            client_secret=doc.client_secret,
+            scopes=tuple(scopes),
+        )
     return NoAuth()
 
 
@@ -82,29 +91,51 @@ def _header_text(value: Any) -> str:
     return str(value)
 
 
-def _check_strings(scope: Scope, base_url: str | None, headers: Mapping[str, Any],
-                   auth: AuthDoc | None, *, trusted: bool = False) -> None:
+def _check_strings(
+    scope: Scope,
+    base_url: str | None,
+    headers: Mapping[str, Any],
+    auth: AuthDoc | None,
+    *,
+    trusted: bool = False,
+) -> None:
     """``${...}`` syntax in every string that is interpolated at run time; URLs; header names."""
     if base_url is not None:
         scope.env(("base_url",), base_url)
         if not trusted and not _URL_START.match(base_url):
-            scope.add("TC008", f"base_url {base_url!r} must start with http:// or https:// "
-                      "(or a ${VAR} that holds the URL)", ("base_url",))
+            scope.add(
+                "TC008",
+                f"base_url {base_url!r} must start with http:// or https:// "
+                "(or a ${VAR} that holds the URL)",
+                ("base_url",),
+            )
     for name, value in headers.items():
         if isinstance(value, str):
             scope.env(("headers", name), value)
         if not TOKEN.match(name):
-            scope.add("TC008", f"{name!r} is not a valid HTTP header name (letters, digits "
-                      "and !#$%&'*+-.^_`|~, no spaces or colons)", ("headers", name), key=True)
+            scope.add(
+                "TC008",
+                f"{name!r} is not a valid HTTP header name (letters, digits "
+                "and !#$%&'*+-.^_`|~, no spaces or colons)",
+                ("headers", name),
+                key=True,
+            )
     if auth is not None:
         for key, value in auth.model_dump(by_alias=True).items():
             if isinstance(value, str) and key != "type":
                 scope.env(("auth", key), value)
 
 
-def compile_service(name: str, doc: ServiceDoc, *, ctx: CompileContext, file: str,
-                    base: tuple[str | int, ...], locate: Locator, trusted: bool = False
-                    ) -> Service:
+def compile_service(
+    name: str,
+    doc: ServiceDoc,
+    *,
+    ctx: CompileContext,
+    file: str,
+    base: tuple[str | int, ...],
+    locate: Locator,
+    trusted: bool = False,
+) -> Service:
     """A :class:`Service` from its document (``${VAR}`` strings stay raw).
 
     ``trusted``: created by the OpenAPI importer, whose own diagnostics cover
@@ -127,9 +158,16 @@ def compile_service(name: str, doc: ServiceDoc, *, ctx: CompileContext, file: st
     )
 
 
-def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[str | int, ...],
-                 locate: Locator, trusted: bool = False, errors_only: bool = False
-                 ) -> ToolDefinition | None:
+def compile_tool(
+    doc: ToolDoc,
+    *,
+    ctx: CompileContext,
+    file: str,
+    base: tuple[str | int, ...],
+    locate: Locator,
+    trusted: bool = False,
+    errors_only: bool = False,
+) -> ToolDefinition | None:
     """One :class:`ToolDefinition`, or ``None`` when the tool has errors (all reported).
 
     ``errors_only`` reports errors but no warnings (a document salvaged from a
@@ -142,8 +180,11 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
     if doc.path and not doc.path.startswith("/"):
         scope.add("TC008", f"path {doc.path!r} must start with '/'", ("path",))
     if not trusted and doc.path.count("{") != doc.path.count("}"):
-        scope.add("TC008", f"path {doc.path!r} has unbalanced braces; write each placeholder "
-                  "as {name}", ("path",))
+        scope.add(
+            "TC008",
+            f"path {doc.path!r} has unbalanced braces; write each placeholder as {{name}}",
+            ("path",),
+        )
     for var in variables:
         if not re.fullmatch(r"[A-Za-z0-9_.\-~]+", var):
             scope.add("TC008", f"path placeholder {{{var}}} is not a valid name", ("path",))
@@ -151,13 +192,18 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
     params = compile_parameters(doc, scope, variables, defs, trusted=trusted)
     for name, definition in defs.items():
         for issue in ctx.schemas.check(definition, trusted=trusted, defs=defs):
-            scope.add(issue.code, f"definition '{name}': {issue.message}",
-                      ("definitions", name, *issue.path), key=issue.key)
+            scope.add(
+                issue.code,
+                f"definition '{name}': {issue.message}",
+                ("definitions", name, *issue.path),
+                key=issue.key,
+            )
     if doc.output_schema is not None and not trusted:
         for issue in ctx.schemas.check(doc.output_schema):
             if issue.code == "TC022":
-                scope.add(issue.code, f"output_schema: {issue.message}",
-                          ("output_schema", *issue.path))
+                scope.add(
+                    issue.code, f"output_schema: {issue.message}", ("output_schema", *issue.path)
+                )
     body = _body(doc, scope, params)
     _check_templates(doc, scope, frozenset(params.properties))
     _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
@@ -187,7 +233,8 @@ def compile_tool(doc: ToolDoc, *, ctx: CompileContext, file: str, base: tuple[st
             parameters=tuple(params.bindings),
             body=body,
             response=ResponseSpec(select=response.select, max_chars=response.max_chars)
-            if response else ResponseSpec(),
+            if response
+            else ResponseSpec(),
             timeouts=_timeouts(doc.timeout),
             retry=_retry(doc.retry),
             retry_unsafe=doc.retry_unsafe,
@@ -224,21 +271,30 @@ def _body(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> BodySpec | 
     binary, required = params.binary, params.required
     media = doc.content_type or ("multipart/form-data" if binary else "application/json")
     if binary and not media.startswith("multipart/"):
-        scope.add("TC025", f"file parameters need content_type: multipart/form-data, not {media}",
-                  ("content_type",))
+        scope.add(
+            "TC025",
+            f"file parameters need content_type: multipart/form-data, not {media}",
+            ("content_type",),
+        )
     if doc.body_argument is not None:
         if doc.body is not None:
             scope.add("TC025", "set either 'body' or 'body_argument', not both", ("body_argument",))
         if doc.body_argument not in params.properties:
             hint = closest(doc.body_argument, list(params.properties))
             extra = f"; did you mean '{hint}'?" if hint else "; declare it under parameters"
-            scope.add("TC025", f"body_argument '{doc.body_argument}' is not a parameter{extra}",
-                      ("body_argument",))
-        return BodySpec(media_type=media, argument=doc.body_argument,
-                        binary_fields=tuple(binary), required=doc.body_argument in required)
+            scope.add(
+                "TC025",
+                f"body_argument '{doc.body_argument}' is not a parameter{extra}",
+                ("body_argument",),
+            )
+        return BodySpec(
+            media_type=media,
+            argument=doc.body_argument,
+            binary_fields=tuple(binary),
+            required=doc.body_argument in required,
+        )
     if doc.body is not None:
-        return BodySpec(media_type=media, template=_freeze(doc.body),
-                        binary_fields=tuple(binary))
+        return BodySpec(media_type=media, template=_freeze(doc.body), binary_fields=tuple(binary))
     if params.has_body:
         return BodySpec(media_type=media, binary_fields=tuple(binary), required=bool(required))
     return None
@@ -249,12 +305,12 @@ def _check_templates(doc: ToolDoc, scope: Scope, declared: frozenset[str]) -> No
     if doc.body is not None:
         for path, source in template_strings(doc.body, ("body",)):
             for issue in checker.check(source, declared, "body template"):
-                scope.add(issue.code, _hinted(issue.message, declared), path,
-                          line_offset=issue.line - 1)
+                scope.add(
+                    issue.code, _hinted(issue.message, declared), path, line_offset=issue.line - 1
+                )
     if doc.response is not None and doc.response.select is not None:
         for issue in checker.check(doc.response.select, _SELECT_NAMES, "response.select"):
-            scope.add(issue.code, issue.message, ("response", "select"),
-                      line_offset=issue.line - 1)
+            scope.add(issue.code, issue.message, ("response", "select"), line_offset=issue.line - 1)
 
 
 def _hinted(message: str, declared: frozenset[str]) -> str:
@@ -284,11 +340,19 @@ def _lint(doc: ToolDoc, scope: Scope) -> None:
     # a missing key is reported at the mapping that lacks it, as TC005 is
     if not (doc.description or "").strip():
         where = ("description",) if doc.description is not None else ()
-        scope.add("TC101", "no description; add one so the model knows when to use this tool",
-                  where)
+        scope.add(
+            "TC101", "no description; add one so the model knows when to use this tool", where
+        )
     elif len(doc.description or "") > DESCRIPTION_LIMIT:
-        scope.add("TC102", f"description is {len(doc.description or '')} characters; OpenAI "
-                  f"accepts at most {DESCRIPTION_LIMIT}: shorten it", ("description",))
+        scope.add(
+            "TC102",
+            f"description is {len(doc.description or '')} characters; OpenAI "
+            f"accepts at most {DESCRIPTION_LIMIT}: shorten it",
+            ("description",),
+        )
     if doc.method not in _SAFE_METHODS and doc.confirm is None:
-        scope.add("TC104", f"{doc.method} changes data but 'confirm' is not set; add "
-                  "'confirm: true' (or 'confirm: false' to state it is safe)")
+        scope.add(
+            "TC104",
+            f"{doc.method} changes data but 'confirm' is not set; add "
+            "'confirm: true' (or 'confirm: false' to state it is safe)",
+        )

@@ -122,8 +122,7 @@ def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     items = list(dict.fromkeys(diagnostics))  # the same finding twice (schema variants)
     broken = {(d.file, d.line, d.column) for d in items if d.code == "TC001"}
     if broken:
-        items = [d for d in items
-                 if d.code == "TC001" or (d.file, d.line, d.column) not in broken]
+        items = [d for d in items if d.code == "TC001" or (d.file, d.line, d.column) not in broken]
     return sorted(items, key=lambda d: (d.severity.rank, d.file, d.line, d.column, d.code))
 
 

@@ -11,8 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CatalogInputError", "Progress", "SourceFile", "find_files", "looks_like_spec",
-           "sniff_spec"]
+__all__ = [
+    "CatalogInputError",
+    "Progress",
+    "SourceFile",
+    "find_files",
+    "looks_like_spec",
+    "sniff_spec",
+]
 
 _SUFFIXES = (".yaml", ".yml")
 # Matched at the start of a line that holds the key's word (found with str.find,
@@ -61,8 +67,10 @@ def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
             raise CatalogInputError("''", "empty path")
         if path.is_dir():
             members = sorted(
-                p for p in path.rglob("*")
-                if p.suffix.lower() in _SUFFIXES and p.is_file()
+                p
+                for p in path.rglob("*")
+                if p.suffix.lower() in _SUFFIXES
+                and p.is_file()
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
             if not members:
@@ -71,8 +79,13 @@ def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
                 key = member.resolve()
                 if key not in seen:
                     seen.add(key)
-                    found.append(SourceFile(member, os.path.join(display, os.fspath(
-                        member.relative_to(path))), top=False))
+                    found.append(
+                        SourceFile(
+                            member,
+                            os.path.join(display, os.fspath(member.relative_to(path))),
+                            top=False,
+                        )
+                    )
         elif path.exists():
             if not os.access(path, os.R_OK):
                 raise CatalogInputError(display, "permission denied")
@@ -110,11 +123,15 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
         except ValueError:
             data = None  # not JSON after all: YAML, or broken; look at the lines
         else:
-            spec = isinstance(data, dict) and ("openapi" in data or "swagger" in data) \
+            spec = (
+                isinstance(data, dict)
+                and ("openapi" in data or "swagger" in data)
                 and "toolcat" not in data
+            )
             return spec, data if spec else None
-    if _key_line(text, ("openapi", "swagger"), _YAML_SPEC) \
-            and not _key_line(text, ("toolcat",), _YAML_CATALOG):
+    if _key_line(text, ("openapi", "swagger"), _YAML_SPEC) and not _key_line(
+        text, ("toolcat",), _YAML_CATALOG
+    ):
         return True, None
     return False, None
 

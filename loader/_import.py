@@ -41,8 +41,9 @@ def _selection(doc: Any, factory: Any) -> Any:
     return factory(**values)
 
 
-def _options(entry: OpenApiEntryDoc, existing: Mapping[str, Service], taken: frozenset[str],
-             module: Any) -> Any:
+def _options(
+    entry: OpenApiEntryDoc, existing: Mapping[str, Service], taken: frozenset[str], module: Any
+) -> Any:
     options_cls = module.ImportOptions
     selection_cls = getattr(module, "Selection", None)
     overrides = {op: o.model_dump(exclude_none=True) for op, o in (entry.tools or {}).items()}
@@ -63,9 +64,15 @@ def _options(entry: OpenApiEntryDoc, existing: Mapping[str, Service], taken: fro
     return options_cls(**kwargs)
 
 
-def run_import(entry: OpenApiEntryDoc, spec: Path, *, existing: Mapping[str, Service],
-               taken: frozenset[str], progress: bool | None, document: Any = None
-               ) -> ImportOutcome:
+def run_import(
+    entry: OpenApiEntryDoc,
+    spec: Path,
+    *,
+    existing: Mapping[str, Service],
+    taken: frozenset[str],
+    progress: bool | None,
+    document: Any = None,
+) -> ImportOutcome:
     """Import one spec; ``available`` is false when the importer is not installed.
 
     ``document``: the spec already parsed by the caller (not parsed again),

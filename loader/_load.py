@@ -73,22 +73,31 @@ class _State:
     broken_services: set[str] = field(default_factory=set)  # defined, but with errors
     tools: list[_Tool] = field(default_factory=list)
     toolsets: dict[str, tuple[list[str], str, tuple[str | int, ...], Locator]] = field(
-        default_factory=dict)
+        default_factory=dict
+    )
     specs: list[str] = field(default_factory=list)  # spec files read through openapi entries
     imports: list[tuple[OpenApiEntryDoc, Path, str, tuple[str | int, ...], Locator]] = field(
-        default_factory=list)
+        default_factory=list
+    )
     parsed_specs: dict[Path, Any] = field(default_factory=dict)  # JSON specs named as PATH
     # files that could not be read at all: the names they define are unknown, so
     # "unknown service/tool" findings elsewhere would only echo their errors
     lost: list[str] = field(default_factory=list)
 
-    def add(self, code: str, message: str, file: str, where: tuple[int, int],
-            path: Sequence[str | int] = ()) -> None:
+    def add(
+        self,
+        code: str,
+        message: str,
+        file: str,
+        where: tuple[int, int],
+        path: Sequence[str | int] = (),
+    ) -> None:
         self.ctx.diagnostics.append(Diagnostic.make(code, message, file, where[0], where[1], path))
 
 
-def load_catalog(paths: Sequence[str | os.PathLike[str]], *, progress: bool | None = None
-                 ) -> LoadResult:
+def load_catalog(
+    paths: Sequence[str | os.PathLike[str]], *, progress: bool | None = None
+) -> LoadResult:
     """Load and check catalogs; never raises for problems inside files.
 
     >>> result = load_catalog(["examples/catalog.yaml"])  # doctest: +SKIP
@@ -191,25 +200,49 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         return
     if isinstance(data, dict) and "toolcat" not in data and not any(k in data for k in _TOP_KEYS):
         keys = ", ".join(list(map(str, data))[:5])
-        state.add("TC005", f"this is not a toolcat catalog: no 'toolcat: 1' and none of its keys "
-                  f"(found: {keys}); add 'toolcat: 1' or leave the file out", file, locate(()))
+        state.add(
+            "TC005",
+            f"this is not a toolcat catalog: no 'toolcat: 1' and none of its keys "
+            f"(found: {keys}); add 'toolcat: 1' or leave the file out",
+            file,
+            locate(()),
+        )
         return
     if not isinstance(data, dict):
-        state.add("TC004", f"a catalog file is a mapping that starts with 'toolcat: 1', not "
-                  f"{describe(data)}", file, locate(()))
+        state.add(
+            "TC004",
+            f"a catalog file is a mapping that starts with 'toolcat: 1', not {describe(data)}",
+            file,
+            locate(()),
+        )
         return
     version = data.get("toolcat")
     misspelt = any(k not in _TOP_KEYS and closest(str(k), _TOP_KEYS) == "toolcat" for k in data)
     if "toolcat" not in data and not misspelt:  # 'Toolcat: 1' gets TC003 "did you mean" only
-        state.add("TC005", "missing 'toolcat: 1' (the format version); add it at the top",
-                  file, locate(()))
+        state.add(
+            "TC005",
+            "missing 'toolcat: 1' (the format version); add it at the top",
+            file,
+            locate(()),
+        )
     elif "toolcat" in data and (type(version) is not int or version != 1):
-        hint = ("write the version as a number: 'toolcat: 1'" if str(version).strip() == "1"
-                else "this toolcat reads 'toolcat: 1'")
-        shown = repr(version) if isinstance(version, str | int | float) and not isinstance(
-            version, bool) else describe(version)
-        state.add("TC006", f"unsupported format version {shown}; {hint}", file,
-                  locate(("toolcat",)), ("toolcat",))
+        hint = (
+            "write the version as a number: 'toolcat: 1'"
+            if str(version).strip() == "1"
+            else "this toolcat reads 'toolcat: 1'"
+        )
+        shown = (
+            repr(version)
+            if isinstance(version, str | int | float) and not isinstance(version, bool)
+            else describe(version)
+        )
+        state.add(
+            "TC006",
+            f"unsupported format version {shown}; {hint}",
+            file,
+            locate(("toolcat",)),
+            ("toolcat",),
+        )
         return
     for key in data:
         if key not in _TOP_KEYS and not key.startswith("x-"):
@@ -219,8 +252,15 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
     services = _section(state, data, "services", dict, file, locate)
     for name, body in services.items():
         base = ("services", name)
-        doc = validate_item(ServiceDoc, body, base=base, label=f"service '{name}'", file=file,
-                            locate=locate, out=state.ctx.diagnostics)
+        doc = validate_item(
+            ServiceDoc,
+            body,
+            base=base,
+            label=f"service '{name}'",
+            file=file,
+            locate=locate,
+            out=state.ctx.diagnostics,
+        )
         if doc is None:
             state.broken_services.add(name)  # tools naming it are not "unknown service"
             continue
@@ -231,47 +271,88 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         raw_name = body.get("name") if isinstance(body, dict) else None
         label = f"tool '{raw_name}'" if isinstance(raw_name, str) else f"tools[{i}]"
         rescued: list[ToolDoc] = []
-        tool = validate_item(ToolDoc, body, base=base, label=label, file=file, locate=locate,
-                             out=state.ctx.diagnostics, salvaged=rescued)
-        state.tools.append(_Tool(tool or (rescued[0] if rescued else None),
-                                 intended_name(body), file, base, locate, broken=tool is None))
+        tool = validate_item(
+            ToolDoc,
+            body,
+            base=base,
+            label=label,
+            file=file,
+            locate=locate,
+            out=state.ctx.diagnostics,
+            salvaged=rescued,
+        )
+        state.tools.append(
+            _Tool(
+                tool or (rescued[0] if rescued else None),
+                intended_name(body),
+                file,
+                base,
+                locate,
+                broken=tool is None,
+            )
+        )
     for name, members in _section(state, data, "toolsets", dict, file, locate).items():
         base = ("toolsets", name)
         if not isinstance(members, list):
-            state.add("TC004", f"toolset '{name}' must be a list of tool names, not "
-                      f"{describe(members)}", file, locate(base), base)
+            state.add(
+                "TC004",
+                f"toolset '{name}' must be a list of tool names, not {describe(members)}",
+                file,
+                locate(base),
+                base,
+            )
             continue
         odd = [i for i, m in enumerate(members) if not isinstance(m, str)]
         for i in odd:  # each item a person has to change, where it is
-            state.add("TC004", f"toolset '{name}': item {i + 1} must be a tool name, not "
-                      f"{describe(members[i])}", file, locate((*base, i)), (*base, i))
+            state.add(
+                "TC004",
+                f"toolset '{name}': item {i + 1} must be a tool name, not {describe(members[i])}",
+                file,
+                locate((*base, i)),
+                (*base, i),
+            )
         if odd:
             continue
         if name in state.toolsets:
             other = state.toolsets[name]
             line, col = other[3](other[2], True)
-            state.add("TC015", f"toolset '{name}' is already defined at {other[1]}:{line}:{col}; "
-                      "rename or merge them", file, locate(base, True), base)
+            state.add(
+                "TC015",
+                f"toolset '{name}' is already defined at {other[1]}:{line}:{col}; "
+                "rename or merge them",
+                file,
+                locate(base, True),
+                base,
+            )
             continue
         state.toolsets[name] = (members, file, base, locate)
     for i, body in enumerate(_section(state, data, "openapi", list, file, locate)):
         base = ("openapi", i)
-        entry = validate_item(OpenApiEntryDoc, body, base=base, label=f"openapi[{i}]", file=file,
-                              locate=locate, out=state.ctx.diagnostics)
+        entry = validate_item(
+            OpenApiEntryDoc,
+            body,
+            base=base,
+            label=f"openapi[{i}]",
+            file=file,
+            locate=locate,
+            out=state.ctx.diagnostics,
+        )
         if entry is not None:
             spec = folder / entry.spec
             state.imports.append((entry, spec, file, base, locate))
 
 
-def _section(state: _State, data: dict[str, Any], key: str, kind: type, file: str,
-             locate: Locator) -> Any:
+def _section(
+    state: _State, data: dict[str, Any], key: str, kind: type, file: str, locate: Locator
+) -> Any:
     value = data.get(key)
     if value is None:
         return kind()
     if not isinstance(value, kind):
         word = "a mapping" if kind is dict else "a list"
-        state.add("TC004", f"'{key}' must be {word}, not {describe(value)}", file,
-                  locate((key,)), (key,))
+        state.add(
+            "TC004", f"'{key}' must be {word}, not {describe(value)}", file, locate((key,)), (key,)
+        )
         return kind()
     return value
 
@@ -279,9 +360,14 @@ def _section(state: _State, data: dict[str, Any], key: str, kind: type, file: st
 def _add_service(state: _State, service: Service, file: str, where: tuple[int, int]) -> None:
     other = state.services.get(service.name)
     if other is not None:
-        state.add("TC013", f"service '{service.name}' is already defined at {other[1]}:"
-                  f"{other[2][0]}:{other[2][1]}; rename or remove one", file, where,
-                  ("services", service.name))
+        state.add(
+            "TC013",
+            f"service '{service.name}' is already defined at {other[1]}:"
+            f"{other[2][0]}:{other[2][1]}; rename or remove one",
+            file,
+            where,
+            ("services", service.name),
+        )
         return
     state.services[service.name] = (service, file, where)
 
@@ -290,61 +376,112 @@ def _run_imports(state: _State, progress: bool | None) -> None:
     for entry, spec, file, base, locate in state.imports:
         where = locate((*base, "spec"), False)
         if entry.spec.startswith(("http://", "https://")):
-            state.add("TC007", f"openapi spec {entry.spec!r} is a URL; toolcat reads specs from "
-                      "files only (no network): download it next to the catalog and name the "
-                      "file", file, where, (*base, "spec"))
+            state.add(
+                "TC007",
+                f"openapi spec {entry.spec!r} is a URL; toolcat reads specs from "
+                "files only (no network): download it next to the catalog and name the "
+                "file",
+                file,
+                where,
+                (*base, "spec"),
+            )
             state.lost.append(str(spec))
             continue
         if not spec.is_file():
-            state.add("TC007", f"openapi spec {entry.spec!r} not found (looked at {spec})",
-                      file, where, (*base, "spec"))
+            state.add(
+                "TC007",
+                f"openapi spec {entry.spec!r} not found (looked at {spec})",
+                file,
+                where,
+                (*base, "spec"),
+            )
             state.lost.append(str(spec))
             continue
         if not os.access(spec, os.R_OK):
-            state.add("TC007", f"openapi spec {entry.spec!r} is not readable", file, where,
-                      (*base, "spec"))
+            state.add(
+                "TC007",
+                f"openapi spec {entry.spec!r} is not readable",
+                file,
+                where,
+                (*base, "spec"),
+            )
             state.lost.append(str(spec))
             continue
         if entry.prefix and not re.fullmatch(r"[A-Za-z0-9_-]+", entry.prefix):
-            state.add("TC008", f"prefix {entry.prefix!r} would make tool names that model "
-                      "providers reject; use letters, digits, '_' or '-'", file,
-                      locate((*base, "prefix"), False), (*base, "prefix"))
+            state.add(
+                "TC008",
+                f"prefix {entry.prefix!r} would make tool names that model "
+                "providers reject; use letters, digits, '_' or '-'",
+                file,
+                locate((*base, "prefix"), False),
+                (*base, "prefix"),
+            )
             continue
         taken = frozenset(t.name for t in state.tools if t.name)
         existing = {name: s for name, (s, _, _) in state.services.items()}
-        outcome = run_import(entry, spec, existing=existing, taken=taken, progress=progress,
-                             document=state.parsed_specs.pop(spec, None) if not base else None)
+        outcome = run_import(
+            entry,
+            spec,
+            existing=existing,
+            taken=taken,
+            progress=progress,
+            document=state.parsed_specs.pop(spec, None) if not base else None,
+        )
         if outcome.available and base:  # a spec named as PATH is listed already
             state.specs.append(os.path.normpath(spec))
         if not outcome.available:
-            state.add("TC208", "openapi import is not supported yet in this build; write the "
-                      "tools out in YAML for now", file, where, base)
+            state.add(
+                "TC208",
+                "openapi import is not supported yet in this build; write the "
+                "tools out in YAML for now",
+                file,
+                where,
+                base,
+            )
             continue
         if any(d.code in ("TC201", "TC202", "TC207") for d in outcome.diagnostics):
             state.lost.append(str(spec))  # its operations are unknown, not missing
         for found in outcome.diagnostics:
             if base and found.code == "TC206" and found.path:  # fixed in the catalog's entry
                 line, col = locate((*base, *found.path), True)
-                found = dataclasses.replace(found, file=file, line=line, column=col,
-                                            path=(*base, *found.path))
+                found = dataclasses.replace(
+                    found, file=file, line=line, column=col, path=(*base, *found.path)
+                )
             state.ctx.diagnostics.append(found)
         at = FixedLocator(*where)
         for name, body in outcome.services.items():
             if name in state.services:
                 continue
-            doc = validate_item(ServiceDoc, body, base=(), label=f"imported service '{name}'",
-                                file=file, locate=at, out=state.ctx.diagnostics)
+            doc = validate_item(
+                ServiceDoc,
+                body,
+                base=(),
+                label=f"imported service '{name}'",
+                file=file,
+                locate=at,
+                out=state.ctx.diagnostics,
+            )
             if doc is not None:
-                service = compile_service(name, doc, ctx=state.ctx, file=file, base=(),
-                                          locate=at, trusted=True)
+                service = compile_service(
+                    name, doc, ctx=state.ctx, file=file, base=(), locate=at, trusted=True
+                )
                 _add_service(state, service, file, where)
         for body in outcome.tools:
             raw_name = body.get("name")
             label = f"imported tool '{raw_name}'"
-            tool = validate_item(ToolDoc, body, base=(), label=label, file=file, locate=at,
-                                 out=state.ctx.diagnostics)
-            state.tools.append(_Tool(tool, raw_name if isinstance(raw_name, str) else None, file,
-                                     (), at, trusted=True))
+            tool = validate_item(
+                ToolDoc, body, base=(), label=label, file=file, locate=at, out=state.ctx.diagnostics
+            )
+            state.tools.append(
+                _Tool(
+                    tool,
+                    raw_name if isinstance(raw_name, str) else None,
+                    file,
+                    (),
+                    at,
+                    trusted=True,
+                )
+            )
 
 
 def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> LoadResult:
@@ -357,30 +494,54 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
         if name is None:
             continue
         if not TOOL_NAME.match(name):
-            state.add("TC010", f"tool name {name!r} is not accepted by model providers; use 1-64 "
-                      "letters, digits, '_' or '-'", tool.file, tool.locate((*tool.base, "name")),
-                      (*tool.base, "name"))
+            state.add(
+                "TC010",
+                f"tool name {name!r} is not accepted by model providers; use 1-64 "
+                "letters, digits, '_' or '-'",
+                tool.file,
+                tool.locate((*tool.base, "name")),
+                (*tool.base, "name"),
+            )
         earlier = first.get(name)
         if earlier is not None:
             line, col = earlier.locate(earlier.base, False)
-            state.add("TC011", f"tool name '{name}' is already used at {earlier.file}:{line}:"
-                      f"{col}; rename one of them", tool.file,
-                      tool.locate((*tool.base, "name")), (*tool.base, "name"))
+            state.add(
+                "TC011",
+                f"tool name '{name}' is already used at {earlier.file}:{line}:"
+                f"{col}; rename one of them",
+                tool.file,
+                tool.locate((*tool.base, "name")),
+                (*tool.base, "name"),
+            )
             continue
         first[name] = tool
         if tool.doc is None:
             continue
         service_name = tool.doc.service
-        if service_name not in state.services and service_name not in state.broken_services \
-                and not state.lost:
+        if (
+            service_name not in state.services
+            and service_name not in state.broken_services
+            and not state.lost
+        ):
             hint = closest(tool.doc.service, list(state.services))
             known = ", ".join(sorted(state.services)) or "none defined"
             advice = f"did you mean '{hint}'?" if hint else f"known services: {known}"
-            state.add("TC012", f"tool '{name}': unknown service '{tool.doc.service}'; {advice}",
-                      tool.file, tool.locate((*tool.base, "service")), (*tool.base, "service"))
-        compiled = compile_tool(tool.doc, ctx=state.ctx, file=tool.file, base=tool.base,
-                                locate=tool.locate, trusted=tool.trusted,
-                                errors_only=tool.broken)
+            state.add(
+                "TC012",
+                f"tool '{name}': unknown service '{tool.doc.service}'; {advice}",
+                tool.file,
+                tool.locate((*tool.base, "service")),
+                (*tool.base, "service"),
+            )
+        compiled = compile_tool(
+            tool.doc,
+            ctx=state.ctx,
+            file=tool.file,
+            base=tool.base,
+            locate=tool.locate,
+            trusted=tool.trusted,
+            errors_only=tool.broken,
+        )
         if compiled is not None and not tool.broken:
             tools.append(compiled)
     toolsets = _check_toolsets(state, first)
@@ -398,17 +559,34 @@ def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list
         for i, member in enumerate(members):
             if member in first_at:
                 line = locate((*base, first_at[member]))[0]
-                state.add("TC107", f"toolset '{name}' lists '{member}' again (first at line "
-                          f"{line}); remove this one", file, locate((*base, i)), (*base, i))
+                state.add(
+                    "TC107",
+                    f"toolset '{name}' lists '{member}' again (first at line "
+                    f"{line}); remove this one",
+                    file,
+                    locate((*base, i)),
+                    (*base, i),
+                )
                 continue
             first_at[member] = i
             if member not in known and not state.lost:
                 hint = closest(member, list(known))
                 advice = f"did you mean '{hint}'?" if hint else "remove it or define the tool"
-                state.add("TC014", f"toolset '{name}' names unknown tool '{member}'; {advice}",
-                          file, locate((*base, i)), (*base, i))
+                state.add(
+                    "TC014",
+                    f"toolset '{name}' names unknown tool '{member}'; {advice}",
+                    file,
+                    locate((*base, i)),
+                    (*base, i),
+                )
         if len(members) > TOOLSET_LIMIT:
-            state.add("TC105", f"toolset '{name}' has {len(members)} tools; OpenAI accepts at "
-                      f"most {TOOLSET_LIMIT} per request: split it", file, locate(base, True), base)
+            state.add(
+                "TC105",
+                f"toolset '{name}' has {len(members)} tools; OpenAI accepts at "
+                f"most {TOOLSET_LIMIT} per request: split it",
+                file,
+                locate(base, True),
+                base,
+            )
         result[name] = list(dict.fromkeys(members))
     return result

@@ -48,8 +48,9 @@ class CompiledParameters:
     reachable: list[str] = field(default_factory=list)  # definitions the schemas refer to
 
 
-def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
-                       defs: Mapping[str, Any], *, trusted: bool) -> CompiledParameters:
+def compile_parameters(
+    doc: ToolDoc, scope: Scope, variables: Sequence[str], defs: Mapping[str, Any], *, trusted: bool
+) -> CompiledParameters:
     """Place every parameter and check its schema; findings go to ``scope``."""
     ctx = scope.ctx
     method = doc.method
@@ -72,45 +73,83 @@ def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
             location = ParamLocation.QUERY
         else:
             location = ParamLocation.BODY
-        if (location is ParamLocation.BODY and method in ("GET", "HEAD") and not trusted
-                and not out.has_body):
-            scope.add("TC108", f"parameter '{arg}' puts a body on a {method} request, which "
-                      "many servers and proxies drop or refuse; send it in the query (remove "
-                      "'in: body') or use POST", (*ppath, "in") if p.in_ else ppath,
-                      key=p.in_ is None)
+        if (
+            location is ParamLocation.BODY
+            and method in ("GET", "HEAD")
+            and not trusted
+            and not out.has_body
+        ):
+            scope.add(
+                "TC108",
+                f"parameter '{arg}' puts a body on a {method} request, which "
+                "many servers and proxies drop or refuse; send it in the query (remove "
+                "'in: body') or use POST",
+                (*ppath, "in") if p.in_ else ppath,
+                key=p.in_ is None,
+            )
         if isinstance(p.required, bool):
             is_required = p.required
         else:
             is_required = "default" not in schema
         if location is ParamLocation.PATH:
             if wire not in variables:
-                scope.add("TC021", f"parameter '{arg}' is in: path but the path {doc.path!r} "
-                          f"has no {{{wire}}}; add {{{wire}}} to the path or change 'in'",
-                          ppath, key=True)
+                scope.add(
+                    "TC021",
+                    f"parameter '{arg}' is in: path but the path {doc.path!r} "
+                    f"has no {{{wire}}}; add {{{wire}}} to the path or change 'in'",
+                    ppath,
+                    key=True,
+                )
             if p.required is False:
-                scope.add("TC025", f"path parameter '{arg}' cannot be optional; remove "
-                          "'required: false'", (*ppath, "required"))
+                scope.add(
+                    "TC025",
+                    f"path parameter '{arg}' cannot be optional; remove 'required: false'",
+                    (*ppath, "required"),
+                )
         if location is ParamLocation.HEADER and not trusted and not TOKEN.match(wire):
-            scope.add("TC008", f"parameter '{arg}' goes in header {wire!r}, which is not a valid "
-                      "HTTP header name; set 'name:' to one", ppath, key=True)
+            scope.add(
+                "TC008",
+                f"parameter '{arg}' goes in header {wire!r}, which is not a valid "
+                "HTTP header name; set 'name:' to one",
+                ppath,
+                key=True,
+            )
         if arg == doc.body_argument and location is not ParamLocation.BODY:
-            scope.add("TC025", f"parameter '{arg}' is the body_argument, so it cannot go in "
-                      f"the {location.value}; remove its 'in'", (*ppath, "in"))
+            scope.add(
+                "TC025",
+                f"parameter '{arg}' is the body_argument, so it cannot go in "
+                f"the {location.value}; remove its 'in'",
+                (*ppath, "in"),
+            )
         if p.file and location is not ParamLocation.BODY:
-            scope.add("TC025", f"parameter '{arg}' is a file, so it must go in the body",
-                      (*ppath, "in"))
+            scope.add(
+                "TC025", f"parameter '{arg}' is a file, so it must go in the body", (*ppath, "in")
+            )
         if p.file:
             out.binary.append(wire)
         other = placed.get((location, wire))
         if other is not None:
-            scope.add("TC025", f"parameters '{other}' and '{arg}' both send {location.value} "
-                      f"'{wire}'; give one a different 'name'", ppath, key=True)
+            scope.add(
+                "TC025",
+                f"parameters '{other}' and '{arg}' both send {location.value} "
+                f"'{wire}'; give one a different 'name'",
+                ppath,
+                key=True,
+            )
         placed[(location, wire)] = arg
         out.has_body = out.has_body or location is ParamLocation.BODY
-        out.bindings.append(ParameterBinding(
-            argument=arg, location=location, wire_name=wire, required=is_required,
-            style=p.style, explode=p.explode, allow_reserved=bool(p.allow_reserved),
-            content_type=p.content_type))
+        out.bindings.append(
+            ParameterBinding(
+                argument=arg,
+                location=location,
+                wire_name=wire,
+                required=is_required,
+                style=p.style,
+                explode=p.explode,
+                allow_reserved=bool(p.allow_reserved),
+                content_type=p.content_type,
+            )
+        )
         out.properties[arg] = schema
         if is_required:
             out.required.append(arg)
@@ -123,37 +162,66 @@ def compile_parameters(doc: ToolDoc, scope: Scope, variables: Sequence[str],
                 # refs resolve against the input schema's root, where only the tool's
                 # definitions live (as $defs)
                 if not _DEFS_REF.fullmatch(target):
-                    scope.add("TC022", f"parameter '{arg}' refers to {target!r}, which cannot "
-                              "resolve: refer to the tool's definitions as '#/$defs/NAME'",
-                              ppath, key=True)
+                    scope.add(
+                        "TC022",
+                        f"parameter '{arg}' refers to {target!r}, which cannot "
+                        "resolve: refer to the tool's definitions as '#/$defs/NAME'",
+                        ppath,
+                        key=True,
+                    )
         for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs, key=key):
-            scope.add(issue.code, f"parameter '{arg}': {issue.message}", (*ppath, *issue.path),
-                      key=issue.key)
+            scope.add(
+                issue.code,
+                f"parameter '{arg}': {issue.message}",
+                (*ppath, *issue.path),
+                key=issue.key,
+            )
             misspelt = misspelt or "'description'?" in issue.message
         if not (trusted or misspelt) and "description" not in schema and "$ref" not in schema:
-            scope.add("TC103", f"parameter '{arg}' has no description; add one so the model "
-                      "knows what to pass", ppath, key=True)
+            scope.add(
+                "TC103",
+                f"parameter '{arg}' has no description; add one so the model knows what to pass",
+                ppath,
+                key=True,
+            )
 
     for var in variables:
-        misplaced = next((arg for (loc, wire), arg in placed.items()
-                          if wire == var and loc is not ParamLocation.PATH), None)
+        misplaced = next(
+            (
+                arg
+                for (loc, wire), arg in placed.items()
+                if wire == var and loc is not ParamLocation.PATH
+            ),
+            None,
+        )
         if misplaced is not None and ("path", var) not in {(k[0].value, k[1]) for k in placed}:
             where = (doc.parameters or {})[misplaced].in_
-            scope.add("TC025", f"parameter '{misplaced}' fills {{{var}}} of the path "
-                      f"{doc.path!r} but says in: {where}; remove its 'in' (or rename the "
-                      "placeholder)", ("parameters", misplaced, "in") if where else
-                      ("parameters", misplaced))
+            scope.add(
+                "TC025",
+                f"parameter '{misplaced}' fills {{{var}}} of the path "
+                f"{doc.path!r} but says in: {where}; remove its 'in' (or rename the "
+                "placeholder)",
+                ("parameters", misplaced, "in") if where else ("parameters", misplaced),
+            )
         elif ("path", var) not in {(k[0].value, k[1]) for k in placed}:
-            scope.add("TC020", f"path {doc.path!r} has {{{var}}} but no parameter fills it; add "
-                      f"a parameter '{var}' (or one with in: path and name: {var})", ("path",))
+            scope.add(
+                "TC020",
+                f"path {doc.path!r} has {{{var}}} but no parameter fills it; add "
+                f"a parameter '{var}' (or one with in: path and name: {var})",
+                ("path",),
+            )
 
     if refs:
         out.reachable = _reachable_defs(list(out.properties.values()), defs)[0]
     for arg, schema in out.properties.items() if refs - set(out.reachable) else ():
         for name in sorted(_reachable_defs([schema], defs)[1]):
-            scope.add("TC022", f"parameter '{arg}' refers to '#/$defs/{name}', which is not "
-                      "under definitions; add it there or fix the $ref", ("parameters", arg),
-                      key=True)
+            scope.add(
+                "TC022",
+                f"parameter '{arg}' refers to '#/$defs/{name}', which is not "
+                "under definitions; add it there or fix the $ref",
+                ("parameters", arg),
+                key=True,
+            )
 
     return out
 

@@ -21,26 +21,87 @@ __all__ = ["SchemaChecker", "SchemaIssue"]
 # Keywords of the 2020-12 vocabularies, plus annotations that OpenAPI and editors use.
 KNOWN_KEYWORDS = frozenset(
     {
-        "$schema", "$id", "$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor",
-        "$vocabulary", "$comment", "definitions",
-        "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas",
-        "prefixItems", "items", "contains", "properties", "patternProperties",
-        "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties",
-        "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-        "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-        "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties",
-        "required", "dependentRequired",
-        "format", "contentEncoding", "contentMediaType", "contentSchema",
-        "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
+        "$schema",
+        "$id",
+        "$ref",
+        "$defs",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$comment",
+        "definitions",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentSchemas",
+        "prefixItems",
+        "items",
+        "contains",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "type",
+        "enum",
+        "const",
+        "multipleOf",
+        "maximum",
+        "exclusiveMaximum",
+        "minimum",
+        "exclusiveMinimum",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "maxContains",
+        "minContains",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "dependentRequired",
+        "format",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+        "title",
+        "description",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "examples",
         # OpenAPI schema-object extras that providers and editors understand
-        "nullable", "example", "discriminator", "xml", "externalDocs",
+        "nullable",
+        "example",
+        "discriminator",
+        "xml",
+        "externalDocs",
     }
 )
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains",
-               "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+)
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-
 
 
 @functools.cache
@@ -48,8 +109,9 @@ def _meta_validator() -> Any:
     # jsonschema is imported only for schemas the fast path cannot vouch for
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(Draft202012Validator.META_SCHEMA,
-                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return Draft202012Validator(
+        Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
 
 
 def _validator(schema: Any) -> Any:
@@ -79,29 +141,45 @@ def _shape_key(schema: Any) -> str:
     """The cache key: canonical JSON without top-level prose, which no check depends on
     (as long as it is a string), so ``{type: string, description: ...}`` is checked once."""
     if isinstance(schema, dict) and any(isinstance(schema.get(k), str) for k in _PROSE):
-        schema = {k: v for k, v in schema.items()
-                  if not (k in _PROSE and isinstance(v, str))}
+        schema = {k: v for k, v in schema.items() if not (k in _PROSE and isinstance(v, str))}
     return _canonical(schema)
 
 
-_TYPE_ALIASES = {"int": "integer", "str": "string", "bool": "boolean", "float": "number",
-                 "double": "number", "dict": "object", "list": "array", "none": "null",
-                 "long": "integer", "text": "string", "map": "object"}
+_TYPE_ALIASES = {
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+    "float": "number",
+    "double": "number",
+    "dict": "object",
+    "list": "array",
+    "none": "null",
+    "long": "integer",
+    "text": "string",
+    "map": "object",
+}
 
 
 def _meta_message(error: Any) -> str:
     where = "/".join(str(p) for p in error.absolute_path)
     last = error.absolute_path[-1] if error.absolute_path else None
     if last == "type":
-        alias = _TYPE_ALIASES.get(str(error.instance).lower()) if isinstance(
-            error.instance, str) else None
+        alias = (
+            _TYPE_ALIASES.get(str(error.instance).lower())
+            if isinstance(error.instance, str)
+            else None
+        )
         hint = f"did you mean '{alias}'? JSON Schema types are" if alias else "use one of"
-        return (f"'type' {error.instance!r} is not a JSON Schema type; {hint} array, "
-                "boolean, integer, null, number, object, string")
+        return (
+            f"'type' {error.instance!r} is not a JSON Schema type; {hint} array, "
+            "boolean, integer, null, number, object, string"
+        )
     if last == "required" and isinstance(error.instance, bool):
-        return (f"'{where}': inside a schema, 'required' lists the object's required "
-                "property names (required: [a, b]); 'required: true/false' works only on a "
-                "parameter itself")
+        return (
+            f"'{where}': inside a schema, 'required' lists the object's required "
+            "property names (required: [a, b]); 'required: true/false' works only on a "
+            "parameter itself"
+        )
     if error.validator == "format" and error.validator_value == "regex":
         return f"'{where}': {error.instance!r} is not a valid regular expression"
     prefix = f"'{where}': " if where else ""
@@ -109,8 +187,9 @@ def _meta_message(error: Any) -> str:
 
 
 # placement keys of a parameter (the rest of it is JSON Schema)
-_PLACEMENT_TYPOS = frozenset({"in", "name", "required", "style", "explode", "allow_reserved",
-                              "content_type", "file"})
+_PLACEMENT_TYPOS = frozenset(
+    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file"}
+)
 
 
 def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue]:
@@ -122,19 +201,20 @@ def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaI
             if hint:
                 advice = f"did you mean '{hint}'?"
             elif value is None and (" " in key or "." in key):
-                advice = ("it looks like text cut at a comma inside {...}: quote the text "
-                          "before it")
+                advice = "it looks like text cut at a comma inside {...}: quote the text before it"
             else:
                 advice = "validators ignore it; remove it or prefix it with 'x-'"
             placement = closest(key, _PLACEMENT_TYPOS, cutoff=0.75) if not path else None
             if placement:
                 # a misspelt placement key silently changes where or whether the argument
                 # is sent: an error, like any unknown key of the format
-                yield SchemaIssue("TC003", (key,), f"unknown key '{key}'; did you mean "
-                                  f"'{placement}'?", key=True)
+                yield SchemaIssue(
+                    "TC003", (key,), f"unknown key '{key}'; did you mean '{placement}'?", key=True
+                )
                 continue
-            yield SchemaIssue("TC106", (*path, key),
-                              f"unknown JSON Schema keyword '{key}'; {advice}", key=True)
+            yield SchemaIssue(
+                "TC106", (*path, key), f"unknown JSON Schema keyword '{key}'; {advice}", key=True
+            )
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             for name, sub in value.items():
                 yield from _walk_keywords(sub, (*path, key, name))
@@ -157,8 +237,14 @@ class SchemaChecker:
         """The cache key of a schema (canonical JSON without top-level prose)."""
         return _shape_key(schema)
 
-    def check(self, schema: Any, *, trusted: bool = False, defs: Mapping[str, Any] | None = None,
-              key: str | None = None) -> tuple[SchemaIssue, ...]:
+    def check(
+        self,
+        schema: Any,
+        *,
+        trusted: bool = False,
+        defs: Mapping[str, Any] | None = None,
+        key: str | None = None,
+    ) -> tuple[SchemaIssue, ...]:
         """Metaschema errors (TC022), unknown keywords (TC106), bad default/enum (TC023/TC024).
 
         ``trusted`` skips the metaschema and keyword checks (imported OpenAPI
@@ -166,8 +252,7 @@ class SchemaChecker:
         shared definitions, for schemas that refer to ``#/$defs/...``. ``key``
         is :meth:`key` of the schema when the caller has it already.
         """
-        if trusted and not (isinstance(schema, dict) and ("default" in schema
-                                                          or "enum" in schema)):
+        if trusted and not (isinstance(schema, dict) and ("default" in schema or "enum" in schema)):
             return ()
         if key is None:
             key = _shape_key(schema)
@@ -175,8 +260,10 @@ class SchemaChecker:
         if meta is None:
             issues = []
             if not is_simple_valid(schema, KNOWN_KEYWORDS):
-                issues = [SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
-                          for e in _meta_validator().iter_errors(schema)]
+                issues = [
+                    SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
+                    for e in _meta_validator().iter_errors(schema)
+                ]
             issues.extend(_walk_keywords(schema, ()))
             meta = self._meta[key] = tuple(issues)
         if any(i.code == "TC022" for i in meta):
@@ -195,24 +282,35 @@ class SchemaChecker:
         if not isinstance(schema, dict) or ("default" not in schema and "enum" not in schema):
             return
         rest = {k: v for k, v in schema.items() if k not in ("enum", "default")}
-        if "$defs" not in schema and is_simple_valid(schema, KNOWN_KEYWORDS) and (
-                "default" not in schema or conforms(schema["default"], schema, KNOWN_KEYWORDS)
-        ) and (not isinstance(schema.get("enum"), list)
-               or all(conforms(v, rest, KNOWN_KEYWORDS) for v in schema["enum"])):
+        if (
+            "$defs" not in schema
+            and is_simple_valid(schema, KNOWN_KEYWORDS)
+            and ("default" not in schema or conforms(schema["default"], schema, KNOWN_KEYWORDS))
+            and (
+                not isinstance(schema.get("enum"), list)
+                or all(conforms(v, rest, KNOWN_KEYWORDS) for v in schema["enum"])
+            )
+        ):
             return  # the fast path vouches for every value
         try:
             if "default" in schema:
                 validator = _validator(schema)
                 for error in validator.iter_errors(schema["default"]):
-                    yield SchemaIssue("TC023", ("default",),
-                                      f"default {schema['default']!r} breaks the schema: "
-                                      f"{error.message}; change the default or the schema")
+                    yield SchemaIssue(
+                        "TC023",
+                        ("default",),
+                        f"default {schema['default']!r} breaks the schema: "
+                        f"{error.message}; change the default or the schema",
+                    )
             if isinstance(schema.get("enum"), list):
                 validator = _validator(rest)
                 for i, value in enumerate(schema["enum"]):
                     for error in validator.iter_errors(value):
-                        yield SchemaIssue("TC024", ("enum", i),
-                                          f"enum value {value!r} breaks the schema: "
-                                          f"{error.message}; remove it or fix the schema")
+                        yield SchemaIssue(
+                            "TC024",
+                            ("enum", i),
+                            f"enum value {value!r} breaks the schema: "
+                            f"{error.message}; remove it or fix the schema",
+                        )
         except Exception as exc:  # an unresolvable $ref and the like: report, never crash
             yield SchemaIssue("TC022", (), f"cannot check this schema: {exc}")

@@ -23,25 +23,39 @@ class CompileContext:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-
 class Scope:
     """Adds diagnostics about one document, placed through its locator."""
 
-    def __init__(self, ctx: CompileContext, file: str, base: tuple[str | int, ...],
-                 locate: Locator, label: str, errors_only: bool = False) -> None:
+    def __init__(
+        self,
+        ctx: CompileContext,
+        file: str,
+        base: tuple[str | int, ...],
+        locate: Locator,
+        label: str,
+        errors_only: bool = False,
+    ) -> None:
         self.ctx, self.file, self.base, self.locate, self.label = ctx, file, base, locate, label
         self.errors = 0
         self.errors_only = errors_only
 
-    def add(self, code: str, message: str, path: Sequence[str | int] = (), *, key: bool = False,
-            line_offset: int | None = None) -> None:
+    def add(
+        self,
+        code: str,
+        message: str,
+        path: Sequence[str | int] = (),
+        *,
+        key: bool = False,
+        line_offset: int | None = None,
+    ) -> None:
         if line_offset is not None:  # a line of a template (a block scalar starts below '|')
             line, col = self.locate.string((*self.base, *path), 0)
             line, col = line + line_offset, col if line_offset == 0 else 1
         else:
             line, col = self.locate((*self.base, *path), key)
-        diag = Diagnostic.make(code, f"{self.label}: {message}", self.file, line, col,
-                               (*self.base, *path))
+        diag = Diagnostic.make(
+            code, f"{self.label}: {message}", self.file, line, col, (*self.base, *path)
+        )
         if diag.severity == "error":
             self.errors += 1
         elif self.errors_only:
@@ -54,6 +68,7 @@ class Scope:
             return
         full = (*self.base, *path)
         line, col = self.locate.string(full, bad.offset)
-        self.ctx.diagnostics.append(Diagnostic.make("TC009", f"{self.label}: {bad}", self.file,
-                                                    line, col, full))
+        self.ctx.diagnostics.append(
+            Diagnostic.make("TC009", f"{self.label}: {bad}", self.file, line, col, full)
+        )
         self.errors += 1

@@ -47,6 +47,7 @@ class FixedLocator:
     def string(self, path: Sequence[str | int], offset: int) -> tuple[int, int]:
         return self.line, self.column
 
+
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
 
 _TYPE_WORDS = {
@@ -81,8 +82,14 @@ def intended_name(body: Any) -> str | None:
         return raw
     candidates = [str(raw)] if isinstance(raw, int | float) and not isinstance(raw, bool) else []
     if raw is None:
-        candidates += [v for k, v in body.items() if isinstance(k, str) and isinstance(v, str)
-                       and k != "name" and closest(k, ["name"], cutoff=0.7)]
+        candidates += [
+            v
+            for k, v in body.items()
+            if isinstance(k, str)
+            and isinstance(v, str)
+            and k != "name"
+            and closest(k, ["name"], cutoff=0.7)
+        ]
     return next((c for c in candidates if _PLAIN_NAME.match(c)), None)
 
 
@@ -104,8 +111,9 @@ def describe(value: Any) -> str:
     return type(value).__name__
 
 
-def closest(word: str, choices: Sequence[str] | set[str] | frozenset[str], cutoff: float = 0.6
-            ) -> str | None:
+def closest(
+    word: str, choices: Sequence[str] | set[str] | frozenset[str], cutoff: float = 0.6
+) -> str | None:
     """The valid choice most like ``word`` (for "did you mean ...?")."""
     found = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=cutoff)
     return found[0] if found else None
@@ -141,8 +149,11 @@ def validate_item(
         return typing.cast(M, _adapter(model).validate_python(data))
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
-        typos = {(tuple(e["loc"][:-1]), str(e["loc"][-1])) for e in errors
-                 if e["type"] == "extra_forbidden" and e["loc"]}
+        typos = {
+            (tuple(e["loc"][:-1]), str(e["loc"][-1]))
+            for e in errors
+            if e["type"] == "extra_forbidden" and e["loc"]
+        }
         # a value that fits no member of a union gets one error per member: merge them
         kinds: dict[tuple[str | int, ...], list[str]] = {}
         for error in errors:
@@ -151,20 +162,33 @@ def validate_item(
                 kinds.setdefault(where, []).append(_TYPE_WORDS[error["type"]])
         # a member that fits the value's shape and fails deeper inside (a list with one bad
         # item) says more than the members that do not fit at all: report only the deeper one
-        shallow = {w for w in kinds for d in kinds if len(d) > len(w) and d[:len(w)] == w}
+        shallow = {w for w in kinds for d in kinds if len(d) > len(w) and d[: len(w)] == w}
         if shallow:
-            errors = [e for e in errors if e["type"] not in _TYPE_WORDS
-                      or _existing(data, _data_path(data, e["loc"])) not in shallow]
+            errors = [
+                e
+                for e in errors
+                if e["type"] not in _TYPE_WORDS
+                or _existing(data, _data_path(data, e["loc"])) not in shallow
+            ]
         reported: set[tuple[str | int, ...]] = set()
         if _schema_style_parameters(data):
             # OpenAI's function format pasted in: one finding that says how to convert it
             line, col = locate((*base, "parameters"), True)
             prefix = f"{label}: " if label else ""
-            out.append(Diagnostic.make(
-                "TC004", f"{prefix}'parameters' is written as one JSON Schema object (type, "
-                "properties, required); toolcat maps argument names to their schemas: move the "
-                "entries of 'properties' up under 'parameters' (each is required unless it says "
-                "'required: false')", file, line, col, (*base, "parameters")))
+            out.append(
+                Diagnostic.make(
+                    "TC004",
+                    f"{prefix}'parameters' is written as one JSON Schema object (type, "
+                    "properties, required); toolcat maps argument names to their schemas: move the "
+                    "entries of 'properties' up under 'parameters' (each is required unless it "
+                    "says "
+                    "'required: false')",
+                    file,
+                    line,
+                    col,
+                    (*base, "parameters"),
+                )
+            )
             errors = [e for e in errors if tuple(e["loc"][:1]) != ("parameters",)]
         for error in errors:
             if error["type"] == "missing" and _is_typo(error["loc"], typos):
@@ -187,8 +211,11 @@ def validate_item(
 def _schema_style_parameters(data: Any) -> bool:
     """``parameters: {type: object, properties: {...}}``: a JSON Schema where names belong."""
     params = data.get("parameters") if isinstance(data, dict) else None
-    return (isinstance(params, dict) and params.get("type") == "object"
-            and isinstance(params.get("properties"), dict))
+    return (
+        isinstance(params, dict)
+        and params.get("type") == "object"
+        and isinstance(params.get("properties"), dict)
+    )
 
 
 # Removing these (or a key that looks like them) would make later checks report
@@ -273,8 +300,7 @@ _MEMBER_LABELS = frozenset({"bool", "int", "float", "str", "list", "dict"})
 
 def _is_tag(seg: str | int) -> bool:
     """A union tag or a pydantic member label (``bool``, ``list[str]``): never a document key."""
-    return isinstance(seg, str) and (seg in _UNION_TAGS or seg in _MEMBER_LABELS
-                                     or "[" in seg)
+    return isinstance(seg, str) and (seg in _UNION_TAGS or seg in _MEMBER_LABELS or "[" in seg)
 
 
 def _model_at(model: Any, loc: Sequence[str | int]) -> Any:
@@ -329,15 +355,21 @@ def _unwrap(tp: Any, seg: str | int | None) -> tuple[Any, bool]:
                 if typing.get_origin(member) is typing.Annotated:
                     inner, *meta = typing.get_args(member)
                     tags = [getattr(m, "tag", None) for m in meta]
-                if seg is not None and not consumed and (
-                        seg in tags or _literal_type(inner) == seg):
+                if (
+                    seg is not None
+                    and not consumed
+                    and (seg in tags or _literal_type(inner) == seg)
+                ):
                     picked = inner
                     consumed = True
                     break
             if picked is None:
                 models = [m for m in members if _is_model(_strip(m))]
-                picked = _strip(models[0]) if len(models) == 1 else (
-                    members[0] if len(members) == 1 else None)
+                picked = (
+                    _strip(models[0])
+                    if len(models) == 1
+                    else (members[0] if len(members) == 1 else None)
+                )
             if picked is None:
                 return None, consumed
             tp = picked
@@ -405,8 +437,13 @@ def _diagnostic(
             except (KeyError, IndexError, TypeError):
                 holder = None
                 break
-        if (not hint and isinstance(holder, dict) and "parameters" in holder
-                and holder["parameters"] is None and isinstance(holder.get(key), dict)):
+        if (
+            not hint
+            and isinstance(holder, dict)
+            and "parameters" in holder
+            and holder["parameters"] is None
+            and isinstance(holder.get(key), dict)
+        ):
             advice = "is it a parameter? indent it under 'parameters:'"
         elif hint:
             advice = f"did you mean '{hint}'?"
@@ -416,15 +453,17 @@ def _diagnostic(
             advice = "remove it"
         inside = f" in {_dotted(rel[:-1])}" if len(rel) > 1 else ""
         line, col = locate(base + rel, True)
-        return Diagnostic.make("TC003", f"{where}unknown key '{key}'{inside}; {advice}",
-                               file, line, col, base + rel)
+        return Diagnostic.make(
+            "TC003", f"{where}unknown key '{key}'{inside}; {advice}", file, line, col, base + rel
+        )
     if kind in ("missing", "union_tag_not_found"):
         if kind == "union_tag_not_found":
             key = "type"
             rel = rel + ("type",)
             owner = _model_at(model, loc)
             choices = error.get("ctx", {}).get("expected_tags") or (
-                "none, bearer, basic, api_key, oauth2_client_credentials")
+                "none, bearer, basic, api_key, oauth2_client_credentials"
+            )
             advice = f"add 'type:' ({choices})"
         else:
             key = str(rel[-1]) if rel else "?"
@@ -432,19 +471,31 @@ def _diagnostic(
         parent = rel[:-1]
         inside = f" in {_dotted(parent)}" if parent else ""
         line, col = locate(base + parent, False)
-        return Diagnostic.make("TC005", f"{where}missing required key '{key}'{inside}; {advice}",
-                               file, line, col, base + rel)
+        return Diagnostic.make(
+            "TC005",
+            f"{where}missing required key '{key}'{inside}; {advice}",
+            file,
+            line,
+            col,
+            base + rel,
+        )
     line, col = locate(base + rel, False)
     field = _dotted(rel) or "value"
     if kind in _TYPE_WORDS:
         wanted = _TYPE_WORDS[kind] if not expected else _either(expected)
         if rel and rel[-1] == "timeout":
             wanted = "a number of seconds or a mapping {connect, read, total}"
-        message = (f"{where}'{field}' must be {wanted}, not {describe(value)}" if rel or not label
-                   else f"{label} must be {wanted}, not {describe(value)}")
+        message = (
+            f"{where}'{field}' must be {wanted}, not {describe(value)}"
+            if rel or not label
+            else f"{label} must be {wanted}, not {describe(value)}"
+        )
         if len(rel) == 2 and rel[0] == "parameters" and isinstance(value, str):
-            message += f"; write {{type: {value}}}" if value in _JSON_TYPES else (
-                "; write a JSON Schema such as {type: string}")
+            message += (
+                f"; write {{type: {value}}}"
+                if value in _JSON_TYPES
+                else ("; write a JSON Schema such as {type: string}")
+            )
         return Diagnostic.make("TC004", message, file, line, col, base + rel)
     if kind == "union_tag_invalid":
         choices = error.get("ctx", {}).get("expected_tags", "")

@@ -19,21 +19,46 @@ __all__ = ["conforms", "is_simple_valid"]
 _TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object"})
 _TEXT = frozenset({"description", "title", "format", "$comment"})
 _NUMBERS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
-_COUNTS = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties",
-                     "maxProperties"})
+_COUNTS = frozenset(
+    {"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"}
+)
 _FLAGS = frozenset({"uniqueItems", "deprecated", "readOnly", "writeOnly", "nullable"})
 _ANY = frozenset({"default", "const", "example"})
 _LISTS = frozenset({"enum", "examples"})
 _TEXT |= {"contentMediaType", "contentEncoding"}
 _COUNTS |= {"minContains", "maxContains"}
-_ONE = frozenset({"items", "additionalProperties", "not", "if", "then", "else", "contains",
-                  "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema"})
+_ONE = frozenset(
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    }
+)
 _MAPS = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
 _ARRAYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 # OpenAPI extras: not 2020-12 keywords, so the metaschema puts no constraint on them
 _FREE = frozenset({"nullable", "example", "discriminator", "xml", "externalDocs"})
-_HANDLED = _TEXT | _NUMBERS | _COUNTS | _FLAGS | _ANY | _LISTS | _ONE | _MAPS | _ARRAYS | _FREE | {
-    "type", "required", "$ref", "pattern", "multipleOf", "dependentRequired"}
+_HANDLED = (
+    _TEXT
+    | _NUMBERS
+    | _COUNTS
+    | _FLAGS
+    | _ANY
+    | _LISTS
+    | _ONE
+    | _MAPS
+    | _ARRAYS
+    | _FREE
+    | {"type", "required", "$ref", "pattern", "multipleOf", "dependentRequired"}
+)
 _LOCAL_REF = re.compile(r"#[A-Za-z0-9_/~.%$-]*")
 _MAX_DEPTH = 64
 # imported schemas are frozen: the read-only twins are the same JSON values
@@ -69,11 +94,15 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
                 return False
         elif key in _MAPS:
             if type(value) not in _DICT or not all(
-                    is_simple_valid(v, known, depth + 1) for v in value.values()):
+                is_simple_valid(v, known, depth + 1) for v in value.values()
+            ):
                 return False
         elif key in _ARRAYS:
-            if type(value) not in _LIST or not value or not all(
-                    is_simple_valid(v, known, depth + 1) for v in value):
+            if (
+                type(value) not in _LIST
+                or not value
+                or not all(is_simple_valid(v, known, depth + 1) for v in value)
+            ):
                 return False
         elif key == "$ref":
             if type(value) is not str or not _LOCAL_REF.fullmatch(value):
@@ -86,16 +115,20 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
                 return False
         elif key == "dependentRequired":
             if type(value) not in _DICT or not all(
-                    type(v) in _LIST and all(type(x) is str for x in v) and len(set(v)) == len(v)
-                    for v in value.values()):
+                type(v) in _LIST and all(type(x) is str for x in v) and len(set(v)) == len(v)
+                for v in value.values()
+            ):
                 return False
         elif key == "type":
             if type(value) is str:
                 if value not in _TYPES:
                     return False
             elif type(value) in _LIST:
-                if not value or len(set(map(str, value))) != len(value) or not all(
-                        type(t) is str and t in _TYPES for t in value):
+                if (
+                    not value
+                    or len(set(map(str, value))) != len(value)
+                    or not all(type(t) is str and t in _TYPES for t in value)
+                ):
                     return False
             else:
                 return False
@@ -115,8 +148,11 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
             if type(value) not in _LIST:
                 return False
         elif key == "required":
-            if type(value) not in _LIST or not all(type(v) is str for v in value) or len(
-                    set(value)) != len(value):
+            if (
+                type(value) not in _LIST
+                or not all(type(v) is str for v in value)
+                or len(set(value)) != len(value)
+            ):
                 return False
     return True
 
@@ -162,13 +198,44 @@ def _same(a: Any, b: Any) -> bool | None:
 
 
 # keywords that never reject a value (annotations, and OpenAPI extras jsonschema ignores)
-_PASSIVE = frozenset({"description", "title", "default", "examples", "example", "deprecated",
-                      "readOnly", "writeOnly", "format", "$comment", "nullable",
-                      "contentMediaType", "contentEncoding", "discriminator", "xml",
-                      "externalDocs"})
-_EVALUATED = frozenset({"type", "enum", "const", "minLength", "maxLength", "minItems",
-                        "maxItems", "items", "properties", "required",
-                        "additionalProperties"}) | _NUMBERS
+_PASSIVE = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "example",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "format",
+        "$comment",
+        "nullable",
+        "contentMediaType",
+        "contentEncoding",
+        "discriminator",
+        "xml",
+        "externalDocs",
+    }
+)
+_EVALUATED = (
+    frozenset(
+        {
+            "type",
+            "enum",
+            "const",
+            "minLength",
+            "maxLength",
+            "minItems",
+            "maxItems",
+            "items",
+            "properties",
+            "required",
+            "additionalProperties",
+        }
+    )
+    | _NUMBERS
+)
 
 
 def conforms(value: Any, schema: Any, known: frozenset[str], depth: int = 0) -> bool:
@@ -199,28 +266,31 @@ def conforms(value: Any, schema: Any, known: frozenset[str], depth: int = 0) -> 
                 return False
         elif key in _NUMBERS:
             if _number(value) and not (
-                    (key == "minimum" and value >= rule) or (key == "maximum" and value <= rule)
-                    or (key == "exclusiveMinimum" and value > rule)
-                    or (key == "exclusiveMaximum" and value < rule)):
+                (key == "minimum" and value >= rule)
+                or (key == "maximum" and value <= rule)
+                or (key == "exclusiveMinimum" and value > rule)
+                or (key == "exclusiveMaximum" and value < rule)
+            ):
                 return False
         elif key in ("minLength", "maxLength"):
             if type(value) is str and not (
-                    (key == "minLength" and len(value) >= rule)
-                    or (key == "maxLength" and len(value) <= rule)):
+                (key == "minLength" and len(value) >= rule)
+                or (key == "maxLength" and len(value) <= rule)
+            ):
                 return False
         elif key in ("minItems", "maxItems"):
             if type(value) in _LIST and not (
-                    (key == "minItems" and len(value) >= rule)
-                    or (key == "maxItems" and len(value) <= rule)):
+                (key == "minItems" and len(value) >= rule)
+                or (key == "maxItems" and len(value) <= rule)
+            ):
                 return False
         elif key == "items":
-            if type(value) in _LIST and not all(conforms(v, rule, known, depth + 1)
-                                               for v in value):
+            if type(value) in _LIST and not all(conforms(v, rule, known, depth + 1) for v in value):
                 return False
         elif key == "properties":
             if type(value) in _DICT and not all(
-                    conforms(value[k], s, known, depth + 1) for k, s in rule.items()
-                    if k in value):
+                conforms(value[k], s, known, depth + 1) for k, s in rule.items() if k in value
+            ):
                 return False
         elif key == "required":
             if type(value) in _DICT and not all(k in value for k in rule):
@@ -229,7 +299,6 @@ def conforms(value: Any, schema: Any, known: frozenset[str], depth: int = 0) -> 
             if type(value) in _DICT and rule is not True:
                 props = schema.get("properties", {})
                 extra = [k for k in value if k not in props]
-                if extra and not all(conforms(value[k], rule, known, depth + 1)
-                                     for k in extra):
+                if extra and not all(conforms(value[k], rule, known, depth + 1) for k in extra):
                     return False
     return True

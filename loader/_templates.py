@@ -26,8 +26,9 @@ class TemplateIssue:
     line: int = 1  # 1-based line inside the template text
 
 
-def template_strings(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[
-        tuple[tuple[str | int, ...], str]]:
+def template_strings(
+    value: Any, path: tuple[str | int, ...] = ()
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """Every string of a JSON value that holds Jinja markup, with its path."""
     if isinstance(value, str):
         if any(m in value for m in _MARKERS):
@@ -63,7 +64,9 @@ class TemplateChecker:
         simple = _SIMPLE.fullmatch(source)
         if simple is not None:  # the common "{{ arg }}": no need to run the parser
             result: tuple[TemplateIssue | None, frozenset[str]] = (
-                None, frozenset({simple.group(1)}))
+                None,
+                frozenset({simple.group(1)}),
+            )
         else:
             from jinja2 import TemplateSyntaxError, meta
 
@@ -79,8 +82,9 @@ class TemplateChecker:
         self._cache[source] = result
         return result
 
-    def check(self, source: str, declared: frozenset[str] | set[str], what: str
-              ) -> list[TemplateIssue]:
+    def check(
+        self, source: str, declared: frozenset[str] | set[str], what: str
+    ) -> list[TemplateIssue]:
         """Syntax errors and names outside ``declared`` in one template string."""
         issue, names = self.names(source)
         if issue is not None:
@@ -88,8 +92,10 @@ class TemplateChecker:
         out = []
         for name in sorted(names - declared):
             choices = ", ".join(sorted(declared)) or "none"
-            out.append(TemplateIssue(
-                "TC031",
-                f"{what} refers to '{name}', which is not declared; use one of: {choices}",
-            ))
+            out.append(
+                TemplateIssue(
+                    "TC031",
+                    f"{what} refers to '{name}', which is not declared; use one of: {choices}",
+                )
+            )
         return out

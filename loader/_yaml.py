@@ -216,8 +216,9 @@ class _Builder:
         if done is not None:  # an alias: reuse the value, but count its size
             self._count += done[1]
             if self._count > _MAX_EXPANDED_NODES:
-                self.error("TC001", "aliases expand to too many values; remove the alias loop",
-                           node)
+                self.error(
+                    "TC001", "aliases expand to too many values; remove the alias loop", node
+                )
                 raise _Abort
             return done[0]
         if key in self._active:
@@ -265,12 +266,17 @@ class _Builder:
             elif isinstance(key_node, ScalarNode):
                 key = str(key_node.value)  # 200: or true: -> the text as written
             elif isinstance(key_node, MappingNode) and node.flow_style and key_node.flow_style:
-                self.error("TC004", "an unquoted '{{ ... }}' reads as a YAML mapping; quote "
-                           "the template: \"{{ name }}\"", node)
+                self.error(
+                    "TC004",
+                    "an unquoted '{{ ... }}' reads as a YAML mapping; quote "
+                    'the template: "{{ name }}"',
+                    node,
+                )
                 continue
             else:
-                self.error("TC004", "a mapping key must be a plain scalar, not a collection",
-                           key_node)
+                self.error(
+                    "TC004", "a mapping key must be a plain scalar, not a collection", key_node
+                )
                 continue
             if key in first:
                 prev = first[key].start_mark
@@ -314,7 +320,7 @@ def _unclosed(exc: yaml.MarkedYAMLError, text: str) -> bool:
     if "flow" not in context:
         return False
     line_end = text.find("\n", start.index)
-    opener_line = text[start.index: line_end if line_end != -1 else len(text)]
+    opener_line = text[start.index : line_end if line_end != -1 else len(text)]
     return not opener_line.split(" #", 1)[0].rstrip().endswith(("[", "{"))
 
 
@@ -331,11 +337,15 @@ def _syntax_message(exc: yaml.MarkedYAMLError, text: str) -> str:
     start = exc.context_mark
     if _unclosed(exc, source) and start is not None and mark is not None:
         if "simple key" in str(context):
-            return (f"YAML syntax error: this key has no ':' after it ({problem}, noticed at "
-                    f"line {mark.line + 1}, column {mark.column + 1})")
+            return (
+                f"YAML syntax error: this key has no ':' after it ({problem}, noticed at "
+                f"line {mark.line + 1}, column {mark.column + 1})"
+            )
         what = "quote" if "quoted" in str(context) else "bracket"
-        return (f"YAML syntax error: this {what} is never closed ({problem}, noticed at line "
-                f"{mark.line + 1}, column {mark.column + 1})")
+        return (
+            f"YAML syntax error: this {what} is never closed ({problem}, noticed at line "
+            f"{mark.line + 1}, column {mark.column + 1})"
+        )
     if context and start is not None and mark is not None and start.line != mark.line:
         text += f" ({context} that starts at line {start.line + 1}, column {start.column + 1})"
     elif context:

@@ -80,8 +80,15 @@ def _kind(media: str) -> tuple[int, str] | None:
 
 
 _TEXT_DOCUMENTS = frozenset(
-    {"application/xml", "application/yaml", "application/x-yaml", "application/jwt",
-     "application/sql", "application/graphql", "application/javascript"}
+    {
+        "application/xml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/jwt",
+        "application/sql",
+        "application/graphql",
+        "application/javascript",
+    }
 )
 
 
@@ -89,8 +96,10 @@ def _is_text_document(m: str) -> bool:
     """Textual application/* types whose body is one document (XML, YAML, a JWT...)."""
     if m in _TEXT_DOCUMENTS:
         return True
-    return m.startswith("application/") and m.endswith(("+xml", "+yaml")) and bool(
-        _TOKEN.fullmatch(m.split("/", 1)[1])
+    return (
+        m.startswith("application/")
+        and m.endswith(("+xml", "+yaml"))
+        and bool(_TOKEN.fullmatch(m.split("/", 1)[1]))
     )
 
 

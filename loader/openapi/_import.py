@@ -70,8 +70,9 @@ def import_openapi(
         doc = document if document is not None else read_document(path, options.max_spec_bytes)
         result.version = detect_version(doc, str(path))
     except SpecError as exc:
-        result.diagnostics.append(Diagnostic.make(exc.code, exc.reason, str(path), exc.line,
-                                                  exc.column))
+        result.diagnostics.append(
+            Diagnostic.make(exc.code, exc.reason, str(path), exc.line, exc.column)
+        )
         return result
     _Importer(path, doc, result.version, options, result).run(_want_progress(progress))
     return result

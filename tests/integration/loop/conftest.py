@@ -81,8 +81,9 @@ class ToolService:
             self.requests.append(str(request.url))
             return JSONResponse({"answer": 42})
 
-        return Starlette(routes=[Route("/items/{sku}", item), Route("/slow", slow),
-                                 Route("/answer", answer)])
+        return Starlette(
+            routes=[Route("/items/{sku}", item), Route("/slow", slow), Route("/answer", answer)]
+        )
 
 
 @pytest.fixture

@@ -21,16 +21,27 @@ from toolcat.executor._scripted import ScriptedModel, ScriptedTurn
 PROVIDERS = ["openai", "anthropic"]
 
 
-def run_loop(catalog: Any, service_url: str, turns: list[Any], *, provider: str = "openai",
-             prompt: str = "question", run_kw: dict[str, Any] | None = None,
-             client_kw: dict[str, Any] | None = None,
-             **loop_kw: Any) -> tuple[LoopResult, ScriptedModel]:
+def run_loop(
+    catalog: Any,
+    service_url: str,
+    turns: list[Any],
+    *,
+    provider: str = "openai",
+    prompt: str = "question",
+    run_kw: dict[str, Any] | None = None,
+    client_kw: dict[str, Any] | None = None,
+    **loop_kw: Any,
+) -> tuple[LoopResult, ScriptedModel]:
     scripted = ScriptedModel(turns)
     with BackgroundServer(scripted.app) as endpoint:
+
         async def go() -> LoopResult:
             kw = {"api_key_env": None, "backoff": 0.01, **(client_kw or {})}
-            client: Any = (AnthropicClient(endpoint.url, "m", **kw) if provider == "anthropic"
-                           else OpenAIChatClient(endpoint.url + "/v1", "m", **kw))
+            client: Any = (
+                AnthropicClient(endpoint.url, "m", **kw)
+                if provider == "anthropic"
+                else OpenAIChatClient(endpoint.url + "/v1", "m", **kw)
+            )
             executor = Executor(catalog, env={"SVC_URL": service_url})
             try:
                 loop = AgentLoop(client, executor, catalog, **loop_kw)
@@ -50,8 +61,14 @@ def tool_results_sent(provider: str, body: dict[str, Any]) -> list[dict[str, Any
         if provider == "openai" and m.get("role") == "tool":
             out.append({"id": m["tool_call_id"], "content": m["content"], "is_error": None})
         if provider == "anthropic" and m.get("role") == "user" and isinstance(m["content"], list):
-            out += [{"id": b["tool_use_id"], "content": b["content"],
-                     "is_error": b.get("is_error", False)} for b in m["content"]]
+            out += [
+                {
+                    "id": b["tool_use_id"],
+                    "content": b["content"],
+                    "is_error": b.get("is_error", False),
+                }
+                for b in m["content"]
+            ]
     return out
 
 
@@ -59,8 +76,12 @@ def tool_results_sent(provider: str, body: dict[str, Any]) -> list[dict[str, Any
 def test_parallel_calls_run_concurrently_and_return_in_call_order(provider, catalog, tool_service):
     service, url = tool_service
     turns = [
-        ScriptedTurn(tool_calls=[{"name": "slow_echo", "arguments": {"label": "first"}},
-                                 {"name": "slow_echo", "arguments": {"label": "second"}}]),
+        ScriptedTurn(
+            tool_calls=[
+                {"name": "slow_echo", "arguments": {"label": "first"}},
+                {"name": "slow_echo", "arguments": {"label": "second"}},
+            ]
+        ),
         ScriptedTurn(text="both done"),
     ]
     result, model = run_loop(catalog, url, turns, provider=provider)
@@ -78,8 +99,9 @@ def test_parallel_calls_run_concurrently_and_return_in_call_order(provider, cata
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_invalid_arguments_go_back_to_the_model_which_corrects_them(provider, catalog,
-                                                                    tool_service):
+def test_invalid_arguments_go_back_to_the_model_which_corrects_them(
+    provider, catalog, tool_service
+):
     service, url = tool_service
     turns = [
         ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": 123}}]),
@@ -102,9 +124,13 @@ def test_invalid_arguments_go_back_to_the_model_which_corrects_them(provider, ca
 def test_unknown_and_not_offered_tools_are_error_results(catalog, tool_service):
     service, url = tool_service
     turns = [
-        ScriptedTurn(tool_calls=[{"name": "get_itme", "arguments": {"sku": "A-1"}},
-                                 {"name": "slow_echo", "arguments": {"label": "x"}},
-                                 {"name": "get_item", "arguments": {"sku": "NONE"}}]),
+        ScriptedTurn(
+            tool_calls=[
+                {"name": "get_itme", "arguments": {"sku": "A-1"}},
+                {"name": "slow_echo", "arguments": {"label": "x"}},
+                {"name": "get_item", "arguments": {"sku": "NONE"}},
+            ]
+        ),
         ScriptedTurn(text="sorry"),
     ]
     result, model = run_loop(catalog, url, turns, toolset="items")
@@ -123,8 +149,7 @@ def test_unknown_and_not_offered_tools_are_error_results(catalog, tool_service):
 def test_per_request_tools_are_added_to_the_defaults(catalog, tool_service):
     _, url = tool_service
     turns = [ScriptedTurn(text="ok")]
-    result, model = run_loop(catalog, url, turns, toolset="items",
-                             run_kw={"tools": ["slow_echo"]})
+    result, model = run_loop(catalog, url, turns, toolset="items", run_kw={"tools": ["slow_echo"]})
     offered = [t["function"]["name"] for t in model.requests[0].body["tools"]]
     assert offered == ["get_item", "slow_echo"]
     assert result.tools_offered == ("get_item", "slow_echo")
@@ -133,8 +158,9 @@ def test_per_request_tools_are_added_to_the_defaults(catalog, tool_service):
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_return_direct_result_is_the_answer(provider, catalog, tool_service):
     _, url = tool_service
-    turns = [ScriptedTurn(tool_calls=[{"name": "lookup_answer",
-                                       "arguments": {"question": "life"}}])]
+    turns = [
+        ScriptedTurn(tool_calls=[{"name": "lookup_answer", "arguments": {"question": "life"}}])
+    ]
     result, model = run_loop(catalog, url, turns, provider=provider)
     assert result.stop_reason == "return_direct"
     assert "42" in result.final_text
@@ -144,8 +170,12 @@ def test_return_direct_result_is_the_answer(provider, catalog, tool_service):
 def test_return_direct_mixed_with_other_calls_continues(catalog, tool_service):
     _, url = tool_service
     turns = [
-        ScriptedTurn(tool_calls=[{"name": "lookup_answer", "arguments": {"question": "q"}},
-                                 {"name": "get_item", "arguments": {"sku": "A-1"}}]),
+        ScriptedTurn(
+            tool_calls=[
+                {"name": "lookup_answer", "arguments": {"question": "q"}},
+                {"name": "get_item", "arguments": {"sku": "A-1"}},
+            ]
+        ),
         ScriptedTurn(text="combined"),
     ]
     result, model = run_loop(catalog, url, turns)
@@ -157,8 +187,11 @@ def test_return_direct_mixed_with_other_calls_continues(catalog, tool_service):
 def test_iteration_limit_asks_once_more_with_tool_choice_none(provider, catalog, tool_service):
     service, url = tool_service
     call = {"name": "get_item", "arguments": {"sku": "A-1"}}
-    turns = [ScriptedTurn(tool_calls=[call]), ScriptedTurn(tool_calls=[call]),
-             ScriptedTurn(text="giving up with what I have")]
+    turns = [
+        ScriptedTurn(tool_calls=[call]),
+        ScriptedTurn(tool_calls=[call]),
+        ScriptedTurn(text="giving up with what I have"),
+    ]
     result, model = run_loop(catalog, url, turns, provider=provider, max_iterations=2)
     assert result.stop_reason == "max_iterations"
     assert result.final_text == "giving up with what I have"
@@ -182,11 +215,15 @@ def test_iteration_limit_when_the_model_ignores_tool_choice_none(catalog, tool_s
 
 def test_named_tool_choice_applies_to_the_first_request_only(catalog, tool_service):
     _, url = tool_service
-    turns = [ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "A-1"}}]),
-             ScriptedTurn(text="done")]
+    turns = [
+        ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "A-1"}}]),
+        ScriptedTurn(text="done"),
+    ]
     _, model = run_loop(catalog, url, turns, tool_choice="get_item")
-    assert model.requests[0].body["tool_choice"] == {"type": "function",
-                                                     "function": {"name": "get_item"}}
+    assert model.requests[0].body["tool_choice"] == {
+        "type": "function",
+        "function": {"name": "get_item"},
+    }
     assert model.requests[1].body["tool_choice"] == "auto"
 
 
@@ -194,12 +231,16 @@ def test_named_tool_choice_applies_to_the_first_request_only(catalog, tool_servi
 def test_streaming_text_and_tool_call_deltas(provider, catalog, tool_service):
     _, url = tool_service
     label = "a label long enough to be cut into many stream chunks"
-    turns = [ScriptedTurn(text="Let me check.",
-                          tool_calls=[{"name": "slow_echo", "arguments": {"label": label}}]),
-             ScriptedTurn(text="The echo came back intact.")]
+    turns = [
+        ScriptedTurn(
+            text="Let me check.", tool_calls=[{"name": "slow_echo", "arguments": {"label": label}}]
+        ),
+        ScriptedTurn(text="The echo came back intact."),
+    ]
     pieces: list[str] = []
-    result, model = run_loop(catalog, url, turns, provider=provider, stream=True,
-                             on_text=pieces.append)
+    result, model = run_loop(
+        catalog, url, turns, provider=provider, stream=True, on_text=pieces.append
+    )
     assert all(r.body.get("stream") is True for r in model.requests)
     assert len(pieces) > 2 and "".join(pieces) == "Let me check.The echo came back intact."
     call = result.steps[0].calls[0]
@@ -213,8 +254,11 @@ def test_streaming_text_and_tool_call_deltas(provider, catalog, tool_service):
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_429_is_retried_after_retry_after(provider, catalog, tool_service):
     _, url = tool_service
-    turns = [ScriptedTurn(status=429, headers={"Retry-After": "0"}),
-             ScriptedTurn(status=503), ScriptedTurn(text="fine")]
+    turns = [
+        ScriptedTurn(status=429, headers={"Retry-After": "0"}),
+        ScriptedTurn(status=503),
+        ScriptedTurn(text="fine"),
+    ]
     result, model = run_loop(catalog, url, turns, provider=provider)
     assert result.final_text == "fine"
     assert result.steps[0].reply.attempts == 3
@@ -238,8 +282,10 @@ def test_bad_request_is_not_retried(catalog, tool_service):
 
 def test_trace_serializes_to_json(catalog, tool_service):
     _, url = tool_service
-    turns = [ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "A-1"}}]),
-             ScriptedTurn(text="done")]
+    turns = [
+        ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "A-1"}}]),
+        ScriptedTurn(text="done"),
+    ]
     result, _ = run_loop(catalog, url, turns)
     trace = json.loads(json.dumps(result.to_dict(), default=str))
     assert trace["stop_reason"] == "final_answer"
@@ -257,11 +303,19 @@ def test_spans_nest_tool_calls_under_the_run(catalog, tool_service):
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     _, url = tool_service
-    scripted = ScriptedModel([
-        ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "A-1"}},
-                                 {"name": "get_item", "arguments": {"sku": "B-2"}}]),
-        ScriptedTurn(text="done")])
+    scripted = ScriptedModel(
+        [
+            ScriptedTurn(
+                tool_calls=[
+                    {"name": "get_item", "arguments": {"sku": "A-1"}},
+                    {"name": "get_item", "arguments": {"sku": "B-2"}},
+                ]
+            ),
+            ScriptedTurn(text="done"),
+        ]
+    )
     with BackgroundServer(scripted.app) as endpoint:
+
         async def go() -> None:
             client = OpenAIChatClient(endpoint.url + "/v1", "model-x", api_key_env=None)
             executor = Executor(catalog, env={"SVC_URL": url}, tracer_provider=provider)
@@ -286,9 +340,15 @@ def test_spans_nest_tool_calls_under_the_run(catalog, tool_service):
 
 def test_sequential_mode_runs_one_call_at_a_time(catalog, tool_service):
     service, url = tool_service
-    turns = [ScriptedTurn(tool_calls=[{"name": "slow_echo", "arguments": {"label": "a"}},
-                                      {"name": "slow_echo", "arguments": {"label": "b"}}]),
-             ScriptedTurn(text="ok")]
+    turns = [
+        ScriptedTurn(
+            tool_calls=[
+                {"name": "slow_echo", "arguments": {"label": "a"}},
+                {"name": "slow_echo", "arguments": {"label": "b"}},
+            ]
+        ),
+        ScriptedTurn(text="ok"),
+    ]
     result, _ = run_loop(catalog, url, turns, concurrent=False)
     assert service.max_inflight == 1
     assert [r.ok for r in result.tool_results] == [True, True]

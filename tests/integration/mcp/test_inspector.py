@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 INSPECTOR = os.environ.get("MCP_INSPECTOR") or shutil.which("mcp-inspector")
-pytestmark = pytest.mark.skipif(not INSPECTOR, reason="MCP Inspector CLI not installed "
-                                "(set MCP_INSPECTOR to node_modules/.bin/mcp-inspector)")
+pytestmark = pytest.mark.skipif(
+    not INSPECTOR,
+    reason="MCP Inspector CLI not installed (set MCP_INSPECTOR to node_modules/.bin/mcp-inspector)",
+)
 
 
 def inspector(args: list[str], catalog: Path, env: dict[str, str]) -> dict:
@@ -27,15 +29,22 @@ def inspector(args: list[str], catalog: Path, env: dict[str, str]) -> dict:
     server = [sys.executable, "-m", "toolcat.cli", "serve", str(catalog)]
     proc = subprocess.run(
         [INSPECTOR, "--cli", *args, "-e", f"WAREHOUSE_URL={env['WAREHOUSE_URL']}", "--", *server],
-        capture_output=True, text=True, timeout=90, env=env)
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout[: proc.stdout.rindex("}") + 1].split("\n{\"error\"")[0])
+    return json.loads(proc.stdout[: proc.stdout.rindex("}") + 1].split('\n{"error"')[0])
 
 
 def test_inspector_lists_and_calls_tools(catalog_file, serve_env):
     listed = inspector(["--method", "tools/list"], catalog_file, serve_env)
     assert [t["name"] for t in listed["tools"]] == ["get_item", "create_order"]
     assert listed["tools"][0]["outputSchema"]["type"] == "object"
-    called = inspector(["--method", "tools/call", "--tool-name", "get_item", "--tool-arg",
-                        "sku=G-STEEL-10"], catalog_file, serve_env)
+    called = inspector(
+        ["--method", "tools/call", "--tool-name", "get_item", "--tool-arg", "sku=G-STEEL-10"],
+        catalog_file,
+        serve_env,
+    )
     assert called["isError"] is False and called["structuredContent"]["stock"] == 7

@@ -29,8 +29,10 @@ def dump(result: Any) -> dict[str, Any]:
 def test_stdio_lists_tools_and_calls_them_through_the_executor(catalog_file, serve_env, tmp_path):
     async def session() -> None:
         with open(tmp_path / "stderr.log", "w") as errlog:
-            async with stdio_client(stdio_params([str(catalog_file)], serve_env), errlog) as (
-                    r, w), ClientSession(r, w) as s:
+            async with (
+                stdio_client(stdio_params([str(catalog_file)], serve_env), errlog) as (r, w),
+                ClientSession(r, w) as s,
+            ):
                 await s.initialize()
                 listed = {t.name: dump(t) for t in (await s.list_tools()).tools}
                 assert set(listed) == {"get_item", "create_order"}
@@ -56,8 +58,9 @@ def test_stdio_lists_tools_and_calls_them_through_the_executor(catalog_file, ser
                 assert upstream.is_error is True and "404" in upstream.content[0].text
 
                 # confirm: true tools are refused unless the server runs with --yes
-                refused = await s.call_tool("create_order",
-                                            {"sku": "W-BLUE-01", "quantity": 1, "customer": "A"})
+                refused = await s.call_tool(
+                    "create_order", {"sku": "W-BLUE-01", "quantity": 1, "customer": "A"}
+                )
                 assert refused.is_error is True and "not_confirmed" in refused.content[0].text
 
     anyio.run(session)
@@ -65,9 +68,24 @@ def test_stdio_lists_tools_and_calls_them_through_the_executor(catalog_file, ser
 
 def test_http_transport_with_a_toolset_and_watch(catalog_file, serve_env):
     proc = subprocess.Popen(
-        [*TOOLCAT, "serve", str(catalog_file), "--transport", "http", "--port", "0",
-         "--toolset", "readonly", "--watch", "--poll-interval", "0.1"],
-        stderr=subprocess.PIPE, text=True, env=serve_env)
+        [
+            *TOOLCAT,
+            "serve",
+            str(catalog_file),
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--toolset",
+            "readonly",
+            "--watch",
+            "--poll-interval",
+            "0.1",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=serve_env,
+    )
     changed: list[Any] = []
 
     async def on_message(message: Any) -> None:
@@ -86,18 +104,24 @@ def test_http_transport_with_a_toolset_and_watch(catalog_file, serve_env):
         url = found.group(0)
 
         async def session() -> None:
-            async with streamable_http_client(url) as (r, w), \
-                    ClientSession(r, w, message_handler=on_message) as s:
+            async with (
+                streamable_http_client(url) as (r, w),
+                ClientSession(r, w, message_handler=on_message) as s,
+            ):
                 await s.initialize()
                 assert [t.name for t in (await s.list_tools()).tools] == ["get_item"]
                 ok = await s.call_tool("get_item", {"sku": "G-STEEL-10"})
                 assert ok.is_error is False and ok.structured_content["stock"] == 7
-                hidden = await s.call_tool("create_order",
-                                           {"sku": "W-BLUE-01", "quantity": 1, "customer": "A"})
+                hidden = await s.call_tool(
+                    "create_order", {"sku": "W-BLUE-01", "quantity": 1, "customer": "A"}
+                )
                 assert hidden.is_error is True and "unknown_tool" in hidden.content[0].text
                 # --watch over HTTP: the edit reaches the client on its standalone stream
-                catalog_file.write_text(catalog_file.read_text().replace(
-                    "readonly: [get_item]", "readonly: [get_item, create_order]"))
+                catalog_file.write_text(
+                    catalog_file.read_text().replace(
+                        "readonly: [get_item]", "readonly: [get_item, create_order]"
+                    )
+                )
                 with anyio.fail_after(10):
                     while not changed:
                         await anyio.sleep(0.05)
@@ -112,8 +136,9 @@ def test_http_transport_with_a_toolset_and_watch(catalog_file, serve_env):
             proc.stderr.close()
 
 
-def test_watch_reloads_good_edits_and_keeps_the_last_good_catalog(catalog_file, serve_env,
-                                                                   tmp_path):
+def test_watch_reloads_good_edits_and_keeps_the_last_good_catalog(
+    catalog_file, serve_env, tmp_path
+):
     changed: list[str] = []
 
     async def on_message(message: Any) -> None:
@@ -131,19 +156,25 @@ def test_watch_reloads_good_edits_and_keeps_the_last_good_catalog(catalog_file, 
     async def session() -> None:
         args = [str(catalog_file), "--watch", "--poll-interval", "0.1"]
         with open(errlog_path, "w") as errlog:
-            async with stdio_client(stdio_params(args, serve_env), errlog) as (r, w), \
-                    ClientSession(r, w, message_handler=on_message) as s:
+            async with (
+                stdio_client(stdio_params(args, serve_env), errlog) as (r, w),
+                ClientSession(r, w, message_handler=on_message) as s,
+            ):
                 init = await s.initialize()
                 assert init.capabilities.tools is not None
                 assert init.capabilities.tools.list_changed is True
                 assert len((await s.list_tools()).tools) == 2
 
                 # A good edit: a third tool appears and the client is told.
-                catalog_file.write_text(original.replace(
-                    "toolsets:", "  - name: get_order\n    description: One order.\n"
-                    "    service: warehouse\n    method: GET\n    path: /orders/{order_id}\n"
-                    "    parameters:\n      order_id: {type: string, description: The id}\n"
-                    "toolsets:"))
+                catalog_file.write_text(
+                    original.replace(
+                        "toolsets:",
+                        "  - name: get_order\n    description: One order.\n"
+                        "    service: warehouse\n    method: GET\n    path: /orders/{order_id}\n"
+                        "    parameters:\n      order_id: {type: string, description: The id}\n"
+                        "toolsets:",
+                    )
+                )
                 await wait_for(1)
                 names = {t.name for t in (await s.list_tools()).tools}
                 assert names == {"get_item", "create_order", "get_order"}
@@ -171,24 +202,30 @@ def test_watch_reloads_good_edits_and_keeps_the_last_good_catalog(catalog_file, 
 def test_a_broken_catalog_is_refused_with_its_diagnostics(tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text("toolcat: 1\ntools:\n  - name: x\n    method: GET\n")
-    proc = subprocess.run([*TOOLCAT, "serve", str(path)], capture_output=True, text=True,
-                          timeout=30)
+    proc = subprocess.run(
+        [*TOOLCAT, "serve", str(path)], capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 1
     assert "broken.yaml:" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("toolcat: cannot serve")
 
 
 def test_an_unknown_toolset_is_one_line_exit_2(catalog_file: Path) -> None:
-    proc = subprocess.run([*TOOLCAT, "serve", str(catalog_file), "--toolset", "nope"],
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [*TOOLCAT, "serve", str(catalog_file), "--toolset", "nope"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("toolcat: unknown toolset 'nope'; the catalog has: readonly")
 
 
 @pytest.mark.parametrize("missing", ["does-not-exist.yaml"])
 def test_a_missing_path_is_one_line_exit_2(missing: str, tmp_path: Path) -> None:
-    proc = subprocess.run([*TOOLCAT, "serve", str(tmp_path / missing)], capture_output=True,
-                          text=True, timeout=30)
+    proc = subprocess.run(
+        [*TOOLCAT, "serve", str(tmp_path / missing)], capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
 
 
@@ -201,8 +238,11 @@ def test_watch_notifies_2026_clients_through_subscriptions_listen(catalog_file, 
         async with Client(params) as client:
             assert client.session.protocol_version == "2026-07-28"
             async with client.listen(tools_list_changed=True) as sub:
-                catalog_file.write_text(catalog_file.read_text().replace(
-                    "description: One item by SKU.", "description: One item by its SKU."))
+                catalog_file.write_text(
+                    catalog_file.read_text().replace(
+                        "description: One item by SKU.", "description: One item by its SKU."
+                    )
+                )
                 with anyio.fail_after(10):
                     async for event in sub:
                         assert type(event).__name__ == "ToolsListChanged"
@@ -220,12 +260,15 @@ def test_confirm_tools_ask_the_client_through_elicitation(catalog_file, serve_en
     async def elicit(context: Any, params: Any) -> types.ElicitResult:
         asked.append(params.message)
         action = answers.pop(0)
-        return types.ElicitResult(action=action,
-                                  content={"confirm": True} if action == "accept" else None)
+        return types.ElicitResult(
+            action=action, content={"confirm": True} if action == "accept" else None
+        )
 
     async def session() -> None:
-        async with stdio_client(stdio_params([str(catalog_file)], serve_env)) as (r, w), \
-                ClientSession(r, w, elicitation_callback=elicit) as s:
+        async with (
+            stdio_client(stdio_params([str(catalog_file)], serve_env)) as (r, w),
+            ClientSession(r, w, elicitation_callback=elicit) as s,
+        ):
             await s.initialize()
             args = {"sku": "B-BOLT-M6", "quantity": 2, "customer": "ACME"}
             ran = await s.call_tool("create_order", args)

@@ -37,8 +37,10 @@ def catalog_text() -> str:
     return CATALOG
 
 
-def toolcat(*args: str, stdin: str | None = "", timeout: float = 30,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def toolcat(
+    *args: str, stdin: str | None = "", timeout: float = 30, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the real command in a subprocess (its own stdio, exit code, no capture tricks)."""
-    return subprocess.run([*TOOLCAT, *args], input=stdin, capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return subprocess.run(
+        [*TOOLCAT, *args], input=stdin, capture_output=True, text=True, timeout=timeout, env=env
+    )

@@ -37,8 +37,9 @@ def test_no_command_is_one_line_exit_2() -> None:
 
 
 def test_an_empty_path_is_refused_not_read_as_the_current_directory(tmp_path: Path) -> None:
-    proc = subprocess.run([*TOOLCAT, "validate", ""], capture_output=True, text=True, timeout=30,
-                          cwd=tmp_path)
+    proc = subprocess.run(
+        [*TOOLCAT, "validate", ""], capture_output=True, text=True, timeout=30, cwd=tmp_path
+    )
     assert proc.returncode == 2
     assert "empty path" in one_line(proc)
 
@@ -48,13 +49,15 @@ def test_closed_standard_streams_do_not_crash(redirect: str, tmp_path: Path) -> 
     broken = tmp_path / "broken.yaml"
     broken.write_text("toolcat: 1\ntools:\n  - nme: x\n")
     command = " ".join([*TOOLCAT, "validate", str(broken)])
-    proc = subprocess.run(f"{command} {redirect}", shell=True, capture_output=True, text=True,
-                          timeout=30)
+    proc = subprocess.run(
+        f"{command} {redirect}", shell=True, capture_output=True, text=True, timeout=30
+    )
     assert proc.returncode == 1  # the finding still decides the exit code
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
 
 
 # -- toolcat serve --------------------------------------------------------------------------
+
 
 def test_serve_on_a_port_in_use_is_one_line_exit_2(catalog_file: Path) -> None:
     with socket.socket() as taken:
@@ -66,12 +69,19 @@ def test_serve_on_a_port_in_use_is_one_line_exit_2(catalog_file: Path) -> None:
     assert f"cannot listen on 127.0.0.1:{port}" in one_line(proc)
 
 
-@pytest.mark.parametrize(("flags", "words"), [
-    (["--port", "99999"], "--port must be 0-65535"),
-    (["--host", "no-such-host.invalid", "--port", "0"], "cannot listen on no-such-host.invalid"),
-])
-def test_serve_on_an_impossible_address_is_one_line_exit_2(catalog_file: Path, flags: list[str],
-                                                            words: str) -> None:
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--port", "99999"], "--port must be 0-65535"),
+        (
+            ["--host", "no-such-host.invalid", "--port", "0"],
+            "cannot listen on no-such-host.invalid",
+        ),
+    ],
+)
+def test_serve_on_an_impossible_address_is_one_line_exit_2(
+    catalog_file: Path, flags: list[str], words: str
+) -> None:
     proc = toolcat("serve", str(catalog_file), "--transport", "http", *flags)
     assert proc.returncode == 2
     assert words in one_line(proc)
@@ -79,34 +89,53 @@ def test_serve_on_an_impossible_address_is_one_line_exit_2(catalog_file: Path, f
 
 # -- toolcat chat against endpoints that misbehave ------------------------------------------
 
+
 def raw_app(status: int, content_type: str, body: bytes) -> Callable[..., Any]:
     """An ASGI app answering every request with the same bytes."""
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", content_type.encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(b"content-type", content_type.encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
     return app
 
 
 def chat(catalog: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return toolcat("chat", str(catalog), "--base-url", url, "--model", "m", "--max-retries", "0",
-                   *extra, "hello")
+    return toolcat(
+        "chat",
+        str(catalog),
+        "--base-url",
+        url,
+        "--model",
+        "m",
+        "--max-retries",
+        "0",
+        *extra,
+        "hello",
+    )
 
 
-@pytest.mark.parametrize(("status", "content_type", "body", "words"), [
-    (200, "text/html", b"<html><body>Bad gateway</body></html>", "not JSON"),
-    (502, "text/html", b"<html><body>Bad gateway</body></html>", "HTTP 502"),
-    (401, "application/json", b'{"error": {"message": "Invalid API key"}}', "HTTP 401"),
-    (200, "application/json", b'{"choices": [{"mess', "not JSON"),
-    (200, "application/json", b'{"id": "x"}', "no choices"),
-])
-def test_a_misbehaving_model_endpoint_is_one_line_exit_1(catalog_file: Path, status: int,
-                                                         content_type: str, body: bytes,
-                                                         words: str) -> None:
+@pytest.mark.parametrize(
+    ("status", "content_type", "body", "words"),
+    [
+        (200, "text/html", b"<html><body>Bad gateway</body></html>", "not JSON"),
+        (502, "text/html", b"<html><body>Bad gateway</body></html>", "HTTP 502"),
+        (401, "application/json", b'{"error": {"message": "Invalid API key"}}', "HTTP 401"),
+        (200, "application/json", b'{"choices": [{"mess', "not JSON"),
+        (200, "application/json", b'{"id": "x"}', "no choices"),
+    ],
+)
+def test_a_misbehaving_model_endpoint_is_one_line_exit_1(
+    catalog_file: Path, status: int, content_type: str, body: bytes, words: str
+) -> None:
     with BackgroundServer(raw_app(status, content_type, body)) as endpoint:
         proc = chat(catalog_file, endpoint.url + "/v1")
     assert proc.returncode == 1
@@ -115,12 +144,16 @@ def test_a_misbehaving_model_endpoint_is_one_line_exit_1(catalog_file: Path, sta
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
-@pytest.mark.parametrize(("content_type", "body"), [
-    ("application/json", b'{"choices": [{"message": {"role": "assistant", "content": "hi"}}]}'),
-    ("text/html", b"<html><body>Bad gateway</body></html>"),
-])
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("application/json", b'{"choices": [{"message": {"role": "assistant", "content": "hi"}}]}'),
+        ("text/html", b"<html><body>Bad gateway</body></html>"),
+    ],
+)
 def test_streaming_from_an_endpoint_that_does_not_stream_is_an_error(
-        catalog_file: Path, provider: str, content_type: str, body: bytes) -> None:
+    catalog_file: Path, provider: str, content_type: str, body: bytes
+) -> None:
     with BackgroundServer(raw_app(200, content_type, body)) as endpoint:
         proc = chat(catalog_file, endpoint.url + "/v1", "--stream", "--provider", provider)
     assert proc.returncode == 1  # not an empty answer and exit 0
@@ -137,23 +170,28 @@ def test_a_closed_port_is_one_line_exit_1(catalog_file: Path) -> None:
     assert "cannot reach model endpoint" in one_line(proc)
 
 
-@pytest.mark.parametrize(("flags", "words"), [
-    (["--base-url", "api.example.com/v1"], "--base-url must start with http"),
-    (["--base-url", "http://127.0.0.1:9/v1", "--timeout", "0"], "--timeout must be positive"),
-    (["--base-url", "http://127.0.0.1:9/v1", "--max-retries", "-1"], "cannot be negative"),
-    (["--base-url", "http://127.0.0.1:9/v1", "--extra-body", "{"], "--extra-body is not JSON"),
-    (["--base-url", "http://127.0.0.1:9/v1", "--model", " "], "--model cannot be empty"),
-])
-def test_chat_bad_usage_is_one_line_exit_2(catalog_file: Path, flags: list[str],
-                                           words: str) -> None:
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        (["--base-url", "api.example.com/v1"], "--base-url must start with http"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--timeout", "0"], "--timeout must be positive"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--max-retries", "-1"], "cannot be negative"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--extra-body", "{"], "--extra-body is not JSON"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--model", " "], "--model cannot be empty"),
+    ],
+)
+def test_chat_bad_usage_is_one_line_exit_2(
+    catalog_file: Path, flags: list[str], words: str
+) -> None:
     proc = toolcat("chat", str(catalog_file), "--model", "m", *flags, "hello")
     assert proc.returncode == 2
     assert words.replace("must be positive", "must be a positive") in one_line(proc)
 
 
 def test_an_empty_prompt_is_one_line_exit_2(catalog_file: Path) -> None:
-    proc = toolcat("chat", str(catalog_file), "--model", "m", "--base-url",
-                   "http://127.0.0.1:9/v1", " ")
+    proc = toolcat(
+        "chat", str(catalog_file), "--model", "m", "--base-url", "http://127.0.0.1:9/v1", " "
+    )
     assert proc.returncode == 2
     assert "no prompt" in one_line(proc)
 
@@ -175,26 +213,38 @@ def tool_call_turns(name: str, arguments: str) -> Callable[..., Any]:
             reply = {"role": "assistant", "content": "tool said: " + last["content"]}
             choice = {"index": 0, "finish_reason": "stop", "message": reply}
         else:
-            call = {"id": "c1", "type": "function",
-                    "function": {"name": name, "arguments": arguments}}
+            call = {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": name, "arguments": arguments},
+            }
             reply = {"role": "assistant", "content": None, "tool_calls": [call]}
             choice = {"index": 0, "finish_reason": "tool_calls", "message": reply}
         body = json.dumps({"choices": [choice]}).encode()
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"application/json")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
     return app
 
 
-@pytest.mark.parametrize(("name", "arguments", "error"), [
-    ("get_itme", "{}", "unknown_tool"),
-    ("get_item", "{not json", "invalid_json"),
-    ("get_item", '{"sku": 5}', "invalid_arguments"),
-    ("get_item", "null", "invalid_json"),
-])
-def test_a_bad_tool_call_goes_back_to_the_model_as_an_error(catalog_file: Path, name: str,
-                                                           arguments: str, error: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "arguments", "error"),
+    [
+        ("get_itme", "{}", "unknown_tool"),
+        ("get_item", "{not json", "invalid_json"),
+        ("get_item", '{"sku": 5}', "invalid_arguments"),
+        ("get_item", "null", "invalid_json"),
+    ],
+)
+def test_a_bad_tool_call_goes_back_to_the_model_as_an_error(
+    catalog_file: Path, name: str, arguments: str, error: str
+) -> None:
     with BackgroundServer(tool_call_turns(name, arguments)) as endpoint:
         proc = chat(catalog_file, endpoint.url + "/v1")
     assert proc.returncode == 0, proc.stderr
@@ -213,16 +263,22 @@ def silent_endpoint() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("command", ["chat", "serve-http"])
-def test_ctrl_c_is_one_line_exit_130(catalog_file: Path, silent_endpoint: str,
-                                     command: str) -> None:
+def test_ctrl_c_is_one_line_exit_130(
+    catalog_file: Path, silent_endpoint: str, command: str
+) -> None:
     if command == "chat":
         args = ["chat", str(catalog_file), "--base-url", silent_endpoint, "--model", "m", "hi"]
         ready = None
     else:
         args = ["serve", str(catalog_file), "--transport", "http", "--port", "0"]
         ready = "MCP streamable HTTP on"
-    proc = subprocess.Popen([*TOOLCAT, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*TOOLCAT, *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         if ready:
             assert proc.stderr is not None
@@ -243,8 +299,13 @@ def test_ctrl_c_is_one_line_exit_130(catalog_file: Path, silent_endpoint: str,
 @pytest.mark.parametrize("args", [["list"], ["schema", "--provider", "mcp"], ["validate"]])
 def test_a_full_disk_is_one_line_exit_2(catalog_file: Path, args: list[str]) -> None:
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([*TOOLCAT, args[0], str(catalog_file), *args[1:]], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=30)
+        proc = subprocess.run(
+            [*TOOLCAT, args[0], str(catalog_file), *args[1:]],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+        )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
     lines = proc.stderr.strip().splitlines()

@@ -69,12 +69,16 @@ def test_a_catalog_read_from_a_pipe(tmp_path: Path) -> None:
     assert proc.stdout.startswith("/dev/stdin:8:13: error TC008 ")
 
 
-@pytest.mark.parametrize(("text", "where", "words"), [
-    ('{"openapi": "3.0.0",\n "info": {"title": "x"\n', "3:1", "Expecting ',' delimiter"),
-    ('{"toolcat": 1,\n "tools": [],}\n', "2:14", "Expecting property name"),
-])
-def test_a_json_path_that_is_no_json_is_reported_where_json_stops(tmp_path: Path, text: str,
-                                                                   where: str, words: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "where", "words"),
+    [
+        ('{"openapi": "3.0.0",\n "info": {"title": "x"\n', "3:1", "Expecting ',' delimiter"),
+        ('{"toolcat": 1,\n "tools": [],}\n', "2:14", "Expecting property name"),
+    ],
+)
+def test_a_json_path_that_is_no_json_is_reported_where_json_stops(
+    tmp_path: Path, text: str, where: str, words: str
+) -> None:
     path = tmp_path / "spec.json"
     path.write_text(text)
     proc = toolcat("validate", str(path))
@@ -83,11 +87,14 @@ def test_a_json_path_that_is_no_json_is_reported_where_json_stops(tmp_path: Path
 
 
 @pytest.mark.parametrize("fmt", ["text", "github"])
-def test_control_characters_in_a_catalog_never_reach_the_terminal(tmp_path: Path,
-                                                                  fmt: str) -> None:
+def test_control_characters_in_a_catalog_never_reach_the_terminal(tmp_path: Path, fmt: str) -> None:
     path = tmp_path / "esc.yaml"
-    path.write_text(GOOD.replace("  svc: {base_url: http://127.0.0.1:8080}",
-                                 '  svc: {base_url: http://127.0.0.1:8080, "\\e[31mred": 1}'))
+    path.write_text(
+        GOOD.replace(
+            "  svc: {base_url: http://127.0.0.1:8080}",
+            '  svc: {base_url: http://127.0.0.1:8080, "\\e[31mred": 1}',
+        )
+    )
     proc = toolcat("validate", str(path), "--format", fmt)
     assert proc.returncode == 1
     assert "\x1b" not in proc.stdout and "unknown key '\\x1b[31mred'" in proc.stdout

@@ -34,8 +34,9 @@ async def exercise(s: ClientSession) -> None:
         assert error_type(missing) == "invalid_arguments"
         assert "sku" in missing.content[0].text
     assert error_type(await s.call_tool("get_item", {"sku": None})) == "invalid_arguments"
-    assert error_type(await s.call_tool("get_item", {"sku": "A", "extra": 1})) \
-        == "invalid_arguments"
+    assert (
+        error_type(await s.call_tool("get_item", {"sku": "A", "extra": 1})) == "invalid_arguments"
+    )
     typo = await s.call_tool("get_itme", {"sku": "W-BLUE-01"})
     assert error_type(typo) == "unknown_tool" and "get_item" in typo.content[0].text
     assert error_type(await s.call_tool("", {})) == "unknown_tool"
@@ -69,11 +70,12 @@ async def exercise(s: ClientSession) -> None:
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # the SDK warns when it serializes raw args
-def test_stdio_answers_bad_calls_with_is_error_results(catalog_file: Path,
-                                                       serve_env: dict[str, str],
-                                                       tmp_path: Path) -> None:
-    params = StdioServerParameters(command=sys.executable,
-                                   args=[*TOOLCAT[1:], "serve", str(catalog_file)], env=serve_env)
+def test_stdio_answers_bad_calls_with_is_error_results(
+    catalog_file: Path, serve_env: dict[str, str], tmp_path: Path
+) -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=[*TOOLCAT[1:], "serve", str(catalog_file)], env=serve_env
+    )
 
     async def session() -> None:
         with open(tmp_path / "stderr.log", "w") as errlog:
@@ -85,13 +87,19 @@ def test_stdio_answers_bad_calls_with_is_error_results(catalog_file: Path,
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-def test_http_answers_bad_calls_with_is_error_results(catalog_file: Path,
-                                                      serve_env: dict[str, str]) -> None:
+def test_http_answers_bad_calls_with_is_error_results(
+    catalog_file: Path, serve_env: dict[str, str]
+) -> None:
     import subprocess
 
-    proc = subprocess.Popen([*TOOLCAT, "serve", str(catalog_file), "--transport", "http",
-                             "--port", "0"], env=serve_env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*TOOLCAT, "serve", str(catalog_file), "--transport", "http", "--port", "0"],
+        env=serve_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -111,16 +119,31 @@ def test_http_answers_bad_calls_with_is_error_results(catalog_file: Path,
     assert "Traceback" not in rest
 
 
-def test_watch_survives_a_deleted_and_a_binary_catalog_then_reloads(catalog_file: Path,
-                                                                    serve_env: dict[str, str]
-                                                                    ) -> None:
+def test_watch_survives_a_deleted_and_a_binary_catalog_then_reloads(
+    catalog_file: Path, serve_env: dict[str, str]
+) -> None:
     import subprocess
 
     good = catalog_file.read_text()
-    proc = subprocess.Popen([*TOOLCAT, "serve", str(catalog_file), "--transport", "http",
-                             "--port", "0", "--watch", "--poll-interval", "0.1"], env=serve_env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            *TOOLCAT,
+            "serve",
+            str(catalog_file),
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--watch",
+            "--poll-interval",
+            "0.1",
+        ],
+        env=serve_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         url = proc.stderr.readline().split(" on ", 1)[1].split(" ", 1)[0]
@@ -131,8 +154,10 @@ def test_watch_survives_a_deleted_and_a_binary_catalog_then_reloads(catalog_file
         async def session() -> None:
             async with streamable_http_client(url) as (r, w, *_), ClientSession(r, w) as s:
                 await s.initialize()
-                for damage in (lambda: catalog_file.unlink(),
-                               lambda: catalog_file.write_bytes(b"\xff\xfe\x00junk")):
+                for damage in (
+                    lambda: catalog_file.unlink(),
+                    lambda: catalog_file.write_bytes(b"\xff\xfe\x00junk"),
+                ):
                     damage()
                     await anyio.sleep(0.6)
                     assert await names(s) == ["get_item", "list_items"]

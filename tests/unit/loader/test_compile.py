@@ -108,13 +108,17 @@ def test_services_and_auth() -> None:
     assert services["bearer"].timeouts == Timeouts(connect=2, read=10, total=30)
     assert services["basic"].retry.on_status == (503,)
     assert services["basic"].retry.attempts == 5
-    assert services["keyed"].auth == ApiKeyAuth(location="query", name="api_key",
-                                                  value="${API_KEY:-demo}")
+    assert services["keyed"].auth == ApiKeyAuth(
+        location="query", name="api_key", value="${API_KEY:-demo}"
+    )
     assert services["keyed"].headers == {"X-Api-Version": "2", "X-Debug": "false"}
     assert services["keyed"].max_response_chars == 5000
     assert services["machine"].auth == OAuth2ClientCredentials(
-        token_url="http://127.0.0.1:9004/token", client_id="toolcat",
-        client_secret="${OAUTH_SECRET}", scopes=("read", "write"))
+        token_url="http://127.0.0.1:9004/token",
+        client_id="toolcat",
+        client_secret="${OAUTH_SECRET}",
+        scopes=("read", "write"),
+    )
     assert services["open"].timeouts == Timeouts(total=30.0)  # the IR default
     whoami = catalog["whoami"].command
     assert whoami.auth == NoAuth() and whoami.base_url == "http://127.0.0.1:9101"
@@ -129,7 +133,9 @@ def test_directory_catalog_spans_files() -> None:
     assert result.catalog is not None
     assert result.catalog.toolsets["crm"] == ("find_customer", "add_note")
     assert [Path(f).relative_to(folder).as_posix() for f in result.files] == [
-        "more/tools.yml", "services.yaml"]
+        "more/tools.yml",
+        "services.yaml",
+    ]
 
 
 def test_body_argument_goes_in_the_body_even_for_delete(tmp_path: Path) -> None:
@@ -139,7 +145,8 @@ def test_body_argument_goes_in_the_body_even_for_delete(tmp_path: Path) -> None:
         "  - name: purge\n    description: Purge ids.\n    service: s\n    method: DELETE\n"
         "    path: /items\n    confirm: true\n    body_argument: ids\n    parameters:\n"
         "      ids: {type: array, items: {type: string}, description: Ids.}\n"
-        "      dry: {type: boolean, required: false, description: Dry run.}\n")
+        "      dry: {type: boolean, required: false, description: Dry run.}\n"
+    )
     result = load_catalog([path])
     assert result.diagnostics == ()
     tool = result.catalog["purge"]  # type: ignore[index]

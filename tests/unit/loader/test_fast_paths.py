@@ -23,16 +23,38 @@ SPEC = {
     "openapi": "3.0.3",
     "info": {"title": "pets", "version": "1"},
     "servers": [{"url": "https://pets.example.com"}],
-    "paths": {"/pets/{id}": {"get": {
-        "operationId": "getPet", "summary": "One pet",
-        "parameters": [{"name": "id", "in": "path", "required": True,
-                        "schema": {"type": "integer"}}],
-        "responses": {"200": {"description": "ok"}}}}},
+    "paths": {
+        "/pets/{id}": {
+            "get": {
+                "operationId": "getPet",
+                "summary": "One pet",
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    },
 }
 
-_pieces = st.sampled_from([
-    "openapi", "swagger", "toolcat", ":", " ", "\n", "'", '"', "3", "x", "- ", "\t", "{", "#",
-])
+_pieces = st.sampled_from(
+    [
+        "openapi",
+        "swagger",
+        "toolcat",
+        ":",
+        " ",
+        "\n",
+        "'",
+        '"',
+        "3",
+        "x",
+        "- ",
+        "\t",
+        "{",
+        "#",
+    ]
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -54,8 +76,9 @@ def test_json_spec_is_decided_by_its_top_level_and_comes_back_parsed() -> None:
     assert sniff_spec('{\n"openapi": "3.0.0",\n', Path("p.json")) == (True, None)
 
 
-def test_a_json_spec_named_as_path_is_parsed_once(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_json_spec_named_as_path_is_parsed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from toolcat.loader.openapi import _import
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
@@ -69,8 +92,9 @@ def test_a_json_spec_named_as_path_is_parsed_once(tmp_path: Path,
     assert [t.name for t in result.catalog] == ["getPet"]
 
 
-def test_a_spec_over_the_size_limit_is_still_refused(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_spec_over_the_size_limit_is_still_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import dataclasses
 
     from toolcat.loader import _import as bridge
@@ -89,12 +113,16 @@ def test_a_spec_over_the_size_limit_is_still_refused(tmp_path: Path,
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.recursive(
-    st.none() | st.booleans() | st.integers() | st.sampled_from(["$ref", "#/$defs/A", "x"]),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["$ref", "type", "items", "x"]), inner, max_size=3),
-    max_leaves=12,
-))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.sampled_from(["$ref", "#/$defs/A", "x"]),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(st.sampled_from(["$ref", "type", "items", "x"]), inner, max_size=3)
+        ),
+        max_leaves=12,
+    )
+)
 def test_ref_finding_agrees_with_the_json_text(value: Any) -> None:
     schema = {"type": "object", "x": value}
     text = json.dumps(schema)

@@ -48,8 +48,9 @@ def test_good_catalogs_match_the_schema(path: Path) -> None:
     "tool_patch",
     [{"timout": 5}, {"method": "FETCH"}, {"timeout": "fast"}, {"auth": {"type": "bearr"}}],
 )
-def test_schema_and_loader_reject_the_same_mistakes(tool_patch: dict[str, object],
-                                                    tmp_path: Path) -> None:
+def test_schema_and_loader_reject_the_same_mistakes(
+    tool_patch: dict[str, object], tmp_path: Path
+) -> None:
     tool = {"name": "t", "description": "d", "service": "s", "method": "get", "path": "/x"}
     tool.update(tool_patch)
     doc = {"toolcat": 1, "services": {"s": {"base_url": "http://x"}}, "tools": [tool]}
@@ -59,8 +60,9 @@ def test_schema_and_loader_reject_the_same_mistakes(tool_patch: dict[str, object
     assert load_catalog([path]).errors
 
 
-def test_catalog_schema_command_prints_it(capsys: pytest.CaptureFixture[str],
-                                          tmp_path: Path) -> None:
+def test_catalog_schema_command_prints_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     assert main(["catalog-schema"]) == 0
     assert json.loads(capsys.readouterr().out)["$id"] == catalog_json_schema()["$id"]
     out = tmp_path / "s.json"

@@ -16,8 +16,12 @@ def test_example_catalog_is_clean_and_compiles() -> None:
     result = load_catalog([EXAMPLE])
     assert result.diagnostics == ()
     assert result.catalog is not None
-    assert {t.name for t in result.catalog} >= {"get_order", "list_orders", "create_order",
-                                                "cancel_order"}
+    assert {t.name for t in result.catalog} >= {
+        "get_order",
+        "list_orders",
+        "create_order",
+        "cancel_order",
+    }
     assert result.files == (str(EXAMPLE),)
 
 
@@ -38,8 +42,10 @@ def test_directory_without_yaml_raises(tmp_path: Path) -> None:
 
 def test_load_raises_catalog_error_with_every_diagnostic(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text("toolcat: 1\ntools:\n  - name: x\n    service: nowhere\n    method: GET\n"
-                   "    path: /x/{id}\n")
+    bad.write_text(
+        "toolcat: 1\ntools:\n  - name: x\n    service: nowhere\n    method: GET\n"
+        "    path: /x/{id}\n"
+    )
     with pytest.raises(CatalogError) as info:
         load([bad])
     codes = {d.code for d in info.value.diagnostics}

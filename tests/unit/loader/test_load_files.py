@@ -93,15 +93,17 @@ def test_spec_inside_a_directory_is_left_to_openapi_entries(tmp_path: Path) -> N
     (tmp_path / "pets.yaml").write_text(SPEC)
     (tmp_path / "catalog.yaml").write_text(
         "toolcat: 1\nopenapi:\n  - spec: pets.yaml\n    prefix: shop_\n"
-        "    tools: {listPets: {description: Every pet in the shop.}}\n")
+        "    tools: {listPets: {description: Every pet in the shop.}}\n"
+    )
     result = load_catalog([tmp_path], progress=False)
     assert result.catalog is not None, [str(d) for d in result.diagnostics]
     (tool,) = list(result.catalog)
     assert (tool.name, tool.description) == ("shop_listPets", "Every pet in the shop.")
 
 
-def test_import_unavailable_is_one_diagnostic(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_import_unavailable_is_one_diagnostic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import toolcat.loader.openapi as openapi
 
     monkeypatch.delattr(openapi, "import_openapi")
@@ -116,7 +118,8 @@ def test_import_unavailable_is_one_diagnostic(tmp_path: Path,
 def test_imported_names_clash_with_yaml_tools(tmp_path: Path) -> None:
     (tmp_path / "pets.yaml").write_text(SPEC)
     (tmp_path / "catalog.yaml").write_text(
-        TOOL.format(service="one", name="listPets") + "openapi:\n  - spec: pets.yaml\n")
+        TOOL.format(service="one", name="listPets") + "openapi:\n  - spec: pets.yaml\n"
+    )
     result = load_catalog([tmp_path], progress=False)
     assert result.catalog is not None, [str(d) for d in result.diagnostics]
     assert "listPets" in result.catalog and len(result.catalog) == 2  # the importer renamed
@@ -136,9 +139,20 @@ def test_progress_line_only_when_asked(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_load_documents_checks_parsed_values() -> None:
-    doc = {"toolcat": 1, "services": {"s": {"base_url": "http://x"}},
-           "tools": [{"name": "t", "description": "d", "service": "s", "method": "GET",
-                      "path": "/x", "timout": 1}]}
+    doc = {
+        "toolcat": 1,
+        "services": {"s": {"base_url": "http://x"}},
+        "tools": [
+            {
+                "name": "t",
+                "description": "d",
+                "service": "s",
+                "method": "GET",
+                "path": "/x",
+                "timout": 1,
+            }
+        ],
+    }
     result = load_documents([("generated.yaml", doc)])
     (diag,) = result.diagnostics
     assert (diag.code, diag.file, diag.line) == ("TC003", "generated.yaml", 1)
@@ -151,7 +165,7 @@ def test_spec_sniffing(tmp_path: Path) -> None:
 
     cases = {
         "openapi: 3.1.0\ninfo: {}\n": True,
-        "---\n  swagger: \"2.0\"\n  info: {}\n": True,
+        '---\n  swagger: "2.0"\n  info: {}\n': True,
         '{"info": {}, "openapi": "3.0.0"}': True,
         "toolcat: 1\nopenapi:\n  - spec: x.yaml\n": False,
         "toolcat: 1\n": False,

@@ -8,8 +8,10 @@ import pytest
 from toolcat.loader import load_catalog
 
 HEAD = "toolcat: 1\nservices:\n  svc:\n    base_url: http://127.0.0.1:1\n"
-TOOL = ("tools:\n  - name: t\n    description: A tool.\n    service: svc\n    method: GET\n"
-        "    path: /x\n")
+TOOL = (
+    "tools:\n  - name: t\n    description: A tool.\n    service: svc\n    method: GET\n"
+    "    path: /x\n"
+)
 
 
 def _diags(tmp_path: Path, text: str) -> list[tuple[str, int, str]]:
@@ -27,15 +29,27 @@ def _diags(tmp_path: Path, text: str) -> list[tuple[str, int, str]]:
         ("    timeout: {conect: 1}\n", "TC003", 11, "did you mean 'connect'?"),
         ("    retry: {attempts: 0}\n", "TC008", 11, "greater than or equal to 1"),
         ("    tags: ops\n", "TC004", 11, "must be a list, not string 'ops'"),
-        ("    headers: {X-A: [1]}\n", "TC004", 11,
-         "must be a string, an integer, a number or true or false, not a list"),
+        (
+            "    headers: {X-A: [1]}\n",
+            "TC004",
+            11,
+            "must be a string, an integer, a number or true or false, not a list",
+        ),
         ("    auth: {type: bearr, token: x}\n", "TC008", 11, "did you mean 'bearer'?"),
         ("    auth: {token: x}\n", "TC005", 11, "missing required key 'type'"),
-        ("    auth: {type: basic, username: u}\n", "TC005", 11,
-         "missing required key 'password' in auth"),
+        (
+            "    auth: {type: basic, username: u}\n",
+            "TC005",
+            11,
+            "missing required key 'password' in auth",
+        ),
         ("    parameters:\n      q: string\n", "TC004", 12, "write {type: string}"),
-        ("    parameters:\n      q: {type: string, description: Q., in: querry}\n", "TC008",
-         12, "use one of 'path', 'query'"),
+        (
+            "    parameters:\n      q: {type: string, description: Q., in: querry}\n",
+            "TC008",
+            12,
+            "use one of 'path', 'query'",
+        ),
         ("    confirm: 'yes'\n", "TC004", 11, "must be true or false, not string 'yes'"),
     ],
 )
@@ -49,7 +63,8 @@ def test_tool_shape_errors(tmp_path: Path, extra: str, code: str, line: int, wor
 def test_missing_required_tool_key_points_at_the_tool(tmp_path: Path) -> None:
     text = HEAD + TOOL.replace("    path: /x\n", "")
     assert _diags(tmp_path, text) == [
-        ("TC005", 6, "tool 't': missing required key 'path'; add 'path:'")]
+        ("TC005", 6, "tool 't': missing required key 'path'; add 'path:'")
+    ]
 
 
 def test_method_any_case(tmp_path: Path) -> None:

@@ -11,16 +11,27 @@ from jsonschema import Draft202012Validator
 from toolcat.loader._schemas import KNOWN_KEYWORDS
 from toolcat.loader._simple_schema import conforms, is_simple_valid
 
-META = Draft202012Validator(Draft202012Validator.META_SCHEMA,
-                            format_checker=Draft202012Validator.FORMAT_CHECKER)
+META = Draft202012Validator(
+    Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+)
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-5, 5),
-                    st.sampled_from(["", "a", "open", "closed", "3"]))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2)),
-    max_leaves=6)
-types = st.sampled_from(["string", "integer", "number", "boolean", "null", "array", "object",
-                         "strin", 3])
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(-5, 5),
+    st.sampled_from(["", "a", "open", "closed", "3"]),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["a", "b"]), inner, max_size=2)
+    ),
+    max_leaves=6,
+)
+types = st.sampled_from(
+    ["string", "integer", "number", "boolean", "null", "array", "object", "strin", 3]
+)
 keyword_values = {
     "type": st.one_of(types, st.lists(types, max_size=3)),
     "description": st.one_of(st.text(max_size=3), st.integers()),
@@ -45,8 +56,12 @@ keyword_values = {
     "nullable": st.one_of(st.booleans(), st.integers()),
     "examples": st.one_of(st.lists(scalars, max_size=2), scalars),
     "contentMediaType": st.sampled_from(["application/json", 4]),
-    "dependentRequired": st.one_of(st.dictionaries(st.sampled_from(["a", "b"]), st.lists(
-        st.sampled_from(["a", "b", 1]), max_size=3)), scalars),
+    "dependentRequired": st.one_of(
+        st.dictionaries(
+            st.sampled_from(["a", "b"]), st.lists(st.sampled_from(["a", "b", 1]), max_size=3)
+        ),
+        scalars,
+    ),
     "minContains": st.integers(-1, 2),
     "patternProperties": st.just({"^a": {"type": "string"}}),
     "$id": st.sampled_from(["x", 3]),
@@ -64,11 +79,13 @@ def schemas(draw: Any, depth: int = 0) -> dict[str, Any]:
     if depth < 2 and draw(st.booleans()):
         schema["properties"] = {"a": draw(schemas(depth + 1))}
     if depth < 2 and draw(st.booleans()):
-        schema[draw(st.sampled_from(subschema_keywords))] = draw(st.one_of(
-            schemas(depth + 1), st.booleans(), st.integers()))
+        schema[draw(st.sampled_from(subschema_keywords))] = draw(
+            st.one_of(schemas(depth + 1), st.booleans(), st.integers())
+        )
     if depth < 2 and draw(st.booleans()):
-        schema[draw(st.sampled_from(list_keywords))] = draw(st.one_of(
-            st.lists(schemas(depth + 1), max_size=2), schemas(depth + 1)))
+        schema[draw(st.sampled_from(list_keywords))] = draw(
+            st.one_of(st.lists(schemas(depth + 1), max_size=2), schemas(depth + 1))
+        )
     if depth < 1 and draw(st.booleans()):
         schema["$defs"] = {"A": draw(schemas(depth + 1))}
     return schema
@@ -90,9 +107,12 @@ def test_conforms_implies_valid(schema: dict[str, Any], value: Any) -> None:
 
 @pytest.mark.parametrize(
     ("schema", "value"),
-    [({"type": "integer", "minimum": 1}, 3), ({"type": "string", "enum": ["a", "b"]}, "a"),
-     ({"type": "array", "items": {"type": "string"}}, ["x"]),
-     ({"type": ["string", "null"]}, None)],
+    [
+        ({"type": "integer", "minimum": 1}, 3),
+        ({"type": "string", "enum": ["a", "b"]}, "a"),
+        ({"type": "array", "items": {"type": "string"}}, ["x"]),
+        ({"type": ["string", "null"]}, None),
+    ],
 )
 def test_common_schemas_take_the_fast_path(schema: dict[str, Any], value: Any) -> None:
     assert is_simple_valid(schema, KNOWN_KEYWORDS) and conforms(value, schema, KNOWN_KEYWORDS)
@@ -115,5 +135,6 @@ def test_frozen_schemas_get_the_same_answers(schema: dict[str, Any], value: Any)
     valid = is_simple_valid(schema, KNOWN_KEYWORDS)
     assert is_simple_valid(frozen, KNOWN_KEYWORDS) == valid
     if valid:  # conforms() is asked only about schemas the fast path found valid
-        assert conforms(frozen_value, frozen, KNOWN_KEYWORDS) == conforms(value, schema,
-                                                                          KNOWN_KEYWORDS)
+        assert conforms(frozen_value, frozen, KNOWN_KEYWORDS) == conforms(
+            value, schema, KNOWN_KEYWORDS
+        )

@@ -24,8 +24,14 @@ def test_bad_templates(source: str, code: str, line: int) -> None:
 
 @pytest.mark.parametrize(
     "source",
-    ["{{ a }}", "{{ a | upper }}", "{% for x in a %}{{ x }}{% endfor %}", "{{ range(3) | list }}",
-     "{{ a if a else 'none' }}", "text without markup"],
+    [
+        "{{ a }}",
+        "{{ a | upper }}",
+        "{% for x in a %}{{ x }}{% endfor %}",
+        "{{ range(3) | list }}",
+        "{{ a if a else 'none' }}",
+        "text without markup",
+    ],
 )
 def test_good_templates(source: str) -> None:
     assert TemplateChecker().check(source, {"a"}, "body template") == []
@@ -33,5 +39,7 @@ def test_good_templates(source: str) -> None:
 
 def test_template_strings_walks_json_values() -> None:
     body = {"a": "{{ x }}", "b": ["plain", "{% if y %}y{% endif %}"], "c": 3}
-    assert list(template_strings(body)) == [(("a",), "{{ x }}"),
-                                            (("b", 1), "{% if y %}y{% endif %}")]
+    assert list(template_strings(body)) == [
+        (("a",), "{{ x }}"),
+        (("b", 1), "{% if y %}y{% endif %}"),
+    ]

@@ -19,6 +19,8 @@ def test_validate_exit_code_and_lines(case: Path, capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     for code, file, line in expected:
         severity = CODES[code][1].value
-        assert any(row.startswith(f"{file}:{line}:") and f": {severity} {code} " in row
-                   for row in out.splitlines()), (code, line, out)
+        assert any(
+            row.startswith(f"{file}:{line}:") and f": {severity} {code} " in row
+            for row in out.splitlines()
+        ), (code, line, out)
     assert main(["validate", "--fail-on", "warning", str(case)]) == 1

@@ -10,8 +10,7 @@ def test_values_and_positions() -> None:
     text = "a: 1\nb:\n  - x\n  - {k: 'v'}\nc: yes\nd: ~\ne: 2024-01-02\n"
     parsed = parse_yaml(text, "f.yaml")
     assert parsed.diagnostics == ()
-    assert parsed.data == {"a": 1, "b": ["x", {"k": "v"}], "c": True, "d": None,
-                           "e": "2024-01-02"}
+    assert parsed.data == {"a": 1, "b": ["x", {"k": "v"}], "c": True, "d": None, "e": "2024-01-02"}
     pos = parsed.positions
     assert pos.value(("b", 1, "k")) == (4, 9)
     assert pos.key(("b", 1, "k")) == (4, 6)

@@ -27,14 +27,20 @@ def make(handler: Any, provider: str = "openai", **kw: Any) -> Any:
 
 
 def create(model: Any, **kw: Any) -> Any:
-    return asyncio.run(model.create([model.user_message("hi")],
-                                    **{"tools": [], "tool_choice": "auto", **kw}))
+    return asyncio.run(
+        model.create([model.user_message("hi")], **{"tools": [], "tool_choice": "auto", **kw})
+    )
 
 
 @pytest.mark.parametrize(
     "headers,expected",
-    [({"retry-after": "2"}, 2.0), ({"retry-after-ms": "1500"}, 1.5),
-     ({"retry-after": "soon"}, None), ({}, None), ({"retry-after": "-3"}, 0.0)],
+    [
+        ({"retry-after": "2"}, 2.0),
+        ({"retry-after-ms": "1500"}, 1.5),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+        ({"retry-after": "-3"}, 0.0),
+    ],
 )
 def test_retry_after(headers: dict[str, str], expected: float | None) -> None:
     assert retry_after(httpx.Headers(headers)) == expected
@@ -88,30 +94,55 @@ def test_malformed_replies_raise_response_error(body: bytes) -> None:
 
 def test_openai_stream_assembles_interleaved_tool_call_deltas() -> None:
     chunks = [
-        {"choices": [{"delta": {"tool_calls": [
-            {"index": 0, "id": "a", "function": {"name": "f", "arguments": ""}},
-            {"index": 1, "id": "b", "function": {"name": "g", "arguments": "{\"y\""}}]}}]},
-        {"choices": [{"delta": {"tool_calls": [
-            {"index": 0, "function": {"arguments": "{\"x\": 1"}}]}}]},
+        {
+            "choices": [
+                {
+                    "delta": {
+                        "tool_calls": [
+                            {"index": 0, "id": "a", "function": {"name": "f", "arguments": ""}},
+                            {"index": 1, "id": "b", "function": {"name": "g", "arguments": '{"y"'}},
+                        ]
+                    }
+                }
+            ]
+        },
+        {
+            "choices": [
+                {"delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"x": 1'}}]}}
+            ]
+        },
         {"choices": [{"delta": {"tool_calls": [{"index": 1, "function": {"arguments": ": 2}"}}]}}]},
-        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "}"}}]},
-                      "finish_reason": "tool_calls"}]},
+        {
+            "choices": [
+                {
+                    "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "}"}}]},
+                    "finish_reason": "tool_calls",
+                }
+            ]
+        },
     ]
     body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
     body += ": keep-alive\n\ndata: [DONE]\n\n"
-    model = make(lambda r: httpx.Response(200, content=body.encode(),
-                                          headers={"content-type": "text/event-stream"}))
+    model = make(
+        lambda r: httpx.Response(
+            200, content=body.encode(), headers={"content-type": "text/event-stream"}
+        )
+    )
     turn = create(model, stream=True)
     assert [(c.id, c.name, json.loads(c.arguments)) for c in turn.tool_calls] == [
-        ("a", "f", {"x": 1}), ("b", "g", {"y": 2})]
+        ("a", "f", {"x": 1}),
+        ("b", "g", {"y": 2}),
+    ]
     assert turn.finish_reason == "tool_calls"
     assert turn.message["content"] == "" and len(turn.message["tool_calls"]) == 2
 
 
 def test_anthropic_stream_error_event_raises() -> None:
-    body = ('event: message_start\ndata: {"type": "message_start", "message": {"usage": {}}}\n\n'
-            'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", '
-            '"message": "Overloaded"}}\n\n')
+    body = (
+        'event: message_start\ndata: {"type": "message_start", "message": {"usage": {}}}\n\n'
+        'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", '
+        '"message": "Overloaded"}}\n\n'
+    )
     model = make(lambda r: httpx.Response(200, content=body.encode()), provider="anthropic")
     with pytest.raises(ModelResponseError, match="Overloaded"):
         create(model, stream=True)
@@ -122,9 +153,14 @@ def test_anthropic_headers_and_base_url_with_v1() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
-        return httpx.Response(200, json={"content": [{"type": "text", "text": "ok"}],
-                                         "stop_reason": "end_turn",
-                                         "usage": {"input_tokens": 3, "output_tokens": 1}})
+        return httpx.Response(
+            200,
+            json={
+                "content": [{"type": "text", "text": "ok"}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 3, "output_tokens": 1},
+            },
+        )
 
     client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
     model = AnthropicClient("http://model.test/v1", "m", api_key="k", client=client)
@@ -137,11 +173,15 @@ def test_anthropic_headers_and_base_url_with_v1() -> None:
 
 @pytest.mark.parametrize(
     "given,expected",
-    [("http://127.0.0.1:11434", "http://127.0.0.1:11434"),
-     ("http://127.0.0.1:8000/v1/", "http://127.0.0.1:8000/v1"),
-     ("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions",
-      "https://dashscope.aliyuncs.com/compatible-mode/v1"),
-     ("https://example.test/openai", "https://example.test/openai")],
+    [
+        ("http://127.0.0.1:11434", "http://127.0.0.1:11434"),
+        ("http://127.0.0.1:8000/v1/", "http://127.0.0.1:8000/v1"),
+        (
+            "https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions",
+            "https://dashscope.aliyuncs.com/compatible-mode/v1",
+        ),
+        ("https://example.test/openai", "https://example.test/openai"),
+    ],
 )
 def test_openai_base_url_is_normalized(given: str, expected: str) -> None:
     from toolcat.executor._models_openai import normalize_base_url
@@ -149,8 +189,9 @@ def test_openai_base_url_is_normalized(given: str, expected: str) -> None:
     assert normalize_base_url(given) == expected
 
 
-@pytest.mark.parametrize("base", ["http://model.test", "http://model.test/v1",
-                                  "http://model.test/v1/messages"])
+@pytest.mark.parametrize(
+    "base", ["http://model.test", "http://model.test/v1", "http://model.test/v1/messages"]
+)
 def test_anthropic_base_url_forms(base: str) -> None:
     seen: list[str] = []
 
@@ -163,12 +204,18 @@ def test_anthropic_base_url_forms(base: str) -> None:
     assert seen == ["http://model.test/v1/messages"]
 
 
-@pytest.mark.parametrize("served,base,expected", [
-    ("/v1/chat/completions", "http://model.test", ["/chat/completions", "/v1/chat/completions",
-                                                   "/v1/chat/completions"]),
-    ("/chat/completions", "http://model.test", ["/chat/completions", "/chat/completions"]),
-    ("/api/chat/completions", "http://model.test/api", ["/api/chat/completions"] * 2),
-])
+@pytest.mark.parametrize(
+    "served,base,expected",
+    [
+        (
+            "/v1/chat/completions",
+            "http://model.test",
+            ["/chat/completions", "/v1/chat/completions", "/v1/chat/completions"],
+        ),
+        ("/chat/completions", "http://model.test", ["/chat/completions", "/chat/completions"]),
+        ("/api/chat/completions", "http://model.test/api", ["/api/chat/completions"] * 2),
+    ],
+)
 def test_bare_host_tries_v1_once_on_404(served: str, base: str, expected: list[str]) -> None:
     paths: list[str] = []
 
@@ -191,8 +238,22 @@ def test_404_without_a_bare_host_is_an_error() -> None:
 
 
 def test_empty_arguments_mean_an_empty_object() -> None:
-    reply = {"choices": [{"message": {"content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "ping", "arguments": ""}}]}}]}
+    reply = {
+        "choices": [
+            {
+                "message": {
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "ping", "arguments": ""},
+                        }
+                    ],
+                }
+            }
+        ]
+    }
     turn = create(make(lambda r: httpx.Response(200, json=reply)))
     assert turn.tool_calls[0].arguments == "{}"
     assert turn.message["tool_calls"][0]["function"]["arguments"] == "{}"

@@ -34,8 +34,9 @@ def names(server: McpCatalogServer) -> list[str]:
     return [t["name"] for t in server._current().listed]
 
 
-def test_spec_edits_reload_and_broken_edits_keep_the_last_good(tmp_path: Path,
-                                                                caplog: pytest.LogCaptureFixture):
+def test_spec_edits_reload_and_broken_edits_keep_the_last_good(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
     (tmp_path / "spec.yaml").write_text(SPEC)
     (tmp_path / "catalog.yaml").write_text(CATALOG)
     server = McpCatalogServer([str(tmp_path / "catalog.yaml")], watch=True, poll_interval=0.05)
@@ -51,10 +52,13 @@ def test_spec_edits_reload_and_broken_edits_keep_the_last_good(tmp_path: Path,
         async with anyio.create_task_group() as tg:
             tg.start_soon(server.watch_files)
             await anyio.sleep(0.1)
-            (tmp_path / "spec.yaml").write_text(SPEC.replace(
-                "      responses", "      summary: A.\n      responses").replace(
-                "paths:", "paths:\n  /b:\n    get:\n      operationId: getB\n"
-                "      responses: {\"200\": {description: ok}}"))
+            (tmp_path / "spec.yaml").write_text(
+                SPEC.replace("      responses", "      summary: A.\n      responses").replace(
+                    "paths:",
+                    "paths:\n  /b:\n    get:\n      operationId: getB\n"
+                    '      responses: {"200": {description: ok}}',
+                )
+            )
             await wait_reloads(1)
             assert sorted(names(server)) == ["getA", "getB"]
             assert server._retired == []  # the replaced catalog's pools were closed
