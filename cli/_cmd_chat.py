@@ -175,13 +175,8 @@ async def _chat(
     prompts: Any,
 ) -> int:
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
-    from toolcat.executor import (
-        AgentLoop,
-        AnthropicClient,
-        Executor,
-        ModelError,
-        OpenAIChatClient,
-    )
+    from toolcat.executor import Executor
+    from toolcat.executor.agent import AgentLoop, AnthropicClient, ModelError, OpenAIChatClient
 
     model: Any
     common = {

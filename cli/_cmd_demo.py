@@ -32,7 +32,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolcat.executor._demo import DemoError, run_demo, run_sample_service
+    from ._demo import DemoError, run_demo, run_sample_service
 
     if args.sample_service:
         try:

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     import anyio
     from toolcat.catalog import UnknownToolsetError
-    from toolcat.executor._mcp_server import CatalogLoadFailed, McpCatalogServer
+    from toolcat.executor.mcp_server import CatalogLoadFailed, McpCatalogServer
     from toolcat.loader import CatalogInputError
 
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.

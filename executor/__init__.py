@@ -12,41 +12,17 @@ from ._calls import (
     parse_calls,
 )
 from ._executor import ConfirmCallback, Executor, PreparedRequest
-from ._loop import AgentLoop, LoopResult, LoopStep
-from ._model_common import (
-    ModelConnectionError,
-    ModelError,
-    ModelHTTPError,
-    ModelResponseError,
-    ModelTurn,
-    Usage,
-)
-from ._models_anthropic import AnthropicClient
-from ._models_openai import OpenAIChatClient
-from ._protocols import ModelClient
 
 __all__ = [
-    "AgentLoop",
-    "AnthropicClient",
     "ConfirmCallback",
     "ERROR_TYPES",
     "Executor",
-    "LoopResult",
-    "LoopStep",
-    "ModelClient",
-    "ModelConnectionError",
-    "ModelError",
-    "ModelHTTPError",
-    "ModelResponseError",
-    "ModelTurn",
-    "OpenAIChatClient",
     "PROVIDERS",
     "PreparedRequest",
     "TokenCache",
     "ToolCall",
     "ToolError",
     "ToolResult",
-    "Usage",
     "format_result",
     "parse_arguments",
     "parse_calls",

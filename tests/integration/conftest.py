@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from toolcat.executor._background import BackgroundServer
-from toolcat.executor._demo_service import make_service
+from toolcat.testing import BackgroundServer, make_service
 
 
 @pytest.fixture(scope="module")

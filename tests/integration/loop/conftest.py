@@ -13,8 +13,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from toolcat.executor._background import BackgroundServer
 from toolcat.loader import load_catalog
+from toolcat.testing import BackgroundServer
 
 CATALOG = """\
 toolcat: 1

@@ -10,9 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from toolcat.executor._background import BackgroundServer
-from toolcat.executor._demo_service import make_service
-from toolcat.executor._scripted import ScriptedModel, ScriptedTurn
+from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn, make_service
 
 REPO = Path(__file__).resolve().parents[3]
 CATALOG = str(REPO / "examples" / "demo")

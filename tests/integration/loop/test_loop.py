@@ -7,16 +7,15 @@ import json
 from typing import Any
 
 import pytest
-from toolcat.executor import (
+from toolcat.executor import Executor
+from toolcat.executor.agent import (
     AgentLoop,
     AnthropicClient,
-    Executor,
     LoopResult,
     ModelHTTPError,
     OpenAIChatClient,
 )
-from toolcat.executor._background import BackgroundServer
-from toolcat.executor._scripted import ScriptedModel, ScriptedTurn
+from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn
 
 PROVIDERS = ["openai", "anthropic"]
 

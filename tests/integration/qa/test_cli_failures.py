@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.executor._background import BackgroundServer
+from toolcat.testing import BackgroundServer
 
 from .conftest import TOOLCAT, toolcat  # type: ignore[import-not-found]
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import httpx
 import pytest
-from toolcat.executor import (
+from toolcat.executor.agent import (
     AnthropicClient,
     ModelConnectionError,
     ModelHTTPError,
     ModelResponseError,
     OpenAIChatClient,
 )
-from toolcat.executor._model_common import retry_after
+from toolcat.executor.agent._common import retry_after
 
 
 def make(handler: Any, provider: str = "openai", **kw: Any) -> Any:
@@ -184,7 +184,7 @@ def test_anthropic_headers_and_base_url_with_v1() -> None:
     ],
 )
 def test_openai_base_url_is_normalized(given: str, expected: str) -> None:
-    from toolcat.executor._models_openai import normalize_base_url
+    from toolcat.executor.agent import normalize_base_url
 
     assert normalize_base_url(given) == expected
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from toolcat.executor._mcp_server import CatalogLoadFailed, McpCatalogServer
+from toolcat.executor.mcp_server import CatalogLoadFailed, McpCatalogServer
 
 SPEC = """\
 openapi: 3.1.0

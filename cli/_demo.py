@@ -45,7 +45,7 @@ def demo_catalog_dir() -> Path:
 
 
 def _script() -> list[Any]:
-    from ._scripted import ScriptedTurn
+    from toolcat.testing import ScriptedTurn
 
     return [
         ScriptedTurn(
@@ -77,7 +77,7 @@ def _script() -> list[Any]:
 
 
 def _final_answer(body: Mapping[str, Any]) -> Any:
-    from ._scripted import ScriptedTurn
+    from toolcat.testing import ScriptedTurn
 
     found: dict[str, Any] = {}
     for message in body.get("messages", []):
@@ -131,8 +131,7 @@ def _short(text: str, limit: int = 160) -> str:
 
 def run_sample_service(port: int, say: Callable[[str], None] = print) -> int:
     """Serve the sample service on 127.0.0.1:``port`` until interrupted (Ctrl-C)."""
-    from ._background import BackgroundServer
-    from ._demo_service import make_service
+    from toolcat.testing import BackgroundServer, make_service
 
     with BackgroundServer(make_service(), port=port) as service:
         say(f"toolcat demo: sample service on {service.url} (Ctrl-C stops it); try:")
@@ -148,10 +147,7 @@ def run_sample_service(port: int, say: Callable[[str], None] = print) -> int:
 def run_demo(say: Callable[[str], None] = print) -> int:
     """Run the demo, printing each step with ``say``; returns the exit code."""
     from toolcat.loader import load_catalog
-
-    from ._background import BackgroundServer
-    from ._demo_service import make_service
-    from ._scripted import ScriptedModel
+    from toolcat.testing import BackgroundServer, ScriptedModel, make_service
 
     started = time.perf_counter()
     catalog_dir = demo_catalog_dir()
@@ -183,9 +179,8 @@ def run_demo(say: Callable[[str], None] = print) -> int:
 async def _converse(
     catalog: Any, env: Mapping[str, str], base_url: str, say: Callable[[str], None]
 ) -> int:
-    from . import Executor
-    from ._loop import AgentLoop, LoopStep
-    from ._models_openai import OpenAIChatClient
+    from toolcat.executor import Executor
+    from toolcat.executor.agent import AgentLoop, LoopStep, OpenAIChatClient
 
     async def on_response(response: httpx.Response) -> None:
         request = response.request

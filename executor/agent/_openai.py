@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 from toolcat.catalog import thaw, to_openai_tool
+from toolcat.executor import ToolCall, format_result
 
-from ._calls import ToolCall, format_result
-from ._model_common import (
+from ._common import (
     HttpModelClient,
     ModelHTTPError,
     ModelResponseError,
@@ -23,8 +23,7 @@ from ._protocols import TextCallback
 
 if TYPE_CHECKING:
     from toolcat.catalog import ToolDefinition
-
-    from ._calls import ToolResult
+    from toolcat.executor import ToolResult
 
 __all__ = ["OpenAIChatClient"]
 

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
-
-from ._calls import ToolCall
+from toolcat.executor import ToolCall
 
 __all__ = [
     "ModelConnectionError",

@@ -28,8 +28,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolcat import __version__
-
-from . import Executor, ToolCall, format_result
+from toolcat.executor import Executor, ToolCall, format_result
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition

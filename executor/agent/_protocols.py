@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from toolcat.catalog import ToolDefinition
+    from toolcat.executor import ToolResult
 
-    from ._calls import ToolResult
-    from ._model_common import ModelTurn
+    from ._common import ModelTurn
 
 __all__ = ["ModelClient", "TextCallback"]
 

@@ -8,15 +8,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._calls import ToolCall, ToolError, ToolResult
-from ._loop_telemetry import LoopTelemetry
-from ._model_common import ModelTurn, Usage
+from toolcat.executor import ToolCall, ToolError, ToolResult
+
+from ._common import ModelTurn, Usage
 from ._protocols import ModelClient, TextCallback
+from ._telemetry import LoopTelemetry
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
-
-    from . import Executor
+    from toolcat.executor import Executor
 
 __all__ = ["AgentLoop", "LoopResult", "LoopStep", "StopReason"]
 

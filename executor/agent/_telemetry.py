@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from ._model_common import ModelError, ModelTurn
+from ._common import ModelError, ModelTurn
 
 __all__ = ["LoopTelemetry"]
 

@@ -1,0 +1,39 @@
+"""The feedback loop of an agent and its model clients, on top of the executor core.
+
+Pipeline (module names)::
+
+    AgentLoop (_loop) ── ModelClient (_protocols) ──> _openai / _anthropic (HTTP, SSE: _common)
+        │  model turn with tool calls
+        └──> toolcat.executor.Executor.aexecute_many ──> results back to the model
+    spans: _telemetry
+"""
+
+from ._anthropic import AnthropicClient
+from ._common import (
+    ModelConnectionError,
+    ModelError,
+    ModelHTTPError,
+    ModelResponseError,
+    ModelTurn,
+    Usage,
+)
+from ._loop import AgentLoop, LoopResult, LoopStep
+from ._openai import OpenAIChatClient, normalize_base_url
+from ._protocols import ModelClient, TextCallback
+
+__all__ = [
+    "AgentLoop",
+    "AnthropicClient",
+    "LoopResult",
+    "LoopStep",
+    "ModelClient",
+    "ModelConnectionError",
+    "ModelError",
+    "ModelHTTPError",
+    "ModelResponseError",
+    "ModelTurn",
+    "OpenAIChatClient",
+    "TextCallback",
+    "Usage",
+    "normalize_base_url",
+]

@@ -1,0 +1,17 @@
+"""Fakes for the demo and for tests: a sample service, a scripted model, a server in a thread.
+
+Not runtime code: nothing in toolcat.catalog, toolcat.loader or toolcat.executor imports
+this package. ``toolcat demo`` and the test suite do.
+"""
+
+from ._background import BackgroundServer
+from ._demo_service import make_service
+from ._scripted import RecordedRequest, ScriptedModel, ScriptedTurn
+
+__all__ = [
+    "BackgroundServer",
+    "RecordedRequest",
+    "ScriptedModel",
+    "ScriptedTurn",
+    "make_service",
+]
