@@ -1,6 +1,13 @@
 """The compiled, immutable model of a catalog: tools, HTTP commands, services."""
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
+from ._env import (
+    EnvSyntaxError,
+    MissingVariableError,
+    check_env_syntax,
+    interpolate,
+    references,
+)
 from ._export import (
     PROVIDERS,
     ExportNote,
@@ -50,12 +57,14 @@ __all__ = [
     "BearerAuth",
     "BodySpec",
     "Catalog",
+    "EnvSyntaxError",
     "ExportNote",
     "ExportResult",
     "FrozenDict",
     "FrozenList",
     "GeminiResult",
     "HttpCommand",
+    "MissingVariableError",
     "NoAuth",
     "NotStrictable",
     "OAuth2ClientCredentials",
@@ -72,11 +81,14 @@ __all__ = [
     "ToolDefinition",
     "UnknownToolError",
     "UnknownToolsetError",
+    "check_env_syntax",
     "check_strict_schema",
     "export_catalog",
     "export_tools",
     "freeze",
+    "interpolate",
     "mcp_annotations",
+    "references",
     "strip_strict_nulls",
     "thaw",
     "to_anthropic_tool",

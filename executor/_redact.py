@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from toolcat.loader import interpolate
-from toolcat.loader._env import references
+from toolcat.catalog import interpolate, references
 
 __all__ = ["MASK", "Redactor", "is_sensitive_header", "resolve"]
 

@@ -11,8 +11,7 @@ from typing import Any, cast
 from urllib.parse import urlencode
 
 import httpx
-from toolcat.catalog import ParameterBinding
-from toolcat.loader import MissingVariableError
+from toolcat.catalog import MissingVariableError, ParameterBinding
 
 from ._auth import OAuthConfig, resolve_auth
 from ._calls import ToolError

@@ -1,7 +1,8 @@
 """Reading catalogs: YAML with positions, `${VAR}`, OpenAPI import, compilation, diagnostics."""
 
+from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
+
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._env import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
 from ._files import CatalogInputError
 from ._load import LoadResult, load, load_catalog, load_documents
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from toolcat.catalog import check_env_syntax
+
 from ._diagnostics import Diagnostic
-from ._env import check_env_syntax
 from ._schemas import SchemaChecker
 from ._shape import Locator
 from ._templates import TemplateChecker

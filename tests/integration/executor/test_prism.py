@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from toolcat.catalog import Catalog, thaw
 from toolcat.executor import Executor, ToolCall
 from toolcat.loader import load
-from toolcat.loader._env import references
+from toolcat.catalog import references
 
 PRISM = os.environ.get("PRISM") or shutil.which("prism")
 pytestmark = pytest.mark.skipif(
