@@ -22,10 +22,9 @@ from typing import Any
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
-from toolcat.catalog import Catalog, thaw
+from toolcat.catalog import Catalog, references, thaw
 from toolcat.executor import Executor, ToolCall
 from toolcat.loader import load
-from toolcat.catalog import references
 
 PRISM = os.environ.get("PRISM") or shutil.which("prism")
 pytestmark = pytest.mark.skipif(
