@@ -1,4 +1,113 @@
-"""toolcat: a configuration-driven catalog of HTTP tools for LLM function calling."""
+"""toolcat: a configuration-driven catalog of HTTP tools for LLM function calling.
 
+The front door: everything an application needs is one ``import toolcat`` away::
+
+    import toolcat
+
+    catalog = toolcat.load("catalog.yaml")         # raises toolcat.CatalogError (.diagnostics)
+    openai = toolcat.provider("openai")
+    tools = openai.tools(catalog)                  # the tools as the provider takes them
+    with toolcat.Executor(catalog) as executor:    # reply = the model's message
+        results = executor.execute_many(openai.parse_calls(reply))
+    messages = [openai.format_result(r) for r in results]
+
+``toolcat.AgentLoop`` runs that feedback loop against a model endpoint, and
+``toolcat.McpServer`` serves a catalog over MCP. Every exception the package
+raises derives from ``toolcat.ToolcatError``.
+
+Names are imported on first use (PEP 562), so ``import toolcat`` stays cheap and
+``import toolcat.executor`` never pays for the loader.
+
+Pipeline (packages, one way only)::
+
+    cli ──> executor (core; agent; mcp_server) ──> loader ──> catalog
+            the executor core needs only catalog
+
+Subpackages: ``toolcat.catalog`` (the IR), ``toolcat.loader`` (reading and
+compiling), ``toolcat.executor`` (the runtime core, with ``.providers``,
+``.agent`` and ``.mcp_server``), ``toolcat.cli`` (the command) and
+``toolcat.testing`` (the demo's fakes).
+"""
+
+import importlib as _importlib
+import os as _os
+import typing as _t
+from collections.abc import Mapping as _Mapping
+
+# The one version source: pyproject.toml reads it (tool.setuptools.dynamic).
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+
+if _t.TYPE_CHECKING:
+    from toolcat._errors import ToolcatError
+    from toolcat.catalog import Catalog
+    from toolcat.executor import Executor, ToolCall, ToolResult
+    from toolcat.executor.agent import AgentLoop
+    from toolcat.executor.mcp_server import McpServer
+    from toolcat.executor.providers import Provider, provider
+    from toolcat.loader import CatalogError, Diagnostic
+
+__all__ = [
+    "AgentLoop",
+    "Catalog",
+    "CatalogError",
+    "Diagnostic",
+    "Executor",
+    "McpServer",
+    "Provider",
+    "ToolCall",
+    "ToolResult",
+    "ToolcatError",
+    "__version__",
+    "load",
+    "provider",
+]
+
+# name -> the module that defines it; imported on first access.
+_LAZY = {
+    "AgentLoop": "toolcat.executor.agent",
+    "Catalog": "toolcat.catalog",
+    "CatalogError": "toolcat.loader",
+    "Diagnostic": "toolcat.loader",
+    "Executor": "toolcat.executor",
+    "McpServer": "toolcat.executor.mcp_server",
+    "Provider": "toolcat.executor.providers",
+    "ToolCall": "toolcat.executor",
+    "ToolResult": "toolcat.executor",
+    "ToolcatError": "toolcat._errors",
+    "provider": "toolcat.executor.providers",
+}
+
+
+def load(*paths: str | _os.PathLike[str], env: _Mapping[str, str] | None = None) -> "Catalog":
+    """Load catalog files, directories or OpenAPI specs into one checked :class:`Catalog`.
+
+    >>> catalog = toolcat.load("examples/demo")              # doctest: +SKIP
+    >>> catalog["get_item"].command.method                    # doctest: +SKIP
+    'GET'
+
+    Raises :class:`CatalogError` carrying every diagnostic when the catalog has
+    errors (warnings alone do not fail), and :class:`toolcat.loader.CatalogInputError`
+    when a path is missing or unreadable. ``env`` is the mapping that ``${VAR}``
+    references read when the tools run (an :class:`Executor` uses it unless it is
+    given its own); ``None`` means ``os.environ`` at call time. Loading itself never
+    reads the environment, so CI can validate without secrets.
+    """
+    from toolcat.loader import load as _load
+
+    if not paths:
+        raise TypeError("toolcat.load() needs at least one path")
+    catalog = _load(paths)
+    return catalog if env is None else catalog.with_env(env)
+
+
+def __getattr__(name: str) -> _t.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolcat' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value  # cache: later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

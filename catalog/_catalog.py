@@ -42,13 +42,15 @@ class Catalog:
     0
     """
 
-    __slots__ = ("_tools", "_services", "_toolsets")
+    __slots__ = ("_tools", "_services", "_toolsets", "_env")
 
     def __init__(
         self,
         tools: Iterable[ToolDefinition],
         services: Iterable[Service],
         toolsets: Mapping[str, Iterable[str]] | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         tool_map: dict[str, ToolDefinition] = {}
         for tool in tools:
@@ -63,6 +65,7 @@ class Catalog:
             if missing:
                 raise ValueError(f"toolset {name!r} names unknown tools: {', '.join(missing)}")
         self._toolsets = MappingProxyType(sets)
+        self._env = None if env is None else MappingProxyType(dict(env))
 
     # -- tools ---------------------------------------------------------------
 
@@ -101,6 +104,17 @@ class Catalog:
     def service_for(self, tool: ToolDefinition) -> Service:
         return self._services[tool.command.service]
 
+    # -- environment -----------------------------------------------------------
+
+    @property
+    def env(self) -> Mapping[str, str] | None:
+        """What ``${VAR}`` reads when the tools run; ``None`` means ``os.environ`` then."""
+        return self._env
+
+    def with_env(self, env: Mapping[str, str] | None) -> Catalog:
+        """The same tools, with ``env`` as what ``${VAR}`` reads when they run."""
+        return Catalog(self._tools.values(), self._services.values(), self._toolsets, env=env)
+
     # -- toolsets ------------------------------------------------------------
 
     @property
@@ -122,7 +136,7 @@ class Catalog:
         keep = [self[n] for n in names]
         kept = {t.name for t in keep}
         sets = {k: [m for m in v if m in kept] for k, v in self._toolsets.items()}
-        return Catalog(keep, self._services.values(), sets)
+        return Catalog(keep, self._services.values(), sets, env=self._env)
 
     def __repr__(self) -> str:
         return f"<Catalog tools={len(self._tools)} services={len(self._services)}>"

@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolcat.loader._format_schema import render_catalog_json_schema
+    from toolcat.loader import render_catalog_json_schema
 
     from ._app import CliError
 

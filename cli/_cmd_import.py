@@ -136,8 +136,7 @@ def _selection(args: argparse.Namespace, side: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from toolcat.loader.openapi import ImportOptions, import_openapi
-    from toolcat.loader.openapi._emit import render_catalog
+    from toolcat.loader.openapi import ImportOptions, import_openapi, render_catalog
 
     spec = Path(args.spec)
     if not spec.is_file():

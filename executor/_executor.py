@@ -58,7 +58,8 @@ class Executor:
 
     Problems of a call are results (``ok=False`` with typed errors), never
     exceptions. No request leaves for invalid arguments. ``env`` is the mapping
-    ``${VAR}`` reads (``None``: ``os.environ`` at call time). Clients passed in
+    ``${VAR}`` reads (``None``: the catalog's own ``env``, else ``os.environ`` at
+    call time). Clients passed in
     are used as they are and not closed; the executor's own clients are pooled
     and closed by :meth:`close`/:meth:`aclose`. Tools with ``confirm: true``
     run only when ``confirm(call, tool)`` returns true; without a callback they
@@ -85,7 +86,7 @@ class Executor:
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         self.catalog = catalog
-        self._env = env
+        self._env = env if env is not None else catalog.env
         self._client = client
         self._async_client = async_client
         self._async_loop: asyncio.AbstractEventLoop | None = None

@@ -4,6 +4,7 @@ from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_synt
 
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._files import CatalogInputError
+from ._format_schema import SCHEMA_ID, catalog_json_schema, render_catalog_json_schema
 from ._load import LoadResult, load, load_catalog, load_documents
 
 __all__ = [
@@ -14,11 +15,14 @@ __all__ = [
     "EnvSyntaxError",
     "LoadResult",
     "MissingVariableError",
+    "SCHEMA_ID",
     "Severity",
+    "catalog_json_schema",
     "check_env_syntax",
     "interpolate",
     "load",
     "load_catalog",
     "load_documents",
+    "render_catalog_json_schema",
     "sort_diagnostics",
 ]

@@ -17,6 +17,8 @@ from toolcat.catalog import (
     BasicAuth,
     BearerAuth,
     BodySpec,
+    FrozenDict,
+    FrozenList,
     HttpCommand,
     NoAuth,
     OAuth2ClientCredentials,
@@ -27,8 +29,8 @@ from toolcat.catalog import (
     Timeouts,
     ToolAnnotations,
     ToolDefinition,
+    freeze,
 )
-from toolcat.catalog._frozen import FrozenDict, FrozenList, freeze
 
 from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables

@@ -12,7 +12,7 @@ import re
 import warnings
 from typing import Any
 
-from toolcat.catalog._frozen import FrozenDict, FrozenList
+from toolcat.catalog import FrozenDict, FrozenList
 
 __all__ = ["conforms", "is_simple_valid"]
 

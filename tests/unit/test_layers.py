@@ -1,0 +1,118 @@
+"""Layers point one way, the executor core needs only the catalog, private modules stay private.
+
+cli -> executor (core; agent; mcp_server) -> loader -> catalog. ``toolcat.testing`` holds
+the demo's fakes: only the cli (``toolcat demo``) may use it, never the runtime.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NOT_PACKAGE = {"tests", "benchmarks", "examples", "specs", "docs", "schemas", "build", "dist"}
+
+# The toolcat packages each package may import (besides itself and the root's _errors).
+ALLOWED: dict[str, set[str]] = {
+    "catalog": set(),
+    "loader": {"catalog"},
+    "executor": {"catalog"},  # the core
+    "executor.providers": {"catalog", "executor"},
+    "executor.agent": {"catalog", "executor", "executor.providers"},
+    "executor.mcp_server": {"catalog", "executor", "executor.providers", "loader"},
+    "testing": set(),
+    "<root>": {"catalog", "loader", "executor", "executor.providers", "executor.agent"}
+    | {"executor.mcp_server"},  # the front door, imported lazily
+    "cli": {"catalog", "loader", "executor", "executor.providers", "executor.agent"}
+    | {"executor.mcp_server", "testing"},
+}
+
+
+def _package_of(file: Path) -> str:
+    rel = file.relative_to(REPO).parent
+    return ".".join(rel.parts) or "<root>"
+
+
+def _source_files() -> list[Path]:
+    return [
+        f
+        for f in sorted(REPO.rglob("*.py"))
+        if f.relative_to(REPO).parts[0] not in NOT_PACKAGE
+        and not f.relative_to(REPO).parts[0].startswith(".")
+    ]
+
+
+def _imports(file: Path) -> list[tuple[int, str]]:
+    """Absolute ``toolcat.*`` module names imported by ``file`` (relative ones resolved)."""
+    package = ["toolcat", *file.relative_to(REPO).parent.parts]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(file.read_text(), str(file))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1])
+                name = f"{base}.{node.module}" if node.module else base
+            else:
+                name = node.module or ""
+            found.append((node.lineno, name))
+            # `from toolcat.x import _private` names a private module too
+            found += [(node.lineno, f"{name}.{a.name}") for a in node.names if _private(a.name)]
+    return [(line, n) for line, n in found if n == "toolcat" or n.startswith("toolcat.")]
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _owner(module: str) -> str:
+    """The package a ``toolcat.*`` module belongs to, e.g. ``executor.agent``."""
+    parts = module.split(".")[1:]
+    public = [p for p in parts if not _private(p)]
+    while public and not (REPO.joinpath(*public) / "__init__.py").is_file():
+        public.pop()
+    return ".".join(public) or "<root>"
+
+
+def test_the_table_names_every_package() -> None:
+    packages = {_package_of(f) for f in _source_files()}
+    assert packages == set(ALLOWED) | {"loader.openapi"}
+
+
+@pytest.mark.parametrize("file", _source_files(), ids=lambda f: str(f.relative_to(REPO)))
+def test_imports_follow_the_layers_and_stay_public(file: Path) -> None:
+    mine = _package_of(file)
+    layer = "loader" if mine == "loader.openapi" else mine
+    problems = []
+    for line, module in _imports(file):
+        if module in ("toolcat", "toolcat._errors"):
+            continue  # the root: __version__, ToolcatError
+        owner = _owner(module)
+        inside = owner == mine or owner.startswith(f"{mine}.") or mine.startswith(f"{owner}.")
+        target = "loader" if owner == "loader.openapi" else owner
+        if not inside and owner != "<root>" and target not in ALLOWED[layer]:
+            problems.append(f"line {line}: {mine} may not import {module}")
+        if any(_private(p) for p in module.split(".")[1:]) and not inside:
+            problems.append(f"line {line}: {module} is private to toolcat.{owner}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("module", "banned"),
+    [
+        ("toolcat.executor", ["pydantic", "yaml", "toolcat.loader", "toolcat.testing", "mcp"]),
+        ("toolcat.catalog", ["pydantic", "yaml", "httpx", "toolcat.loader", "toolcat.executor"]),
+        ("toolcat", ["toolcat.loader", "toolcat.executor", "toolcat.catalog", "pydantic"]),
+    ],
+)
+def test_importing_a_layer_loads_nothing_above_it(module: str, banned: list[str]) -> None:
+    code = f"import json, sys; import {module}; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(out.stdout))
+    leaked = sorted(m for m in loaded for b in banned if m == b or m.startswith(f"{b}."))
+    assert not leaked, f"import {module} loaded {leaked}"
