@@ -1,4 +1,17 @@
-"""Reading catalogs: YAML with positions, `${VAR}`, OpenAPI import, compilation, diagnostics."""
+"""Reading and compiling catalogs: YAML with positions, OpenAPI import, checks, diagnostics.
+
+Pipeline (module names)::
+
+    PATH... ─> find and read files (_files) ─> YAML with positions (_yaml)
+      ─> shape check against the file models (_models via _shape: pydantic, frozen, no extra keys)
+      ─> openapi: entries ─> the importer (_import ─> toolcat.loader.openapi)
+      ─> compile to the IR (_compile: parameters _params, schema checks _schemas, templates
+         _templates, names and scope _scope) ─> toolcat.catalog.Catalog
+    every stage reports Diagnostics (_diagnostics), collected and sorted, never raised early
+
+``load`` returns the catalog or raises :class:`CatalogError`; ``load_catalog`` returns a
+:class:`LoadResult` with every diagnostic and the files read.
+"""
 
 from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
 
