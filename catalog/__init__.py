@@ -23,6 +23,7 @@ from ._export import (
 )
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._gemini import GeminiResult, to_gemini_schema
+from ._methods import METHODS, HttpMethod, MethodSemantics, method_semantics
 from ._model import (
     ApiKeyAuth,
     AuthSpec,
@@ -64,6 +65,9 @@ __all__ = [
     "FrozenList",
     "GeminiResult",
     "HttpCommand",
+    "HttpMethod",
+    "METHODS",
+    "MethodSemantics",
     "MissingVariableError",
     "NoAuth",
     "NotStrictable",
@@ -88,6 +92,7 @@ __all__ = [
     "freeze",
     "interpolate",
     "mcp_annotations",
+    "method_semantics",
     "references",
     "strip_strict_nulls",
     "thaw",

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from ._catalog import Catalog
 from ._frozen import freeze
 from ._gemini import to_gemini_schema
+from ._methods import method_semantics
 from ._model import ToolDefinition
 from ._strict import NotStrictable, to_strict_schema
 
@@ -52,9 +53,6 @@ __all__ = [
 Provider = Literal["openai", "openai-responses", "anthropic", "gemini", "mcp"]
 PROVIDERS: tuple[str, ...] = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 STRICT_PROVIDERS = frozenset({"openai", "openai-responses"})
-
-_READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
-_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,15 +220,16 @@ def to_gemini_declaration(tool: ToolDefinition) -> tuple[dict[str, Any], list[Ex
 def mcp_annotations(tool: ToolDefinition) -> dict[str, Any]:
     """MCP ``ToolAnnotations``: what the tool states, else derived from its HTTP method.
 
-    GET/HEAD/OPTIONS are read-only; every other method is destructive (MCP's
-    conservative default); GET/HEAD/OPTIONS/PUT/DELETE are idempotent; every
-    tool reaches an outside service, so ``openWorldHint`` defaults to true.
+    Safe methods (GET, HEAD, OPTIONS, TRACE) are read-only; every other method
+    is destructive (MCP's conservative default); safe methods, PUT and DELETE
+    are idempotent (see :mod:`._methods`); every tool reaches an outside
+    service, so ``openWorldHint`` defaults to true.
     """
     stated = tool.annotations
-    method = tool.command.method.upper()
-    read_only = stated.read_only if stated.read_only is not None else method in _READ_ONLY
+    method = method_semantics(tool.command.method)
+    read_only = stated.read_only if stated.read_only is not None else method.read_only
     destructive = stated.destructive if stated.destructive is not None else not read_only
-    idempotent = stated.idempotent if stated.idempotent is not None else method in _IDEMPOTENT
+    idempotent = stated.idempotent if stated.idempotent is not None else method.idempotent
     open_world = stated.open_world if stated.open_world is not None else True
     out: dict[str, Any] = {}
     if stated.title:

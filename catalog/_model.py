@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._frozen import FrozenDict
+from ._methods import HttpMethod
 
 __all__ = [
     "ApiKeyAuth",
@@ -33,8 +34,6 @@ __all__ = [
     "ToolAnnotations",
     "ToolDefinition",
 ]
-
-HttpMethod = Literal["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,14 +15,14 @@ from toolcat.catalog import (
     Service,
     Timeouts,
     ToolDefinition,
+    method_semantics,
 )
 
 from ._arguments import ArgumentChecker
 from ._templates import BodyTemplate, Selector
 
-__all__ = ["IDEMPOTENT_METHODS", "ToolPlan", "compile_plan"]
+__all__ = ["ToolPlan", "compile_plan"]
 
-IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
@@ -120,7 +120,7 @@ def compile_plan(tool: ToolDefinition, service: Service) -> ToolPlan:
         timeouts=_merge_timeouts(service.timeouts, command.timeouts),
         retry=retry,
         may_retry=retry.attempts > 1
-        and (command.method.upper() in IDEMPOTENT_METHODS or command.retry_unsafe),
+        and (method_semantics(command.method).retryable or command.retry_unsafe),
         selector=Selector(response.select) if response.select else None,
         max_chars=response.max_chars or service.max_response_chars,
         max_bytes=service.max_response_bytes,

@@ -30,6 +30,7 @@ from toolcat.catalog import (
     ToolAnnotations,
     ToolDefinition,
     freeze,
+    method_semantics,
 )
 
 from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
@@ -40,8 +41,6 @@ from ._templates import template_strings
 
 __all__ = ["CompileContext", "compile_service", "compile_tool"]
 
-_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
 DESCRIPTION_LIMIT = 1024  # OpenAI rejects longer function descriptions
@@ -325,11 +324,11 @@ def _hinted(message: str, declared: frozenset[str]) -> str:
 
 
 def _annotations(doc: ToolDoc) -> ToolAnnotations:
-    method = doc.method
+    method = method_semantics(doc.method)
     derived: dict[str, Any] = {
-        "read_only": method in _SAFE_METHODS,
-        "destructive": method not in _SAFE_METHODS and method != "TRACE",
-        "idempotent": method in _IDEMPOTENT,
+        "read_only": method.read_only,
+        "destructive": method.destructive,
+        "idempotent": method.idempotent,
         "open_world": None,
         "title": None,
     }
@@ -352,7 +351,7 @@ def _lint(doc: ToolDoc, scope: Scope) -> None:
             f"accepts at most {DESCRIPTION_LIMIT}: shorten it",
             ("description",),
         )
-    if doc.method not in _SAFE_METHODS and doc.confirm is None:
+    if method_semantics(doc.method).needs_confirm and doc.confirm is None:
         scope.add(
             "TC104",
             f"{doc.method} changes data but 'confirm' is not set; add "

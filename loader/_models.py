@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from toolcat.catalog import METHODS, HttpMethod
 
 __all__ = [
     "ApiKeyAuthDoc",
@@ -28,13 +29,10 @@ __all__ = [
     "TimeoutDoc",
     "ToolDoc",
     "PLACEMENT_KEYS",
-    "METHODS",
 ]
 
 _STRICT = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-METHODS = ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE")
-Method = Literal["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE"]
 HeaderValue = str | int | float | bool
 Style = Literal[
     "form", "spaceDelimited", "pipeDelimited", "deepObject", "simple", "label", "matrix"
@@ -195,7 +193,7 @@ class ToolDoc(BaseModel):
     name: str = Field(description="^[a-zA-Z0-9_-]{1,64}$, unique in the catalog.")
     description: str | None = None
     service: str
-    method: Method = Field(
+    method: HttpMethod = Field(
         description="HTTP method, any case.",
         json_schema_extra={"enum": [*METHODS, *(m.lower() for m in METHODS)]},
     )
@@ -230,7 +228,7 @@ class OpenApiSelectionDoc(BaseModel):
     tags: list[str] | None = None
     operations: list[str] | None = None
     paths: list[str] | None = Field(None, description="Globs such as /pets*.")
-    methods: list[Method] | None = Field(None, description="HTTP methods, any case.")
+    methods: list[HttpMethod] | None = Field(None, description="HTTP methods, any case.")
 
     @field_validator("methods", mode="before")
     @classmethod

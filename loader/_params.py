@@ -2,9 +2,11 @@
 
 Placement rules (DESIGN §2): a parameter whose wire name is in the path
 template goes in the path; otherwise ``in:`` decides; without it, a file or the
-``body_argument`` goes in the body, GET/HEAD/DELETE/OPTIONS/TRACE put it in the
-query and other methods in the body. A parameter is required unless it has ``required: false``
-or a ``default``. Placement keys are taken out; the rest is JSON Schema.
+``body_argument`` goes in the body; otherwise the method decides
+(``toolcat.catalog.method_semantics``): GET, HEAD, OPTIONS, TRACE and DELETE put
+it in the query, other methods in the body. A parameter is required unless it
+has ``required: false`` or a ``default``. Placement keys are taken out; the rest
+is JSON Schema.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolcat.catalog import ParameterBinding, ParamLocation
+from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
 from ._models import ToolDoc
 from ._scope import Scope
@@ -23,7 +25,6 @@ from ._scope import Scope
 __all__ = ["TOKEN", "CompiledParameters", "compile_parameters", "path_variables"]
 
 _PATH_VAR = re.compile(r"\{([^{}]*)\}")
-_QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE", "OPTIONS", "TRACE"})
 _REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)(?:/[^"]*)?"')
 _ANY_REF = re.compile(r'"\$ref":\s*"([^"]*)"')
 _DEFS_REF = re.compile(r"#/\$defs/[^/]+(/.*)?")
@@ -54,6 +55,7 @@ def compile_parameters(
     """Place every parameter and check its schema; findings go to ``scope``."""
     ctx = scope.ctx
     method = doc.method
+    semantics = method_semantics(method)
     out = CompiledParameters()
     placed: dict[tuple[ParamLocation, str], str] = {}
     refs: set[str] = set()
@@ -69,13 +71,13 @@ def compile_parameters(
             location = ParamLocation.PATH
         elif p.file or arg == doc.body_argument:
             location = ParamLocation.BODY
-        elif method in _QUERY_METHODS:
+        elif semantics.query_arguments:
             location = ParamLocation.QUERY
         else:
             location = ParamLocation.BODY
         if (
             location is ParamLocation.BODY
-            and method in ("GET", "HEAD")
+            and semantics.body_discouraged
             and not trusted
             and not out.has_body
         ):

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from toolcat.catalog import METHODS, method_semantics
 from toolcat.loader._diagnostics import Diagnostic
 
 from ._args import Arg, assign_names, conforming, safe_argument
@@ -34,10 +35,10 @@ from ._swagger2 import (
 
 __all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
 
-METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_DESCRIPTION = 1024  # OpenAI's limit for a function description
-_READ_ONLY = frozenset({"GET", "HEAD", "OPTIONS"})
-_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+# a Path Item's operation fields, in the order of the OpenAPI spec (3.2 adds query);
+# which of them toolcat can call is toolcat.catalog.METHODS' business
+_PATH_ITEM_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
 _PLACEHOLDER = re.compile(r"[A-Za-z0-9_.\-~]+")
 
@@ -177,16 +178,17 @@ class _Importer:
                 continue
             if not isinstance(item, dict):
                 continue
-            for method in METHODS:
-                if method in item:
+            for method in _PATH_ITEM_METHODS:
+                if method not in item:
+                    continue
+                if method.upper() in METHODS:
                     ops.append((method.upper(), str(path), item[method], item, item_file))
-            for extra in ("query",):
-                if extra in item:
+                else:
                     self._skip(
-                        extra.upper(),
+                        method.upper(),
                         str(path),
                         None,
-                        f"the HTTP method {extra.upper()} is not supported",
+                        f"the HTTP method {method.upper()} is not supported",
                     )
             if isinstance(item.get("additionalOperations"), dict):
                 for m in item["additionalOperations"]:
@@ -388,9 +390,10 @@ class _Importer:
         annotations: dict[str, Any] = {}
         if isinstance(op.get("summary"), str) and op["summary"].strip():
             annotations["title"] = op["summary"].strip()
-        annotations["read_only"] = method in _READ_ONLY
-        annotations["destructive"] = method not in _READ_ONLY
-        annotations["idempotent"] = method in _IDEMPOTENT
+        semantics = method_semantics(method)
+        annotations["read_only"] = semantics.read_only
+        annotations["destructive"] = semantics.destructive
+        annotations["idempotent"] = semantics.idempotent
         tool["annotations"] = annotations
         tags_override = override.get("tags")
         if isinstance(tags_override, list):
