@@ -232,8 +232,7 @@ def main() -> None:
                 for _ in range(3):
                     await asyncio.gather(*(araw_once(raw_client) for _ in range(64)))
                     await ex.aexecute_many(calls)
-                raw_t: list[tuple[float, float]] = []
-                ex_t: list[tuple[float, float]] = []
+                raw_t, ex_t = [], []
                 for i in range(opts.rounds):
                     order = [raw_t, ex_t] if i % 2 == 0 else [ex_t, raw_t]
                     for sink in order:

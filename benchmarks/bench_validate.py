@@ -24,6 +24,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -107,7 +108,7 @@ def generate(folder: Path, tools: int, files: int, seed: int = 7) -> list[Path]:
     return paths
 
 
-def _best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+def _best(fn: Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()

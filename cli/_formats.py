@@ -37,12 +37,24 @@ _GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 class DiagnosticLike(Protocol):
-    code: str
-    message: str
-    file: str
-    line: int
-    column: int
-    path: tuple[str | int, ...]
+    # Read-only members, so frozen dataclasses (loader.Diagnostic) satisfy the protocol.
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def column(self) -> int: ...
+
+    @property
+    def path(self) -> tuple[str | int, ...]: ...
 
     @property
     def severity(self) -> Any: ...

@@ -22,6 +22,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp
 from toolcat.catalog import Catalog
 from toolcat.loader import load
 
@@ -74,7 +75,7 @@ async def _record(request: Request, state: ServerState) -> dict[str, Any]:
     return entry
 
 
-def build_app(state: ServerState) -> Starlette:
+def build_app(state: ServerState) -> ASGIApp:
     async def echo(request: Request) -> Response:
         return JSONResponse(await _record(request, state))
 
@@ -217,7 +218,7 @@ def build_app(state: ServerState) -> Starlette:
             )
         await app(scope, receive, send)
 
-    return recording  # type: ignore[return-value]
+    return recording
 
 
 class _UvicornThread:

@@ -104,6 +104,7 @@ def test_missing_variable_is_named_and_nothing_is_sent(server: Any, catalog_from
         env=ENV,
     ) as ex:
         result = ex.execute(ToolCall("echo", {}))
+    assert result.error is not None
     assert result.error.type == "missing_variable" and "NOPE_TOKEN" in result.error.msg
     assert state.seen == []
 
@@ -154,12 +155,13 @@ def test_oauth_refreshed_once_on_401(server: Any, oauth_catalog: Any) -> None:
         state.valid_tokens = _Refusing()
         result = ex.execute(ToolCall("protected", {}))
         state.valid_tokens = original
+    assert result.error is not None
     assert result.status == 401 and result.error.type == "http_error"
     assert state.tokens_issued == 3
 
 
-class _Refusing(set):  # type: ignore[type-arg]
-    def add(self, item: Any) -> None:
+class _Refusing(set[str]):
+    def add(self, item: str) -> None:
         pass
 
 
@@ -183,6 +185,7 @@ def test_oauth_bad_secret_is_an_error_without_the_secret(server: Any, oauth_cata
     with Executor(oauth_catalog, env={**ENV, "CLIENT_SECRET": "wrong-secret-1"}) as ex:
         result = ex.execute(ToolCall("protected", {}))
         prepared = ex.prepare(ToolCall("protected", {}))
+    assert result.error is not None
     assert result.error.type == "http_error" and "token endpoint" in result.error.msg
     assert "wrong-secret-1" not in result.content
     assert (

@@ -75,6 +75,7 @@ def test_hostile_argument(
     with Executor(hostile_catalog, env={}) as ex:
         result = ex.execute(ToolCall("get_file", args))
     if path == REFUSED:
+        assert result.error is not None
         assert not result.ok and result.error.type == "refused_by_policy", result.content
         assert state.wire == [], "a refused call reached the server"
         return

@@ -275,6 +275,8 @@ def test_connection_reset_and_refused(
             refused = ex2.execute(ToolCall("flaky", {"key": "x", "fail": 0}))
     else:
         reset, refused = asyncio.run(both())
+    assert reset.error is not None
     assert reset.error.type == "connection_error", reset.content
     assert resetting_server.accepted == 3  # GET is idempotent: three attempts
+    assert refused.error is not None
     assert refused.error.type == "connection_error" and "could not connect" in refused.error.msg

@@ -48,7 +48,7 @@ TWO_TURNS = [
 ]
 
 
-def test_chat_answers_on_stdout_and_traces_tools_on_stderr(warehouse):
+def test_chat_answers_on_stdout_and_traces_tools_on_stderr(warehouse: str) -> None:
     proc, model = chat(
         [
             "How many steel gadgets?",
@@ -90,7 +90,7 @@ def test_chat_answers_on_stdout_and_traces_tools_on_stderr(warehouse):
     assert "sk-test-123" not in proc.stderr
 
 
-def test_chat_streams_with_anthropic_and_reads_the_prompt_from_stdin(warehouse):
+def test_chat_streams_with_anthropic_and_reads_the_prompt_from_stdin(warehouse: str) -> None:
     proc, model = chat(
         [
             "--base-url",
@@ -118,7 +118,7 @@ def test_chat_streams_with_anthropic_and_reads_the_prompt_from_stdin(warehouse):
     }
 
 
-def test_chat_json_trace(warehouse):
+def test_chat_json_trace(warehouse: str) -> None:
     proc, _ = chat(
         ["--base-url", "{url}/v1", "--model", "m", "--format", "json", "q"], TWO_TURNS, warehouse
     )
@@ -129,7 +129,7 @@ def test_chat_json_trace(warehouse):
     assert trace["usage"]["total_tokens"] == 38
 
 
-def test_chat_model_failure_is_one_line_exit_1(warehouse):
+def test_chat_model_failure_is_one_line_exit_1(warehouse: str) -> None:
     proc, model = chat(
         ["q", "--base-url", "{url}/v1", "--model", "m", "--max-retries", "0"],
         [ScriptedTurn(status=500)],
@@ -141,7 +141,7 @@ def test_chat_model_failure_is_one_line_exit_1(warehouse):
     assert len(model.requests) == 1
 
 
-def test_chat_unset_key_variable_is_exit_2(warehouse):
+def test_chat_unset_key_variable_is_exit_2(warehouse: str) -> None:
     proc, model = chat(
         ["q", "--base-url", "{url}/v1", "--model", "m", "--api-key-env", "TOOLCAT_TEST_UNSET_KEY"],
         [],
@@ -152,7 +152,7 @@ def test_chat_unset_key_variable_is_exit_2(warehouse):
     assert model.requests == []
 
 
-def test_streamed_text_before_tool_calls_ends_its_line(warehouse):
+def test_streamed_text_before_tool_calls_ends_its_line(warehouse: str) -> None:
     turns = [
         ScriptedTurn(
             text="Checking.", tool_calls=[{"name": "get_item", "arguments": {"sku": "G-STEEL-10"}}]
@@ -164,7 +164,7 @@ def test_streamed_text_before_tool_calls_ends_its_line(warehouse):
     assert proc.stdout == "Checking.\n7 left.\n"
 
 
-def test_the_default_key_variable_is_used_and_a_401_without_key_says_so(warehouse):
+def test_the_default_key_variable_is_used_and_a_401_without_key_says_so(warehouse: str) -> None:
     proc, model = chat(
         ["--base-url", "{url}/v1", "--model", "m", "q"],
         [ScriptedTurn(text="hi")],

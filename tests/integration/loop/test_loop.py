@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from toolcat.executor import Executor
@@ -16,6 +17,11 @@ from toolcat.executor.agent import (
     OpenAIChatClient,
 )
 from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn
+
+if TYPE_CHECKING:
+    from toolcat.catalog import Catalog
+
+    from .conftest import ToolService
 
 PROVIDERS = ["openai", "anthropic"]
 
@@ -53,7 +59,7 @@ def run_loop(
     return result, scripted
 
 
-def tool_results_sent(provider: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+def tool_results_sent(provider: str, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The tool results in a request, as (id, content, is_error) dicts, in order."""
     out = []
     for m in body["messages"]:
@@ -72,7 +78,9 @@ def tool_results_sent(provider: str, body: dict[str, Any]) -> list[dict[str, Any
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_parallel_calls_run_concurrently_and_return_in_call_order(provider, catalog, tool_service):
+def test_parallel_calls_run_concurrently_and_return_in_call_order(
+    provider: str, catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     service, url = tool_service
     turns = [
         ScriptedTurn(
@@ -99,8 +107,8 @@ def test_parallel_calls_run_concurrently_and_return_in_call_order(provider, cata
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_invalid_arguments_go_back_to_the_model_which_corrects_them(
-    provider, catalog, tool_service
-):
+    provider: str, catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     service, url = tool_service
     turns = [
         ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": 123}}]),
@@ -120,7 +128,9 @@ def test_invalid_arguments_go_back_to_the_model_which_corrects_them(
     assert result.final_text == "A-1 has 5 in stock"
 
 
-def test_unknown_and_not_offered_tools_are_error_results(catalog, tool_service):
+def test_unknown_and_not_offered_tools_are_error_results(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     service, url = tool_service
     turns = [
         ScriptedTurn(
@@ -138,6 +148,7 @@ def test_unknown_and_not_offered_tools_are_error_results(catalog, tool_service):
     assert "get_item" in typo.content  # the closest name is suggested
     assert not_offered.error is not None and not_offered.error.type == "unknown_tool"
     assert "not offered" in not_offered.content
+    assert missing.error is not None
     assert not missing.ok and missing.status == 404 and missing.error.type == "http_error"
     assert service.requests == ["/items/NONE"]
     offered = [t["function"]["name"] for t in model.requests[0].body["tools"]]
@@ -145,7 +156,9 @@ def test_unknown_and_not_offered_tools_are_error_results(catalog, tool_service):
     assert result.stop_reason == "final_answer"
 
 
-def test_per_request_tools_are_added_to_the_defaults(catalog, tool_service):
+def test_per_request_tools_are_added_to_the_defaults(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     _, url = tool_service
     turns = [ScriptedTurn(text="ok")]
     result, model = run_loop(catalog, url, turns, toolset="items", run_kw={"tools": ["slow_echo"]})
@@ -155,7 +168,9 @@ def test_per_request_tools_are_added_to_the_defaults(catalog, tool_service):
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_return_direct_result_is_the_answer(provider, catalog, tool_service):
+def test_return_direct_result_is_the_answer(
+    provider: str, catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     _, url = tool_service
     turns = [
         ScriptedTurn(tool_calls=[{"name": "lookup_answer", "arguments": {"question": "life"}}])
@@ -166,7 +181,9 @@ def test_return_direct_result_is_the_answer(provider, catalog, tool_service):
     assert len(model.requests) == 1  # the model was not asked again
 
 
-def test_return_direct_mixed_with_other_calls_continues(catalog, tool_service):
+def test_return_direct_mixed_with_other_calls_continues(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     _, url = tool_service
     turns = [
         ScriptedTurn(
@@ -183,7 +200,9 @@ def test_return_direct_mixed_with_other_calls_continues(catalog, tool_service):
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_iteration_limit_asks_once_more_with_tool_choice_none(provider, catalog, tool_service):
+def test_iteration_limit_asks_once_more_with_tool_choice_none(
+    provider: str, catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     service, url = tool_service
     call = {"name": "get_item", "arguments": {"sku": "A-1"}}
     turns = [
@@ -202,17 +221,22 @@ def test_iteration_limit_asks_once_more_with_tool_choice_none(provider, catalog,
     assert len(service.requests) == 2
 
 
-def test_iteration_limit_when_the_model_ignores_tool_choice_none(catalog, tool_service):
+def test_iteration_limit_when_the_model_ignores_tool_choice_none(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     service, url = tool_service
     call = {"name": "get_item", "arguments": {"sku": "A-1"}}
     turns = [ScriptedTurn(tool_calls=[call]), ScriptedTurn(text="still", tool_calls=[call])]
     result, _ = run_loop(catalog, url, turns, max_iterations=1)
     assert result.stop_reason == "max_iterations"
     assert len(service.requests) == 1  # the last calls were not run
+    assert result.steps[-1].results[0].error is not None
     assert result.steps[-1].results[0].error.type == "refused_by_policy"
 
 
-def test_named_tool_choice_applies_to_the_first_request_only(catalog, tool_service):
+def test_named_tool_choice_applies_to_the_first_request_only(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     _, url = tool_service
     turns = [
         ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "A-1"}}]),
@@ -227,7 +251,9 @@ def test_named_tool_choice_applies_to_the_first_request_only(catalog, tool_servi
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_streaming_text_and_tool_call_deltas(provider, catalog, tool_service):
+def test_streaming_text_and_tool_call_deltas(
+    provider: str, catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     _, url = tool_service
     label = "a label long enough to be cut into many stream chunks"
     turns = [
@@ -251,7 +277,9 @@ def test_streaming_text_and_tool_call_deltas(provider, catalog, tool_service):
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_429_is_retried_after_retry_after(provider, catalog, tool_service):
+def test_429_is_retried_after_retry_after(
+    provider: str, catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     _, url = tool_service
     turns = [
         ScriptedTurn(status=429, headers={"Retry-After": "0"}),
@@ -264,7 +292,9 @@ def test_429_is_retried_after_retry_after(provider, catalog, tool_service):
     assert len(model.requests) == 3
 
 
-def test_model_http_errors_raise_a_typed_error(catalog, tool_service):
+def test_model_http_errors_raise_a_typed_error(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     _, url = tool_service
     turns = [ScriptedTurn(status=503), ScriptedTurn(status=503)]
     with pytest.raises(ModelHTTPError) as info:
@@ -272,14 +302,16 @@ def test_model_http_errors_raise_a_typed_error(catalog, tool_service):
     assert info.value.status == 503 and info.value.attempts == 2
 
 
-def test_bad_request_is_not_retried(catalog, tool_service):
+def test_bad_request_is_not_retried(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     _, url = tool_service
     with pytest.raises(ModelHTTPError) as info:
         run_loop(catalog, url, [ScriptedTurn(status=400), ScriptedTurn(text="never")])
     assert info.value.status == 400 and info.value.attempts == 1
 
 
-def test_trace_serializes_to_json(catalog, tool_service):
+def test_trace_serializes_to_json(catalog: Catalog, tool_service: tuple[ToolService, str]) -> None:
     _, url = tool_service
     turns = [
         ScriptedTurn(tool_calls=[{"name": "get_item", "arguments": {"sku": "A-1"}}]),
@@ -293,7 +325,9 @@ def test_trace_serializes_to_json(catalog, tool_service):
     assert trace["usage"]["total_tokens"] == 38
 
 
-def test_spans_nest_tool_calls_under_the_run(catalog, tool_service):
+def test_spans_nest_tool_calls_under_the_run(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -329,15 +363,22 @@ def test_spans_nest_tool_calls_under_the_run(catalog, tool_service):
     finished = exporter.get_finished_spans()
     agent = spans["invoke_agent toolcat"]
     chats = [s for s in finished if s.name == "chat model-x"]
-    tools = [s for s in finished if s.attributes.get("gen_ai.operation.name") == "execute_tool"]
+    assert all(s.attributes is not None for s in finished)
+    tools = [
+        s for s in finished if (s.attributes or {}).get("gen_ai.operation.name") == "execute_tool"
+    ]
     assert len(chats) == 2 and len(tools) == 2
-    assert all(s.parent.span_id == agent.context.span_id for s in chats + tools)
+    assert agent.context is not None and agent.attributes is not None
+    assert all(s.parent and s.parent.span_id == agent.context.span_id for s in chats + tools)
+    assert chats[0].attributes is not None
     assert chats[0].attributes["gen_ai.usage.input_tokens"] == 12
     assert chats[0].attributes["gen_ai.response.finish_reasons"] == ("tool_calls",)
     assert agent.attributes["gen_ai.provider.name"] == "openai"
 
 
-def test_sequential_mode_runs_one_call_at_a_time(catalog, tool_service):
+def test_sequential_mode_runs_one_call_at_a_time(
+    catalog: Catalog, tool_service: tuple[ToolService, str]
+) -> None:
     service, url = tool_service
     turns = [
         ScriptedTurn(

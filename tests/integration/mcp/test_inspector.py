@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def inspector(args: list[str], catalog: Path, env: dict[str, str]) -> dict:
+def inspector(args: list[str], catalog: Path, env: dict[str, str]) -> dict[str, Any]:
     import subprocess
 
     assert INSPECTOR is not None
@@ -35,10 +36,13 @@ def inspector(args: list[str], catalog: Path, env: dict[str, str]) -> dict:
         env=env,
     )
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout[: proc.stdout.rindex("}") + 1].split('\n{"error"')[0])
+    answer: dict[str, Any] = json.loads(
+        proc.stdout[: proc.stdout.rindex("}") + 1].split('\n{"error"')[0]
+    )
+    return answer
 
 
-def test_inspector_lists_and_calls_tools(catalog_file, serve_env):
+def test_inspector_lists_and_calls_tools(catalog_file: Path, serve_env: dict[str, str]) -> None:
     listed = inspector(["--method", "tools/list"], catalog_file, serve_env)
     assert [t["name"] for t in listed["tools"]] == ["get_item", "create_order"]
     assert listed["tools"][0]["outputSchema"]["type"] == "object"

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
@@ -23,10 +23,20 @@ def stdio_params(args: list[str], env: dict[str, str]) -> StdioServerParameters:
 
 
 def dump(result: Any) -> dict[str, Any]:
-    return result.model_dump(by_alias=True, exclude_none=True)
+    dumped: dict[str, Any] = result.model_dump(by_alias=True, exclude_none=True)
+    return dumped
 
 
-def test_stdio_lists_tools_and_calls_them_through_the_executor(catalog_file, serve_env, tmp_path):
+def text(result: types.CallToolResult) -> str:
+    """The text of the result's first content block (toolcat answers with one text block)."""
+    block = result.content[0]
+    assert isinstance(block, types.TextContent), block
+    return block.text
+
+
+def test_stdio_lists_tools_and_calls_them_through_the_executor(
+    catalog_file: Path, serve_env: dict[str, str], tmp_path: Path
+) -> None:
     async def session() -> None:
         with open(tmp_path / "stderr.log", "w") as errlog:
             async with (
@@ -46,27 +56,29 @@ def test_stdio_lists_tools_and_calls_them_through_the_executor(catalog_file, ser
                 assert ok.is_error is False
                 assert ok.structured_content["sku"] == "W-BLUE-01"
                 assert ok.structured_content["stock"] == 42
-                assert json.loads(ok.content[0].text)["name"] == "Blue widget"
+                assert json.loads(text(ok))["name"] == "Blue widget"
 
                 bad = await s.call_tool("get_item", {"sku": 7})
-                assert bad.is_error is True and "invalid_arguments" in bad.content[0].text
+                assert bad.is_error is True and "invalid_arguments" in text(bad)
 
                 missing = await s.call_tool("get_itme", {"sku": "X"})
-                assert missing.is_error is True and "get_item" in missing.content[0].text
+                assert missing.is_error is True and "get_item" in text(missing)
 
                 upstream = await s.call_tool("get_item", {"sku": "NOPE"})
-                assert upstream.is_error is True and "404" in upstream.content[0].text
+                assert upstream.is_error is True and "404" in text(upstream)
 
                 # confirm: true tools are refused unless the server runs with --yes
                 refused = await s.call_tool(
                     "create_order", {"sku": "W-BLUE-01", "quantity": 1, "customer": "A"}
                 )
-                assert refused.is_error is True and "not_confirmed" in refused.content[0].text
+                assert refused.is_error is True and "not_confirmed" in text(refused)
 
     anyio.run(session)
 
 
-def test_http_transport_with_a_toolset_and_watch(catalog_file, serve_env):
+def test_http_transport_with_a_toolset_and_watch(
+    catalog_file: Path, serve_env: dict[str, str]
+) -> None:
     proc = subprocess.Popen(
         [
             *TOOLCAT,
@@ -115,7 +127,7 @@ def test_http_transport_with_a_toolset_and_watch(catalog_file, serve_env):
                 hidden = await s.call_tool(
                     "create_order", {"sku": "W-BLUE-01", "quantity": 1, "customer": "A"}
                 )
-                assert hidden.is_error is True and "unknown_tool" in hidden.content[0].text
+                assert hidden.is_error is True and "unknown_tool" in text(hidden)
                 # --watch over HTTP: the edit reaches the client on its standalone stream
                 catalog_file.write_text(
                     catalog_file.read_text().replace(
@@ -137,8 +149,8 @@ def test_http_transport_with_a_toolset_and_watch(catalog_file, serve_env):
 
 
 def test_watch_reloads_good_edits_and_keeps_the_last_good_catalog(
-    catalog_file, serve_env, tmp_path
-):
+    catalog_file: Path, serve_env: dict[str, str], tmp_path: Path
+) -> None:
     changed: list[str] = []
 
     async def on_message(message: Any) -> None:
@@ -229,7 +241,9 @@ def test_a_missing_path_is_one_line_exit_2(missing: str, tmp_path: Path) -> None
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_watch_notifies_2026_clients_through_subscriptions_listen(catalog_file, serve_env):
+def test_watch_notifies_2026_clients_through_subscriptions_listen(
+    catalog_file: Path, serve_env: dict[str, str]
+) -> None:
     from mcp import Client
 
     params = stdio_params([str(catalog_file), "--watch", "--poll-interval", "0.1"], serve_env)
@@ -253,8 +267,10 @@ def test_watch_notifies_2026_clients_through_subscriptions_listen(catalog_file, 
     anyio.run(session)
 
 
-def test_confirm_tools_ask_the_client_through_elicitation(catalog_file, serve_env):
-    answers = ["accept", "decline"]
+def test_confirm_tools_ask_the_client_through_elicitation(
+    catalog_file: Path, serve_env: dict[str, str]
+) -> None:
+    answers: list[Literal["accept", "decline"]] = ["accept", "decline"]
     asked: list[str] = []
 
     async def elicit(context: Any, params: Any) -> types.ElicitResult:
@@ -274,7 +290,7 @@ def test_confirm_tools_ask_the_client_through_elicitation(catalog_file, serve_en
             ran = await s.call_tool("create_order", args)
             assert ran.is_error is False and ran.structured_content["status"] == "created"
             refused = await s.call_tool("create_order", args)
-            assert refused.is_error is True and "not_confirmed" in refused.content[0].text
+            assert refused.is_error is True and "not_confirmed" in text(refused)
 
     anyio.run(session)
     assert len(asked) == 2 and asked[0].startswith("Run create_order with {")

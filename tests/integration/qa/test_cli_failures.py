@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from toolcat.testing import BackgroundServer
 
-from .conftest import TOOLCAT, toolcat  # type: ignore[import-not-found]
+from .conftest import TOOLCAT, toolcat
 
 
 def one_line(proc: subprocess.CompletedProcess[str]) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import toolcat  # type: ignore[import-not-found]
+from .conftest import toolcat
 
 GOOD = """\
 toolcat: 1

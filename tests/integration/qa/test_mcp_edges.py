@@ -18,27 +18,35 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from .conftest import TOOLCAT  # type: ignore[import-not-found]
+from .conftest import TOOLCAT
+
+
+def text(result: types.CallToolResult) -> str:
+    """The text of the result's first content block (toolcat answers with one text block)."""
+    block = result.content[0]
+    assert isinstance(block, types.TextContent), block
+    return block.text
 
 
 def error_type(result: Any) -> str:
     assert result.is_error is True
-    return str(json.loads(result.content[0].text)["error"]["type"])
+    return str(json.loads(text(result))["error"]["type"])
 
 
 async def exercise(s: ClientSession) -> None:
     await s.initialize()
     # arguments left out, or null: the tool says which argument is missing
+    arguments: dict[str, Any] | None
     for arguments in (None, {}):
         missing = await s.call_tool("get_item", arguments)
         assert error_type(missing) == "invalid_arguments"
-        assert "sku" in missing.content[0].text
+        assert "sku" in text(missing)
     assert error_type(await s.call_tool("get_item", {"sku": None})) == "invalid_arguments"
     assert (
         error_type(await s.call_tool("get_item", {"sku": "A", "extra": 1})) == "invalid_arguments"
     )
     typo = await s.call_tool("get_itme", {"sku": "W-BLUE-01"})
-    assert error_type(typo) == "unknown_tool" and "get_item" in typo.content[0].text
+    assert error_type(typo) == "unknown_tool" and "get_item" in text(typo)
     assert error_type(await s.call_tool("", {})) == "unknown_tool"
     # a huge argument is refused before anything is sent, and fast
     with anyio.fail_after(10):
@@ -62,9 +70,9 @@ async def exercise(s: ClientSession) -> None:
     for i, result in results.items():
         if i % 2:
             assert result.is_error is False
-            assert json.loads(result.content[0].text)["sku"] == "W-BLUE-01"
+            assert json.loads(text(result))["sku"] == "W-BLUE-01"
         else:
-            assert error_type(result) == "http_error" and "404" in result.content[0].text
+            assert error_type(result) == "http_error" and "404" in text(result)
     assert len(results) == 24
     assert sorted(t.name for t in (await s.list_tools()).tools) == ["get_item", "list_items"]
 

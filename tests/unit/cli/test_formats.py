@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -38,8 +39,11 @@ ALL = [ERR, WARN, WARN_B, NOTE]
 
 
 @pytest.fixture(scope="module")
-def sarif_schema(data_dir: Path) -> dict:
-    return json.loads((data_dir / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+def sarif_schema(data_dir: Path) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(
+        (data_dir / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+    )
+    return schema
 
 
 def test_text_lines_are_file_line_col_severity_code_message() -> None:
@@ -102,7 +106,7 @@ def test_github_annotations_escape_data_and_properties() -> None:
     assert len(lines) == 3  # a newline inside a message never splits the command
 
 
-def test_sarif_validates_against_the_official_schema(sarif_schema: dict) -> None:
+def test_sarif_validates_against_the_official_schema(sarif_schema: dict[str, Any]) -> None:
     log = json.loads(format_sarif(ALL, FILES, "error", version="9.9.9", docs_base=None))
     jsonschema.Draft7Validator.check_schema(sarif_schema)
     errors = sorted(jsonschema.Draft7Validator(sarif_schema).iter_errors(log), key=str)
@@ -110,7 +114,7 @@ def test_sarif_validates_against_the_official_schema(sarif_schema: dict) -> None
     assert log["version"] == "2.1.0"
 
 
-def test_sarif_schema_check_is_not_vacuous(sarif_schema: dict) -> None:
+def test_sarif_schema_check_is_not_vacuous(sarif_schema: dict[str, Any]) -> None:
     log = json.loads(format_sarif([ERR], FILES, "error", version="1"))
     log["runs"][0]["results"][0]["level"] = "fatal"
     del log["runs"][0]["tool"]["driver"]["name"]

@@ -58,6 +58,7 @@ def tool(
         "required": required,
         "additionalProperties": False,
     }
+    # ``method`` is a plain str here (HttpMethod, a Literal, is private to toolcat.catalog).
     cmd = HttpCommand(service, method, path, tuple(b for b, _ in params), body, **command)  # type: ignore[arg-type]
     return ToolDefinition(
         name, f"The {name} tool.", freeze(schema), cmd, confirm=confirm, return_direct=return_direct

@@ -157,6 +157,7 @@ def test_refs_to_defs_are_resolved(f: Any) -> None:
     tool = dataclasses.replace(tool, input_schema=freeze(schema))
     with Executor(f.catalog(tool), client=f.Recorder(f.forbid).client(), env={}) as ex:
         result = ex.execute(ToolCall("t", {"pet": "cow"}))
+    assert result.error is not None
     assert result.error.loc == ("pet",) and "is not one of" in result.error.msg
 
 
@@ -164,6 +165,7 @@ def test_unknown_tool_lists_closest_names(f: Any) -> None:
     cat = f.catalog(f.tool("get_order"), f.tool("get_orders"), f.tool("delete_user"))
     with Executor(cat, client=f.Recorder(f.forbid).client(), env={}) as ex:
         result = ex.execute(ToolCall("get_ordr", {}))
+    assert result.error is not None
     assert result.error.type == "unknown_tool"
     assert result.error.msg.startswith("no tool named 'get_ordr'; did you mean: get_order")
     assert "delete_user" not in result.content
@@ -179,4 +181,5 @@ def test_openapi_integer_formats_are_checked(f: Any, value: int, ok: bool) -> No
         result = ex.execute(ToolCall("t", {"n": value}))
     assert result.ok is ok and len(rec.requests) == int(ok)
     if not ok:
+        assert result.error is not None
         assert result.error.loc == ("n",) and "int32" in result.error.msg

@@ -24,6 +24,7 @@ def test_env_is_read_at_call_time(f: Any) -> None:
         first = ex.execute(ToolCall("t", {}))
         env["T"] = "now-set"
         second = ex.execute(ToolCall("t", {}))
+    assert first.error is not None
     assert first.error.type == "missing_variable" and first.error.msg.startswith(
         "environment variable T is not set"
     )
@@ -195,5 +196,6 @@ def test_token_endpoint_failures(f: Any, answer: httpx.Response, kind: str) -> N
         env=ENV,
     ) as ex:
         result = ex.execute(ToolCall("t", {}))
+    assert result.error is not None
     assert result.error.type == kind and "token endpoint" in result.error.msg
     assert "very-secret" not in result.content

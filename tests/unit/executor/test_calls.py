@@ -35,7 +35,7 @@ class Model:
         return self.data
 
 
-OPENAI_MESSAGE = {
+OPENAI_MESSAGE: dict[str, Any] = {
     "role": "assistant",
     "content": None,
     "tool_calls": [

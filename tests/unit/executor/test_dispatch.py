@@ -31,7 +31,8 @@ class Script:
         step = self.steps.pop(0) if len(self.steps) > 1 else self.steps[0]
         if isinstance(step, Exception):
             raise step
-        return step(request) if callable(step) else step
+        response: httpx.Response = step(request) if callable(step) else step
+        return response
 
 
 def _run(
@@ -247,6 +248,7 @@ def test_response_cap(f: Any, mode: str) -> None:
                 return await Executor(cat, async_client=client, env={}).aexecute(ToolCall("t", {}))
 
         result = asyncio.run(go())
+    assert result.error is not None
     assert result.error.type == "response_too_large" and "1000 bytes" in result.error.msg
 
 

@@ -6,12 +6,14 @@ import asyncio
 import logging
 import threading
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 from toolcat.catalog import BearerAuth, BodySpec
 from toolcat.executor import Executor, PreparedRequest, ToolCall
+
+_P = TypeVar("_P")
 
 
 @pytest.fixture()
@@ -34,12 +36,14 @@ def test_confirmation_callback(f: Any, confirm_catalog: Any, answer: bool, ok: b
     assert asked == [("danger", "danger")]  # only confirm:true tools ask
     assert result.ok is ok and len(rec.requests) == (2 if ok else 1)
     if not ok:
+        assert result.error is not None
         assert result.error.type == "not_confirmed" and "not sent" in result.content
 
 
 def test_no_callback_means_refused(f: Any, confirm_catalog: Any) -> None:
     with Executor(confirm_catalog, client=f.Recorder(f.forbid).client(), env={}) as ex:
-        assert ex.execute(ToolCall("danger", {})).error.type == "not_confirmed"
+        error = ex.execute(ToolCall("danger", {})).error
+        assert error is not None and error.type == "not_confirmed"
 
 
 def test_async_confirmation_callback(f: Any, confirm_catalog: Any) -> None:
@@ -68,7 +72,8 @@ def test_invalid_calls_are_never_confirmed(f: Any, confirm_catalog: Any) -> None
     with Executor(
         confirm_catalog, client=f.Recorder(f.forbid).client(), env={}, confirm=confirm
     ) as ex:
-        assert ex.execute(ToolCall("danger", {"bogus": 1})).error.type == "invalid_arguments"
+        error = ex.execute(ToolCall("danger", {"bogus": 1})).error
+        assert error is not None and error.type == "invalid_arguments"
 
 
 def test_async_concurrency_is_bounded_and_order_kept(f: Any) -> None:
@@ -130,6 +135,8 @@ def test_one_failure_never_discards_the_others(f: Any) -> None:
             [ToolCall("t", {"n": i}) for i in range(4)] + [ToolCall("zzz", {})]
         )
     assert [r.ok for r in results] == [True, True, False, True, False]
+    assert results[2].error is not None
+    assert results[4].error is not None
     assert results[2].error.type == "connection_error" and results[4].error.type == "unknown_tool"
 
 
@@ -144,12 +151,15 @@ def test_a_bug_becomes_an_internal_result(
     monkeypatch.setattr(_executor, "shape_reply", broken)
     with Executor(f.catalog(f.tool()), client=f.Recorder().client(), env={}) as ex:
         result = ex.execute(ToolCall("t", {}))
+    assert result.error is not None
     assert result.error.type == "internal" and "RuntimeError" in result.error.msg
 
 
 def test_prepare_returns_errors_as_results(f: Any) -> None:
     with Executor(f.catalog(f.tool()), env={}) as ex:
-        assert ex.prepare(ToolCall("t", {"x": 1})).error.type == "invalid_arguments"
+        refused = ex.prepare(ToolCall("t", {"x": 1}))
+        assert not isinstance(refused, PreparedRequest) and refused.error is not None
+        assert refused.error.type == "invalid_arguments"
         assert isinstance(ex.prepare(ToolCall("t", {})), PreparedRequest)
 
 
@@ -168,7 +178,11 @@ def test_logs_never_hold_secrets(f: Any, caplog: Any) -> None:
 def test_spans_and_metrics(f: Any) -> None:
     sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
     from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.metrics.export import (
+        HistogramDataPoint,
+        InMemoryMetricReader,
+        NumberDataPoint,
+    )
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -191,6 +205,7 @@ def test_spans_and_metrics(f: Any) -> None:
     spans = exporter.get_finished_spans()
     assert [s.name for s in spans] == ["execute_tool get_thing"] * 2
     ok, bad = spans
+    assert ok.attributes is not None and bad.attributes is not None
     assert ok.attributes["gen_ai.operation.name"] == "execute_tool"
     assert (
         ok.attributes["gen_ai.tool.name"] == "get_thing"
@@ -202,12 +217,20 @@ def test_spans_and_metrics(f: Any) -> None:
         and bad.attributes["http.response.status_code"] == 503
     )
     data = reader.get_metrics_data()
+    assert data is not None
     metrics = {
         m.name: m for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
     }
-    assert sum(p.value for p in metrics["toolcat.tool.calls"].data.data_points) == 2
-    assert sum(p.value for p in metrics["toolcat.tool.errors"].data.data_points) == 1
-    assert sum(p.count for p in metrics["toolcat.tool.duration"].data.data_points) == 2
+    assert sum(p.value for p in _points(metrics["toolcat.tool.calls"], NumberDataPoint)) == 2
+    assert sum(p.value for p in _points(metrics["toolcat.tool.errors"], NumberDataPoint)) == 1
+    assert sum(p.count for p in _points(metrics["toolcat.tool.duration"], HistogramDataPoint)) == 2
+
+
+def _points(metric: Any, kind: type[_P]) -> list[_P]:
+    """The metric's data points, each checked to be of ``kind`` (for the type checker too)."""
+    points = list(metric.data.data_points)
+    assert all(isinstance(p, kind) for p in points), points
+    return [p for p in points if isinstance(p, kind)]
 
 
 def test_telemetry_can_be_off(f: Any) -> None:
@@ -256,8 +279,8 @@ def test_telemetry_without_opentelemetry(monkeypatch: pytest.MonkeyPatch) -> Non
     from toolcat.executor import _telemetry
 
     for name in [m for m in sys.modules if m == "opentelemetry" or m.startswith("opentelemetry.")]:
-        monkeypatch.setitem(sys.modules, name, None)  # type: ignore[arg-type]
-    monkeypatch.setitem(sys.modules, "opentelemetry", None)  # type: ignore[arg-type]
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "opentelemetry", None)
     spec = importlib.util.spec_from_file_location("toolcat_telemetry_copy", _telemetry.__file__)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -103,9 +103,8 @@ def test_valid_lookup_arguments_render_and_round_trip(f: Any, data: Any) -> None
     with Executor(catalog, client=f.Recorder(f.forbid).client(), env={}) as ex:
         prepared = ex.prepare(ToolCall("lookup", args))
     if _refusal_expected(args):
-        assert (
-            not isinstance(prepared, PreparedRequest) and prepared.error.type == "refused_by_policy"
-        )
+        assert not isinstance(prepared, PreparedRequest) and prepared.error is not None
+        assert prepared.error.type == "refused_by_policy"
         return
     assert isinstance(prepared, PreparedRequest), prepared.content
     url = httpx.URL(prepared.url)
@@ -146,6 +145,7 @@ def test_invalid_arguments_never_send(f: Any, data: Any, name: str) -> None:
     )
     with Executor(catalog, client=f.Recorder(f.forbid).client(), env={}) as ex:
         result = ex.execute(ToolCall(name, args))
+    assert result.error is not None
     assert not result.ok and result.error.type == "invalid_arguments"
     assert all(e.type == "invalid_arguments" for e in result.errors)
 
@@ -156,6 +156,7 @@ def test_any_string_is_a_result_never_an_exception(raw: str) -> None:
     from toolcat.catalog import Catalog
 
     result = Executor(Catalog([], []), env={}).execute(ToolCall("nothing", raw))
+    assert result.error is not None
     assert not result.ok and result.error.type == "unknown_tool"
 
 
@@ -174,6 +175,7 @@ def test_imported_operations_render(corpus_dir: Any, data: Any) -> None:
     with Executor(catalog, env={}) as ex:
         prepared = ex.prepare(ToolCall(tool, args))
     if not isinstance(prepared, PreparedRequest):
+        assert prepared.error is not None
         assert prepared.error.type == "refused_by_policy", prepared.content
         return
     assert httpx.URL(prepared.url).host == "httpbin.org"
@@ -191,7 +193,7 @@ def _imported(corpus_dir: Any) -> Any:
     return _CACHE["httpbin"]
 
 
-FAST_SCHEMAS = [
+FAST_SCHEMAS: list[dict[str, Any]] = [
     {
         "type": "object",
         "properties": {

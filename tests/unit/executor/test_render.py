@@ -34,7 +34,8 @@ def _send(f: Any, tool: Any, args: dict[str, Any], **service: Any) -> httpx.Requ
         result = ex.execute(ToolCall(tool.name, args))
     assert result.ok, result.content
     assert len(rec.requests) == 1
-    return rec.last
+    last: httpx.Request = rec.last
+    return last
 
 
 # OpenAPI 3.1 §4.8.12.4 style examples, for the parameter "color".

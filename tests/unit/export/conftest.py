@@ -42,7 +42,7 @@ def make_tool(
     location = ParamLocation.QUERY if method == "GET" else ParamLocation.BODY
     command = HttpCommand(
         service="orders",
-        method=method,  # type: ignore[arg-type]
+        method=method,  # type: ignore[arg-type]  # a plain str here; HttpMethod is a private Literal
         path=f"/{name}",
         parameters=tuple(ParameterBinding(p, location, p, p in schema["required"]) for p in props),
     )

@@ -260,7 +260,7 @@ STRIP_SCHEMA: dict[str, Any] = {
 
 
 def test_strip_strict_nulls_undoes_the_forced_nulls_at_every_depth() -> None:
-    args = {
+    args: dict[str, Any] = {
         "q": None,
         "must": None,
         "maybe": None,

@@ -8,11 +8,14 @@ import pytest
 from toolcat.catalog import (
     ApiKeyAuth,
     BearerAuth,
+    Catalog,
     FrozenDict,
     NoAuth,
     OAuth2ClientCredentials,
+    ParameterBinding,
     ParamLocation,
     Timeouts,
+    ToolDefinition,
 )
 from toolcat.loader import load_catalog
 
@@ -20,18 +23,18 @@ GOOD = Path(__file__).resolve().parents[2] / "data" / "catalogs" / "good"
 
 
 @pytest.fixture(scope="module")
-def rich():  # type: ignore[no-untyped-def]
+def rich() -> Catalog:
     result = load_catalog([GOOD / "rich-tools.yaml"], progress=False)
     assert result.diagnostics == ()
     assert result.catalog is not None
     return result.catalog
 
 
-def _binding(tool, arg):  # type: ignore[no-untyped-def]
+def _binding(tool: ToolDefinition, arg: str) -> ParameterBinding:
     return next(b for b in tool.command.parameters if b.argument == arg)
 
 
-def test_placement_rules(rich) -> None:  # type: ignore[no-untyped-def]
+def test_placement_rules(rich: Catalog) -> None:
     tool = rich["list_files"]
     assert _binding(tool, "folder").location is ParamLocation.PATH  # named in the template
     assert _binding(tool, "limit").location is ParamLocation.QUERY  # GET default
@@ -47,7 +50,7 @@ def test_placement_rules(rich) -> None:  # type: ignore[no-untyped-def]
     assert _binding(upload, "meta").content_type == "application/json"
 
 
-def test_required_rules(rich) -> None:  # type: ignore[no-untyped-def]
+def test_required_rules(rich: Catalog) -> None:
     tool = rich["list_files"]
     schema = tool.input_schema
     assert schema["required"] == ["folder"]  # limit has a default, the others required: false
@@ -58,27 +61,30 @@ def test_required_rules(rich) -> None:  # type: ignore[no-untyped-def]
     assert "style" not in schema["properties"]["kinds"]
 
 
-def test_input_schema_carries_only_reachable_defs(rich) -> None:  # type: ignore[no-untyped-def]
+def test_input_schema_carries_only_reachable_defs(rich: Catalog) -> None:
     schema = rich["upload_file"].input_schema
     assert set(schema["$defs"]) == {"Meta", "Owner"}
     assert schema["properties"]["meta"] == {"$ref": "#/$defs/Meta"}
     assert isinstance(schema, FrozenDict)
     with pytest.raises(TypeError):
-        schema["x"] = 1  # type: ignore[index]
+        schema["x"] = 1
 
 
-def test_bodies(rich) -> None:  # type: ignore[no-untyped-def]
+def test_bodies(rich: Catalog) -> None:
     upload = rich["upload_file"].command.body
+    assert upload is not None
     assert upload.media_type == "multipart/form-data"
     assert upload.binary_fields == ("file",)
     replace = rich["replace_file"].command.body
+    assert replace is not None
     assert (replace.argument, replace.media_type) == ("content", "text/plain")
     tag = rich["tag_file"].command.body
+    assert tag is not None
     assert tag.template["add"] == ["{{ tag }}"] and tag.template["by"] == "toolcat"
     assert rich["list_files"].command.body is None
 
 
-def test_annotations_derived_unless_set(rich) -> None:  # type: ignore[no-untyped-def]
+def test_annotations_derived_unless_set(rich: Catalog) -> None:
     listed = rich["list_files"].annotations
     assert (listed.title, listed.read_only, listed.open_world) == ("List files", True, False)
     replace = rich["replace_file"].annotations
@@ -89,7 +95,7 @@ def test_annotations_derived_unless_set(rich) -> None:  # type: ignore[no-untype
     assert rich["tag_file"].tags == ("files", "write")
 
 
-def test_response_and_output_schema(rich) -> None:  # type: ignore[no-untyped-def]
+def test_response_and_output_schema(rich: Catalog) -> None:
     tool = rich["list_files"]
     assert tool.command.response.max_chars == 2000
     assert "map(attribute='name')" in (tool.command.response.select or "")
@@ -122,6 +128,7 @@ def test_services_and_auth() -> None:
     assert services["open"].timeouts == Timeouts(total=30.0)  # the IR default
     whoami = catalog["whoami"].command
     assert whoami.auth == NoAuth() and whoami.base_url == "http://127.0.0.1:9101"
+    assert whoami.retry is not None
     assert whoami.timeouts == Timeouts(total=3.0) and whoami.retry.attempts == 2
     assert catalog["ping"].command.auth is None  # the service's applies
 
@@ -149,7 +156,8 @@ def test_body_argument_goes_in_the_body_even_for_delete(tmp_path: Path) -> None:
     )
     result = load_catalog([path])
     assert result.diagnostics == ()
-    tool = result.catalog["purge"]  # type: ignore[index]
+    assert result.catalog is not None
+    tool = result.catalog["purge"]
     assert _binding(tool, "ids").location is ParamLocation.BODY
     assert _binding(tool, "dry").location is ParamLocation.QUERY
-    assert tool.command.body.argument == "ids"
+    assert tool.command.body is not None and tool.command.body.argument == "ids"

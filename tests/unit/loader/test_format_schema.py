@@ -51,7 +51,13 @@ def test_good_catalogs_match_the_schema(path: Path) -> None:
 def test_schema_and_loader_reject_the_same_mistakes(
     tool_patch: dict[str, object], tmp_path: Path
 ) -> None:
-    tool = {"name": "t", "description": "d", "service": "s", "method": "get", "path": "/x"}
+    tool: dict[str, object] = {
+        "name": "t",
+        "description": "d",
+        "service": "s",
+        "method": "get",
+        "path": "/x",
+    }
     tool.update(tool_patch)
     doc = {"toolcat": 1, "services": {"s": {"base_url": "http://x"}}, "tools": [tool]}
     assert list(Draft202012Validator(catalog_json_schema()).iter_errors(doc))

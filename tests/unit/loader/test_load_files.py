@@ -6,6 +6,7 @@ import io
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from toolcat.loader import CatalogInputError, load_catalog, load_documents
@@ -139,7 +140,7 @@ def test_progress_line_only_when_asked(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_load_documents_checks_parsed_values() -> None:
-    doc = {
+    doc: dict[str, Any] = {
         "toolcat": 1,
         "services": {"s": {"base_url": "http://x"}},
         "tools": [

@@ -8,7 +8,7 @@ import pytest
 from toolcat.cli._app import main
 from toolcat.loader import CODES, Severity
 
-from .test_broken_catalogs import CASES, _expected  # type: ignore[import-not-found]
+from .test_broken_catalogs import CASES, _expected
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])

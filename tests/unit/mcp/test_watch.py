@@ -36,7 +36,7 @@ def names(server: McpCatalogServer) -> list[str]:
 
 def test_spec_edits_reload_and_broken_edits_keep_the_last_good(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
-):
+) -> None:
     (tmp_path / "spec.yaml").write_text(SPEC)
     (tmp_path / "catalog.yaml").write_text(CATALOG)
     server = McpCatalogServer([str(tmp_path / "catalog.yaml")], watch=True, poll_interval=0.05)

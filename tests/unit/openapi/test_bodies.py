@@ -18,7 +18,8 @@ def _op(
     }
     if params:
         op["parameters"] = params
-    return spec3({"/send": {"post": op}})
+    doc: dict[str, Any] = spec3({"/send": {"post": op}})
+    return doc
 
 
 OBJ = {

@@ -44,7 +44,7 @@ def test_duplicates_get_a_hash_suffix_and_stay_unique() -> None:
 
 
 def _doc(spec3: Any) -> dict[str, Any]:
-    return spec3(
+    doc: dict[str, Any] = spec3(
         {
             "/pets": {
                 "get": {"operationId": "listPets", "tags": ["pets"], "responses": {}},
@@ -64,6 +64,7 @@ def _doc(spec3: Any) -> dict[str, Any]:
             "/health": {"get": {"responses": {}}},
         }
     )
+    return doc
 
 
 @pytest.mark.parametrize(

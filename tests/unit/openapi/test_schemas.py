@@ -54,7 +54,8 @@ def _input(tool: dict[str, Any]) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": props}
     if tool.get("definitions"):
         schema["$defs"] = tool["definitions"]
-    return thaw(schema)
+    thawed: dict[str, Any] = thaw(schema)
+    return thawed
 
 
 def test_allof_parts_are_merged_into_one_object(one_tool: Any) -> None:
