@@ -65,14 +65,14 @@ def run(args: argparse.Namespace) -> int:
 
     import anyio
     from toolcat.catalog import UnknownToolsetError
-    from toolcat.executor.mcp_server import CatalogLoadFailed, McpCatalogServer
+    from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
     from toolcat.loader import CatalogInputError
 
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
     )
-    server = McpCatalogServer(
+    server = McpServer(
         args.paths,
         toolset=args.toolset,
         watch=args.watch,
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         yes=args.yes,
     )
     try:
-        served = server.load()
+        server.load()
     except CatalogInputError as exc:
         raise CliError(str(exc)) from exc
     except CatalogLoadFailed as exc:
@@ -90,15 +90,16 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot serve: {exc}", 1) from exc
     except UnknownToolsetError as exc:
         raise CliError(str(exc)) from exc
-    names = ", ".join(t["name"] for t in served.listed) or "none"
-    logging.getLogger("toolcat.serve").info("serving %d tools: %s", len(served.listed), names)
+    tools = server.tools
+    names = ", ".join(t["name"] for t in tools) or "none"
+    logging.getLogger("toolcat.serve").info("serving %d tools: %s", len(tools), names)
     if args.transport == "stdio":
         anyio.run(server.run_stdio)
         return 0
 
     def ready(url: str) -> None:
         print(
-            f"toolcat serve: MCP streamable HTTP on {url} ({len(served.listed)} tools"
+            f"toolcat serve: MCP streamable HTTP on {url} ({len(tools)} tools"
             f"{', watching for changes' if args.watch else ''})",
             file=sys.stderr,
             flush=True,

@@ -34,11 +34,17 @@ _TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi")
 
 @dataclass(frozen=True, slots=True)
 class LoadResult:
-    """What loading found: the catalog (``None`` on errors), every diagnostic, the files read."""
+    """What loading found: the catalog (``None`` on errors), every diagnostic, the files read.
+
+    ``files`` includes the OpenAPI specs that ``openapi:`` entries import;
+    ``missing`` lists the specs such entries name that could not be read (not
+    found, not readable): a file there can change the result of the next load.
+    """
 
     catalog: Catalog | None
     diagnostics: tuple[Diagnostic, ...]
     files: tuple[str, ...]
+    missing: tuple[str, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -76,6 +82,7 @@ class _State:
         default_factory=dict
     )
     specs: list[str] = field(default_factory=list)  # spec files read through openapi entries
+    missing: list[str] = field(default_factory=list)  # spec files named there but unreadable
     imports: list[tuple[OpenApiEntryDoc, Path, str, tuple[str | int, ...], Locator]] = field(
         default_factory=list
     )
@@ -396,6 +403,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
                 (*base, "spec"),
             )
             state.lost.append(str(spec))
+            state.missing.append(os.path.normpath(spec))
             continue
         if not os.access(spec, os.R_OK):
             state.add(
@@ -406,6 +414,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
                 (*base, "spec"),
             )
             state.lost.append(str(spec))
+            state.missing.append(os.path.normpath(spec))
             continue
         if entry.prefix and not re.fullmatch(r"[A-Za-z0-9_-]+", entry.prefix):
             state.add(
@@ -549,7 +558,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
     catalog = None
     if not any(d.severity is Severity.ERROR for d in diagnostics):
         catalog = Catalog(tools, (s for s, _, _ in state.services.values()), toolsets)
-    return LoadResult(catalog, diagnostics, files)
+    return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)))
 
 
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:

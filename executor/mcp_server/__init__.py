@@ -2,10 +2,12 @@
 
 Pipeline (module names)::
 
-    catalog (loaded by the caller) ──> McpCatalogServer (_server) ── tools/list ──> provider "mcp"
-                                             └─ tools/call ──> toolcat.executor.Executor
+    PATHs ──> loader (toolcat.loader.load_catalog, or the one given) ──> LoadResult
+          ──> McpServer (_server) ── tools/list ──> provider "mcp"
+                   ├─ tools/call ──> toolcat.executor.Executor
+                   └─ --watch: LoadResult.files polled against a snapshot (_watch)
 """
 
-from ._server import CatalogLoadFailed, McpCatalogServer
+from ._server import CatalogLoadFailed, McpServer
 
-__all__ = ["CatalogLoadFailed", "McpCatalogServer"]
+__all__ = ["CatalogLoadFailed", "McpServer"]

@@ -5,7 +5,9 @@ inputSchema, outputSchema and annotations exactly as exported, and tools/call
 answers with ``isError`` and ``structuredContent``. With ``watch=True`` the
 catalog files are polled; a good edit is swapped in atomically and clients are
 told the tool list changed; a broken edit is logged and the last good catalog
-keeps serving.
+keeps serving. The catalog is read once per load, by the loader (by default
+``toolcat.loader.load_catalog``): the files it reports, imported OpenAPI specs
+included, are the files watched.
 """
 
 from __future__ import annotations
@@ -30,10 +32,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolcat import __version__
 from toolcat.executor import Executor, ToolCall, format_result
 
+from ._watch import FileSnapshot
+
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.loader import LoadResult
 
-__all__ = ["CatalogLoadFailed", "McpCatalogServer"]
+__all__ = ["CatalogLoadFailed", "McpServer"]
 
 log = logging.getLogger("toolcat.serve")
 
@@ -88,10 +93,14 @@ class _Server(Server[Any]):
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
-class McpCatalogServer:
+class McpServer:
     """Serves the tools of ``paths`` (optionally one ``toolset``) over MCP.
 
-    >>> # server = McpCatalogServer(["catalog/"], watch=True); server.load()
+    ``loader`` reads the PATHs into a :class:`toolcat.loader.LoadResult`
+    (default: ``toolcat.loader.load_catalog`` without progress output); every
+    load and reload goes through it, once.
+
+    >>> # server = McpServer(["catalog/"], watch=True); server.load()
     >>> # anyio.run(server.run_stdio)
     """
 
@@ -105,8 +114,10 @@ class McpCatalogServer:
         env: Mapping[str, str] | None = None,
         yes: bool = False,
         name: str = "toolcat",
+        loader: Callable[[Sequence[str]], LoadResult] | None = None,
     ) -> None:
         self.paths = [str(p) for p in paths]
+        self._loader = loader or _load_catalog
         self.toolset = toolset
         self.watch = watch
         self.poll_interval = poll_interval
@@ -114,8 +125,9 @@ class McpCatalogServer:
         self.yes = yes
         self._served: _Served | None = None
         self._retired: list[_Served] = []
-        self._files: tuple[str, ...] = ()
-        self._specs: tuple[str, ...] = ()  # imported OpenAPI specs: a change reloads too
+        self._files: tuple[str, ...] = ()  # every file the last load read, specs included
+        self._missing: tuple[str, ...] = ()  # specs it named that were not there: may appear
+        self._seen: FileSnapshot | None = None  # the watched files just before the last load
         self._sessions: weakref.WeakSet[Any] = weakref.WeakSet()
         self._bus = InMemorySubscriptionBus()
         self.reloads = 0
@@ -133,12 +145,19 @@ class McpCatalogServer:
     # -- loading -------------------------------------------------------------
 
     def load(self) -> _Served:
-        """Load (or reload) the catalog; raises ``CatalogLoadFailed`` and keeps the old one."""
-        from toolcat.loader import load_catalog
+        """Load (or reload) the catalog; raises ``CatalogLoadFailed`` and keeps the old one.
 
-        result = load_catalog(self.paths, progress=False)
-        self._files = tuple(result.files)
-        self._specs = tuple(spec for f in self._files for spec in _imported_specs(f))
+        The watched files are snapshotted before the load, so an edit made while
+        it runs is seen by the next poll of ``watch_files``.
+        """
+        seen = FileSnapshot(self._watched())
+        try:
+            result = self._loader(self.paths)
+            self._files = tuple(result.files)
+            self._missing = tuple(result.missing)
+            seen.add_loaded(self._watched())  # files this load named for the first time
+        finally:
+            self._seen = seen  # also after a failed load: retried when a file changes
         if result.catalog is None:
             raise CatalogLoadFailed(result.diagnostics)
         served = self._build(result.catalog)
@@ -165,6 +184,11 @@ class McpCatalogServer:
     @property
     def catalog(self) -> Catalog:
         return self._current().catalog
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools served, as tools/list lists them."""
+        return self._current().listed
 
     def _current(self) -> _Served:
         if self._served is None:
@@ -314,8 +338,8 @@ class McpCatalogServer:
     # -- watching --------------------------------------------------------------
 
     def _watched(self) -> set[str]:
-        """The catalog files, the OpenAPI specs they import, and YAML under directory PATHs."""
-        names = set(self._files) | set(self._specs)
+        """The files the last load read (specs included), the specs it missed, PATHs' YAML."""
+        names = set(self._files) | set(self._missing)
         for p in self.paths:
             if os.path.isdir(p):
                 names.update(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml"))
@@ -323,28 +347,22 @@ class McpCatalogServer:
                 names.add(p)
         return names
 
-    def _snapshot(self) -> dict[str, tuple[int, int]]:
-        snap: dict[str, tuple[int, int]] = {}
-        for name in self._watched():
-            try:
-                st = os.stat(name)
-            except OSError:
-                snap[name] = (-1, -1)
-                continue
-            snap[name] = (st.st_mtime_ns, st.st_size)
-        return snap
-
     async def watch_files(self) -> None:
-        """Poll the catalog's files; reload on a change and notify clients on success."""
-        before = self._snapshot()
+        """Poll the catalog's files; reload on a change and notify clients on success.
+
+        Each poll compares the files with the snapshot taken before the last
+        load (see ``load``), not after it: an edit that lands during a reload
+        differs from that snapshot, so the next poll loads it.
+        """
+        self._current()
         while True:
             await anyio.sleep(self.poll_interval)
-            now = self._snapshot()
-            if now == before:
-                continue
-            before = now
-            await self.reload()
-            before = self._snapshot()  # files read by the new catalog may differ
+            if await anyio.to_thread.run_sync(self._changed):
+                await self.reload()
+
+    def _changed(self) -> bool:
+        """Whether the watched files differ from the snapshot taken before the last load."""
+        return self._seen is None or self._seen.changed(self._watched())
 
     async def reload(self) -> bool:
         """Reload now; ``True`` when the new catalog is served, ``False`` when it was broken."""
@@ -375,24 +393,10 @@ class McpCatalogServer:
                 self._sessions.discard(session)
 
 
-def _imported_specs(catalog_file: str) -> list[str]:
-    """The ``openapi: [{spec: ...}]`` files a catalog file names (relative to it)."""
-    import yaml
+def _load_catalog(paths: Sequence[str]) -> LoadResult:
+    from toolcat.loader import load_catalog
 
-    try:
-        with open(catalog_file, encoding="utf-8") as f:
-            doc = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
-        return []
-    entries = doc.get("openapi") if isinstance(doc, dict) else None
-    if not isinstance(entries, list):
-        return []
-    base = Path(catalog_file).parent
-    return [
-        str(base / e["spec"])
-        for e in entries
-        if isinstance(e, dict) and isinstance(e.get("spec"), str)
-    ]
+    return load_catalog(paths, progress=False)
 
 
 def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:

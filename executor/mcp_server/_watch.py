@@ -1,0 +1,110 @@
+"""What ``--watch`` compares against: the watched files as they were just before a load.
+
+The snapshot is taken *before* the catalog is read, so an edit that lands while
+a load runs differs from it and is picked up by the next poll. Each file is
+seen through its inode, size, mtime and ctime; a file whose mtime is too recent
+to trust (another write within the same timestamp tick would leave all four
+unchanged) is also seen through a hash of its content until a poll finds it
+settled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["FileSnapshot"]
+
+# Longer than any filesystem's timestamp granularity (FAT: 2 s), with a margin.
+RACY_NS = 3_000_000_000
+
+_Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    stamp: _Stamp | None  # None: no such file (or it cannot be stat'ed)
+    digest: bytes | None = None  # the content's hash, while the mtime is too recent to trust
+
+
+def _stamp(name: str) -> _Stamp | None:
+    try:
+        st = os.stat(name)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _digest(name: str) -> bytes | None:
+    hasher = hashlib.blake2b(digest_size=16)
+    try:
+        with open(name, "rb") as f:
+            while chunk := f.read(1 << 20):
+                hasher.update(chunk)
+    except OSError:
+        return None
+    return hasher.digest()
+
+
+def _recent(stamp: _Stamp | None, now_ns: int) -> bool:
+    return stamp is not None and now_ns - stamp[2] < RACY_NS
+
+
+class FileSnapshot:
+    """The state of ``names`` now; ``changed`` says whether they differ from it later."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.taken_ns = time.time_ns()
+        # True when a file may have changed while a load read it: the next poll reloads.
+        self.unsettled = False
+        self._seen: dict[str, _Seen] = {}
+        for name in names:
+            stamp = _stamp(name)
+            digest = _digest(name) if _recent(stamp, self.taken_ns) else None
+            self._seen[name] = _Seen(stamp, digest)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(self._seen)
+
+    def add_loaded(self, names: Iterable[str]) -> None:
+        """Files that a load named and this snapshot (taken before that load) did not know.
+
+        They are seen as they are now. When one was written from shortly before
+        the snapshot on, it may have changed after the load read it, so the
+        snapshot is marked unsettled and the next poll loads once more.
+        """
+        for name in names:
+            if name in self._seen:
+                continue
+            stamp = _stamp(name)
+            if stamp is not None and stamp[2] >= self.taken_ns - RACY_NS:
+                self.unsettled = True
+            self._seen[name] = _Seen(stamp)
+
+    def changed(self, names: Iterable[str]) -> bool:
+        """Whether ``names`` (the files watched now) differ from the snapshot.
+
+        A file added to or gone from the watched set counts as a change. A
+        hashed file whose content still matches and whose mtime is now old
+        enough is settled: from then on any write changes its stat.
+        """
+        if self.unsettled:
+            return True
+        if set(names) != self._seen.keys():
+            return True
+        now_ns = time.time_ns()
+        for name, seen in self._seen.items():
+            stamp = _stamp(name)
+            if stamp != seen.stamp:
+                return True
+            if seen.digest is None:
+                continue
+            if _digest(name) != seen.digest:
+                return True
+            if not _recent(stamp, now_ns):
+                self._seen[name] = _Seen(stamp)
+        return False
