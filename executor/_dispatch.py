@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from toolcat._errors import ToolcatError
 
 from ._auth import TokenCache, TokenError
 from ._calls import ToolError
@@ -42,14 +43,14 @@ class Reply:
     reason: str = ""
 
 
-class _Stop(Exception):
+class _Stop(ToolcatError):
     def __init__(self, error: ToolError, status: int | None = None) -> None:
         super().__init__(error.msg)
         self.error = error
         self.status = status
 
 
-class DispatchFailure(Exception):
+class DispatchFailure(ToolcatError):
     """A call that got no usable response; ``error`` (and ``status``, if any) for the result."""
 
     def __init__(self, error: ToolError, status: int | None = None) -> None:

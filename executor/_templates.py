@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import StrictUndefined, Undefined, meta
 from jinja2.exceptions import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from toolcat._errors import ToolcatError
 
 __all__ = ["BodyTemplate", "Selector", "TemplateFailure"]
 
@@ -17,7 +18,7 @@ _LOOSE_ENV = ImmutableSandboxedEnvironment(autoescape=False)
 _WHOLE = re.compile(r"\A\s*\{\{(?P<expr>.*?)\}\}\s*\Z", re.DOTALL)
 
 
-class TemplateFailure(Exception):
+class TemplateFailure(ToolcatError):
     """A template that failed to render; ``msg`` is safe to show to the model."""
 
     def __init__(self, msg: str) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
+from toolcat._errors import ToolcatError
 from toolcat.executor import ToolCall
 
 __all__ = [
@@ -83,7 +84,7 @@ class ModelTurn:
     attempts: int = 1
 
 
-class ModelError(Exception):
+class ModelError(ToolcatError):
     """Root of the errors raised when a model endpoint cannot give a usable reply."""
 
 
