@@ -12,6 +12,7 @@ from ._calls import (
     parse_calls,
 )
 from ._executor import ConfirmCallback, Executor, PreparedRequest
+from ._retry import backoff_delay, retry_after
 
 __all__ = [
     "ConfirmCallback",
@@ -23,7 +24,9 @@ __all__ = [
     "ToolCall",
     "ToolError",
     "ToolResult",
+    "backoff_delay",
     "format_result",
     "parse_arguments",
     "parse_calls",
+    "retry_after",
 ]
