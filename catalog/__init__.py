@@ -42,6 +42,7 @@ from ._model import (
     ToolAnnotations,
     ToolDefinition,
 )
+from ._sandbox import sandbox_environment
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -89,6 +90,7 @@ __all__ = [
     "interpolate",
     "mcp_annotations",
     "references",
+    "sandbox_environment",
     "strip_strict_nulls",
     "thaw",
     "to_anthropic_tool",
