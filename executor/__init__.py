@@ -12,6 +12,7 @@ from ._calls import (
     parse_calls,
 )
 from ._executor import ConfirmCallback, Executor, PreparedRequest
+from ._results import error_result
 from ._retry import backoff_delay, retry_after
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "backoff_delay",
+    "error_result",
     "format_result",
     "parse_arguments",
     "parse_calls",
