@@ -1,8 +1,8 @@
 """What every model client shares: the turn it returns, typed errors, HTTP with retries, SSE.
 
-Error tree::
+Error tree (under toolcat's root, drawn whole in ``toolcat._errors``)::
 
-    ModelError                  any failure talking to a model endpoint
+    ModelError                  any failure talking to a model endpoint (a ToolcatError)
     ├── ModelHTTPError          the endpoint answered with a non-2xx status (after retries)
     ├── ModelConnectionError    no answer: connect failure, timeout, reset (after retries)
     └── ModelResponseError      an answer that is not what the protocol promises
