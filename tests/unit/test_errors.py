@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import inspect
 import pkgutil
 import re
 from types import ModuleType
@@ -37,7 +36,9 @@ def _exceptions() -> dict[str, type[BaseException]]:
     """Every exception class defined in a toolcat module, by qualified name."""
     out: dict[str, type[BaseException]] = {}
     for module in _modules():
-        for _, obj in inspect.getmembers(module, inspect.isclass):
+        for obj in list(vars(module).values()):  # vars(): no lazy (PEP 562) imports
+            if not isinstance(obj, type):
+                continue
             if issubclass(obj, BaseException) and obj.__module__.startswith("toolcat."):
                 out[f"{obj.__module__}.{obj.__qualname__}"] = obj
     return out
