@@ -43,6 +43,7 @@ from ._model import (
     ToolAnnotations,
     ToolDefinition,
 )
+from ._sandbox import sandbox_environment
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -94,6 +95,7 @@ __all__ = [
     "mcp_annotations",
     "method_semantics",
     "references",
+    "sandbox_environment",
     "strip_strict_nulls",
     "thaw",
     "to_anthropic_tool",

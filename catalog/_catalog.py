@@ -7,13 +7,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from toolcat._errors import ToolcatError
+
 from ._model import Service, ToolDefinition
 
 __all__ = ["Catalog", "UnknownToolError", "UnknownToolsetError"]
 
 
 @dataclass(eq=False)
-class UnknownToolError(LookupError):
+class UnknownToolError(ToolcatError, LookupError):
     """A tool name that the catalog does not hold."""
 
     name: str
@@ -25,7 +27,7 @@ class UnknownToolError(LookupError):
 
 
 @dataclass(eq=False)
-class UnknownToolsetError(LookupError):
+class UnknownToolsetError(ToolcatError, LookupError):
     name: str
     known: tuple[str, ...] = ()
 

@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from toolcat._errors import ToolcatError
+
 __all__ = [
     "EnvSyntaxError",
     "MissingVariableError",
@@ -25,7 +27,7 @@ _ANY_DOLLAR_BRACE = re.compile(r"\$\$|\$\{")
 
 
 @dataclass(eq=False)
-class EnvSyntaxError(ValueError):
+class EnvSyntaxError(ToolcatError, ValueError):
     """A ``${`` that does not start a valid reference; ``offset`` is 0-based in the string."""
 
     text: str
@@ -40,7 +42,7 @@ class EnvSyntaxError(ValueError):
 
 
 @dataclass(eq=False)
-class MissingVariableError(LookupError):
+class MissingVariableError(ToolcatError, LookupError):
     """An environment variable a tool needs is not set. Never carries a value."""
 
     name: str

@@ -38,6 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolcat._errors import ToolcatError
+
 from ._schema_walk import def_name, merge_lists, merge_part, refinements, short, split_defs
 
 __all__ = [
@@ -78,7 +80,7 @@ MAX_ENUM_VALUES = 1000
 MAX_NAME_CHARS = 120_000  # property names, definition names, enum and const values together
 
 
-class NotStrictable(ValueError):
+class NotStrictable(ToolcatError, ValueError):
     """A schema that strict mode cannot express; ``pointer`` says where."""
 
     def __init__(self, pointer: str, reason: str) -> None:
@@ -286,7 +288,7 @@ def _disagree(pointer: str, key: str) -> None:
     raise NotStrictable(pointer, f"allOf members disagree on {key!r}")
 
 
-class _Recursive(Exception):
+class _Recursive(ToolcatError):
     """Inlining ``ref`` reached a definition already being inlined on this path."""
 
     def __init__(self, ref: str) -> None:

@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from toolcat._errors import ToolcatError
+
 __all__ = ["CliError", "main"]
 
 # Order is the order of ``toolcat --help``.
@@ -32,7 +34,7 @@ _COMMAND_MODULES = (
 )
 
 
-class CliError(Exception):
+class CliError(ToolcatError):
     """A failure the user can fix: printed as one line, exits with ``code`` (2 by default)."""
 
     def __init__(self, message: str, code: int = 2) -> None:

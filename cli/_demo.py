@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from toolcat._errors import ToolcatError
 
 __all__ = ["DemoError", "demo_catalog_dir", "run_demo", "run_sample_service"]
 
@@ -26,7 +27,7 @@ PROMPT = (
 )
 
 
-class DemoError(Exception):
+class DemoError(ToolcatError):
     """The demo cannot run (its catalog is missing or does not validate)."""
 
 

@@ -27,6 +27,8 @@ from ._calls import (
     parse_calls,
 )
 from ._executor import ConfirmCallback, Executor, PreparedRequest
+from ._results import error_result
+from ._retry import backoff_delay, retry_after
 
 __all__ = [
     "ConfirmCallback",
@@ -38,7 +40,10 @@ __all__ = [
     "ToolCall",
     "ToolError",
     "ToolResult",
+    "backoff_delay",
+    "error_result",
     "format_result",
     "parse_arguments",
     "parse_calls",
+    "retry_after",
 ]

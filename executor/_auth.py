@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+from toolcat._errors import ToolcatError
 from toolcat.catalog import (
     ApiKeyAuth,
     AuthSpec,
@@ -93,7 +94,7 @@ def resolve_auth(
     raise TypeError(f"unknown auth spec {spec!r}")
 
 
-class TokenError(Exception):
+class TokenError(ToolcatError):
     """The token endpoint did not give a token; ``error`` is the result for the model."""
 
     def __init__(self, error: ToolError, status: int | None = None) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -11,14 +10,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from toolcat._errors import ToolcatError
 
 from ._auth import TokenCache, TokenError
 from ._calls import ToolError
 from ._plan import ToolPlan
 from ._policy import MAX_REDIRECTS, same_origin
 from ._render import Draft, request_for
+from ._retry import backoff_delay, retry_after
 
-__all__ = ["Dispatcher", "Reply", "backoff_delay", "retry_after"]
+__all__ = ["Dispatcher", "Reply"]
 
 _RETRY_ERRORS = (
     httpx.ConnectError,
@@ -42,45 +43,20 @@ class Reply:
     reason: str = ""
 
 
-class _Stop(Exception):
+class _Stop(ToolcatError):
     def __init__(self, error: ToolError, status: int | None = None) -> None:
         super().__init__(error.msg)
         self.error = error
         self.status = status
 
 
-class DispatchFailure(Exception):
+class DispatchFailure(ToolcatError):
     """A call that got no usable response; ``error`` (and ``status``, if any) for the result."""
 
     def __init__(self, error: ToolError, status: int | None = None) -> None:
         super().__init__(error.msg)
         self.error = error
         self.status = status
-
-
-def retry_after(headers: httpx.Headers, now: Callable[[], float] = time.time) -> float | None:
-    """Seconds asked by a ``Retry-After`` header (delta or HTTP date), or ``None``."""
-    raw = headers.get("retry-after")
-    if not raw:
-        return None
-    raw = raw.strip()
-    if raw.isdigit():
-        return float(raw)
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - now())
-
-
-def backoff_delay(
-    attempt: int, base: float, cap: float, rng: Callable[[], float] = random.random
-) -> float:
-    """Exponential backoff with jitter: half fixed, half random, never above ``cap``."""
-    delay = min(cap, base * (2.0 ** (attempt - 1)))
-    return float(delay / 2 + rng() * delay / 2)
 
 
 def _describe_transport(exc: httpx.TransportError, draft: Draft) -> ToolError:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from jsonschema import FormatChecker
+from toolcat._errors import ToolcatError
 
 __all__ = ["FORMAT_CHECKER", "INTEGER_FORMATS", "compile_check"]
 
@@ -82,7 +83,7 @@ for _fmt in INTEGER_FORMATS:
 _CHECKED_FORMATS = frozenset(FORMAT_CHECKER.checkers) - set(INTEGER_FORMATS)
 
 
-class _Unsupported(Exception):
+class _Unsupported(ToolcatError):
     pass
 
 

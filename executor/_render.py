@@ -11,6 +11,7 @@ from typing import Any, cast
 from urllib.parse import urlencode
 
 import httpx
+from toolcat._errors import ToolcatError
 from toolcat.catalog import MissingVariableError, ParameterBinding
 
 from ._auth import OAuthConfig, resolve_auth
@@ -24,7 +25,7 @@ from ._templates import TemplateFailure
 __all__ = ["Draft", "render", "request_for"]
 
 
-class _Refused(Exception):
+class _Refused(ToolcatError):
     def __init__(self, error: ToolError) -> None:
         super().__init__(error.msg)
         self.error = error

@@ -175,7 +175,14 @@ def error_result(
     elapsed: float = 0.0,
     extra: Mapping[str, Any] | None = None,
 ) -> ToolResult:
-    """An error result; its content is a short JSON object the model can act on."""
+    """An error result; its content is a short JSON object the model can act on.
+
+    Every error text a model reads has this shape (docs/executor.md), whether
+    the executor or the agent loop wrote it.
+
+    >>> error_result(ToolCall("f", {}), [ToolError("timeout", "too slow")]).content
+    '{"error": {"type": "timeout", "message": "too slow"}}'
+    """
     first = errors[0]
     payload: dict[str, Any] = {"type": first.type, "message": first.msg}
     if status is not None:

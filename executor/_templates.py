@@ -6,18 +6,19 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from jinja2 import StrictUndefined, Undefined, meta
+from jinja2 import Undefined, meta
 from jinja2.exceptions import TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from toolcat._errors import ToolcatError
+from toolcat.catalog import sandbox_environment
 
 __all__ = ["BodyTemplate", "Selector", "TemplateFailure"]
 
-_ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
-_LOOSE_ENV = ImmutableSandboxedEnvironment(autoescape=False)
+_ENV = sandbox_environment()  # body templates: an undefined name is an error
+_LOOSE_ENV = sandbox_environment(strict=False)  # select: an undefined name gives None
 _WHOLE = re.compile(r"\A\s*\{\{(?P<expr>.*?)\}\}\s*\Z", re.DOTALL)
 
 
-class TemplateFailure(Exception):
+class TemplateFailure(ToolcatError):
     """A template that failed to render; ``msg`` is safe to show to the model."""
 
     def __init__(self, msg: str) -> None:

@@ -11,6 +11,8 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from toolcat._errors import ToolcatError
+
 __all__ = ["CODES", "CatalogError", "Diagnostic", "Severity", "sort_diagnostics"]
 
 
@@ -126,7 +128,7 @@ def sort_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(items, key=lambda d: (d.severity.rank, d.file, d.line, d.column, d.code))
 
 
-class CatalogError(Exception):
+class CatalogError(ToolcatError):
     """Loading failed; ``diagnostics`` holds every problem found, most relevant first."""
 
     def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:

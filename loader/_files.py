@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolcat._errors import ToolcatError
+
 __all__ = [
     "CatalogInputError",
     "Progress",
@@ -28,7 +30,7 @@ _YAML_SPEC = re.compile(r"[ ]*[\"']?(openapi|swagger)[\"']?\s*:\s*[\"']?\d")
 _YAML_CATALOG = re.compile(r"[ ]*[\"']?toolcat[\"']?\s*:")
 
 
-class CatalogInputError(OSError):
+class CatalogInputError(ToolcatError, OSError):
     """A PATH argument that cannot be read: missing, unreadable, or a directory without catalogs.
 
     ``str()`` is one line naming the path; the CLI prints it and exits 2.

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from toolcat.catalog import sandbox_environment
+
 __all__ = ["TemplateChecker", "TemplateIssue", "template_strings"]
 
 # "{{ name }}" or "{{ name.attr.attr }}": the name is known without running Jinja's parser
@@ -50,10 +52,7 @@ class TemplateChecker:
 
     def _environment(self) -> Any:
         if self._env is None:
-            from jinja2 import StrictUndefined
-            from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-            self._env = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+            self._env = sandbox_environment()  # the executor renders with the same one
         return self._env
 
     def names(self, source: str) -> tuple[TemplateIssue | None, frozenset[str]]:

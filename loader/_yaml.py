@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from toolcat._errors import ToolcatError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ._diagnostics import Diagnostic
@@ -67,7 +68,7 @@ _CONSTRUCTOR = yaml.SafeLoader("")  # only its scalar constructors are used
 Path = tuple[str | int, ...]
 
 
-class _Abort(Exception):
+class _Abort(ToolcatError):
     """The document cannot be turned into values (already reported)."""
 
 

@@ -1,8 +1,8 @@
 """What every model client shares: the turn it returns, typed errors, HTTP with retries, SSE.
 
-Error tree::
+Error tree (under toolcat's root, drawn whole in ``toolcat._errors``)::
 
-    ModelError                  any failure talking to a model endpoint
+    ModelError                  any failure talking to a model endpoint (a ToolcatError)
     ├── ModelHTTPError          the endpoint answered with a non-2xx status (after retries)
     ├── ModelConnectionError    no answer: connect failure, timeout, reset (after retries)
     └── ModelResponseError      an answer that is not what the protocol promises
@@ -11,17 +11,15 @@ Error tree::
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
-import random
-import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
-from toolcat.executor import ToolCall
+from toolcat._errors import ToolcatError
+from toolcat.executor import ToolCall, backoff_delay, retry_after
 
 __all__ = [
     "ModelConnectionError",
@@ -83,7 +81,7 @@ class ModelTurn:
     attempts: int = 1
 
 
-class ModelError(Exception):
+class ModelError(ToolcatError):
     """Root of the errors raised when a model endpoint cannot give a usable reply."""
 
 
@@ -158,9 +156,10 @@ class HttpSettings:
 class HttpModelTransport:
     """POSTs JSON to a model endpoint with retries on 408/429/5xx and connect errors.
 
-    Waits grow exponentially from ``backoff`` with full jitter, up to
-    ``max_backoff``; a ``Retry-After`` (or ``retry-after-ms``) header is honoured
-    up to ``retry_after_cap`` seconds.
+    Waits grow exponentially from ``backoff`` with jitter, up to ``max_backoff``;
+    a ``Retry-After`` (or ``retry-after-ms``) header is honoured up to
+    ``retry_after_cap`` seconds (both from ``toolcat.executor``'s retry module,
+    which the tool dispatcher uses too).
     """
 
     def __init__(self, settings: HttpSettings, client: httpx.AsyncClient | None = None) -> None:
@@ -232,8 +231,7 @@ class HttpModelTransport:
             hinted = retry_after(response.headers)
             if hinted is not None:
                 return min(hinted, s.retry_after_cap)
-        ceiling = min(s.max_backoff, s.backoff * 2 ** (attempt - 1))
-        return random.uniform(ceiling / 2, ceiling)
+        return backoff_delay(attempt, s.backoff, s.max_backoff)
 
     async def aclose(self) -> None:
         if self._own_client:
@@ -276,28 +274,6 @@ class HttpModelClient:
 def timed(turn: ModelTurn, elapsed: float) -> ModelTurn:
     """``turn`` with ``elapsed`` (seconds the whole request took, retries included) set."""
     return replace(turn, elapsed=elapsed)
-
-
-def retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEvent]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.executor import ToolCall, ToolError, ToolResult
+from toolcat.executor import ToolCall, ToolError, ToolResult, error_result
 
 from ._common import ModelTurn, Usage
 from ._protocols import ModelClient, TextCallback
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = ["AgentLoop", "LoopResult", "LoopStep", "StopReason"]
 
 StopReason = Literal["final_answer", "return_direct", "max_iterations"]
+
+logger = logging.getLogger("toolcat.agent")
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +259,7 @@ class AgentLoop:
         try:
             ran = await self.executor.aexecute_many(runnable, concurrent=self.concurrent)
         except Exception as exc:  # a bug below must not end the conversation: report it
+            logger.error("the tool calls of a turn failed inside the executor", exc_info=exc)
             ran = [_internal(c, exc) for c in runnable]
         by_position = iter(ran)
         return [next(by_position) if c in runnable else _not_offered(c) for c in calls]
@@ -290,9 +294,8 @@ class AgentLoop:
 
 
 def _error_result(call: ToolCall, kind: str, msg: str) -> ToolResult:
-    return ToolResult(
-        call=call, ok=False, content=f"error ({kind}): {msg}", errors=(ToolError(kind, msg),)
-    )
+    """The executor's JSON error object, so every error the model reads has one shape."""
+    return error_result(call, [ToolError(kind, msg)])
 
 
 def _not_offered(call: ToolCall) -> ToolResult:
@@ -310,4 +313,6 @@ def _not_run(call: ToolCall) -> ToolResult:
 
 
 def _internal(call: ToolCall, exc: Exception) -> ToolResult:
-    return _error_result(call, "internal", f"{type(exc).__name__}: {exc}")
+    # The exception's text may hold anything (a URL with a token, a path, a value):
+    # the model reads only its type, as with the executor's own internal errors.
+    return _error_result(call, "internal", f"the executor failed: {type(exc).__name__}")

@@ -30,6 +30,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolcat import __version__
+from toolcat._errors import ToolcatError
 from toolcat.executor import Executor, ToolCall, format_result
 
 from ._watch import FileSnapshot
@@ -54,7 +55,7 @@ _CONFIRM_SCHEMA: dict[str, Any] = {
 }
 
 
-class CatalogLoadFailed(Exception):
+class CatalogLoadFailed(ToolcatError):
     """The catalog given to ``toolcat serve`` has errors; ``diagnostics`` says which."""
 
     def __init__(self, diagnostics: Sequence[Any]) -> None:

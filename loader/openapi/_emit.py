@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from toolcat._errors import ToolcatError
 from toolcat.catalog import FrozenDict, FrozenList
 
 from ._options import ImportResult
@@ -80,7 +81,7 @@ def render_catalog(result: ImportResult, spec: str | Path) -> str:
 # double-quoted scalars); anything unusual falls back to PyYAML.
 
 
-class _NeedsPyYAML(Exception):
+class _NeedsPyYAML(ToolcatError):
     """A value this writer does not handle; PyYAML writes the document instead."""
 
 

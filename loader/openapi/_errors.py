@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from toolcat._errors import ToolcatError
+
 __all__ = ["OperationSkipped", "RefError", "SpecError"]
 
 
 @dataclass(eq=False)
-class SpecError(Exception):
+class SpecError(ToolcatError):
     """The spec as a whole cannot be imported; ``code`` is TC201, TC202 or TC207."""
 
     code: str
@@ -22,7 +24,7 @@ class SpecError(Exception):
 
 
 @dataclass(eq=False)
-class RefError(Exception):
+class RefError(ToolcatError):
     """A ``$ref`` that cannot be followed: missing target, URL, or outside the allowed tree."""
 
     ref: str
@@ -34,7 +36,7 @@ class RefError(Exception):
 
 
 @dataclass(eq=False)
-class OperationSkipped(Exception):
+class OperationSkipped(ToolcatError):
     """One operation cannot become a tool; the rest of the spec still imports."""
 
     reason: str

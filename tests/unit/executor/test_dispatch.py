@@ -11,7 +11,7 @@ import httpx
 import pytest
 from toolcat.catalog import BodySpec, RetryPolicy, Timeouts
 from toolcat.executor import Executor, ToolCall
-from toolcat.executor._dispatch import backoff_delay, retry_after
+from toolcat.executor._retry import backoff_delay, retry_after
 
 POLICY = RetryPolicy(
     attempts=4, backoff=0.5, max_backoff=1.5, on_status=(429, 503), retry_after_cap=10
@@ -133,6 +133,8 @@ def test_retry_after_seconds_and_dates(f: Any) -> None:
     script = Script(r(503, **{"retry-after": when}), r(200))
     (waited,) = _run(f, script)[1]
     assert 3.5 <= waited <= 5.0
+    script = Script(r(429, **{"retry-after-ms": "1500", "retry-after": "3"}), r(200))
+    assert _run(f, script)[1] == [1.5]
 
 
 def test_retry_after_over_the_cap_returns_the_response(f: Any) -> None:

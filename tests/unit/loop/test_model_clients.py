@@ -15,7 +15,6 @@ from toolcat.executor.agent import (
     ModelResponseError,
     OpenAIChatClient,
 )
-from toolcat.executor.agent._common import retry_after
 
 
 def make(handler: Any, provider: str = "openai", **kw: Any) -> Any:
@@ -37,13 +36,28 @@ def create(model: Any, **kw: Any) -> Any:
     [
         ({"retry-after": "2"}, 2.0),
         ({"retry-after-ms": "1500"}, 1.5),
-        ({"retry-after": "soon"}, None),
-        ({}, None),
-        ({"retry-after": "-3"}, 0.0),
+        ({"retry-after": "3600"}, 60.0),  # retry_after_cap: wait the cap, then try again
+        ({"retry-after": "soon"}, 0.0),  # ignored: the backoff (0 here) applies
     ],
 )
-def test_retry_after(headers: dict[str, str], expected: float | None) -> None:
-    assert retry_after(httpx.Headers(headers)) == expected
+def test_429_waits_what_the_server_asks(
+    monkeypatch: pytest.MonkeyPatch, headers: dict[str, str], expected: float
+) -> None:
+    """The wait comes from toolcat.executor's retry module (tests/unit/executor/test_retry.py)."""
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    monkeypatch.setattr("toolcat.executor.agent._common.asyncio.sleep", sleep)
+    answers = [httpx.Response(429, headers=headers), httpx.Response(200, json=_OPENAI_REPLY)]
+    create(make(lambda request: answers.pop(0)))
+    assert sleeps == [expected]
+
+
+_OPENAI_REPLY = {
+    "choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]
+}
 
 
 def test_key_from_env_is_sent_and_never_in_errors(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,52 @@
+"""The root of every exception toolcat raises: ``except toolcat.ToolcatError`` catches them all.
+
+Exception tree (builtin bases in brackets are kept so that ``except LookupError``
+and friends written before the root existed still work)::
+
+    ToolcatError
+    │
+    ├── toolcat.catalog: the compiled model
+    │   ├── UnknownToolError          [LookupError] no tool of that name (``closest`` names)
+    │   ├── UnknownToolsetError       [LookupError] no toolset of that name
+    │   ├── EnvSyntaxError            [ValueError]  a malformed ``${`` reference
+    │   ├── MissingVariableError      [LookupError] an environment variable a tool needs is unset
+    │   └── NotStrictable             [ValueError]  a schema that strict mode cannot express
+    │
+    ├── toolcat.loader: reading and compiling
+    │   ├── CatalogError                            loading failed (``diagnostics``)
+    │   ├── CatalogInputError         [OSError]     a PATH that cannot be read
+    │   ├── SpecError                               an OpenAPI spec that cannot be imported
+    │   ├── RefError                                a ``$ref`` that cannot be followed
+    │   └── OperationSkipped                        one operation that cannot become a tool
+    │
+    ├── toolcat.executor: the runtime core (callers get results, not these)
+    │   ├── TemplateFailure                         a body template or ``select`` failed
+    │   ├── TokenError                              the OAuth2 token endpoint gave no token
+    │   └── DispatchFailure                         a request that got no usable response
+    │
+    ├── toolcat.executor.agent: model clients
+    │   └── ModelError                              a model endpoint gave no usable reply
+    │       ├── ModelHTTPError                      a non-2xx status (after retries)
+    │       ├── ModelConnectionError                no answer: connect, timeout, reset
+    │       └── ModelResponseError                  a reply that breaks the protocol
+    │
+    ├── toolcat.executor.mcp_server
+    │   └── CatalogLoadFailed                       the catalog to serve has errors
+    │
+    └── toolcat.cli
+        ├── CliError                                a failure the user can fix (``code``)
+        └── DemoError                               the demo cannot run
+
+Private control-flow exceptions (names starting with ``_``) derive from
+``ToolcatError`` too, so none can escape as a bare ``Exception``; they are not
+drawn here. This module imports nothing: every layer, the catalog included,
+can depend on it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ToolcatError"]
+
+
+class ToolcatError(Exception):
+    """Base class of every exception toolcat raises."""
