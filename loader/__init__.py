@@ -5,6 +5,7 @@ from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_synt
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._files import CatalogInputError
 from ._load import LoadResult, load, load_catalog, load_documents
+from ._yaml import read_yaml
 
 __all__ = [
     "CODES",
@@ -20,5 +21,6 @@ __all__ = [
     "load",
     "load_catalog",
     "load_documents",
+    "read_yaml",
     "sort_diagnostics",
 ]
