@@ -46,12 +46,12 @@ SUFFIXES = (".json", ".yaml", ".yml")
 
 
 def _parse(path: Path) -> Any:
-    import yaml
+    from toolcat.loader import read_yaml  # the importer's own reader: YAML 1.2 core schema
 
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         return json.loads(text)
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return read_yaml(text, str(path))
 
 
 def _operation_count(doc: Any) -> int:

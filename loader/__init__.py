@@ -19,6 +19,7 @@ from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagno
 from ._files import CatalogInputError
 from ._format_schema import SCHEMA_ID, catalog_json_schema, render_catalog_json_schema
 from ._load import LoadResult, load, load_catalog, load_documents
+from ._yaml import read_yaml
 
 __all__ = [
     "CODES",
@@ -36,6 +37,7 @@ __all__ = [
     "load",
     "load_catalog",
     "load_documents",
+    "read_yaml",
     "render_catalog_json_schema",
     "sort_diagnostics",
 ]

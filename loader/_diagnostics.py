@@ -64,6 +64,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC106": ("unknown-schema-keyword", Severity.WARNING),
     "TC107": ("duplicate-toolset-member", Severity.WARNING),
     "TC108": ("body-on-get", Severity.WARNING),
+    "TC109": ("yaml11-value", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

@@ -23,7 +23,7 @@ from ._files import CatalogInputError, Progress, SourceFile, find_files, sniff_s
 from ._import import run_import
 from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
-from ._yaml import parse_yaml
+from ._yaml import parse_yaml, yaml11_warnings
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
@@ -195,6 +195,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
             return
     parsed = parse_yaml(text, display)
     state.ctx.diagnostics.extend(parsed.diagnostics)
+    state.ctx.diagnostics.extend(yaml11_warnings(parsed))
     if parsed.diagnostics and parsed.data is None:
         state.lost.append(display)
         return

@@ -1,4 +1,23 @@
-"""Position-aware YAML: plain dicts and lists, plus where every key and value was written.
+"""The one YAML reader: YAML 1.2 core-schema values, with where every key and value was written.
+
+Catalogs, OpenAPI specs (``loader/openapi/_read.py``) and every other YAML
+toolcat reads (:func:`read_yaml`) go through here, so a text means the same
+value everywhere. Scalars follow the YAML 1.2 core schema, as OpenAPI 3.1 and
+the JavaScript tools most specs and catalogs are written with do:
+
+- ``true``/``True``/``TRUE`` and ``false``/... are booleans; ``yes``, ``no``,
+  ``on``, ``off``, ``y``, ``n`` are strings (YAML 1.1, PyYAML's ``safe_load``,
+  read ``enum: [DE, FR, NO]`` as ``["DE", "FR", False]``);
+- ``null``/``Null``/``NULL``/``~`` and an empty value are null;
+- ``12``, ``-3``, ``0o17``, ``0x1F`` are ints; ``1.5``, ``.5``, ``1e5``,
+  ``.inf``, ``.nan`` are floats; ``1_000``, ``12:30`` (sexagesimal) and
+  ``0b101`` are strings, and ``010`` is ten;
+- timestamps stay strings (the data model is JSON's), ``=`` is a string, and
+  mapping keys are the text as written (``200:`` -> ``"200"``).
+
+A plain scalar that YAML 1.1 would have read as a boolean or number but 1.2
+reads as a string is listed (:attr:`ParsedYaml.yaml11`), so catalog lint can
+say where a text copied from a YAML 1.1 tool changed meaning (TC109).
 
 PyYAML's C composer builds the node tree (it keeps marks); one walk turns it
 into plain Python values, reporting duplicate keys (which ``yaml.load`` keeps
@@ -8,6 +27,9 @@ YAML path, so a clean file pays nothing for them.
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,10 +37,22 @@ from typing import Any
 import yaml
 from toolcat._errors import ToolcatError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
 
-from ._diagnostics import Diagnostic
+from ._diagnostics import CatalogError, Diagnostic, Severity
 
-__all__ = ["ParsedYaml", "Positions", "parse_yaml"]
+__all__ = [
+    "MAX_YAML_VALUES",
+    "ParsedYaml",
+    "Positions",
+    "Yaml11Scalar",
+    "build_yaml",
+    "compose_yaml",
+    "parse_yaml",
+    "plain_is_text",
+    "read_yaml",
+    "yaml11_warnings",
+]
 
 try:  # the C composer is ~10x faster; PyYAML without libyaml falls back to Python
     _Loader: type[Any] = yaml.CSafeLoader
@@ -34,13 +68,61 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MERGE = "tag:yaml.org,2002:merge"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
+# Our own tag for a plain scalar that is a string under YAML 1.2 but a boolean
+# or number under YAML 1.1: the value is the text, and the walk notes where it was.
+_STR_WAS_11 = "tag:toolcat,2026:str-was-yaml11"
+
+# The YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution).
+_CORE_NULL = frozenset(("", "~", "null", "Null", "NULL"))
+_CORE_BOOL = {
+    "true": True,
+    "True": True,
+    "TRUE": True,
+    "false": False,
+    "False": False,
+    "FALSE": False,
+}
+_CORE_INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_CORE_FLOAT = re.compile(
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_NUMBER_START = frozenset("-+.0123456789")
+# YAML 1.1 (PyYAML's resolver, plus the y/n booleans of the 1.1 spec that Go's
+# yaml.v2 and others read): only asked about texts that 1.2 reads as strings.
+_YAML11: Any = Resolver()
+_YAML11_BOOL = frozenset("y Y n N".split())
+_YAML11_CHANGED = frozenset((_BOOL, _INT, _FLOAT))
 
 _RESOLVED: dict[str, str] = {}  # plain scalar text -> implicit tag, shared by every load
 _RESOLVED_LIMIT = 100_000
 
 
+def _core_tag(text: str) -> str:
+    """The implicit tag of a plain scalar under the YAML 1.2 core schema."""
+    if text in _CORE_NULL:
+        return _NULL
+    if text in _CORE_BOOL:
+        return _BOOL
+    if text[0] in _NUMBER_START:
+        if _CORE_INT.fullmatch(text):
+            return _INT
+        if _CORE_FLOAT.fullmatch(text):
+            return _FLOAT
+    if text == "<<":
+        return _MERGE  # merge keys, as PyYAML (and catalogs) have always read them
+    if text in _YAML11_BOOL or _YAML11.resolve(ScalarNode, text, (True, False)) in _YAML11_CHANGED:
+        return _STR_WAS_11
+    return _STR
+
+
+def plain_is_text(text: str) -> bool:
+    """Whether ``text`` written unquoted reads back as that string (YAML 1.2 core schema)."""
+    return _core_tag(text) in (_STR, _STR_WAS_11)
+
+
 class _FastLoader(_Loader):  # type: ignore[misc]
-    """The C composer with a memoised tag resolver.
+    """The C composer with a memoised YAML 1.2 core-schema tag resolver.
 
     PyYAML resolves every plain scalar with a chain of regular expressions in
     Python, which is half the time of reading a catalog; catalogs repeat the
@@ -53,7 +135,7 @@ class _FastLoader(_Loader):  # type: ignore[misc]
                 return _STR  # quoted: always a string
             tag = _RESOLVED.get(value)
             if tag is None:
-                tag = super().resolve(kind, value, implicit)
+                tag = _core_tag(value)
                 # short texts repeat (keys, types, names); long prose would only pin memory
                 if len(value) <= 64 and len(_RESOLVED) < _RESOLVED_LIMIT:
                     _RESOLVED[value] = tag
@@ -61,9 +143,15 @@ class _FastLoader(_Loader):  # type: ignore[misc]
         return super().resolve(kind, value, implicit)
 
 
-# Aliases may share subtrees; counting expanded nodes stops "billion laughs" documents.
-_MAX_EXPANDED_NODES = 5_000_000
-_CONSTRUCTOR = yaml.SafeLoader("")  # only its scalar constructors are used
+# One cap on the values a YAML document may expand to, for catalogs and specs
+# alike. Aliases share subtrees, so a few hundred bytes can stand for billions
+# of values ("billion laughs"); every later stage (compile, import, JSON
+# export) walks the expanded tree, so the walk counts expanded values and
+# stops here. 5 M is about 20x the largest real API description we know
+# (GitHub's REST spec: 13 MB, about 260 k values) and keeps a refused document
+# to well under a GB downstream. (Before one reader, catalogs stopped at 5 M
+# and specs at 20 M; 20 M let an alias bomb cost four times the memory.)
+MAX_YAML_VALUES = 5_000_000
 
 Path = tuple[str | int, ...]
 
@@ -73,12 +161,36 @@ class _Abort(ToolcatError):
 
 
 @dataclass(frozen=True, slots=True)
+class Yaml11Scalar:
+    """A plain scalar read as a string that YAML 1.1 reads as a boolean or number."""
+
+    text: str
+    line: int
+    column: int
+
+    @property
+    def yaml11(self) -> bool | int | float:
+        """The value a YAML 1.1 tool (PyYAML's ``safe_load``, Go's yaml.v2) reads."""
+        if self.text in _YAML11_BOOL:
+            return self.text in ("y", "Y")
+        value: bool | int | float = yaml.load(self.text, Loader=_Loader)  # noqa: S506 - safe
+        return value
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedYaml:
-    """One parsed file: its value (``None`` when unusable), positions and findings."""
+    """One parsed file: its value (``None`` when unusable), positions and findings.
+
+    ``too_large`` says the document was refused because its aliases expand to
+    over :data:`MAX_YAML_VALUES` values; ``yaml11`` lists the plain values whose
+    meaning changed from YAML 1.1 (see :func:`yaml11_warnings`).
+    """
 
     data: Any
     positions: Positions
     diagnostics: tuple[Diagnostic, ...]
+    too_large: bool = False
+    yaml11: tuple[Yaml11Scalar, ...] = ()
 
 
 class Positions:
@@ -191,11 +303,14 @@ def _child(node: Node, seg: str | int) -> tuple[Node | None, Node] | None:
 class _Builder:
     """One walk from nodes to values; findings go to ``diagnostics``."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, cycles: bool = False) -> None:
         self.file = file
         self.diagnostics: list[Diagnostic] = []
+        self.yaml11: list[Yaml11Scalar] = []
+        self.too_large = False
+        self._cycles = cycles  # an alias inside its own node: the value refers to itself
         self._done: dict[int, tuple[Any, int]] = {}
-        self._active: set[int] = set()
+        self._active: dict[int, Any] = {}  # node id -> its value, while being built
         self._count = 0
 
     def error(self, code: str, message: str, node: Node) -> None:
@@ -216,46 +331,80 @@ class _Builder:
         done = self._done.get(key)
         if done is not None:  # an alias: reuse the value, but count its size
             self._count += done[1]
-            if self._count > _MAX_EXPANDED_NODES:
+            if self._count > MAX_YAML_VALUES:
+                self.too_large = True
                 self.error(
-                    "TC001", "aliases expand to too many values; remove the alias loop", node
+                    "TC001",
+                    f"aliases expand to too many values (over {MAX_YAML_VALUES:,}); "
+                    "remove the alias loop",
+                    node,
                 )
                 raise _Abort
             return done[0]
         if key in self._active:
+            if self._cycles:
+                self._count += 1
+                return self._active[key]
             self.error("TC001", "an alias refers to the node that contains it; remove it", node)
             raise _Abort
-        self._active.add(key)
         before = self._count
+        value: Any
         if isinstance(node, MappingNode):
-            value: Any = self._mapping(node)
+            value = self._active[key] = {}
+            self._mapping(node, value)
+        elif self._cycles:
+            value = self._active[key] = []
+            value.extend([self.build(item) for item in node.value])
         else:
+            self._active[key] = None
             value = [self.build(item) for item in node.value]
-            if node.tag != _SEQ:
-                self.error("TC001", f"unsupported YAML tag {node.tag!r}; remove it", node)
-        self._active.discard(key)
+        if type(node) is SequenceNode and node.tag != _SEQ:
+            self.error("TC001", f"unsupported YAML tag {node.tag!r}; remove it", node)
+        del self._active[key]
         self._count += 1
         self._done[key] = (value, self._count - before)
         return value
 
     def _scalar(self, node: ScalarNode) -> Any:
-        tag = node.tag
+        tag, text = node.tag, node.value
+        if tag == _STR_WAS_11:
+            mark = node.start_mark
+            self.yaml11.append(Yaml11Scalar(text, mark.line + 1, mark.column + 1))
+            return text
         if tag == _NULL:
             return None
-        if tag == _BOOL:
-            return node.value.lower() in ("yes", "true", "on")
-        if tag == _INT:
-            text = node.value
-            return int(text) if text.isdigit() else _CONSTRUCTOR.construct_yaml_int(node)
-        if tag == _FLOAT:
-            return _CONSTRUCTOR.construct_yaml_float(node)
+        try:
+            if tag == _BOOL:
+                return _CORE_BOOL[text]
+            if tag == _INT:
+                if text.isdigit():
+                    return int(text)
+                body = text.lstrip("+-")
+                sign = -1 if text.startswith("-") else 1
+                if body[:2] in ("0o", "0x"):
+                    return sign * int(body[2:], 8 if body[1] == "o" else 16)
+                return int(text, 10)
+            if tag == _FLOAT:
+                body = text.lstrip("+-").lower()
+                if body in (".inf", ".nan"):
+                    return (
+                        (-math.inf if text.startswith("-") else math.inf)
+                        if body == ".inf"
+                        else math.nan
+                    )
+                return float(text)
+        except (KeyError, ValueError):
+            kind = {_BOOL: "boolean", _INT: "integer", _FLOAT: "number"}[tag]
+            self.error(
+                "TC001", f"{text!r} cannot be read as a YAML 1.2 {kind}; quote it or fix it", node
+            )
+            return text
         if tag == _TIMESTAMP:
-            return node.value  # keep dates as text: catalogs are JSON-shaped
+            return text  # keep dates as text: the data model is JSON's
         self.error("TC001", f"unsupported YAML tag {tag!r}; write a plain value", node)
-        return node.value
+        return text
 
-    def _mapping(self, node: MappingNode) -> dict[str, Any]:
-        result: dict[str, Any] = {}
+    def _mapping(self, node: MappingNode, result: dict[str, Any]) -> None:
         first: dict[str, Node] = {}
         merges: list[Node] = []
         for key_node, value_node in node.value:
@@ -292,7 +441,6 @@ class _Builder:
             result[key] = self.build(value_node)
         for source in merges:
             self._merge(result, source)
-        return result
 
     def _merge(self, result: dict[str, Any], source: Node) -> None:
         sources = source.value if isinstance(source, SequenceNode) else [source]
@@ -354,6 +502,37 @@ def _syntax_message(exc: yaml.MarkedYAMLError, text: str) -> str:
     return text
 
 
+def compose_yaml(text: str | bytes) -> Node | None:
+    """The node tree of one YAML document (``None`` when empty), with 1.2 core-schema tags.
+
+    Raises :class:`yaml.YAMLError` when the text is not YAML (callers word it
+    for their own users).
+    """
+    root: Node | None = yaml.compose(text, Loader=_FastLoader)
+    return root
+
+
+def build_yaml(root: Node, file: str, *, cycles: bool = False) -> ParsedYaml:
+    """Plain values from a composed tree, counting expanded aliases against the cap.
+
+    ``cycles=True`` lets an alias refer to the node that contains it (the value
+    then contains itself), as the OpenAPI importer handles per operation;
+    otherwise that is a TC001 error.
+    """
+    positions = Positions(file, root)
+    builder = _Builder(file, cycles)
+    try:
+        data = builder.build(root)
+    except _Abort:
+        data = None
+    except RecursionError:
+        builder.error("TC001", "the document nests too deeply to read", root)
+        data = None
+    return ParsedYaml(
+        data, positions, tuple(builder.diagnostics), builder.too_large, tuple(builder.yaml11)
+    )
+
+
 def parse_yaml(text: str, file: str) -> ParsedYaml:
     """Parse one YAML document into plain values with a position index.
 
@@ -362,7 +541,7 @@ def parse_yaml(text: str, file: str) -> ParsedYaml:
     ({'a': 1, 'b': ['x']}, (2, 5))
     """
     try:
-        root = yaml.compose(text, Loader=_FastLoader)
+        root = compose_yaml(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         if _unclosed(exc, text):
@@ -380,15 +559,62 @@ def parse_yaml(text: str, file: str) -> ParsedYaml:
         message = f"YAML syntax error: {exc}".splitlines()[0]
         diag = Diagnostic.make("TC001", message, file, line, col)
         return ParsedYaml(None, Positions(file, None), (diag,))
-    positions = Positions(file, root)
     if root is None:
-        return ParsedYaml(None, positions, ())
-    builder = _Builder(file)
-    try:
-        data = builder.build(root)
-    except _Abort:
-        data = None
-    except RecursionError:
-        builder.error("TC001", "the document nests too deeply to read", root)
-        data = None
-    return ParsedYaml(data, positions, tuple(builder.diagnostics))
+        return ParsedYaml(None, Positions(file, None), ())
+    return build_yaml(root, file)
+
+
+def yaml11_warnings(parsed: ParsedYaml) -> list[Diagnostic]:
+    """TC109 for each plain value that a YAML 1.1 tool reads as a boolean or number.
+
+    Users copy YAML from 1.1 tools (PyYAML's ``safe_load``, Ansible, older
+    Kubernetes tooling), where ``country: NO`` is ``false`` and ``on: 1:30`` is
+    ninety; toolcat reads both as text, so the file means something else to
+    the tool it came from. Catalogs get this lint; imported specs do not (they
+    are not the user's to edit, and OpenAPI 3.1 itself says YAML 1.2).
+    """
+    out = []
+    for s in parsed.yaml11:
+        old = s.yaml11
+        kind = "boolean" if isinstance(old, bool) else "number"
+        shown = json.dumps(old) if isinstance(old, bool) else repr(old)
+        out.append(
+            Diagnostic.make(
+                "TC109",
+                f"{s.text} is the text {json.dumps(s.text)} in YAML 1.2, but the {kind} "
+                f"{shown} in YAML 1.1 tools; quote it ({json.dumps(s.text)}) to keep the "
+                f"text, or write {shown} for the {kind}",
+                parsed.positions.file,
+                s.line,
+                s.column,
+            )
+        )
+    return out
+
+
+def read_yaml(text: str | bytes, file: str = "<string>") -> Any:
+    """Read one YAML document as toolcat reads every YAML file (YAML 1.2 core schema).
+
+    The replacement for ``yaml.safe_load`` anywhere in toolcat, so that a text
+    means the same value in a catalog, a spec and everything else: ``yes``,
+    ``no``, ``on``, ``off`` stay strings, ``true``/``false`` are booleans,
+    timestamps stay strings, mapping keys are strings. Returns ``None`` for an
+    empty document. A duplicate key keeps the last value (as ``safe_load``).
+    Raises :class:`CatalogError` (TC001/TC004, with positions in ``file``)
+    when the text is not YAML, uses unsupported tags, or its aliases expand to
+    over :data:`MAX_YAML_VALUES` values.
+
+    >>> read_yaml("enum: [DE, FR, NO]\\nstrict: true\\n")
+    {'enum': ['DE', 'FR', 'NO'], 'strict': True}
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            diag = Diagnostic.make("TC001", f"the text is not UTF-8: {exc.reason}", file)
+            raise CatalogError([diag]) from exc
+    parsed = parse_yaml(text, file)
+    errors = [d for d in parsed.diagnostics if d.severity is Severity.ERROR and d.code != "TC002"]
+    if errors:
+        raise CatalogError(errors)
+    return parsed.data

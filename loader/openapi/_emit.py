@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from toolcat._errors import ToolcatError
 from toolcat.catalog import FrozenDict, FrozenList
+from toolcat.loader._yaml import plain_is_text
 
 from ._options import ImportResult
 
@@ -27,6 +28,8 @@ class _Dumper(_BaseDumper):  # type: ignore[misc]
 
 def _represent_text(dumper: Any, data: str) -> Any:
     style = "|" if "\n" in data and not any(c.isspace() and c not in " \n" for c in data) else None
+    if style is None and data and not plain_is_text(data):
+        style = "'"  # PyYAML quotes what YAML 1.1 reads otherwise; 1.2 adds 1e5, 0o17
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 

@@ -1,90 +1,31 @@
-"""Reading spec files: JSON or YAML (C loader), a size cap, and version detection."""
+"""Reading spec files: JSON, or YAML through the loader's one reader; a size cap; the version.
+
+YAML is read as the loader reads catalogs (``loader/_yaml.py``): the YAML 1.2
+core schema, which OpenAPI 3.1 names and the JavaScript tools most specs are
+written with follow. ``yes``/``no``/``on``/``off`` are strings (PyYAML's YAML
+1.1 turned a property named ``on`` into ``True`` and ``enum: [yes, no]``
+into booleans), ``12:30`` is a string (not 750), ``010`` is ten, timestamps
+stay strings, and mapping keys are the text as written (``200:`` -> ``"200"``).
+Unlike catalogs, a spec gets no lint about YAML 1.1 values (it is not the
+user's file to edit) and may hold recursive aliases (the importer skips the
+operations that reach one), and a duplicate key keeps its last value.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
+from toolcat.loader._yaml import MAX_YAML_VALUES, build_yaml, compose_yaml
 
 from ._errors import SpecError
 
 __all__ = ["DEFAULT_MAX_SPEC_BYTES", "detect_version", "read_document"]
 
 DEFAULT_MAX_SPEC_BYTES = 64 * 1024 * 1024
-MAX_EXPANDED_NODES = 20_000_000
-
-_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _SpecLoader(_BaseLoader):  # type: ignore[misc]
-    """Safe YAML read as a JSON data model, with YAML 1.2 core-schema scalars.
-
-    OpenAPI 3.1 says YAML 1.2, and the JavaScript tools most specs are written
-    with read them so: ``yes``/``no``/``on``/``off`` are strings (PyYAML's YAML
-    1.1 turned a property named ``on`` into ``True`` and ``enum: [yes, no]``
-    into booleans), ``12:30`` is a string (not 750), ``010`` is ten. Timestamps
-    stay strings, and mapping keys are always strings as in JSON (``200:`` ->
-    ``"200"``, ``true:`` -> ``"true"``).
-    """
-
-
-_BOOL, _INT, _FLOAT = (f"tag:yaml.org,2002:{t}" for t in ("bool", "int", "float"))
-_SpecLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL, _INT, _FLOAT)]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_SpecLoader.add_implicit_resolver(
-    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-_SpecLoader.add_implicit_resolver(
-    _INT, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
-)
-_SpecLoader.add_implicit_resolver(
-    _FLOAT,
-    re.compile(
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-    ),
-    list("-+.0123456789"),
-)
-
-
-def _timestamp_as_text(loader: Any, node: yaml.Node) -> str:
-    return str(loader.construct_scalar(node))
-
-
-def _core_int(loader: Any, node: yaml.Node) -> int:
-    text = str(loader.construct_scalar(node))
-    if text.startswith(("0o", "0x")):
-        return int(text[2:], 8 if text[1] == "o" else 16)
-    return int(text, 10)
-
-
-def _json_key(key: Any) -> str:
-    if isinstance(key, str):
-        return key
-    if key is None or isinstance(key, bool):
-        return json.dumps(key)
-    return str(key)
-
-
-def _mapping(loader: Any, node: yaml.MappingNode) -> Iterator[dict[str, Any]]:
-    data: dict[str, Any] = {}
-    yield data
-    value = loader.construct_mapping(node)
-    if not all(type(k) is str for k in value):
-        value = {_json_key(k): v for k, v in value.items()}
-    data.update(value)
-
-
-_SpecLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
-_SpecLoader.add_constructor(_INT, _core_int)
-_SpecLoader.add_constructor("tag:yaml.org,2002:map", _mapping)
 
 
 def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
@@ -118,7 +59,7 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
                     getattr(exc, "colno", 1),
                 ) from exc
     try:
-        doc = yaml.load(data, Loader=_SpecLoader)  # noqa: S506 - a safe loader
+        root = compose_yaml(data)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -132,33 +73,26 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
         ) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise SpecError("TC201", shown, f"cannot decode the file: {exc}") from exc
-    if b"&" in data and b"*" in data:  # YAML anchors: aliases may expand without bound
-        size = _expanded_size(doc, {}, MAX_EXPANDED_NODES)
-        if size > MAX_EXPANDED_NODES:
+    if root is None:
+        return None
+    parsed = build_yaml(root, shown, cycles=True)
+    if parsed.too_large:
+        raise SpecError(
+            "TC207",
+            shown,
+            f"its YAML aliases expand to over {MAX_YAML_VALUES:,} values "
+            "(an alias bomb, or a spec too large to import)",
+        )
+    for d in parsed.diagnostics:  # a duplicate key keeps its last value, as JSON parsers do
+        if d.code != "TC002":
             raise SpecError(
-                "TC207",
+                "TC201",
                 shown,
-                f"its YAML aliases expand to over {MAX_EXPANDED_NODES:,} values "
-                "(an alias bomb, or a spec too large to import)",
+                f"not valid YAML at line {d.line}, column {d.column}: {d.message}",
+                d.line,
+                d.column,
             )
-    return doc
-
-
-def _expanded_size(node: Any, memo: dict[int, int], limit: int) -> int:
-    """How many values ``node`` has once aliases are expanded (counting stops past ``limit``)."""
-    if not isinstance(node, dict | list):
-        return 1
-    known = memo.get(id(node))
-    if known is not None:
-        return known
-    memo[id(node)] = 1  # a cycle through aliases counts once here (conversion stops it later)
-    total = 1
-    for child in node.values() if isinstance(node, dict) else node:
-        total += _expanded_size(child, memo, limit)
-        if total > limit:
-            break
-    memo[id(node)] = total
-    return total
+    return parsed.data
 
 
 def detect_version(doc: Any, path: str) -> str:

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from jsonschema import Draft202012Validator
 from toolcat.catalog import FrozenDict, NotStrictable, check_strict_schema, to_strict_schema
-from toolcat.loader import load_catalog
+from toolcat.loader import load_catalog, read_yaml
 from toolcat.loader.openapi import ImportResult, import_openapi
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -20,7 +19,7 @@ METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", 
 
 def _parse(path: Path) -> Any:
     text = path.read_text(encoding="utf-8")
-    return json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=yaml.CSafeLoader)
+    return json.loads(text) if path.suffix == ".json" else read_yaml(text, str(path))
 
 
 def _specs(corpus: Path) -> list[tuple[Path, Any]]:

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from toolcat.loader import load_documents
+from toolcat.loader import load_documents, read_yaml
 from toolcat.loader.openapi import import_openapi
 
 JUNK: list[Any] = [None, 1, -3, 2.5, True, "", "x", "${BAD", [], {}, [1, "a"], {"$ref": "#/nope"},
@@ -46,7 +45,7 @@ def small_specs(corpus_dir: Path) -> list[tuple[str, Any]]:
         ):
             continue
         text = path.read_text(encoding="utf-8")
-        doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        doc = json.loads(text) if path.suffix == ".json" else read_yaml(text, str(path))
         if isinstance(doc, dict) and ("openapi" in doc or "swagger" in doc):
             out.append((path.name, doc))
     return out

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from toolcat.catalog import thaw
 from toolcat.cli._app import main
-from toolcat.loader import load_catalog
+from toolcat.loader import load_catalog, read_yaml
 
 BIG = {"github-api.github.com.json", "stripe-spec3.json", "kubernetes-swagger2.json"}
 
@@ -24,7 +24,7 @@ def _small_specs(corpus: Path) -> list[Path]:
         if p.suffix not in (".json", ".yaml", ".yml") or p.name in BIG:
             continue
         text = p.read_text(encoding="utf-8")
-        doc = json.loads(text) if p.suffix == ".json" else yaml.safe_load(text)
+        doc = json.loads(text) if p.suffix == ".json" else read_yaml(text, str(p))
         if isinstance(doc, dict) and ("openapi" in doc or "swagger" in doc):
             out.append(p)
     return out

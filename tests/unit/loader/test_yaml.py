@@ -7,7 +7,7 @@ from toolcat.loader._yaml import parse_yaml
 
 
 def test_values_and_positions() -> None:
-    text = "a: 1\nb:\n  - x\n  - {k: 'v'}\nc: yes\nd: ~\ne: 2024-01-02\n"
+    text = "a: 1\nb:\n  - x\n  - {k: 'v'}\nc: true\nd: ~\ne: 2024-01-02\n"
     parsed = parse_yaml(text, "f.yaml")
     assert parsed.diagnostics == ()
     assert parsed.data == {"a": 1, "b": ["x", {"k": "v"}], "c": True, "d": None, "e": "2024-01-02"}
@@ -43,8 +43,8 @@ def test_merge_keys_and_aliases() -> None:
 
 
 def test_non_string_keys_keep_their_text() -> None:
-    parsed = parse_yaml("200: ok\ntrue: yes\n", "f.yaml")
-    assert parsed.data == {"200": "ok", "true": True}
+    parsed = parse_yaml("200: ok\ntrue: false\n~: 1\n", "f.yaml")
+    assert parsed.data == {"200": "ok", "true": False, "~": 1}
 
 
 @pytest.mark.parametrize(
