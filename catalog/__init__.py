@@ -21,6 +21,7 @@ from ._export import (
     to_openai_responses_tool,
     to_openai_tool,
 )
+from ._fastcheck import INTEGER_FORMATS, compile_check, integer_format_check
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._gemini import GeminiResult, to_gemini_schema
 from ._methods import METHODS, HttpMethod, MethodSemantics, method_semantics
@@ -67,6 +68,7 @@ __all__ = [
     "GeminiResult",
     "HttpCommand",
     "HttpMethod",
+    "INTEGER_FORMATS",
     "METHODS",
     "MethodSemantics",
     "MissingVariableError",
@@ -88,9 +90,11 @@ __all__ = [
     "UnknownToolsetError",
     "check_env_syntax",
     "check_strict_schema",
+    "compile_check",
     "export_catalog",
     "export_tools",
     "freeze",
+    "integer_format_check",
     "interpolate",
     "mcp_annotations",
     "method_semantics",

@@ -6,13 +6,19 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError, relevance
+from toolcat.catalog import INTEGER_FORMATS, compile_check, integer_format_check
 
 from ._calls import ToolError
-from ._fastcheck import FORMAT_CHECKER, compile_check
 
-__all__ = ["ArgumentChecker", "format_loc", "parse_arguments"]
+__all__ = ["ArgumentChecker", "FORMAT_CHECKER", "format_loc", "parse_arguments"]
+
+FORMAT_CHECKER = FormatChecker()  # jsonschema's formats plus int32/int64 (an instance copy)
+for _fmt in INTEGER_FORMATS:
+    FORMAT_CHECKER.checks(_fmt)(integer_format_check(_fmt))
+# the formats asserted: the fast path checks int32/int64 itself and leaves the rest to jsonschema
+_ASSERTED = frozenset(FORMAT_CHECKER.checkers)
 
 _MAX_MSG = 300
 _MAX_ERRORS = 20
@@ -66,7 +72,7 @@ class ArgumentChecker:
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self._schema = schema
         self._validator = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
-        self._fast = compile_check(schema)
+        self._fast = compile_check(schema, formats=_ASSERTED)  # None: jsonschema decides
         props = schema.get("properties") or {}
         self._properties = frozenset(props)
         self._defaults = tuple(

@@ -13,8 +13,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolcat.catalog import compile_check
+
 from ._shape import closest
-from ._simple_schema import conforms, is_simple_valid
+from ._simple_schema import is_simple_valid
 
 __all__ = ["SchemaChecker", "SchemaIssue"]
 
@@ -278,19 +280,25 @@ class SchemaChecker:
             values = self._values[vkey] = tuple(self._check_values(full))
         return meta + values if values else meta
 
+    @staticmethod
+    def _fast_ok(schema: dict[str, Any], rest: dict[str, Any]) -> bool:
+        """The default and the enum values are valid, as far as the fast path knows for sure."""
+        if "default" in schema:
+            check = compile_check(schema)
+            if check is None or not check(schema["default"]):
+                return False
+        enum = schema.get("enum")
+        if isinstance(enum, list):
+            check = compile_check(rest)
+            if check is None or not all(check(v) for v in enum):
+                return False
+        return True
+
     def _check_values(self, schema: Any) -> Iterator[SchemaIssue]:
         if not isinstance(schema, dict) or ("default" not in schema and "enum" not in schema):
             return
         rest = {k: v for k, v in schema.items() if k not in ("enum", "default")}
-        if (
-            "$defs" not in schema
-            and is_simple_valid(schema, KNOWN_KEYWORDS)
-            and ("default" not in schema or conforms(schema["default"], schema, KNOWN_KEYWORDS))
-            and (
-                not isinstance(schema.get("enum"), list)
-                or all(conforms(v, rest, KNOWN_KEYWORDS) for v in schema["enum"])
-            )
-        ):
+        if is_simple_valid(schema, KNOWN_KEYWORDS) and self._fast_ok(schema, rest):
             return  # the fast path vouches for every value
         try:
             if "default" in schema:

@@ -1,9 +1,10 @@
-"""A fast path for schema checks: plain Python walks that answer only when they are sure.
+"""A fast metaschema check: "this schema is valid 2020-12", answered only when it is sure.
 
-"This schema is valid 2020-12" and "this value conforms": anything else falls
-back to jsonschema, which also writes the messages. A typical catalog is
-checked without importing jsonschema at all, and large imported schemas are
-checked about ten times faster.
+Anything else falls back to jsonschema, which also writes the messages. A
+typical catalog is checked without importing jsonschema at all, and large
+imported schemas are checked about ten times faster. Whether a *value* conforms
+to a schema (defaults, enum values) is the one fast schema path of the catalog,
+``toolcat.catalog.compile_check``, which the executor uses for arguments.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from toolcat.catalog import FrozenDict, FrozenList
 
-__all__ = ["conforms", "is_simple_valid"]
+__all__ = ["is_simple_valid"]
 
 _TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object"})
 _TEXT = frozenset({"description", "title", "format", "$comment"})
@@ -64,7 +65,6 @@ _MAX_DEPTH = 64
 # imported schemas are frozen: the read-only twins are the same JSON values
 _DICT: frozenset[type] = frozenset((dict, FrozenDict))
 _LIST: frozenset[type] = frozenset((list, FrozenList))
-_CONTAINERS = _DICT | _LIST
 
 
 def _number(v: Any) -> bool:
@@ -166,139 +166,4 @@ def _compiles(pattern: str) -> bool:
             re.compile(pattern)
     except re.error:
         return False
-    return True
-
-
-def _is_type(value: Any, name: str) -> bool | None:
-    kind = type(value)
-    if name == "string":
-        return kind is str
-    if name == "integer":
-        return True if kind is int else (None if kind is float else False)
-    if name == "number":
-        return kind in (int, float)
-    if name == "boolean":
-        return kind is bool
-    if name == "null":
-        return value is None
-    if name == "array":
-        return kind in _LIST
-    if name == "object":
-        return kind in _DICT
-    return None
-
-
-def _same(a: Any, b: Any) -> bool | None:
-    """JSON equality for scalars (1 and true differ); None for containers."""
-    if type(a) in _CONTAINERS or type(b) in _CONTAINERS:
-        return None
-    if type(a) is bool or type(b) is bool:
-        return type(a) is type(b) and a == b
-    return bool(a == b)
-
-
-# keywords that never reject a value (annotations, and OpenAPI extras jsonschema ignores)
-_PASSIVE = frozenset(
-    {
-        "description",
-        "title",
-        "default",
-        "examples",
-        "example",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "format",
-        "$comment",
-        "nullable",
-        "contentMediaType",
-        "contentEncoding",
-        "discriminator",
-        "xml",
-        "externalDocs",
-    }
-)
-_EVALUATED = (
-    frozenset(
-        {
-            "type",
-            "enum",
-            "const",
-            "minLength",
-            "maxLength",
-            "minItems",
-            "maxItems",
-            "items",
-            "properties",
-            "required",
-            "additionalProperties",
-        }
-    )
-    | _NUMBERS
-)
-
-
-def conforms(value: Any, schema: Any, known: frozenset[str], depth: int = 0) -> bool:
-    """True only when ``value`` certainly conforms to the valid ``schema``.
-
-    Keywords it does not evaluate (``$ref``, ``anyOf``, ...) make it answer
-    False, so jsonschema decides; keys outside ``known`` are ignored, as
-    validators ignore unknown keywords.
-    """
-    if schema is True:
-        return True
-    if type(schema) not in _DICT or depth > 8:
-        return False
-    for key, rule in schema.items():
-        if key in _PASSIVE:
-            continue
-        if key not in _EVALUATED:
-            if key in known:
-                return False
-            continue
-        if key == "type":
-            names = rule if type(rule) in _LIST else [rule]
-            if not any(_is_type(value, n) for n in names):
-                return False
-        elif key in ("enum", "const"):
-            options = rule if key == "enum" else [rule]
-            if type(options) not in _LIST or not any(_same(value, o) for o in options):
-                return False
-        elif key in _NUMBERS:
-            if _number(value) and not (
-                (key == "minimum" and value >= rule)
-                or (key == "maximum" and value <= rule)
-                or (key == "exclusiveMinimum" and value > rule)
-                or (key == "exclusiveMaximum" and value < rule)
-            ):
-                return False
-        elif key in ("minLength", "maxLength"):
-            if type(value) is str and not (
-                (key == "minLength" and len(value) >= rule)
-                or (key == "maxLength" and len(value) <= rule)
-            ):
-                return False
-        elif key in ("minItems", "maxItems"):
-            if type(value) in _LIST and not (
-                (key == "minItems" and len(value) >= rule)
-                or (key == "maxItems" and len(value) <= rule)
-            ):
-                return False
-        elif key == "items":
-            if type(value) in _LIST and not all(conforms(v, rule, known, depth + 1) for v in value):
-                return False
-        elif key == "properties":
-            if type(value) in _DICT and not all(
-                conforms(value[k], s, known, depth + 1) for k, s in rule.items() if k in value
-            ):
-                return False
-        elif key == "required":
-            if type(value) in _DICT and not all(k in value for k in rule):
-                return False
-        elif key == "additionalProperties":
-            if type(value) in _DICT and rule is not True:
-                props = schema.get("properties", {})
-                extra = [k for k in value if k not in props]
-                if extra and not all(conforms(value[k], rule, known, depth + 1) for k in extra):
-                    return False
     return True

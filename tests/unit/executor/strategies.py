@@ -7,7 +7,8 @@ from typing import Any
 
 import jsonschema
 from hypothesis import strategies as st
-from toolcat.executor._fastcheck import FORMAT_CHECKER, INTEGER_FORMATS
+from toolcat.catalog import INTEGER_FORMATS
+from toolcat.executor._arguments import FORMAT_CHECKER
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
