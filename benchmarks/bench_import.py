@@ -7,7 +7,7 @@ a fresh subprocess so caches never help:
 
 - ``json.load`` of the file (the baseline);
 - toolcat: ``load_catalog([spec])`` (import + compile to the IR) and
-  ``export_tools(catalog, "openai")``;
+  ``export_catalog(catalog, "openai").tools``;
 - FastMCP: ``FastMCP.from_openapi(openapi_spec=..., client=httpx.AsyncClient(...))``
   and ``list_tools()``, run with the interpreter of a separate virtualenv that
   has fastmcp (``--fastmcp-python``, default ``$FASTMCP_PYTHON`` or
@@ -48,7 +48,7 @@ print(json.dumps({"seconds": elapsed, "cpu": cpu, "peak": peak,
 
 _TOOLCAT = """
 import json, sys, time, tracemalloc
-from toolcat.catalog import export_tools
+from toolcat.executor.providers import export_catalog
 from toolcat.loader import load_catalog
 path = sys.argv[1]
 # Warm-up on a tiny spec: lazy imports happen once per process, not per spec.
@@ -59,12 +59,12 @@ with tempfile.TemporaryDirectory() as tmp:
         json.dump({"openapi": "3.0.0", "info": {"title": "t", "version": "1"},
                    "servers": [{"url": "http://x"}],
                    "paths": {"/a": {"post": {"operationId": "a", "responses": {}}}}}, f)
-    export_tools(load_catalog([tiny], progress=False).catalog, "openai")
+    export_catalog(load_catalog([tiny], progress=False).catalog, "openai").tools
 if sys.argv[2] == "mem":
     tracemalloc.start()
 t, c = time.perf_counter(), time.process_time()
 result = load_catalog([path], progress=False)
-tools = export_tools(result.catalog, "openai")
+tools = export_catalog(result.catalog, "openai").tools
 elapsed, cpu = time.perf_counter() - t, time.process_time() - c
 peak = tracemalloc.get_traced_memory()[1] if sys.argv[2] == "mem" else 0
 print(json.dumps({"seconds": elapsed, "cpu": cpu, "peak": peak, "count": len(tools)}))

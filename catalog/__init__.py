@@ -8,19 +8,7 @@ from ._env import (
     interpolate,
     references,
 )
-from ._export import (
-    PROVIDERS,
-    ExportNote,
-    ExportResult,
-    export_catalog,
-    export_tools,
-    mcp_annotations,
-    to_anthropic_tool,
-    to_gemini_declaration,
-    to_mcp_tool,
-    to_openai_responses_tool,
-    to_openai_tool,
-)
+from ._export import mcp_annotations
 from ._fastcheck import INTEGER_FORMATS, compile_check, integer_format_check
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._gemini import GeminiResult, to_gemini_schema
@@ -61,8 +49,6 @@ __all__ = [
     "BodySpec",
     "Catalog",
     "EnvSyntaxError",
-    "ExportNote",
-    "ExportResult",
     "FrozenDict",
     "FrozenList",
     "GeminiResult",
@@ -75,7 +61,6 @@ __all__ = [
     "NoAuth",
     "NotStrictable",
     "OAuth2ClientCredentials",
-    "PROVIDERS",
     "ParamLocation",
     "ParameterBinding",
     "ResponseSpec",
@@ -91,8 +76,6 @@ __all__ = [
     "check_env_syntax",
     "check_strict_schema",
     "compile_check",
-    "export_catalog",
-    "export_tools",
     "freeze",
     "integer_format_check",
     "interpolate",
@@ -102,11 +85,6 @@ __all__ = [
     "sandbox_environment",
     "strip_strict_nulls",
     "thaw",
-    "to_anthropic_tool",
-    "to_gemini_declaration",
     "to_gemini_schema",
-    "to_mcp_tool",
-    "to_openai_responses_tool",
-    "to_openai_tool",
     "to_strict_schema",
 ]

@@ -6,14 +6,21 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._app import CliError
 
-_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+if TYPE_CHECKING:
+    from toolcat.executor.providers import ProviderName
+
+# The providers that have a model client in toolcat.executor.agent, with the variable
+# that holds the key (the one the provider's own SDK reads).
+_KEY_ENV: dict[ProviderName, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 
 def register(sub: Any) -> None:
+    from toolcat.executor.providers import names
+
     p = sub.add_parser(
         "chat",
         help="talk to a model that can call the catalog's tools",
@@ -37,7 +44,7 @@ def register(sub: Any) -> None:
     p.add_argument("--model", required=True, metavar="M", help="the model name")
     p.add_argument(
         "--provider",
-        choices=["openai", "anthropic"],
+        choices=[n for n in names() if n in _KEY_ENV],
         default="openai",
         help="wire protocol: OpenAI-compatible chat completions (default) or Anthropic Messages",
     )

@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-PROVIDER_CHOICES = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
-
 
 def register(sub: Any) -> None:
+    from toolcat.executor.providers import names  # no provider module is imported here
+
     p = sub.add_parser(
         "schema",
         help="the tool definitions in a provider's format (JSON on stdout)",
@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "paths", nargs="+", metavar="PATH", help="catalog file, directory, or OpenAPI spec"
     )
-    p.add_argument("--provider", required=True, choices=PROVIDER_CHOICES, help="target API")
+    p.add_argument("--provider", required=True, choices=names(), help="target API")
     p.add_argument(
         "--strict",
         action="store_true",
@@ -38,17 +38,19 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from toolcat.catalog import UnknownToolsetError, export_catalog
-    from toolcat.catalog._export import STRICT_PROVIDERS
+    from toolcat.catalog import UnknownToolsetError
+    from toolcat.executor.providers import get, names
 
     from ._app import CliError
     from ._loading import load_or_exit
 
-    if args.strict and args.provider not in STRICT_PROVIDERS:
-        raise CliError(f"--strict applies to openai and openai-responses, not {args.provider}")
+    provider = get(args.provider)
+    if args.strict and not provider.supports_strict:
+        strict_ones = " and ".join(n for n in names() if get(n).supports_strict)
+        raise CliError(f"--strict applies to {strict_ones}, not {args.provider}")
     catalog = load_or_exit(args.paths)
     try:
-        result = export_catalog(catalog, args.provider, strict=args.strict, toolset=args.toolset)
+        result = provider.tools(catalog, strict=args.strict, toolset=args.toolset)
     except UnknownToolsetError as exc:
         raise CliError(str(exc), 2) from exc
     sys.stdout.write(json.dumps(result.tools, indent=2, ensure_ascii=False) + "\n")

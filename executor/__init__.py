@@ -12,23 +12,30 @@ One call through the pipeline (module names)::
       ─> shape the result for the model (_results) ─> ToolResult; spans and metrics (_telemetry)
 
 Consumers of the core, each in its own subpackage: ``toolcat.executor.agent`` (the
-feedback loop and its model clients) and ``toolcat.executor.mcp_server`` (the MCP server).
+feedback loop and its model clients) and ``toolcat.executor.mcp_server`` (the MCP server);
+the provider shapes (export, parse calls, format results) are ``toolcat.executor.providers``.
+
+Names load from their module on first use (PEP 562): ``toolcat.executor.providers``
+(the CLI's ``--provider`` choices) then costs no httpx, jsonschema or dataclasses.
 """
 
-from ._arguments import parse_arguments
-from ._auth import TokenCache
-from ._calls import (
-    ERROR_TYPES,
-    PROVIDERS,
-    ToolCall,
-    ToolError,
-    ToolResult,
-    format_result,
-    parse_calls,
-)
-from ._executor import ConfirmCallback, Executor, PreparedRequest
-from ._results import error_result
-from ._retry import backoff_delay, retry_after
+import typing as _t
+
+if _t.TYPE_CHECKING:
+    from ._arguments import parse_arguments
+    from ._auth import TokenCache
+    from ._calls import (
+        ERROR_TYPES,
+        ToolCall,
+        ToolError,
+        ToolResult,
+        format_result,
+        parse_calls,
+    )
+    from ._executor import ConfirmCallback, Executor, PreparedRequest
+    from ._results import error_result
+    from ._retry import backoff_delay, retry_after
+    from .providers import PROVIDERS
 
 __all__ = [
     "ConfirmCallback",
@@ -47,3 +54,36 @@ __all__ = [
     "parse_calls",
     "retry_after",
 ]
+
+_LAZY = {
+    "ConfirmCallback": "_executor",
+    "ERROR_TYPES": "_calls",
+    "Executor": "_executor",
+    "PROVIDERS": "providers",
+    "PreparedRequest": "_executor",
+    "TokenCache": "_auth",
+    "ToolCall": "_calls",
+    "ToolError": "_calls",
+    "ToolResult": "_calls",
+    "backoff_delay": "_retry",
+    "error_result": "_results",
+    "format_result": "_calls",
+    "parse_arguments": "_arguments",
+    "parse_calls": "_calls",
+    "retry_after": "_retry",
+}
+
+
+def __getattr__(name: str) -> _t.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from toolcat.catalog import thaw, to_anthropic_tool
-from toolcat.executor import ToolCall, format_result
+from toolcat.catalog import thaw
+from toolcat.executor import ToolCall
+from toolcat.executor.providers import get as get_provider
 
 from ._common import (
     HttpModelClient,
@@ -76,11 +77,13 @@ class AnthropicClient(HttpModelClient):
         )
 
     def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-        return [thaw(to_anthropic_tool(t)) for t in tools]
+        specs: list[dict[str, Any]] = thaw(get_provider(self.provider).tools(tools).tools)
+        return specs
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+        shapes = get_provider(self.provider)
         # All results of one turn go back in one user message, in call order.
-        return [{"role": "user", "content": [format_result("anthropic", r) for r in results]}]
+        return [{"role": "user", "content": [shapes.format_result(r) for r in results]}]
 
     async def create(
         self,

@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from toolcat.catalog import thaw, to_openai_tool
-from toolcat.executor import ToolCall, format_result
+from toolcat.catalog import thaw
+from toolcat.executor import ToolCall
+from toolcat.executor.providers import get as get_provider
 
 from ._common import (
     HttpModelClient,
@@ -80,10 +81,12 @@ class OpenAIChatClient(HttpModelClient):
     # -- conversation shapes -------------------------------------------------
 
     def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-        return [thaw(to_openai_tool(t)[0]) for t in tools]
+        specs: list[dict[str, Any]] = thaw(get_provider(self.provider).tools(tools).tools)
+        return specs
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        return [format_result("openai", r) for r in results]
+        shapes = get_provider(self.provider)
+        return [shapes.format_result(r) for r in results]
 
     # -- one request ---------------------------------------------------------
 

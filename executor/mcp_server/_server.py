@@ -169,7 +169,7 @@ class McpServer:
         return served
 
     def _build(self, catalog: Catalog) -> _Served:
-        from toolcat.catalog import to_mcp_tool
+        from toolcat.executor.providers import to_mcp_tool
 
         tools = catalog.toolset(self.toolset)  # UnknownToolsetError when it is not there
         subset = catalog.subset([t.name for t in tools]) if self.toolset else catalog

@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import PROVIDERS, check_strict_schema, export_catalog
+from toolcat.catalog import check_strict_schema
 from toolcat.catalog._gemini import GEMINI_KEYWORDS
+from toolcat.executor.providers import PROVIDERS, export_catalog
 from toolcat.loader import load_catalog
 
 # Small specs only: the whole area's tests stay fast.

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import PROVIDERS, Catalog, check_strict_schema, export_catalog
+from toolcat.catalog import Catalog, check_strict_schema
 from toolcat.catalog._gemini import GEMINI_KEYWORDS
+from toolcat.executor.providers import PROVIDERS, export_catalog
 from toolcat.loader import load
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"

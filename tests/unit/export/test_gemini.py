@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolcat.catalog import Catalog, export_catalog, to_gemini_schema
+from toolcat.catalog import Catalog, to_gemini_schema
 from toolcat.catalog._gemini import GEMINI_KEYWORDS
+from toolcat.executor.providers import export_catalog
 
 
 def keywords(node: Any) -> set[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolcat.catalog import ToolAnnotations, mcp_annotations, to_mcp_tool
+from toolcat.catalog import ToolAnnotations, mcp_annotations
+from toolcat.executor.providers import to_mcp_tool
 
 
 @pytest.mark.parametrize(
@@ -74,9 +75,9 @@ def test_output_schema_only_when_it_is_an_object(tool_factory: Any) -> None:
 
 def test_export_is_accepted_by_the_mcp_sdk_tool_model(catalog: Any) -> None:
     import mcp.types
-    from toolcat.catalog import export_tools
+    from toolcat.executor.providers import export_catalog
 
-    for item in export_tools(catalog, "mcp"):
+    for item in export_catalog(catalog, "mcp").tools:
         tool = mcp.types.Tool.model_validate(item)
         assert tool.name == item["name"]
         assert tool.annotations is not None

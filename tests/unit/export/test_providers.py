@@ -5,13 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from toolcat.catalog import (
-    PROVIDERS,
-    Catalog,
-    UnknownToolsetError,
-    export_catalog,
-    export_tools,
-)
+from toolcat.catalog import Catalog, UnknownToolsetError
+from toolcat.executor.providers import PROVIDERS, export_catalog
 
 GET_ORDER_PARAMS = {
     "type": "object",
@@ -25,7 +20,7 @@ GET_ORDER_PARAMS = {
 
 
 def test_openai_chat_completions_shape(catalog: Catalog) -> None:
-    tools = export_tools(catalog, "openai")
+    tools = export_catalog(catalog, "openai").tools
     assert [t["function"]["name"] for t in tools] == ["get_order", "create_order", "ping"]
     assert tools[0] == {
         "type": "function",
@@ -38,13 +33,13 @@ def test_openai_chat_completions_shape(catalog: Catalog) -> None:
 
 
 def test_openai_strict_flag_present_only_when_asked(catalog: Catalog) -> None:
-    assert all("strict" not in t["function"] for t in export_tools(catalog, "openai"))
-    strict = export_tools(catalog, "openai", strict=True)
+    assert all("strict" not in t["function"] for t in export_catalog(catalog, "openai").tools)
+    strict = export_catalog(catalog, "openai", strict=True).tools
     assert [t["function"]["strict"] for t in strict] == [True, True, True]
 
 
 def test_openai_responses_shape_is_flat_and_always_states_strict(catalog: Catalog) -> None:
-    tools = export_tools(catalog, "openai-responses")
+    tools = export_catalog(catalog, "openai-responses").tools
     assert tools[0] == {
         "type": "function",
         "name": "get_order",
@@ -52,11 +47,13 @@ def test_openai_responses_shape_is_flat_and_always_states_strict(catalog: Catalo
         "parameters": GET_ORDER_PARAMS,
         "strict": False,
     }
-    assert all(t["strict"] is True for t in export_tools(catalog, "openai-responses", strict=True))
+    assert all(
+        t["strict"] is True for t in export_catalog(catalog, "openai-responses", strict=True).tools
+    )
 
 
 def test_anthropic_shape(catalog: Catalog) -> None:
-    tools = export_tools(catalog, "anthropic")
+    tools = export_catalog(catalog, "anthropic").tools
     assert tools[0] == {
         "name": "get_order",
         "description": "Look up one order by id.",
@@ -66,7 +63,7 @@ def test_anthropic_shape(catalog: Catalog) -> None:
 
 
 def test_gemini_shape_is_one_tool_with_function_declarations(catalog: Catalog) -> None:
-    tools = export_tools(catalog, "gemini")
+    tools = export_catalog(catalog, "gemini").tools
     assert len(tools) == 1 and list(tools[0]) == ["functionDeclarations"]
     decls = tools[0]["functionDeclarations"]
     assert decls[0] == {
@@ -86,11 +83,11 @@ def test_gemini_shape_is_one_tool_with_function_declarations(catalog: Catalog) -
 
 
 def test_gemini_of_no_tools_is_an_empty_list() -> None:
-    assert export_tools(Catalog([], []), "gemini") == []
+    assert export_catalog(Catalog([], []), "gemini").tools == []
 
 
 def test_mcp_shape(catalog: Catalog) -> None:
-    tools = export_tools(catalog, "mcp")
+    tools = export_catalog(catalog, "mcp").tools
     assert tools[0] == {
         "name": "get_order",
         "description": "Look up one order by id.",
@@ -108,27 +105,27 @@ def test_mcp_shape(catalog: Catalog) -> None:
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_toolset_selects_and_orders_tools(catalog: Catalog, provider: str) -> None:
-    text = json.dumps(export_tools(catalog, provider, toolset="readonly"))
+    text = json.dumps(export_catalog(catalog, provider, toolset="readonly").tools)
     assert "get_order" in text and "ping" in text and "create_order" not in text
 
 
 def test_unknown_toolset_raises_with_the_known_ones(catalog: Catalog) -> None:
     with pytest.raises(UnknownToolsetError, match="readonly"):
-        export_tools(catalog, "openai", toolset="nope")
+        export_catalog(catalog, "openai", toolset="nope")
 
 
 def test_unknown_provider_and_strict_elsewhere_are_value_errors(catalog: Catalog) -> None:
     with pytest.raises(ValueError, match="unknown provider"):
-        export_tools(catalog, "cohere")
+        export_catalog(catalog, "cohere")
     with pytest.raises(ValueError, match="strict"):
-        export_tools(catalog, "anthropic", strict=True)
+        export_catalog(catalog, "anthropic", strict=True)
 
 
 def test_a_list_of_tools_exports_without_a_catalog(catalog: Catalog) -> None:
     only = [catalog["ping"]]
-    assert export_tools(only, "anthropic")[0]["name"] == "ping"
+    assert export_catalog(only, "anthropic").tools[0]["name"] == "ping"
     with pytest.raises(ValueError, match="toolset"):
-        export_tools(only, "anthropic", toolset="readonly")
+        export_catalog(only, "anthropic", toolset="readonly")
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from toolcat.catalog import PROVIDERS, Catalog, export_catalog
+from toolcat.catalog import Catalog
+from toolcat.executor.providers import PROVIDERS, export_catalog
 
 CASES = [(p, False) for p in PROVIDERS] + [("openai", True), ("openai-responses", True)]
 

@@ -9,10 +9,10 @@ from toolcat.catalog import (
     Catalog,
     NotStrictable,
     check_strict_schema,
-    export_catalog,
     strip_strict_nulls,
     to_strict_schema,
 )
+from toolcat.executor.providers import export_catalog
 
 
 def obj(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:

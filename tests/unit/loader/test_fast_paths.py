@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolcat.catalog import FrozenDict, export_tools, freeze
+from toolcat.catalog import FrozenDict, freeze
+from toolcat.executor.providers import export_catalog
 from toolcat.loader import load_catalog
 from toolcat.loader._files import sniff_spec
 from toolcat.loader._params import _has_ref
@@ -136,7 +137,7 @@ def test_export_hands_out_the_frozen_schema_without_copying(tmp_path: Path) -> N
     spec.write_text(json.dumps(SPEC))
     catalog = load_catalog([spec], progress=False).catalog
     assert catalog is not None
-    (tool,) = export_tools(catalog, "openai")
+    (tool,) = export_catalog(catalog, "openai").tools
     parameters = tool["function"]["parameters"]
     assert parameters is catalog["getPet"].input_schema
     assert isinstance(parameters, FrozenDict)

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import check_strict_schema, export_catalog
+from toolcat.catalog import check_strict_schema
 from toolcat.executor import Executor, PreparedRequest, ToolCall
+from toolcat.executor.providers import export_catalog
 from toolcat.loader.openapi import ImportResult, import_openapi
 
 

@@ -1,0 +1,98 @@
+"""Pieces several providers share: picking the tools, strict parameters, plain payloads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from toolcat.catalog import Catalog, NotStrictable, ToolDefinition, freeze, to_strict_schema
+from toolcat.executor._calls import ToolResult
+
+from ._result import ExportNote, ExportResult
+
+__all__ = [
+    "error_object",
+    "export_each",
+    "need",
+    "plain",
+    "refuse_strict",
+    "select_tools",
+    "strict_parameters",
+]
+
+Converted = tuple[dict[str, Any], list[ExportNote]]
+
+
+def select_tools(
+    catalog_or_tools: Catalog | Iterable[ToolDefinition], toolset: str | None
+) -> tuple[ToolDefinition, ...]:
+    """The tools to export: a catalog's toolset, or the given tools as they are."""
+    if isinstance(catalog_or_tools, Catalog):
+        return catalog_or_tools.toolset(toolset)
+    if toolset is not None:
+        raise ValueError("toolset needs a Catalog, not a list of tools")
+    return tuple(catalog_or_tools)
+
+
+def refuse_strict(provider: str, strict: bool) -> None:
+    """Strict mode is OpenAI's: asking another provider for it is an error."""
+    if strict:
+        raise ValueError(f"strict mode is OpenAI's; it does not apply to provider {provider!r}")
+
+
+def export_each(
+    provider: str, tools: Iterable[ToolDefinition], convert: Callable[[ToolDefinition], Converted]
+) -> ExportResult:
+    """One item per tool, the notes of every conversion kept in order."""
+    out: list[dict[str, Any]] = []
+    notes: list[ExportNote] = []
+    for tool in tools:
+        item, tool_notes = convert(tool)
+        out.append(item)
+        notes.extend(tool_notes)
+    return ExportResult(provider, out, tuple(notes))
+
+
+def strict_parameters(
+    tool: ToolDefinition, strict: bool
+) -> tuple[dict[str, Any], bool, list[ExportNote]]:
+    """The input schema, strict when asked and possible; returns (schema, strict, notes)."""
+    if not strict:
+        return freeze(tool.input_schema), False, []
+    try:
+        result = to_strict_schema(tool.input_schema)
+    except NotStrictable as exc:
+        note = ExportNote(tool.name, exc.pointer, f"sent with strict: false ({exc.reason})")
+        return freeze(tool.input_schema), False, [note]
+    notes = [ExportNote(tool.name, p, m) for p, m in result.notes]
+    return result.schema, True, notes
+
+
+def plain(value: Any) -> Any:
+    """SDK objects (anything with ``model_dump()``) as plain dicts and lists."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump()
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def need(obj: Any, key: str, what: str) -> Any:
+    """``obj[key]``, or a ``ValueError`` that says which part of the call lacks it."""
+    if not isinstance(obj, Mapping) or key not in obj:
+        raise ValueError(f"{what} has no {key!r}")
+    return obj[key]
+
+
+def error_object(result: ToolResult) -> dict[str, Any]:
+    """The error object of a failed result (the JSON the executor wrote, when it is one)."""
+    try:
+        parsed = json.loads(result.content)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and "error" in parsed:
+        return dict(parsed["error"]) if isinstance(parsed["error"], dict) else parsed
+    first = result.error
+    return {"type": first.type if first else "internal", "message": result.content}

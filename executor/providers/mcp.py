@@ -1,0 +1,91 @@
+"""MCP: ``tools/list`` tools, ``tools/call`` requests and ``CallToolResult`` values.
+
+One tool is ``{name[, title], description, inputSchema[, outputSchema], annotations}``;
+the annotations come from :func:`toolcat.catalog.mcp_annotations`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from toolcat.catalog import freeze, mcp_annotations
+from toolcat.executor._calls import ToolCall
+
+from ._common import export_each, need, plain, refuse_strict, select_tools
+from ._result import ExportResult
+
+if TYPE_CHECKING:
+    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.executor._calls import ToolResult
+
+__all__ = ["PROVIDER", "Mcp", "to_mcp_tool"]
+
+
+def to_mcp_tool(tool: ToolDefinition) -> dict[str, Any]:
+    """One MCP tool as ``tools/list`` returns it.
+
+    ``outputSchema`` is written only when the tool's output schema is an
+    object schema (MCP requires ``"type": "object"`` there).
+    """
+    item: dict[str, Any] = {"name": tool.name}
+    if tool.annotations.title:
+        item["title"] = tool.annotations.title
+    item["description"] = tool.description
+    item["inputSchema"] = freeze(tool.input_schema)
+    output = tool.output_schema
+    if isinstance(output, Mapping) and output.get("type") == "object":
+        item["outputSchema"] = freeze(output)
+    item["annotations"] = mcp_annotations(tool)
+    return item
+
+
+class Mcp:
+    """MCP: a ``tools/call`` request or its params in; a ``CallToolResult`` out."""
+
+    name = "mcp"
+    supports_strict = False
+
+    def tools(
+        self,
+        catalog: Catalog | Iterable[ToolDefinition],
+        *,
+        strict: bool = False,
+        toolset: str | None = None,
+    ) -> ExportResult:
+        refuse_strict(self.name, strict)
+        tools = select_tools(catalog, toolset)
+        return export_each(self.name, tools, lambda t: (to_mcp_tool(t), []))
+
+    def parse_calls(self, message: Any) -> list[ToolCall]:
+        payload = plain(message)
+        items = payload if isinstance(payload, list) else [payload]
+        calls = []
+        for item in items:
+            request_id = None
+            if isinstance(item, Mapping) and "params" in item:
+                request_id = item.get("id")
+                item = item["params"]
+            args = item.get("arguments") if isinstance(item, Mapping) else None
+            calls.append(
+                ToolCall(
+                    need(item, "name", "an MCP tools/call"),
+                    {} if args is None else args,
+                    None if request_id is None else str(request_id),
+                )
+            )
+        return calls
+
+    def format_result(self, result: ToolResult) -> dict[str, Any]:
+        """A ``CallToolResult``: text content, ``isError``, and ``structuredContent``
+        when the data is an object."""
+        out: dict[str, Any] = {
+            "content": [{"type": "text", "text": result.content}],
+            "isError": not result.ok,
+        }
+        if result.ok and isinstance(result.data, dict):
+            out["structuredContent"] = result.data
+        return out
+
+
+PROVIDER = Mcp()

@@ -1,0 +1,76 @@
+"""OpenAI Responses API: flat ``function`` tools, ``function_call`` items, ``function_call_output``.
+
+One tool is ``{"type": "function", name, description, parameters, strict}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from toolcat.executor._calls import ToolCall
+
+from ._common import export_each, need, plain, select_tools, strict_parameters
+from ._result import ExportNote, ExportResult
+
+if TYPE_CHECKING:
+    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.executor._calls import ToolResult
+
+__all__ = ["PROVIDER", "OpenAIResponses", "to_openai_responses_tool"]
+
+
+def to_openai_responses_tool(
+    tool: ToolDefinition, *, strict: bool = False
+) -> tuple[dict[str, Any], list[ExportNote]]:
+    """One Responses API tool (flat); ``strict`` is always written: the API defaults it to true."""
+    parameters, is_strict, notes = strict_parameters(tool, strict)
+    item = {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": parameters,
+        "strict": is_strict,
+    }
+    return item, notes
+
+
+class OpenAIResponses:
+    """Responses API: a response or its ``output`` items in; ``function_call_output`` out."""
+
+    name = "openai-responses"
+    supports_strict = True
+
+    def tools(
+        self,
+        catalog: Catalog | Iterable[ToolDefinition],
+        *,
+        strict: bool = False,
+        toolset: str | None = None,
+    ) -> ExportResult:
+        tools = select_tools(catalog, toolset)
+        return export_each(self.name, tools, lambda t: to_openai_responses_tool(t, strict=strict))
+
+    def parse_calls(self, message: Any) -> list[ToolCall]:
+        payload = plain(message)
+        if isinstance(payload, Mapping):
+            payload = payload.get("output", [payload])
+        return [
+            ToolCall(
+                need(item, "name", "a function_call item"),
+                item.get("arguments", "{}"),
+                item.get("call_id") or item.get("id"),
+            )
+            for item in payload
+            if isinstance(item, Mapping) and item.get("type") == "function_call"
+        ]
+
+    def format_result(self, result: ToolResult) -> dict[str, Any]:
+        return {
+            "type": "function_call_output",
+            "call_id": result.call.id or "",
+            "output": result.content,
+        }
+
+
+PROVIDER = OpenAIResponses()
