@@ -24,6 +24,9 @@ and friends written before the root existed still work)::
     │   ├── TokenError                              the OAuth2 token endpoint gave no token
     │   └── DispatchFailure                         a request that got no usable response
     │
+    ├── toolcat.executor.providers
+    │   └── UnknownProviderError      [ValueError]  no provider of that name (``known``)
+    │
     ├── toolcat.executor.agent: model clients
     │   └── ModelError                              a model endpoint gave no usable reply
     │       ├── ModelHTTPError                      a non-2xx status (after retries)

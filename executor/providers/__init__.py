@@ -21,7 +21,16 @@ plus one line in ``_BUILTIN`` below (or :func:`register` from outside). The CLI'
 import typing as _t
 
 from ._protocol import Provider, ProviderName
-from ._registry import export_catalog, get, names, provider, register, register_module, unregister
+from ._registry import (
+    UnknownProviderError,
+    export_catalog,
+    get,
+    names,
+    provider,
+    register,
+    register_module,
+    unregister,
+)
 
 if _t.TYPE_CHECKING:
     from ._result import ExportNote, ExportResult
@@ -37,6 +46,7 @@ __all__ = [
     "PROVIDERS",
     "Provider",
     "ProviderName",
+    "UnknownProviderError",
     "export_catalog",
     "get",
     "names",

@@ -11,6 +11,8 @@ import importlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from toolcat._errors import ToolcatError
+
 from ._protocol import Provider
 
 if TYPE_CHECKING:
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from ._result import ExportResult
 
 __all__ = [
+    "UnknownProviderError",
     "export_catalog",
     "get",
     "names",
@@ -27,6 +30,16 @@ __all__ = [
     "register_module",
     "unregister",
 ]
+
+
+class UnknownProviderError(ToolcatError, ValueError):
+    """A provider name the registry does not hold; ``known`` lists the registered ones."""
+
+    def __init__(self, name: str, known: tuple[str, ...]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"unknown provider {name!r}; choose one of: {', '.join(known)}")
+
 
 # A Provider, or the dotted name of a module whose PROVIDER is one (not imported yet).
 _PROVIDERS: dict[str, Provider | str] = {}
@@ -64,13 +77,12 @@ def get(name: str) -> Provider:
     >>> get("anthropic").format_result  # doctest: +ELLIPSIS
     <bound method Anthropic.format_result of ...>
 
-    Raises ``ValueError`` naming the registered providers for an unknown name.
+    Raises :class:`UnknownProviderError` (a ``ValueError``) for an unknown name.
     """
     try:
         entry = _PROVIDERS[name]
     except KeyError:
-        choices = ", ".join(_PROVIDERS)
-        raise ValueError(f"unknown provider {name!r}; choose one of: {choices}") from None
+        raise UnknownProviderError(name, tuple(_PROVIDERS)) from None
     if isinstance(entry, str):
         provider = importlib.import_module(entry).PROVIDER
         if not isinstance(provider, Provider) or provider.name != name:

@@ -19,6 +19,7 @@ BUILTIN_BASES = {
     "EnvSyntaxError": ValueError,
     "NotStrictable": ValueError,
     "CatalogInputError": OSError,
+    "UnknownProviderError": ValueError,
 }
 SKIP = ("toolcat.tests", "toolcat.benchmarks", "toolcat.examples")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
+from toolcat._errors import ToolcatError
 from toolcat.catalog import Catalog, ToolDefinition
 from toolcat.cli import main
 from toolcat.executor import ToolCall, ToolResult, format_result, parse_calls
@@ -18,6 +19,7 @@ from toolcat.executor.providers import (
     ExportResult,
     Provider,
     ProviderName,
+    UnknownProviderError,
     get,
     names,
     register,
@@ -117,8 +119,12 @@ def test_strict_is_accepted_only_where_the_provider_has_it(catalog: Catalog) -> 
 
 
 def test_unknown_names_list_the_registered_ones() -> None:
-    with pytest.raises(ValueError, match="unknown provider 'cohere'; choose one of: openai, "):
+    with pytest.raises(UnknownProviderError, match="unknown provider 'cohere'; choose one of: op"):
         get("cohere")
+    with pytest.raises(ToolcatError) as caught:  # one except for every toolcat failure
+        parse_calls("cohere", {})
+    assert isinstance(caught.value, UnknownProviderError) and isinstance(caught.value, ValueError)
+    assert caught.value.known == names()
 
 
 # -- adding a provider: one object, one register() ------------------------------------
