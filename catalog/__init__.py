@@ -1,4 +1,16 @@
-"""The compiled, immutable model of a catalog: tools, HTTP commands, services."""
+"""The compiled, immutable model of a catalog: tools, HTTP commands, services. No I/O.
+
+What the loader builds and the executor reads (module names)::
+
+    ToolDefinition ── HttpCommand ── ParameterBinding, BodySpec, ResponseSpec  (_model)
+         └─ annotations                 Service ── AuthSpec, RetryPolicy, Timeouts
+    Catalog (_catalog): tools by exact name, services, toolsets, env; frozen values (_frozen)
+
+and the facts every layer above shares, each in one module: HTTP method semantics
+(_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the fast JSON
+Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
+(_strict, _gemini, _schema_walk).
+"""
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
 from ._env import (
@@ -8,7 +20,6 @@ from ._env import (
     interpolate,
     references,
 )
-from ._export import mcp_annotations
 from ._fastcheck import INTEGER_FORMATS, compile_check, integer_format_check
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._gemini import GeminiResult, to_gemini_schema
@@ -79,7 +90,6 @@ __all__ = [
     "freeze",
     "integer_format_check",
     "interpolate",
-    "mcp_annotations",
     "method_semantics",
     "references",
     "sandbox_environment",

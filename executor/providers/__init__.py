@@ -36,7 +36,7 @@ if _t.TYPE_CHECKING:
     from ._result import ExportNote, ExportResult
     from .anthropic import to_anthropic_tool
     from .gemini import to_gemini_declaration
-    from .mcp import to_mcp_tool
+    from .mcp import mcp_annotations, to_mcp_tool
     from .openai import to_openai_tool
     from .openai_responses import to_openai_responses_tool
 
@@ -49,6 +49,7 @@ __all__ = [
     "UnknownProviderError",
     "export_catalog",
     "get",
+    "mcp_annotations",
     "names",
     "provider",
     "register",
@@ -84,6 +85,7 @@ _LAZY = {
     "to_anthropic_tool": "anthropic",
     "to_gemini_declaration": "gemini",
     "to_mcp_tool": "mcp",
+    "mcp_annotations": "mcp",
     "to_openai_responses_tool": "openai_responses",
     "to_openai_tool": "openai",
 }

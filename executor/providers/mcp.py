@@ -1,7 +1,8 @@
 """MCP: ``tools/list`` tools, ``tools/call`` requests and ``CallToolResult`` values.
 
 One tool is ``{name[, title], description, inputSchema[, outputSchema], annotations}``;
-the annotations come from :func:`toolcat.catalog.mcp_annotations`.
+the annotations come from :func:`mcp_annotations`: what the tool states, else what
+its HTTP method implies.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import freeze, mcp_annotations
+from toolcat.catalog import freeze, method_semantics
 from toolcat.executor._calls import ToolCall
 
 from ._common import export_each, need, plain, refuse_strict, select_tools
@@ -19,7 +20,33 @@ if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
     from toolcat.executor._calls import ToolResult
 
-__all__ = ["PROVIDER", "Mcp", "to_mcp_tool"]
+__all__ = ["PROVIDER", "Mcp", "mcp_annotations", "to_mcp_tool"]
+
+
+def mcp_annotations(tool: ToolDefinition) -> dict[str, Any]:
+    """MCP ``ToolAnnotations``: what the tool states, else derived from its HTTP method.
+
+    Safe methods (GET, HEAD, OPTIONS, TRACE) are read-only; every other method
+    is destructive (MCP's conservative default); safe methods, PUT and DELETE
+    are idempotent (see :func:`toolcat.catalog.method_semantics`); every tool reaches an outside
+    service, so ``openWorldHint`` defaults to true.
+    """
+    stated = tool.annotations
+    method = method_semantics(tool.command.method)
+    read_only = stated.read_only if stated.read_only is not None else method.read_only
+    destructive = stated.destructive if stated.destructive is not None else not read_only
+    idempotent = stated.idempotent if stated.idempotent is not None else method.idempotent
+    open_world = stated.open_world if stated.open_world is not None else True
+    out: dict[str, Any] = {}
+    if stated.title:
+        out["title"] = stated.title
+    out.update(
+        readOnlyHint=read_only,
+        destructiveHint=destructive,
+        idempotentHint=idempotent,
+        openWorldHint=open_world,
+    )
+    return out
 
 
 def to_mcp_tool(tool: ToolDefinition) -> dict[str, Any]:

@@ -19,10 +19,10 @@ from toolcat.catalog import (
     Catalog,
     ParamLocation,
     ToolDefinition,
-    mcp_annotations,
     method_semantics,
 )
 from toolcat.executor import Executor, ToolCall
+from toolcat.executor.providers import mcp_annotations
 from toolcat.loader import load_catalog
 from toolcat.loader.openapi import ImportOptions, import_openapi
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolcat.catalog import ToolAnnotations, mcp_annotations
-from toolcat.executor.providers import to_mcp_tool
+from toolcat.catalog import ToolAnnotations
+from toolcat.executor.providers import mcp_annotations, to_mcp_tool
 
 
 @pytest.mark.parametrize(
