@@ -29,10 +29,11 @@ compiling), ``toolcat.executor`` (the runtime core, with ``.providers``,
 ``toolcat.testing`` (the demo's fakes).
 """
 
-import importlib as _importlib
 import os as _os
 import typing as _t
 from collections.abc import Mapping as _Mapping
+
+from toolcat._lazy import lazy_names as _lazy_names
 
 # The one version source: pyproject.toml reads it (tool.setuptools.dynamic).
 __version__ = "0.1.0"
@@ -100,14 +101,4 @@ def load(*paths: str | _os.PathLike[str], env: _Mapping[str, str] | None = None)
     return catalog if env is None else catalog.with_env(env)
 
 
-def __getattr__(name: str) -> _t.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolcat' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value  # cache: later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = _lazy_names(__name__, _LAZY, __all__)

@@ -21,6 +21,8 @@ Names load from their module on first use (PEP 562): ``toolcat.executor.provider
 
 import typing as _t
 
+from toolcat._lazy import lazy_names as _lazy_names
+
 if _t.TYPE_CHECKING:
     from ._arguments import parse_arguments
     from ._auth import TokenCache
@@ -56,34 +58,22 @@ __all__ = [
 ]
 
 _LAZY = {
-    "ConfirmCallback": "_executor",
-    "ERROR_TYPES": "_calls",
-    "Executor": "_executor",
-    "PROVIDERS": "providers",
-    "PreparedRequest": "_executor",
-    "TokenCache": "_auth",
-    "ToolCall": "_calls",
-    "ToolError": "_calls",
-    "ToolResult": "_calls",
-    "backoff_delay": "_retry",
-    "error_result": "_results",
-    "format_result": "_calls",
-    "parse_arguments": "_arguments",
-    "parse_calls": "_calls",
-    "retry_after": "_retry",
+    "ConfirmCallback": "._executor",
+    "ERROR_TYPES": "._calls",
+    "Executor": "._executor",
+    "PROVIDERS": ".providers",
+    "PreparedRequest": "._executor",
+    "TokenCache": "._auth",
+    "ToolCall": "._calls",
+    "ToolError": "._calls",
+    "ToolResult": "._calls",
+    "backoff_delay": "._retry",
+    "error_result": "._results",
+    "format_result": "._calls",
+    "parse_arguments": "._arguments",
+    "parse_calls": "._calls",
+    "retry_after": "._retry",
 }
 
 
-def __getattr__(name: str) -> _t.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = _lazy_names(__name__, _LAZY, __all__)

@@ -20,6 +20,8 @@ plus one line in ``_BUILTIN`` below (or :func:`register` from outside). The CLI'
 
 import typing as _t
 
+from toolcat._lazy import lazy_names as _lazy_names
+
 from ._protocol import Provider, ProviderName
 from ._registry import (
     UnknownProviderError,
@@ -80,23 +82,15 @@ PROVIDERS: tuple[str, ...] = names()
 # The result types and the per-tool helpers, from their module on first use: the
 # CLI's choices need only names(), and dataclasses alone costs a ``--help`` 10-20 ms.
 _LAZY = {
-    "ExportNote": "_result",
-    "ExportResult": "_result",
-    "to_anthropic_tool": "anthropic",
-    "to_gemini_declaration": "gemini",
-    "to_mcp_tool": "mcp",
-    "mcp_annotations": "mcp",
-    "to_openai_responses_tool": "openai_responses",
-    "to_openai_tool": "openai",
+    "ExportNote": "._result",
+    "ExportResult": "._result",
+    "to_anthropic_tool": ".anthropic",
+    "to_gemini_declaration": ".gemini",
+    "to_mcp_tool": ".mcp",
+    "mcp_annotations": ".mcp",
+    "to_openai_responses_tool": ".openai_responses",
+    "to_openai_tool": ".openai",
 }
 
 
-def __getattr__(name: str) -> _t.Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = _lazy_names(__name__, _LAZY, __all__)
