@@ -11,7 +11,7 @@ a fresh subprocess so caches never help:
 - FastMCP: ``FastMCP.from_openapi(openapi_spec=..., client=httpx.AsyncClient(...))``
   and ``list_tools()``, run with the interpreter of a separate virtualenv that
   has fastmcp (``--fastmcp-python``, default ``$FASTMCP_PYTHON`` or
-  /work/bench-venv/bin/python); left out with a message when it is missing.
+  benchmarks/.fastmcp-venv/bin/python); left out with a message when it is missing.
 
 Time is the best of ``--repeat`` runs, as CPU time of the measured code (the
 ratio's measure: on a shared machine wall time mostly measures the neighbours)
@@ -157,7 +157,7 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument(
         "--fastmcp-python",
-        default=os.environ.get("FASTMCP_PYTHON", "/work/bench-venv/bin/python"),
+        default=os.environ.get("FASTMCP_PYTHON", "benchmarks/.fastmcp-venv/bin/python"),
     )
     parser.add_argument("--timeout", type=float, default=600.0)
     args = parser.parse_args()
