@@ -16,7 +16,7 @@ from typing import Any
 from toolcat.catalog import compile_check
 
 from ._shape import closest
-from ._simple_schema import is_simple_valid
+from ._simple_schema import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE, is_simple_valid
 
 __all__ = ["SchemaChecker", "SchemaIssue"]
 
@@ -89,21 +89,7 @@ KNOWN_KEYWORDS = frozenset(
         "externalDocs",
     }
 )
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_ONE = (
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contentSchema",
-)
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_MAPS = SUBSCHEMA_MAPS | {"patternProperties"}
 
 
 @functools.cache
@@ -220,9 +206,9 @@ def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaI
         if key in _SCHEMA_MAPS and isinstance(value, dict):
             for name, sub in value.items():
                 yield from _walk_keywords(sub, (*path, key, name))
-        elif key in _SCHEMA_ONE:
+        elif key in SUBSCHEMA_ONE:
             yield from _walk_keywords(value, (*path, key))
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
+        elif key in SUBSCHEMA_LISTS and isinstance(value, list):
             for i, sub in enumerate(value):
                 yield from _walk_keywords(sub, (*path, key, i))
 

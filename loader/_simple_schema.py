@@ -15,7 +15,7 @@ from typing import Any
 
 from toolcat.catalog import FrozenDict, FrozenList
 
-__all__ = ["is_simple_valid"]
+__all__ = ["SUBSCHEMA_LISTS", "SUBSCHEMA_MAPS", "SUBSCHEMA_ONE", "is_simple_valid"]
 
 _TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object"})
 _TEXT = frozenset({"description", "title", "format", "$comment"})
@@ -28,7 +28,10 @@ _ANY = frozenset({"default", "const", "example"})
 _LISTS = frozenset({"enum", "examples"})
 _TEXT |= {"contentMediaType", "contentEncoding"}
 _COUNTS |= {"minContains", "maxContains"}
-_ONE = frozenset(
+# Where 2020-12 keeps subschemas: one schema, a map of them, a list of them. The
+# keyword walk of _schemas uses these too; patternProperties is walked there, but
+# sends a schema to jsonschema here (its keys must be checked as regexes).
+SUBSCHEMA_ONE = frozenset(
     {
         "items",
         "additionalProperties",
@@ -43,8 +46,8 @@ _ONE = frozenset(
         "contentSchema",
     }
 )
-_MAPS = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
-_ARRAYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+SUBSCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
+SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 # OpenAPI extras: not 2020-12 keywords, so the metaschema puts no constraint on them
 _FREE = frozenset({"nullable", "example", "discriminator", "xml", "externalDocs"})
 _HANDLED = (
@@ -54,9 +57,9 @@ _HANDLED = (
     | _FLAGS
     | _ANY
     | _LISTS
-    | _ONE
-    | _MAPS
-    | _ARRAYS
+    | SUBSCHEMA_ONE
+    | SUBSCHEMA_MAPS
+    | SUBSCHEMA_LISTS
     | _FREE
     | {"type", "required", "$ref", "pattern", "multipleOf", "dependentRequired"}
 )
@@ -89,15 +92,15 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
             continue
         if key in _FREE or key in _ANY:
             continue
-        if key in _ONE:
+        if key in SUBSCHEMA_ONE:
             if not is_simple_valid(value, known, depth + 1):
                 return False
-        elif key in _MAPS:
+        elif key in SUBSCHEMA_MAPS:
             if type(value) not in _DICT or not all(
                 is_simple_valid(v, known, depth + 1) for v in value.values()
             ):
                 return False
-        elif key in _ARRAYS:
+        elif key in SUBSCHEMA_LISTS:
             if (
                 type(value) not in _LIST
                 or not value
