@@ -57,14 +57,21 @@ def _read_arguments(raw: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolcat.executor import Executor, PreparedRequest, ToolCall, parse_arguments
+    from toolcat.executor import (
+        Executor,
+        PreparedRequest,
+        ToolCall,
+        format_loc,
+        parse_arguments,
+    )
 
     from ._loading import load_or_exit
 
     raw = _read_arguments(args.arguments)
     parsed = parse_arguments(raw)
     if not isinstance(parsed, dict):
-        raise CliError(f"--args: {parsed.msg}")
+        where = f"{format_loc(parsed.loc)}: " if parsed.loc else ""
+        raise CliError(f"--args: {where}{parsed.msg}")
     catalog = load_or_exit([args.path])
     if args.tool not in catalog:
         closest = catalog.closest(args.tool)

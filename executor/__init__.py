@@ -24,7 +24,7 @@ import typing as _t
 from toolcat._lazy import lazy_names as _lazy_names
 
 if _t.TYPE_CHECKING:
-    from ._arguments import parse_arguments
+    from ._arguments import format_loc, parse_arguments
     from ._auth import TokenCache
     from ._calls import (
         ERROR_TYPES,
@@ -51,6 +51,7 @@ __all__ = [
     "ToolResult",
     "backoff_delay",
     "error_result",
+    "format_loc",
     "format_result",
     "parse_arguments",
     "parse_calls",
@@ -69,6 +70,7 @@ _LAZY = {
     "ToolResult": "._calls",
     "backoff_delay": "._retry",
     "error_result": "._results",
+    "format_loc": "._arguments",
     "format_result": "._calls",
     "parse_arguments": "._arguments",
     "parse_calls": "._calls",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +34,9 @@ def parse_arguments(raw: str | Mapping[str, Any]) -> dict[str, Any] | ToolError:
     that is still an error, so the model learns to send ``{}``).
     """
     if isinstance(raw, Mapping):
-        return dict(raw)
+        args = dict(raw)
+        bad = _unsendable(args)
+        return args if bad is None else bad
     if not isinstance(raw, str | bytes):
         return ToolError(
             "invalid_json", f"arguments must be a JSON object, got {type(raw).__name__}"
@@ -47,7 +51,53 @@ def parse_arguments(raw: str | Mapping[str, Any]) -> dict[str, Any] | ToolError:
         return ToolError(
             "invalid_json", f"arguments must be a JSON object, got {_json_type(value)}"
         )
-    return value
+    bad = _unsendable(value)
+    return value if bad is None else bad
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unsendable(args: dict[str, Any]) -> ToolError | None:
+    """The first value JSON cannot carry: a non-finite number or a lone surrogate.
+
+    Python's ``json`` reads ``NaN``, ``Infinity`` and ``1e999`` (as ``inf``), and a
+    ``\\ud800`` escape as a lone surrogate, which no UTF-8 encoder writes; a mapping
+    from a provider SDK may hold either too. Walked iteratively (no recursion), once
+    per node: the arguments are already in memory, so the walk is linear in them.
+    """
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), args)]
+    while stack:
+        loc, value = stack.pop()
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                what = "NaN" if math.isnan(value) else "an infinite number"
+                return ToolError(
+                    "invalid_arguments",
+                    f"{what} is not a JSON number: send a finite number or a string",
+                    loc,
+                )
+        elif isinstance(value, str):
+            if _SURROGATE.search(value):
+                return ToolError(
+                    "invalid_arguments",
+                    "a string holds a lone UTF-16 surrogate (such as \\ud800): "
+                    "send valid Unicode text",
+                    loc,
+                )
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return ToolError(
+                        "invalid_arguments",
+                        "a property name holds a lone UTF-16 surrogate (such as \\ud800): "
+                        "send valid Unicode text",
+                        loc,
+                    )
+                stack.append(((*loc, key), item))
+        elif isinstance(value, list | tuple):
+            stack.extend(((*loc, i), item) for i, item in enumerate(value))
+    return None
 
 
 def _json_type(value: Any) -> str:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 import httpx
 from toolcat._errors import ToolcatError
@@ -68,6 +69,66 @@ def _check_header_value(value: str, loc: tuple[str | int, ...], what: str) -> No
         )
 
 
+# -- path values -------------------------------------------------------------------
+
+# Rounds of percent-decoding looked through: a proxy, a framework and an application
+# may each decode once; a value still changing after this many is refused outright.
+MAX_DECODE_ROUNDS = 8
+
+
+def _renders_empty(value: Any) -> bool:
+    """``None``, ``""``, ``[]``, ``{}``, ``[""]``, ``[None]``...: nothing to put in a segment."""
+    if isinstance(value, list):
+        return all(v is None or v == "" for v in value)
+    if isinstance(value, Mapping):
+        return all(k == "" and (v is None or v == "") for k, v in value.items())
+    return value is None or value == ""
+
+
+def _fully_decoded(text: str) -> str | None:
+    """``text`` percent-decoded until it stops changing; ``None`` past the bound."""
+    for _ in range(MAX_DECODE_ROUNDS):
+        decoded = unquote(text)
+        if decoded == text:
+            return text
+        text = decoded
+    return None
+
+
+def _dot_segment(text: str) -> bool:
+    """Whether ``text``, decoded, holds a segment a server may resolve as ``.`` or ``..``.
+
+    Segments split on ``/`` and ``\\`` (IIS and some frameworks read both); a segment's
+    ``;params`` are ignored (Tomcat resolves ``..;x`` as ``..``), it is NFKC-normalised
+    (``\\u2025`` is ``..``, ``\\uff0e`` is ``.``) and trimmed; any run of dots counts.
+    """
+    decoded = _fully_decoded(text)
+    if decoded is None:
+        return True
+    if not decoded.isascii():
+        decoded = unicodedata.normalize("NFKC", decoded)
+    for segment in decoded.replace("\\", "/").split("/"):
+        core = segment.split(";", 1)[0].strip()
+        if core and not core.strip("."):
+            return True
+    return False
+
+
+def _path_refusal(text: str, allow_reserved: bool) -> str | None:
+    """Why the rendered path value ``text`` may not be sent, or ``None``."""
+    decoded = _fully_decoded(text)
+    if decoded is None:
+        return f"is percent-encoded more than {MAX_DECODE_ROUNDS} times"
+    if _dot_segment(decoded):
+        return "holds a '.' or '..' segment once decoded"
+    if "/" in decoded:
+        if not allow_reserved:
+            return "holds '/' once decoded (a parameter opts in with allow_reserved)"
+        if decoded.startswith("/") or "//" in decoded:
+            return "starts with '/' or holds '//'"
+    return None
+
+
 # -- the request -------------------------------------------------------------------
 
 
@@ -120,22 +181,28 @@ def _render(
                 ToolError("invalid_arguments", "path argument is missing", (part.argument,))
             )
         value = args[part.argument]
-        if isinstance(value, str) and value in ("", ".", "..", "/"):
-            what = "empty" if not value else repr(value)
+        if _renders_empty(value):
             raise _Refused(
                 ToolError(
-                    "refused_by_policy",
-                    f"path argument may not be {what}: it would change the resource addressed",
+                    "invalid_arguments",
+                    "path argument must not be empty (null, \"\", [] or {}): "
+                    "an empty segment would address another resource",
                     (part.argument,),
                 )
             )
-        chunks.append(path_value(part, value))
+        text = path_value(part, value)
+        refusal = _path_refusal(text, part.allow_reserved)
+        if refusal is not None:
+            raise _Refused(
+                ToolError(
+                    "refused_by_policy",
+                    f"path argument {refusal}: it would change the resource addressed",
+                    (part.argument,),
+                )
+            )
+        chunks.append(text)
     path = "".join(chunks)
-    if (
-        "." in path
-        and not plan.path_literal_dots
-        and any(s in (".", "..") for s in path.split("/"))
-    ):
+    if not plan.path_literal_dots and _dot_segment(path):
         raise _Refused(
             ToolError("refused_by_policy", "the path would contain a '.' or '..' segment")
         )

@@ -12,6 +12,7 @@ from toolcat.catalog import ParameterBinding
 __all__ = ["cookie_text", "header_text", "path_quote", "path_value", "query_pairs", "to_text"]
 
 _RESERVED_OK = ":/?[]@!$'()*+,;="  # allowReserved: RFC 3986 reserved, minus "&" and "#"
+_PATH_RESERVED_OK = ":/[]@!$'()*+,;="  # allowReserved in a path: reserved, minus "?" and "#"
 _COOKIE_SAFE = "!#$&'()*+-./:<=>?@[]^_`{|}~"  # cookie-octet, minus "%" (so values round-trip)
 
 
@@ -35,13 +36,20 @@ def path_quote(value: Any) -> str:
     return quote(to_text(value), safe="")
 
 
+def _path_quote_reserved(value: Any) -> str:
+    return quote(to_text(value), safe=_PATH_RESERVED_OK)
+
+
 def path_value(b: ParameterBinding, value: Any) -> str:
+    """The path text of ``value``; ``allow_reserved`` leaves ``/`` and the other reserved
+    characters but ``?`` and ``#`` as they are (the caller refuses dot segments)."""
+    q = _path_quote_reserved if b.allow_reserved else path_quote
     if b.content_type is not None:
-        return path_quote(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+        return q(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
     style = b.style or "simple"
     explode = bool(b.explode)
     if isinstance(value, list):
-        items = [path_quote(v) for v in value]
+        items = [q(v) for v in value]
         if style == "label":
             return "." + ("." if explode else ",").join(items)
         if style == "matrix":
@@ -51,7 +59,7 @@ def path_value(b: ParameterBinding, value: Any) -> str:
             return f";{name}=" + ",".join(items)
         return ",".join(items)
     if isinstance(value, Mapping):
-        pairs = [(path_quote(k), path_quote(v)) for k, v in value.items()]
+        pairs = [(q(k), q(v)) for k, v in value.items()]
         if style == "label":
             if explode:
                 return "".join(f".{k}={v}" for k, v in pairs)
@@ -63,7 +71,7 @@ def path_value(b: ParameterBinding, value: Any) -> str:
         if explode:
             return ",".join(f"{k}={v}" for k, v in pairs)
         return ",".join(f"{k},{v}" for k, v in pairs)
-    text = path_quote(value)
+    text = q(value)
     if style == "label":
         return "." + text
     if style == "matrix":
