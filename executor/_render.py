@@ -185,7 +185,7 @@ def _render(
             raise _Refused(
                 ToolError(
                     "invalid_arguments",
-                    "path argument must not be empty (null, \"\", [] or {}): "
+                    'path argument must not be empty (null, "", [] or {}): '
                     "an empty segment would address another resource",
                     (part.argument,),
                 )

@@ -116,6 +116,27 @@ def test_usage_errors_exit_2(catalog_path: str, capsys: Any, argv: list[str], me
     assert err.startswith(f"toolcat: {message}") and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    "arguments,code,message",
+    [
+        ('{"id": "../../admin"}', 1, "echo: refused_by_policy: path argument holds a '.'"),
+        ('{"id": "%252e%252e"}', 1, "echo: refused_by_policy: path argument holds a '.'"),
+        ('{"id": "a/b"}', 1, "echo: refused_by_policy: path argument holds '/'"),
+        ('{"id": "x", "q": NaN}', 2, "--args: q: NaN is not a JSON number"),
+        ('{"id": "x", "q": 1e999}', 2, "--args: q: an infinite number is not a JSON number"),
+        ('{"id": "\\ud800"}', 2, "--args: id: a string holds a lone UTF-16 surrogate"),
+    ],
+)
+def test_unsafe_arguments_in_a_dry_run_are_one_line_errors(
+    catalog_path: str, server: Any, capsys: Any, arguments: str, code: int, message: str
+) -> None:
+    assert main(["call", catalog_path, "echo", "--args", arguments, "--dry-run"]) == code
+    out, err = capsys.readouterr()
+    assert err.startswith(f"toolcat: {message}") and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in out + err
+    assert server[1].wire == []
+
+
 def test_unknown_tool_and_missing_catalog(catalog_path: str, capsys: Any) -> None:
     assert main(["call", catalog_path, "ecko"]) == 2
     assert "did you mean: echo?" in capsys.readouterr().err

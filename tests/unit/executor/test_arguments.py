@@ -183,3 +183,26 @@ def test_openapi_integer_formats_are_checked(f: Any, value: int, ok: bool) -> No
     if not ok:
         assert result.error is not None
         assert result.error.loc == ("n",) and "int32" in result.error.msg
+
+
+@pytest.mark.parametrize(
+    "raw,loc",
+    [
+        ('{"a": NaN}', ("a",)),
+        ('{"a": [1, {"b": -Infinity}]}', ("a", 1, "b")),
+        ('{"a": 1e999}', ("a",)),
+        ('{"a": "\\ud800"}', ("a",)),
+        ('{"a": {"\\udfff": 1}}', ("a",)),
+        ({"a": [float("inf")]}, ("a", 0)),
+        ({"a": ("x", "\udc80")}, ("a", 1)),
+    ],
+)
+def test_values_json_cannot_carry_are_invalid_arguments(raw: Any, loc: tuple[Any, ...]) -> None:
+    error = parse_arguments(raw)
+    assert isinstance(error, ToolError)
+    assert (error.type, error.loc) == ("invalid_arguments", loc)
+
+
+def test_surrogate_pairs_and_finite_extremes_pass() -> None:
+    raw = '{"a": "\\ud83d\\ude00", "b": 1.7976931348623157e308, "c": -0.0}'
+    assert parse_arguments(raw) == {"a": "\U0001f600", "b": 1.7976931348623157e308, "c": -0.0}

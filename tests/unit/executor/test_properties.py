@@ -104,8 +104,7 @@ def _refusal_expected(args: dict[str, Any]) -> str | None:
             decoded = unicodedata.normalize("NFKC", decoded)
             segments = decoded.replace("\\", "/").split("/")
             if "/" in decoded or any(
-                s.split(";")[0].strip() and not s.split(";")[0].strip().strip(".")
-                for s in segments
+                s.split(";")[0].strip() and not s.split(";")[0].strip().strip(".") for s in segments
             ):
                 return "refused_by_policy"
     trace = args.get("trace")
