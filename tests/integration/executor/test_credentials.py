@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from toolcat.executor import Executor, ToolCall
 from toolcat.loader import load_catalog
 
-TOKEN = "tok-5ecret-9f3a"
+TOKEN = "tok-5ecret/9f3a+x=="  # characters that JSON and URLs escape
 
 
 @dataclass
@@ -51,6 +52,9 @@ def _handler(host: Host) -> type[BaseHTTPRequestHandler]:
                 }
             )
             path = self.path.partition("?")[0]
+            if path.startswith("/api/echo/"):  # echo the token back in the form named
+                self._echo(path.rsplit("/", 1)[1])
+                return
             if path in host.redirects:
                 status, location = host.redirects[path]
                 self.send_response(status)
@@ -62,6 +66,23 @@ def _handler(host: Host) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _echo(self, form: str) -> None:
+            token = (self.headers.get("authorization") or "").partition(" ")[2]
+            echoed = {
+                "json": json.dumps(token).replace("/", "\\/")[1:-1],
+                "unicode": "".join(f"\\u{ord(c):04X}" for c in token),
+                "url": quote(token, safe=""),
+                "mixed": token[:3] + f"\\u{ord(token[3]):04x}" + quote(token[4:], safe="-"),
+            }[form]
+            data = ('{"echo": "' + echoed + '", "raw": "Bearer ' + echoed + '"}').encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Link", f"<{host.url}/api/next?token={quote(token)}>; rel=next")
+            self.send_header("X-Request-Id", f"req-{token}")
             self.end_headers()
             self.wfile.write(data)
 
@@ -285,3 +306,25 @@ def test_a_redirect_under_the_base_path_is_followed(
         ("POST", "/api/act", '{"note":"hello"}'),
         ("GET", "/api/done", ""),
     ]
+
+
+# -- 4. secrets echoed back, encoded -----------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["json", "unicode", "url", "mixed"])
+def test_an_echoed_token_is_masked_in_every_encoding_and_header(
+    hosts: tuple[Host, Host], tmp_path: Path, form: str
+) -> None:
+    vendor, _ = hosts
+    tool = (
+        "tools:\n  - name: echo\n    description: Echo.\n    service: vendor\n"
+        f"    method: GET\n    path: /echo/{form}\n"
+    )
+    catalog = _catalog(tmp_path, _vendor(f"{vendor.url}/api", tool)).catalog
+    called = _call(catalog, "echo")
+    assert called.ok and vendor.auth_seen() == [f"Bearer {TOKEN}"]
+    shown = repr(called) + called.content + json.dumps(dict(called.headers))
+    assert "***" in called.content and "***" in called.headers["link"]
+    assert called.headers["x-request-id"] == "req-***"
+    for leaked in (TOKEN, "5ecret", quote(TOKEN, safe=""), "5ecret\\/9f3a"):
+        assert leaked not in shown
