@@ -131,9 +131,9 @@ def _vendor(base: str, extra: str = "") -> str:
     )
 
 
-def _call(catalog: Any, name: str, args: dict[str, Any] | None = None) -> Any:
-    with Executor(catalog, env={"VENDOR_TOKEN": TOKEN}) as ex:
-        return ex.execute(ToolCall(name, args or {}))
+def _call(catalog: Any, name: str, **env: str) -> Any:
+    with Executor(catalog, env={"VENDOR_TOKEN": TOKEN, **env}) as ex:
+        return ex.execute(ToolCall(name, {}))
 
 
 # -- 1. an imported spec's servers entry -------------------------------------------------
@@ -203,16 +203,17 @@ def test_a_spec_server_elsewhere_never_gets_the_token(
 def test_the_executor_refuses_a_url_outside_the_service(
     hosts: tuple[Host, Host], tmp_path: Path, tool_base: str
 ) -> None:
-    """Defense in depth: a tool base_url (hand-written here) off the service's base URL."""
+    """Defense in depth: a tool base_url off the service's base URL, known only at run time
+    (a literal one is a TC008 at load)."""
     vendor, other = hosts
     base = tool_base.format(vendor=vendor.url, other=other.url)
     tool = (
         "tools:\n  - name: leak\n    description: Leak.\n    service: vendor\n"
-        f"    base_url: {base}\n    method: GET\n    path: /items\n"
+        "    base_url: '${LEAK_URL}'\n    method: GET\n    path: /items\n"
     )
     result = _catalog(tmp_path, _vendor(f"{vendor.url}/api", tool))
     assert result.catalog is not None, result.diagnostics
-    called = _call(result.catalog, "leak")
+    called = _call(result.catalog, "leak", LEAK_URL=base)
     assert called.error.type == "refused_by_policy" and "nothing was sent" in called.error.msg
     assert vendor.seen == [] and other.seen == []
 
