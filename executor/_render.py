@@ -84,7 +84,11 @@ def _base(resolved: str) -> tuple[str, str, httpx.URL]:
     url = httpx.URL(prefix)
     if url.scheme not in ("http", "https") or not url.host:
         raise _Refused(
-            ToolError("refused_by_policy", f"base URL {resolved!r} is not an absolute http(s) URL")
+            ToolError(
+                "refused_by_policy",
+                f"the base URL (scheme {url.scheme[:20]!r}) is not an absolute http(s) URL; "
+                "it is not shown, since it may hold a secret",
+            )
         )
     if url.userinfo:
         raise _Refused(
