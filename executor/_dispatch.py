@@ -11,11 +11,12 @@ from typing import Any
 
 import httpx
 from toolcat._errors import ToolcatError
+from toolcat.catalog import method_semantics
 
 from ._auth import TokenCache, TokenError
 from ._calls import ToolError
 from ._plan import ToolPlan
-from ._policy import MAX_REDIRECTS, same_origin
+from ._policy import MAX_REDIRECTS, under_base
 from ._render import Draft, request_for
 from ._retry import backoff_delay, retry_after
 
@@ -167,12 +168,13 @@ class Dispatcher:
         if response.status_code not in _REDIRECTS or "location" not in response.headers:
             return None
         target = response.url.join(response.headers["location"])
-        if not same_origin(target, draft.base):
+        if not under_base(target, draft.base):
+            where = target.host if target.host != draft.base.host else target.path
             raise _Stop(
                 ToolError(
                     "refused_by_policy",
-                    f"the service redirected to {target.host!r}; "
-                    f"tools may only reach {draft.base.host!r}",
+                    f"the service redirected to {where!r}, outside its base URL; "
+                    "nothing was sent there",
                 ),
                 response.status_code,
             )
@@ -180,6 +182,17 @@ class Dispatcher:
             response.status_code in (301, 302) and method == "POST"
         ):
             method = "GET"
+        elif not method_semantics(method).safe:
+            # the same non-safe method again: its body and credentials are not re-sent
+            raise _Stop(
+                ToolError(
+                    "refused_by_policy",
+                    f"the service answered {response.status_code} to {method}, asking to "
+                    f"send it again to {target.path!r}; a {method} body and credentials "
+                    "are never re-sent on a redirect (nothing was re-sent)",
+                ),
+                response.status_code,
+            )
         return method, target
 
     @staticmethod

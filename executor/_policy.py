@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import httpx
 
-__all__ = ["MAX_HEADER_VALUE", "MAX_REDIRECTS", "MAX_URL_LENGTH", "bad_header_char", "same_origin"]
+__all__ = [
+    "MAX_HEADER_VALUE",
+    "MAX_REDIRECTS",
+    "MAX_URL_LENGTH",
+    "bad_header_char",
+    "same_origin",
+    "under_base",
+]
 
 MAX_URL_LENGTH = 16_384
 MAX_HEADER_VALUE = 8_192
@@ -36,3 +43,13 @@ def same_origin(a: httpx.URL, b: httpx.URL) -> bool:
     if a.scheme == b.scheme and a.host == b.host and a.port == b.port:
         return True  # the common case; httpx drops default ports, so this is exact
     return origin(a) == origin(b)
+
+
+def under_base(url: httpx.URL, base: httpx.URL) -> bool:
+    """Same origin as ``base`` and a path at or below base's path, segment by segment
+    (``/v1x`` is not under ``/v1``): where a service's credentials may go."""
+    if not same_origin(url, base):
+        return False
+    prefix = base.raw_path.partition(b"?")[0].rstrip(b"/")
+    path = url.raw_path.partition(b"?")[0]
+    return not prefix or path == prefix or path.startswith(prefix + b"/")

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from toolcat.catalog import interpolate, references
 
-__all__ = ["MASK", "Redactor", "is_sensitive_header", "resolve"]
+__all__ = ["MASK", "MAX_ENCODED_SECRET", "Redactor", "is_sensitive_header", "resolve"]
 
 MASK = "***"
 
@@ -20,6 +20,33 @@ _SENSITIVE_HEADER = re.compile(
 _SENSITIVE_VAR = re.compile(r"KEY|TOKEN|SECRET|PASS|AUTH|CREDENTIAL|SIGNATURE", re.IGNORECASE)
 # Shorter values are not masked: they would shred ordinary text.
 _MIN_SECRET = 3
+# Secrets longer than this are masked only as written (their encoded-form pattern
+# would be large); no real credential comes near it.
+MAX_ENCODED_SECRET = 4096
+# What an upstream's echo may turn a character into: JSON's \uXXXX (any case) and
+# \/, \", \\; percent-encoding of its UTF-8 bytes (any case); '+' for a space.
+_JSON_SHORT = {"/": r"\\/", '"': r'\\"', "\\": r"\\\\"}
+
+
+def _char(ch: str) -> str:
+    alts = [re.escape(ch)]
+    code = ord(ch)
+    if code < 0x10000:
+        alts.append(r"\\u" + "".join(f"[{c.lower()}{c.upper()}]" for c in f"{code:04x}"))
+    else:  # a UTF-16 surrogate pair in JSON
+        hi, lo = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+        alts.append(rf"(?i:\\u{hi:04x}\\u{lo:04x})")
+    alts.append("".join(f"%(?i:{b:02x})" for b in ch.encode("utf-8")))
+    if ch in _JSON_SHORT:
+        alts.append(_JSON_SHORT[ch])
+    if ch == " ":
+        alts.append(r"\+")
+    return "(?:" + "|".join(alts) + ")"
+
+
+def _encoded(secret: str) -> re.Pattern[str]:
+    """Any mix of the escaped forms of ``secret``, character by character."""
+    return re.compile("".join(_char(ch) for ch in secret))
 
 
 def is_sensitive_header(name: str) -> bool:
@@ -29,10 +56,11 @@ def is_sensitive_header(name: str) -> bool:
 class Redactor:
     """The secret values of one call; :meth:`__call__` masks them in any text."""
 
-    __slots__ = ("_secrets",)
+    __slots__ = ("_patterns", "_secrets")
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: list[str] = []
+        self._patterns: dict[str, re.Pattern[str]] = {}
         self.add(*secrets)
 
     def add(self, *values: str) -> None:
@@ -49,6 +77,13 @@ class Redactor:
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, MASK)
+        if "\\" in text or "%" in text or "+" in text:
+            for secret in self._secrets:  # an echo that escaped it: JSON, URL-encoding
+                if len(secret) <= MAX_ENCODED_SECRET:
+                    pattern = self._patterns.get(secret)
+                    if pattern is None:
+                        pattern = self._patterns[secret] = _encoded(secret)
+                    text = pattern.sub(MASK, text)
         return text
 
     def headers(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:

@@ -18,7 +18,7 @@ from toolcat.catalog import MissingVariableError, ParameterBinding
 from ._auth import OAuthConfig, resolve_auth
 from ._calls import ToolError
 from ._plan import ToolPlan
-from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, same_origin
+from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, under_base
 from ._redact import Redactor, is_sensitive_header, resolve
 from ._styles import cookie_text, header_text, path_value, query_pairs, to_text
 from ._templates import TemplateFailure
@@ -145,12 +145,30 @@ def _base(resolved: str) -> tuple[str, str, httpx.URL]:
     url = httpx.URL(prefix)
     if url.scheme not in ("http", "https") or not url.host:
         raise _Refused(
-            ToolError("refused_by_policy", f"base URL {resolved!r} is not an absolute http(s) URL")
+            ToolError(
+                "refused_by_policy",
+                f"the base URL (scheme {url.scheme[:20]!r}) is not an absolute http(s) URL; "
+                "it is not shown, since it may hold a secret",
+            )
+        )
+    if url.userinfo:
+        raise _Refused(
+            ToolError(
+                "refused_by_policy",
+                "the base URL holds credentials (user:password@); give them in the "
+                "service's auth instead; nothing was sent",
+            )
         )
     if len(_base_cache) > 256:
         _base_cache.clear()
     _base_cache[resolved] = hit = (prefix, query, url)
     return hit
+
+
+def _shown(url: httpx.URL) -> str:
+    """scheme://host[:port]/path of a base URL, never its userinfo or query."""
+    port = f":{url.port}" if url.port is not None else ""
+    return f"{url.scheme}://{url.host}{port}{url.raw_path.decode('ascii', 'replace')}"
 
 
 def render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str]) -> Draft | ToolError:
@@ -258,17 +276,32 @@ def _render(
             )
         )
     url = httpx.URL(text_url)
-    if not same_origin(url, base_url) or not url.raw_path.startswith(
-        base_url.raw_path.rstrip(b"/")
-    ):
+    # where the service's credentials may go: its own base URL (a tool's base_url
+    # override must lie under it; an import gives a foreign server its own service)
+    home = base_url
+    if plan.base_url != plan.service.base_url:
+        home = _base(
+            resolve(
+                plan.service.base_url,
+                env,
+                redactor,
+                where=f"service {service} base_url",
+                secret=False,
+            )
+        )[2]
+    if not under_base(url, base_url) or not under_base(url, home):
         raise _Refused(
-            ToolError("refused_by_policy", "the request would leave the service's base URL")
+            ToolError(
+                "refused_by_policy",
+                f"the request would leave the base URL of service {service!r} "
+                f"({_shown(home)}); nothing was sent",
+            )
         )
 
     wire_headers: list[tuple[str, str | bytes]] = [
         (k, v if v.isascii() else v.encode()) for k, v in headers
     ]
-    draft = Draft(plan.method, url, wire_headers, redactor, oauth=auth.oauth, base=base_url)
+    draft = Draft(plan.method, url, wire_headers, redactor, oauth=auth.oauth, base=home)
     if plan.body is not None:
         _body(plan, args, draft)
     return draft

@@ -42,8 +42,14 @@ def truncate(text: str, limit: int) -> str:
     return f"{text[:limit]}\n[... truncated: {cut} of {len(text)} characters omitted]"
 
 
-def _headers(reply: Reply) -> Mapping[str, str]:
-    kept = {k: v for k, v in reply.headers.items() if k in _KEEP or k.startswith(_KEEP_PREFIXES)}
+def _headers(reply: Reply, redactor: Redactor) -> Mapping[str, str]:
+    """The headers worth showing, each value with the call's secrets masked (an upstream
+    may echo a token in ``Link`` or ``X-Request-Id``)."""
+    kept = {
+        k: redactor(v) if redactor else v
+        for k, v in reply.headers.items()
+        if k in _KEEP or k.startswith(_KEEP_PREFIXES)
+    }
     return MappingProxyType(kept)
 
 
@@ -108,7 +114,7 @@ def shape_reply(
 ) -> ToolResult:
     """The result of a response: 2xx/3xx are ``ok``; 4xx/5xx are ``http_error`` with an excerpt."""
     data, text = _decode(reply, redactor)
-    headers = _headers(reply)
+    headers = _headers(reply, redactor)
     if text is None:
         summary = f"binary response: {data['content_type']}, {data['size']} bytes (not shown)"
     if reply.status >= 400:

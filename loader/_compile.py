@@ -43,6 +43,8 @@ __all__ = ["CompileContext", "compile_service", "compile_tool"]
 
 _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
+# userinfo in a URL's authority: ``scheme://user:password@host``
+_USERINFO = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#]*)@([^/?#]*)")
 DESCRIPTION_LIMIT = 1024  # OpenAI rejects longer function descriptions
 
 
@@ -103,6 +105,15 @@ def _check_strings(
     """``${...}`` syntax in every string that is interpolated at run time; URLs; header names."""
     if base_url is not None:
         scope.env(("base_url",), base_url)
+        userinfo = _USERINFO.match(base_url)
+        if userinfo is not None:  # the message never repeats what is before the '@'
+            scope.add(
+                "TC040",
+                f"base_url {userinfo.group(1)}***@{userinfo.group(3)} holds credentials "
+                "before '@'; they would replace the service's auth and show in logs. "
+                "Give them in auth (type: basic, or bearer) with ${VAR}",
+                ("base_url",),
+            )
         if not trusted and not _URL_START.match(base_url):
             scope.add(
                 "TC008",

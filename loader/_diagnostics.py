@@ -55,6 +55,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- templates -------------------------------------------------------------
     "TC030": ("template-syntax", Severity.ERROR),
     "TC031": ("template-undeclared-argument", Severity.ERROR),
+    # -- security ---------------------------------------------------------------
+    "TC040": ("credentials-in-url", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -74,6 +76,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC206": ("openapi-override-unknown-operation", Severity.ERROR),
     "TC207": ("openapi-spec-too-large", Severity.ERROR),
     "TC208": ("openapi-not-available", Severity.ERROR),
+    "TC209": ("openapi-server-outside-service", Severity.WARNING),
 }
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from toolcat.catalog import Catalog, Service, ToolDefinition
 
@@ -543,6 +544,19 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
                 tool.locate((*tool.base, "service")),
                 (*tool.base, "service"),
             )
+        found = state.services.get(service_name)
+        if tool.doc.base_url and found is not None:
+            outside = _outside(tool.doc.base_url, found[0].base_url)
+            if outside:
+                state.add(
+                    "TC008",
+                    f"tool '{name}': base_url leaves the base URL of service "
+                    f"'{service_name}' ({outside}); a request goes only under its service's "
+                    "base URL, so every call would be refused. Define another service for it",
+                    tool.file,
+                    tool.locate((*tool.base, "base_url")),
+                    (*tool.base, "base_url"),
+                )
         compiled = compile_tool(
             tool.doc,
             ctx=state.ctx,
@@ -600,3 +614,26 @@ def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list
             )
         result[name] = list(dict.fromkeys(members))
     return result
+
+
+def _outside(url: str, base: str) -> str | None:
+    """How a tool's literal ``base_url`` leaves its service's literal one (``None`` when it
+    is under it, or when either holds a ``${VAR}``: the executor checks those per call)."""
+    if "$" in url or "$" in base:
+        return None
+    try:
+        a, b = urlsplit(url), urlsplit(base)
+        ports = (a.port or _PORTS.get(a.scheme.lower())), (b.port or _PORTS.get(b.scheme.lower()))
+    except ValueError:
+        return None
+    if not a.hostname or not b.hostname:
+        return None
+    if (a.scheme.lower(), a.hostname, ports[0]) != (b.scheme.lower(), b.hostname, ports[1]):
+        return "another scheme, host or port"
+    prefix, path = b.path.rstrip("/"), a.path.rstrip("/")
+    if prefix and path != prefix and not path.startswith(prefix + "/"):
+        return "the same host, another base path"
+    return None
+
+
+_PORTS = {"http": 80, "https": 443}

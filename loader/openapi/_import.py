@@ -25,7 +25,14 @@ from ._responses import MAX_OUTPUT_DEFINITIONS, output_schema
 from ._schemas import SchemaConverter
 from ._security import auth_for
 from ._select import excluded_because
-from ._servers import base_url_variable, first_server_url, service_name, to_base_url
+from ._servers import (
+    base_url_variable,
+    first_server_url,
+    server_service_name,
+    service_name,
+    to_base_url,
+    under_base,
+)
 from ._swagger2 import (
     body_from_parameters,
     parameter_as_v3,
@@ -131,6 +138,7 @@ class _Importer:
         self.service_auth, notes = auth_for(doc.get("security"), self.schemes, self.service)
         self.service_notes = notes
         self.base_url = self._service_base_url()
+        self.server_services: dict[str, str] = {}  # servers URL -> its own service
 
     # -- service -------------------------------------------------------------------
 
@@ -364,10 +372,15 @@ class _Importer:
         tool["service"] = self.service
         tool["method"] = method
         tool["path"] = path
+        foreign = False
         base = self._operation_base_url(op, item)
         if base is not None and base != self.base_url:
-            tool["base_url"] = base
-        if "security" in op and self.service not in self.options.existing_services:
+            if under_base(base, self._credentialed_base()):
+                tool["base_url"] = base
+            else:  # another host or base path: its own service, without credentials
+                tool["service"] = self._server_service(base, method, path, op)
+                foreign = True
+        if "security" in op and self.service not in self.options.existing_services and not foreign:
             # A service the catalog defines brings its own auth; the spec's does not override it.
             auth, auth_notes = auth_for(op["security"], self.schemes, self.service)
             notes.extend(auth_notes)
@@ -413,6 +426,51 @@ class _Importer:
             if raw is not None:
                 return to_base_url(raw, self.service, self.options.spec_url)[0]
         return None
+
+    def _credentialed_base(self) -> str:
+        """The base URL the service's credentials belong to: the catalog's when it
+        defines the service, else the one the import creates."""
+        existing = self.options.existing_services.get(self.service)
+        found = getattr(existing, "base_url", None)
+        return found if isinstance(found, str) else self.base_url
+
+    def _server_service(self, base: str, method: str, path: str, op: dict[str, Any]) -> str:
+        """The credential-free service for an operation or path ``servers`` entry that
+        lies outside the service's base URL (one per distinct URL, reported once)."""
+        known = self.server_services.get(base)
+        if known is not None:
+            return known
+        existing = self.options.existing_services
+        taken = {*existing, *self.result.services, *self.server_services.values(), self.service}
+        name = server_service_name(self.service, base, taken - set(existing))
+        mine = existing.get(name)
+        if mine is not None and str(getattr(mine, "base_url", "")).rstrip("/") != base:
+            name = server_service_name(self.service, base, taken)  # an unrelated service
+        self.server_services[base] = name
+        if name not in existing:
+            doc: dict[str, Any] = {
+                "base_url": base,
+                "description": f"servers entry of {method} {path}; no credentials",
+            }
+            self.result.services[name] = doc
+            advice = (
+                f"it calls the new service {name!r} without credentials; to send "
+                f"credentials there, define service {name!r} in the catalog with its "
+                "base_url and auth"
+            )
+        else:
+            advice = f"it calls the catalog's service {name!r} and its credentials"
+        holder = ("paths", path, method.lower()) if "servers" in op else ("paths", path)
+        self.result.diagnostics.append(
+            Diagnostic.make(
+                "TC209",
+                f"operation {method} {path} declares servers {base!r}, outside the base URL "
+                f"of service {self.service!r} ({self._credentialed_base()!r}); {advice}",
+                self.shown,
+                path=(*holder, "servers"),
+            )
+        )
+        return name
 
     def _output_schema(self, op: dict[str, Any], file: str, notes: list[str]) -> Any:
         produces = _texts(op.get("produces") or self.doc.get("produces"))

@@ -14,7 +14,9 @@ __all__ = [
     "expand_server",
     "first_server_url",
     "service_name",
+    "server_service_name",
     "to_base_url",
+    "under_base",
 ]
 
 _VAR = re.compile(r"\{([^{}]+)\}")
@@ -71,6 +73,54 @@ def to_base_url(url: str, service: str, spec_url: str | None) -> tuple[str, bool
     if escaped and not escaped.startswith("/"):
         escaped = "/" + escaped
     return "${" + base_url_variable(service) + "}" + escaped, True
+
+
+def _origin_and_path(url: str) -> tuple[str, str, int | None, str] | None:
+    if "${" in url or "://" not in url:
+        return None
+    try:
+        parts = urlsplit(url.replace("$$", "$"))
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if port is None:
+        port = 443 if scheme == "https" else 80
+    return scheme, (parts.hostname or "").lower(), port, parts.path.rstrip("/")
+
+
+def under_base(url: str, base: str) -> bool:
+    """Whether catalog base URL ``url`` is ``base`` or below it: same scheme, host and
+    port, and a path under base's path, segment by segment (``/v1x`` is not under ``/v1``).
+
+    Unresolved ``${VAR}`` URLs compare as text only, so an unknown is never "under".
+    """
+    base = base.rstrip("/")
+    url = url.rstrip("/")
+    if url == base or url.startswith(base + "/"):
+        return True
+    a, b = _origin_and_path(url), _origin_and_path(base)
+    if a is None or b is None or a[:3] != b[:3]:
+        return False
+    return a[3] == b[3] or a[3].startswith(b[3] + "/")
+
+
+def server_service_name(service: str, url: str, taken: set[str]) -> str:
+    """A name for the service of a ``servers`` entry outside ``service``'s base URL."""
+    parts = _origin_and_path(url)
+    label = ""
+    if parts is not None:
+        labels = parts[1].split(".")
+        for part in labels[:-1] if len(labels) > 1 else labels:
+            part = re.sub(r"[^a-z0-9]+", "_", part).strip("_")
+            if part not in _GENERIC_LABELS and re.fullmatch(r"[a-z][a-z0-9_]*", part):
+                label = part
+                break
+    name = f"{service}_{label or 'server'}"
+    candidate, n = name, 2
+    while candidate in taken:
+        candidate, n = f"{name}_{n}", n + 1
+    return candidate
 
 
 _GENERIC_LABELS = frozenset({"api", "apis", "www", "rest", "gateway", "public", "v1", "v2", "v3"})

@@ -193,10 +193,25 @@ def test_relative_redirect_followed_303_becomes_get(f: Any) -> None:
     ]
 
 
-def test_307_keeps_method_and_body(f: Any) -> None:
+@pytest.mark.parametrize(("method", "status"), [("POST", 307), ("PUT", 308), ("DELETE", 302)])
+def test_a_redirect_never_resends_a_non_safe_method(f: Any, method: str, status: int) -> None:
+    script = Script(
+        httpx.Response(status, headers={"location": "http://api.test/v1/again"}), r(200)
+    )
+    result, _ = _run(f, script, method=method)
+    assert result.error.type == "refused_by_policy" and result.status == status
+    assert "never re-sent" in result.error.msg
+    assert len(script.requests) == 1
+
+
+def test_307_keeps_a_safe_method(f: Any) -> None:
     script = Script(httpx.Response(307, headers={"location": "http://api.test/v1/again"}), r(200))
-    _run(f, script, method="POST")
-    assert [(q.method, q.content) for q in script.requests] == [("POST", b"{}"), ("POST", b"{}")]
+    result, _ = _run(f, script, method="GET")
+    assert result.ok
+    assert [(q.method, q.url.path) for q in script.requests] == [
+        ("GET", "/v1/items"),
+        ("GET", "/v1/again"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -206,6 +221,9 @@ def test_307_keeps_method_and_body(f: Any) -> None:
         "https://api.test/v1/x",
         "http://api.test:8080/x",
         "//evil.test/x",
+        "/admin",
+        "http://api.test/v1x/items",
+        "/v1/../admin",
     ],
 )
 def test_redirect_off_the_origin_is_refused(f: Any, target: str) -> None:

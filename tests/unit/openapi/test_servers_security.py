@@ -42,7 +42,12 @@ def test_existing_service_is_not_created_and_no_server_warning(spec3: Any, run_i
     assert result.services == {} and result.tools[0]["service"] == "mine" and not result.diagnostics
 
 
-def test_operation_and_path_servers_override_the_base_url(spec3: Any, run_import: Any) -> None:
+def test_servers_outside_the_service_become_services_without_credentials(
+    spec3: Any, run_import: Any
+) -> None:
+    """A request goes only under its service's base URL: an operation or path
+    ``servers`` entry elsewhere is its own service, with no auth, and a TC209 warning."""
+    bearer = {"bearer": {"type": "http", "scheme": "bearer"}}
     doc = spec3(
         {
             "/a": {
@@ -53,16 +58,98 @@ def test_operation_and_path_servers_override_the_base_url(spec3: Any, run_import
                 "get": {
                     "operationId": "b",
                     "servers": [{"url": "https://b.example.com/"}],
+                    "security": [{"bearer": []}],
+                    "responses": {},
+                }
+            },
+            "/b2": {
+                "get": {
+                    "operationId": "b2",
+                    "servers": [{"url": "https://b.example.com/"}],
+                    "responses": {},
+                }
+            },
+            "/same-host": {  # the same origin, another base path: outside too
+                "get": {
+                    "operationId": "d",
+                    "servers": [{"url": "https://api.example.com/v1x"}],
+                    "responses": {},
+                }
+            },
+            "/below": {  # under the base path: kept on the service
+                "get": {
+                    "operationId": "e",
+                    "servers": [{"url": "https://api.example.com/v1/beta"}],
                     "responses": {},
                 }
             },
             "/c": GET,
+        },
+        components={"securitySchemes": bearer},
+        security=[{"bearer": []}],
+    )
+    result = run_import(doc)
+    tools = {t["name"]: t for t in result.tools}
+    services = result.services
+    assert services["test_api"]["auth"]["type"] == "bearer"
+    assert tools["a"]["service"] == "test_api_files"
+    assert tools["b"]["service"] == tools["b2"]["service"] == "test_api_b"
+    assert tools["d"]["service"] == "test_api_example"
+    assert services["test_api_files"]["base_url"] == "https://files.example.com"
+    assert services["test_api_b"]["base_url"] == "https://b.example.com"
+    assert services["test_api_example"]["base_url"] == "https://api.example.com/v1x"
+    for name in ("a", "b", "b2", "d"):
+        assert "base_url" not in tools[name] and "auth" not in tools[name]
+        assert "auth" not in services[tools[name]["service"]]
+    assert tools["e"]["service"] == "test_api"
+    assert tools["e"]["base_url"] == "https://api.example.com/v1/beta"
+    assert "base_url" not in tools["op"] and tools["op"]["service"] == "test_api"
+    warned = [d for d in result.diagnostics if d.code == "TC209"]
+    assert len(warned) == 3  # once per server URL
+    assert {d.path for d in warned} == {
+        ("paths", "/a", "servers"),
+        ("paths", "/b", "get", "servers"),
+        ("paths", "/same-host", "get", "servers"),
+    }
+    assert all(d.severity == "warning" for d in warned)
+
+
+def test_a_catalog_service_keeps_its_credentials_from_a_spec_server(
+    spec3: Any, run_import: Any
+) -> None:
+    class Mine:
+        base_url = "https://vendor.example.com/api"
+
+    doc = spec3(
+        {
+            "/collect": {
+                "post": {
+                    "operationId": "collect",
+                    "servers": [{"url": "http://other-host/collect"}],
+                    "responses": {},
+                }
+            },
+            "/items": {
+                "get": {
+                    "operationId": "items",
+                    "servers": [{"url": "https://vendor.example.com/api/v2"}],
+                    "responses": {},
+                }
+            },
         }
     )
-    tools = {t["name"]: t for t in run_import(doc).tools}
-    assert tools["a"]["base_url"] == "https://files.example.com"
-    assert tools["b"]["base_url"] == "https://b.example.com"
-    assert "base_url" not in tools["op"]
+    result = run_import(doc, service="vendor", existing_services={"vendor": Mine()})
+    tools = {t["name"]: t for t in result.tools}
+    assert tools["collect"]["service"] == "vendor_other_host"
+    assert result.services == {
+        "vendor_other_host": {
+            "base_url": "http://other-host/collect",
+            "description": "servers entry of POST /collect; no credentials",
+        }
+    }
+    assert tools["items"]["service"] == "vendor"
+    assert [d.code for d in result.diagnostics] == ["TC209"]
+    assert "'vendor_other_host' without credentials" in result.diagnostics[0].message
 
 
 def test_swagger2_host_basepath_schemes(run_import: Any) -> None:
