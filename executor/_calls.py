@@ -28,6 +28,7 @@ ERROR_TYPES = (
     "timeout",
     "connection_error",
     "response_too_large",
+    "invalid_response",
     "internal",
 )
 

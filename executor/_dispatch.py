@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +14,7 @@ from toolcat._errors import ToolcatError
 
 from ._auth import TokenCache, TokenError
 from ._calls import ToolError
+from ._encoding import ACCEPT_ENCODING, BodyDecoder, BodyTooLarge, EncodingRefused
 from ._plan import ToolPlan
 from ._policy import MAX_REDIRECTS, same_origin
 from ._render import Draft, request_for
@@ -84,6 +85,23 @@ def _reply(response: httpx.Response, body: bytearray) -> Reply:
         response.url,
         reason=response.reason_phrase,
     )
+
+
+def _raw(response: httpx.Response) -> Iterator[bytes]:
+    """The body as it came off the wire; a response built from bytes in memory (a mock
+    transport) has been read and decoded by httpx already."""
+    if response.is_stream_consumed:
+        yield response.content
+    else:
+        yield from response.iter_raw()
+
+
+async def _araw(response: httpx.Response) -> AsyncIterator[bytes]:
+    if response.is_stream_consumed:
+        yield response.content
+    else:
+        async for chunk in response.aiter_raw():
+            yield chunk
 
 
 class Dispatcher:
@@ -210,6 +228,36 @@ class Dispatcher:
         )
 
     @staticmethod
+    def _request(
+        client: httpx.Client | httpx.AsyncClient, draft: Draft, timeout: dict[str, float | None]
+    ) -> httpx.Request:
+        request = request_for(client, draft)
+        request.extensions["timeout"] = timeout
+        if not any(k.lower() == "accept-encoding" for k, _ in draft.headers):
+            # Ask only for what _encoding decodes under the cap (httpx adds br and zstd
+            # when their packages are installed).
+            request.headers["Accept-Encoding"] = ACCEPT_ENCODING
+        return request
+
+    def _decoder(self, response: httpx.Response, limit: int) -> BodyDecoder:
+        coding = "" if response.is_stream_consumed else response.headers.get("content-encoding", "")
+        try:
+            return BodyDecoder(coding, limit)
+        except EncodingRefused as exc:
+            raise _Stop(ToolError("invalid_response", str(exc)), response.status_code) from None
+
+    def _decoded(
+        self, response: httpx.Response, decoder: BodyDecoder, chunk: bytes | None, limit: int
+    ) -> bytes:
+        """``chunk`` decoded (``None``: the end of the body), within ``limit`` decoded bytes."""
+        try:
+            return decoder.flush() if chunk is None else decoder.feed(chunk)
+        except BodyTooLarge:
+            raise self._too_large(response, limit) from None
+        except EncodingRefused as exc:
+            raise _Stop(ToolError("invalid_response", str(exc)), response.status_code) from None
+
+    @staticmethod
     def _with_token(draft: Draft, token: str | None) -> Draft:
         if token is None:
             return draft
@@ -274,19 +322,16 @@ class Dispatcher:
         limit: int,
     ) -> Reply:
         for _ in range(MAX_REDIRECTS + 1):
-            request = request_for(client, draft)
-            request.extensions["timeout"] = timeout
+            request = self._request(client, draft, timeout)
             response = client.send(request, stream=True, follow_redirects=False)
             try:
                 hop = self._redirect_or_check(draft, response, limit)
                 if hop is not None:
                     draft = hop
                     continue
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > limit:
-                        raise self._too_large(response, limit)
+                body, decoder = bytearray(), self._decoder(response, limit)
+                for chunk in _raw(response):
+                    body += self._decoded(response, decoder, chunk, limit)
                     if deadline is not None and self._clock() > deadline:
                         raise _Stop(
                             ToolError(
@@ -294,6 +339,7 @@ class Dispatcher:
                             ),
                             response.status_code,
                         )
+                body += self._decoded(response, decoder, None, limit)
                 return _reply(response, body)
             finally:
                 response.close()
@@ -363,19 +409,17 @@ class Dispatcher:
         self, client: httpx.AsyncClient, draft: Draft, timeout: dict[str, float | None], limit: int
     ) -> Reply:
         for _ in range(MAX_REDIRECTS + 1):
-            request = request_for(client, draft)
-            request.extensions["timeout"] = timeout
+            request = self._request(client, draft, timeout)
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
                 hop = self._redirect_or_check(draft, response, limit)
                 if hop is not None:
                     draft = hop
                     continue
-                body = bytearray()
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > limit:
-                        raise self._too_large(response, limit)
+                body, decoder = bytearray(), self._decoder(response, limit)
+                async for chunk in _araw(response):
+                    body += self._decoded(response, decoder, chunk, limit)
+                body += self._decoded(response, decoder, None, limit)
                 return _reply(response, body)
             finally:
                 await response.aclose()
