@@ -14,6 +14,7 @@ from toolcat._errors import ToolcatError
 
 from ._auth import TokenCache, TokenError
 from ._calls import ToolError
+from ._deadline import deadline_scope
 from ._encoding import ACCEPT_ENCODING, BodyDecoder, BodyTooLarge, EncodingRefused
 from ._plan import ToolPlan
 from ._policy import MAX_REDIRECTS, same_origin
@@ -123,6 +124,9 @@ class Dispatcher:
         self._rng = rng
 
     # -- shared decisions ----------------------------------------------------------
+
+    def _past(self, deadline: float | None) -> bool:
+        return deadline is not None and self._clock() >= deadline
 
     def _timeout(self, plan: ToolPlan, deadline: float | None) -> dict[str, float | None]:
         """The httpx timeout extension for one attempt, clamped to what the deadline leaves."""
@@ -282,6 +286,14 @@ class Dispatcher:
         """Send ``draft``; raises :class:`DispatchFailure` when no usable response came."""
         total = plan.timeouts.total
         deadline = self._clock() + total if total else None
+        # The executor's own client holds every socket operation to this (see _deadline).
+        with deadline_scope(time.monotonic() + total if total else None):
+            return self._send(client, plan, draft, deadline)
+
+    def _send(
+        self, client: httpx.Client, plan: ToolPlan, draft: Draft, deadline: float | None
+    ) -> Reply:
+        total = plan.timeouts.total
         attempt, stale, refreshed = 0, None, False
         try:
             while True:
@@ -296,10 +308,17 @@ class Dispatcher:
                     )
                 except httpx.TransportError as exc:
                     delay = self._error_delay(plan, exc, attempt, deadline)
-                    if delay is None:
-                        raise DispatchFailure(_describe_transport(exc, draft)) from exc
-                    self._sleep(delay)
-                    continue
+                    if delay is not None:
+                        self._sleep(delay)
+                        continue
+                    if isinstance(exc, httpx.TimeoutException) and self._past(deadline):
+                        raise DispatchFailure(
+                            ToolError(
+                                "timeout",
+                                f"no complete response within {total:g}s (total timeout)",
+                            )
+                        ) from exc
+                    raise DispatchFailure(_describe_transport(exc, draft)) from exc
                 reply.attempts = attempt
                 if reply.status == 401 and token is not None and not refreshed:
                     refreshed, stale, attempt = True, token, attempt - 1

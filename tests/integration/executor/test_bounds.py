@@ -226,3 +226,56 @@ def slow_server() -> Iterator[RawServer]:
     srv = RawServer(_trickle_headers)
     yield srv
     srv.close()
+
+
+def _trickle_body(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n")
+    for _ in range(10_000):
+        conn.sendall(b"a")
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize(
+    "handler,timeout",
+    [
+        (_trickle_headers, "1"),
+        (_trickle_headers, "{connect: 1, read: 1, total: 1}"),
+        (_trickle_body, "1"),
+    ],
+    ids=["headers", "headers-phases", "body"],
+)
+def test_a_trickling_server_cannot_outlast_the_total_timeout(
+    tmp_path: Path, mode: str, handler: Handler, timeout: str
+) -> None:
+    start = time.monotonic()
+    result = _run(tmp_path, handler, mode, timeout=timeout)
+    took = time.monotonic() - start
+    assert result.error is not None and result.error.type == "timeout", result.content
+    assert took < 5, f"a 1 s call ran {took:.1f} s"  # a generous bound, not a speed test
+
+
+def test_the_total_timeout_holds_through_toolcat_call(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    srv = RawServer(_trickle_headers)
+    try:
+        path = tmp_path / "catalog.yaml"
+        path.write_text(
+            f"toolcat: 1\nservices:\n  up:\n    base_url: {srv.url}\n    timeout: 1\n"
+            "tools:\n  - name: fetch\n    description: Fetch.\n    service: up\n"
+            "    method: GET\n    path: /x\n"
+        )
+        start = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "toolcat.cli", "call", str(path), "fetch"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        took = time.monotonic() - start
+    finally:
+        srv.close()
+    assert done.returncode == 1 and "timeout" in done.stderr, done.stdout + done.stderr
+    assert took < 15, f"`toolcat call` with a 1 s timeout ran {took:.1f} s"
