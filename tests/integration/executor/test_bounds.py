@@ -279,3 +279,46 @@ def test_the_total_timeout_holds_through_toolcat_call(tmp_path: Path) -> None:
         srv.close()
     assert done.returncode == 1 and "timeout" in done.stderr, done.stdout + done.stderr
     assert took < 15, f"`toolcat call` with a 1 s timeout ran {took:.1f} s"
+
+
+CAPPED = """
+toolcat: 1
+services:
+  api:
+    base_url: {url}
+    max_response_chars: 500
+tools:
+  - name: big
+    description: Many items.
+    service: api
+    method: GET
+    path: /big
+    parameters:
+      n: {{type: integer, description: how many}}
+"""
+
+
+@pytest.mark.parametrize("provider", ["mcp", "gemini", "openai", "anthropic"])
+@pytest.mark.parametrize("n", [50_000, 1])
+def test_max_response_chars_bounds_every_shape_the_model_reads(
+    server: Any, catalog_from: Any, provider: str, n: int
+) -> None:
+    import json
+
+    from toolcat.executor import format_result
+
+    url, _ = server
+    with Executor(catalog_from(CAPPED.format(url=url)), env={}) as ex:
+        result = ex.execute(ToolCall("big", {"n": n}))
+    assert result.ok and len(result.data["items"]) == n  # the caller still gets all the data
+    shape = json.dumps(format_result(provider, result))
+    if n == 1:  # under the cap: nothing changes, structured shapes keep the data
+        assert not result.truncated and "item 0" in shape
+        if provider == "mcp":
+            assert format_result(provider, result)["structuredContent"] == result.data
+        return
+    assert result.truncated and len(json.dumps(result.data)) > 1_000_000
+    assert len(shape) < 1_000, f"{provider}: {len(shape):,} characters under a 500 cap"
+    assert "truncated" in shape
+    if provider == "mcp":
+        assert "structuredContent" not in format_result(provider, result)
