@@ -243,12 +243,10 @@ class Dispatcher:
             request.headers["Accept-Encoding"] = ACCEPT_ENCODING
         return request
 
-    def _decoder(self, response: httpx.Response, limit: int) -> BodyDecoder:
+    @staticmethod
+    def _decoder(response: httpx.Response, limit: int) -> BodyDecoder:
         coding = "" if response.is_stream_consumed else response.headers.get("content-encoding", "")
-        try:
-            return BodyDecoder(coding, limit)
-        except EncodingRefused as exc:
-            raise _Stop(ToolError("invalid_response", str(exc)), response.status_code) from None
+        return BodyDecoder(coding, limit)
 
     def _decoded(
         self, response: httpx.Response, decoder: BodyDecoder, chunk: bytes | None, limit: int

@@ -42,25 +42,30 @@ class BodyDecoder:
     def __init__(self, content_encoding: str, limit: int) -> None:
         codings = [c.strip().lower() for c in content_encoding.split(",")]
         codings = [c for c in codings if c and c != "identity"]
+        # Refused when the first byte of body comes: a HEAD, 204 or 304 has none to decode.
+        self._refusal: str | None = None
         if len(codings) > 1:
-            raise EncodingRefused(
+            self._refusal = (
                 f"the response is encoded {len(codings)} times over ({', '.join(codings)}); "
                 "only one layer is decoded"
             )
-        self.coding = codings[0] if codings else ""
+        self.coding = codings[0] if len(codings) == 1 else ""
         if self.coding not in ("", "gzip", "x-gzip", "deflate"):
-            raise EncodingRefused(
+            self._refusal = (
                 f"the response uses the content encoding {self.coding[:40]!r}; "
                 f"only {ACCEPT_ENCODING} are decoded"
             )
         self.limit = limit
         self.size = 0  # decoded bytes so far
         self._wbits = _GZIP if self.coding in ("gzip", "x-gzip") else _ZLIB
-        self._zlib = zlib.decompressobj(self._wbits) if self.coding else None
+        decodes = self.coding and self._refusal is None
+        self._zlib = zlib.decompressobj(self._wbits) if decodes else None
         self._started = False
 
     def feed(self, data: bytes) -> bytes:
         """The decoded bytes ``data`` gives; raises :class:`BodyTooLarge` past the cap."""
+        if self._refusal is not None and data:
+            raise EncodingRefused(self._refusal)
         if self._zlib is None:
             return self._count(data)
         out = bytearray()
