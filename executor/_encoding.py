@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import zlib
 
+from toolcat._errors import ToolcatError
+
 __all__ = ["ACCEPT_ENCODING", "BodyDecoder", "BodyTooLarge", "EncodingRefused"]
 
 #: What requests advertise: the encodings :class:`BodyDecoder` undoes.
@@ -22,11 +24,11 @@ _ZLIB = zlib.MAX_WBITS
 _RAW_DEFLATE = -zlib.MAX_WBITS
 
 
-class EncodingRefused(Exception):
+class EncodingRefused(ToolcatError):
     """The body's encoding is stacked, unknown or corrupt; ``str()`` says which."""
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(ToolcatError):
     """The decoded body went past the cap."""
 
 
