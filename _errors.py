@@ -22,6 +22,8 @@ and friends written before the root existed still work)::
     ├── toolcat.executor: the runtime core (callers get results, not these)
     │   ├── TemplateFailure                         a body template or ``select`` failed
     │   ├── TokenError                              the OAuth2 token endpoint gave no token
+    │   ├── EncodingRefused                         a body encoded twice over, unknown or corrupt
+    │   ├── BodyTooLarge                            a decoded body past ``max_response_bytes``
     │   └── DispatchFailure                         a request that got no usable response
     │
     ├── toolcat.executor.providers

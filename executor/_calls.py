@@ -28,6 +28,7 @@ ERROR_TYPES = (
     "timeout",
     "connection_error",
     "response_too_large",
+    "invalid_response",
     "internal",
 )
 
@@ -63,6 +64,9 @@ class ToolResult:
     """The outcome of one call: ``content`` is the text the model reads.
 
     ``data`` is the parsed response (after ``select``), ``errors`` is empty when ``ok``.
+    ``truncated``: ``content`` was cut at ``max_response_chars`` while ``data`` is whole,
+    so no shape the model reads may carry ``data`` (MCP's ``structuredContent``, Gemini's
+    ``functionResponse`` carry the cut ``content`` instead).
     """
 
     call: ToolCall
@@ -74,6 +78,7 @@ class ToolResult:
     headers: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     elapsed: float = 0.0
     return_direct: bool = False
+    truncated: bool = False
 
     @property
     def error(self) -> ToolError | None:

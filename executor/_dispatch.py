@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +15,8 @@ from toolcat.catalog import method_semantics
 
 from ._auth import TokenCache, TokenError
 from ._calls import ToolError
+from ._deadline import deadline_scope
+from ._encoding import ACCEPT_ENCODING, BodyDecoder, BodyTooLarge, EncodingRefused
 from ._plan import ToolPlan
 from ._policy import MAX_REDIRECTS, under_base
 from ._render import Draft, request_for
@@ -87,6 +89,23 @@ def _reply(response: httpx.Response, body: bytearray) -> Reply:
     )
 
 
+def _raw(response: httpx.Response) -> Iterator[bytes]:
+    """The body as it came off the wire; a response built from bytes in memory (a mock
+    transport) has been read and decoded by httpx already."""
+    if response.is_stream_consumed:
+        yield response.content
+    else:
+        yield from response.iter_raw()
+
+
+async def _araw(response: httpx.Response) -> AsyncIterator[bytes]:
+    if response.is_stream_consumed:
+        yield response.content
+    else:
+        async for chunk in response.aiter_raw():
+            yield chunk
+
+
 class Dispatcher:
     """Sends drafts with one client (sync) or the other (async); shares the token cache."""
 
@@ -106,6 +125,9 @@ class Dispatcher:
         self._rng = rng
 
     # -- shared decisions ----------------------------------------------------------
+
+    def _past(self, deadline: float | None) -> bool:
+        return deadline is not None and self._clock() >= deadline
 
     def _timeout(self, plan: ToolPlan, deadline: float | None) -> dict[str, float | None]:
         """The httpx timeout extension for one attempt, clamped to what the deadline leaves."""
@@ -223,6 +245,34 @@ class Dispatcher:
         )
 
     @staticmethod
+    def _request(
+        client: httpx.Client | httpx.AsyncClient, draft: Draft, timeout: dict[str, float | None]
+    ) -> httpx.Request:
+        request = request_for(client, draft)
+        request.extensions["timeout"] = timeout
+        if not any(k.lower() == "accept-encoding" for k, _ in draft.headers):
+            # Ask only for what _encoding decodes under the cap (httpx adds br and zstd
+            # when their packages are installed).
+            request.headers["Accept-Encoding"] = ACCEPT_ENCODING
+        return request
+
+    @staticmethod
+    def _decoder(response: httpx.Response, limit: int) -> BodyDecoder:
+        coding = "" if response.is_stream_consumed else response.headers.get("content-encoding", "")
+        return BodyDecoder(coding, limit)
+
+    def _decoded(
+        self, response: httpx.Response, decoder: BodyDecoder, chunk: bytes | None, limit: int
+    ) -> bytes:
+        """``chunk`` decoded (``None``: the end of the body), within ``limit`` decoded bytes."""
+        try:
+            return decoder.flush() if chunk is None else decoder.feed(chunk)
+        except BodyTooLarge:
+            raise self._too_large(response, limit) from None
+        except EncodingRefused as exc:
+            raise _Stop(ToolError("invalid_response", str(exc)), response.status_code) from None
+
+    @staticmethod
     def _with_token(draft: Draft, token: str | None) -> Draft:
         if token is None:
             return draft
@@ -247,6 +297,14 @@ class Dispatcher:
         """Send ``draft``; raises :class:`DispatchFailure` when no usable response came."""
         total = plan.timeouts.total
         deadline = self._clock() + total if total else None
+        # The executor's own client holds every socket operation to this (see _deadline).
+        with deadline_scope(time.monotonic() + total if total else None):
+            return self._send(client, plan, draft, deadline)
+
+    def _send(
+        self, client: httpx.Client, plan: ToolPlan, draft: Draft, deadline: float | None
+    ) -> Reply:
+        total = plan.timeouts.total
         attempt, stale, refreshed = 0, None, False
         try:
             while True:
@@ -261,10 +319,17 @@ class Dispatcher:
                     )
                 except httpx.TransportError as exc:
                     delay = self._error_delay(plan, exc, attempt, deadline)
-                    if delay is None:
-                        raise DispatchFailure(_describe_transport(exc, draft)) from exc
-                    self._sleep(delay)
-                    continue
+                    if delay is not None:
+                        self._sleep(delay)
+                        continue
+                    if isinstance(exc, httpx.TimeoutException) and self._past(deadline):
+                        raise DispatchFailure(
+                            ToolError(
+                                "timeout",
+                                f"no complete response within {total:g}s (total timeout)",
+                            )
+                        ) from exc
+                    raise DispatchFailure(_describe_transport(exc, draft)) from exc
                 reply.attempts = attempt
                 if reply.status == 401 and token is not None and not refreshed:
                     refreshed, stale, attempt = True, token, attempt - 1
@@ -287,19 +352,16 @@ class Dispatcher:
         limit: int,
     ) -> Reply:
         for _ in range(MAX_REDIRECTS + 1):
-            request = request_for(client, draft)
-            request.extensions["timeout"] = timeout
+            request = self._request(client, draft, timeout)
             response = client.send(request, stream=True, follow_redirects=False)
             try:
                 hop = self._redirect_or_check(draft, response, limit)
                 if hop is not None:
                     draft = hop
                     continue
-                body = bytearray()
-                for chunk in response.iter_bytes():
-                    body += chunk
-                    if len(body) > limit:
-                        raise self._too_large(response, limit)
+                body, decoder = bytearray(), self._decoder(response, limit)
+                for chunk in _raw(response):
+                    body += self._decoded(response, decoder, chunk, limit)
                     if deadline is not None and self._clock() > deadline:
                         raise _Stop(
                             ToolError(
@@ -307,6 +369,7 @@ class Dispatcher:
                             ),
                             response.status_code,
                         )
+                body += self._decoded(response, decoder, None, limit)
                 return _reply(response, body)
             finally:
                 response.close()
@@ -376,19 +439,17 @@ class Dispatcher:
         self, client: httpx.AsyncClient, draft: Draft, timeout: dict[str, float | None], limit: int
     ) -> Reply:
         for _ in range(MAX_REDIRECTS + 1):
-            request = request_for(client, draft)
-            request.extensions["timeout"] = timeout
+            request = self._request(client, draft, timeout)
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
                 hop = self._redirect_or_check(draft, response, limit)
                 if hop is not None:
                     draft = hop
                     continue
-                body = bytearray()
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > limit:
-                        raise self._too_large(response, limit)
+                body, decoder = bytearray(), self._decoder(response, limit)
+                async for chunk in _araw(response):
+                    body += self._decoded(response, decoder, chunk, limit)
+                body += self._decoded(response, decoder, None, limit)
                 return _reply(response, body)
             finally:
                 await response.aclose()

@@ -18,6 +18,7 @@ from toolcat.catalog import Catalog, ToolDefinition
 from ._arguments import parse_arguments
 from ._auth import TokenCache
 from ._calls import ToolCall, ToolError, ToolResult
+from ._deadline import bind_deadline
 from ._dispatch import Dispatcher, DispatchFailure
 from ._plan import ToolPlan, compile_plan
 from ._redact import MASK, Redactor
@@ -115,7 +116,9 @@ class Executor:
         if self._client is None:
             with self._client_lock:
                 if self._client is None:
-                    self._client = httpx.Client(follow_redirects=False, limits=self._limits)
+                    client = httpx.Client(follow_redirects=False, limits=self._limits)
+                    bind_deadline(client)  # the total timeout holds on every socket read
+                    self._client = client
         return self._client
 
     @property

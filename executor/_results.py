@@ -167,6 +167,7 @@ def shape_reply(
         headers=headers,
         elapsed=elapsed,
         return_direct=plan.tool.return_direct,
+        truncated=len(content) > plan.max_chars,
     )
 
 

@@ -270,7 +270,12 @@ class McpServer:
         listed = next((t for t in served.listed if t["name"] == params.name), None)
         schema = listed.get("outputSchema") if listed else None
         if schema is not None and not out.get("isError"):
-            problem = _conformance(served, params.name, schema, out.get("structuredContent"))
+            problem = (
+                "the response is longer than max_response_chars, so its structured "
+                "content was left out"
+                if result.truncated
+                else _conformance(served, params.name, schema, out.get("structuredContent"))
+            )
             if problem:  # MCP clients reject structured content that breaks the schema
                 out = {
                     "content": [

@@ -85,9 +85,12 @@ class Gemini:
         return calls
 
     def format_result(self, result: ToolResult) -> dict[str, Any]:
-        """A ``functionResponse`` part; its ``response`` is always an object."""
+        """A ``functionResponse`` part; its ``response`` is always an object (the text,
+        cut at ``max_response_chars``, when the data is longer than the cap)."""
         response: dict[str, Any]
-        if result.ok:
+        if result.ok and result.truncated:
+            response = {"result": result.content}
+        elif result.ok:
             data = result.data if result.data is not None else result.content
             response = data if isinstance(data, dict) else {"result": data}
         else:

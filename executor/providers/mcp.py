@@ -105,12 +105,12 @@ class Mcp:
 
     def format_result(self, result: ToolResult) -> dict[str, Any]:
         """A ``CallToolResult``: text content, ``isError``, and ``structuredContent``
-        when the data is an object."""
+        when the data is an object and the text was not cut (the cap holds for both)."""
         out: dict[str, Any] = {
             "content": [{"type": "text", "text": result.content}],
             "isError": not result.ok,
         }
-        if result.ok and isinstance(result.data, dict):
+        if result.ok and isinstance(result.data, dict) and not result.truncated:
             out["structuredContent"] = result.data
         return out
 

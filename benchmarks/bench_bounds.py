@@ -1,0 +1,153 @@
+"""Peak memory of hostile responses, as a ratio to an ordinary call in the same run.
+
+A loopback server answers one tool with: an ordinary small JSON body (the baseline),
+a stacked ``gzip, gzip`` bomb, and a single-layer gzip bomb, each ``--size`` MB of
+zeros once decoded. Each call runs through ``Executor.execute`` under tracemalloc;
+the table gives peak Python memory and wall time, and the peak as a ratio to the
+ordinary call's. ``--httpx`` adds the same bodies read with httpx's own decoders
+and the same 10 MB cap (what the executor did before it decoded by itself).
+
+    python benchmarks/bench_bounds.py            # [--size 256] [--httpx]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import socket
+import tempfile
+import threading
+import time
+import tracemalloc
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+from toolcat.executor import Executor, ToolCall
+from toolcat.loader import load
+
+_CAP = 10_000_000
+
+
+def zeros_gzip(size: int) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+    block = bytes(1 << 20)
+    parts = [packer.compress(block) for _ in range(size >> 20)]
+    return b"".join([*parts, packer.flush()])
+
+
+class Server:
+    """Answers every request with the current ``(body, encoding)``."""
+
+    def __init__(self) -> None:
+        self.body, self.encoding = b"{}", "identity"
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    piece = conn.recv(65536)
+                    if not piece:
+                        return
+                    data += piece
+                head = (
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    f"Content-Encoding: {self.encoding}\r\nContent-Length: {len(self.body)}\r\n"
+                    "Connection: close\r\n\r\n"
+                ).encode()
+                conn.sendall(head + self.body)
+            except OSError:
+                pass
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+
+def measure(run: Callable[[], str]) -> tuple[int, float, str]:
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        outcome = run()
+        return tracemalloc.get_traced_memory()[1], time.perf_counter() - start, outcome
+    finally:
+        tracemalloc.stop()
+
+
+def httpx_read(url: str) -> str:
+    """The old way: httpx decodes each chunk through every layer, the cap counts after."""
+    body = bytearray()
+    with httpx.Client() as client, client.stream("GET", url + "/x") as response:
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > _CAP:
+                return "response_too_large"
+    return "ok"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=256, help="MB of zeros once decoded")
+    parser.add_argument("--httpx", action="store_true", help="also read with httpx's decoders")
+    args = parser.parse_args()
+
+    size = args.size << 20
+    single = zeros_gzip(size)
+    cases = {
+        "ordinary JSON call": (b'{"items": [1, 2, 3], "name": "ordinary"}', "identity"),
+        f"gzip, gzip ({len(gzip.compress(single)):,} B on the wire)": (
+            gzip.compress(single),
+            "gzip, gzip",
+        ),
+        f"gzip ({len(single):,} B on the wire)": (single, "gzip"),
+    }
+    server = Server()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "catalog.yaml"
+        path.write_text(
+            f"toolcat: 1\nservices:\n  up:\n    base_url: {server.url}\n    timeout: 60\n"
+            "tools:\n  - name: fetch\n    description: Fetch.\n    service: up\n"
+            "    method: GET\n    path: /x\n"
+        )
+        catalog = load([path])
+        rows: list[tuple[str, int, float, str]] = []
+        with Executor(catalog, env={}) as ex:
+            ex.execute(ToolCall("fetch", {}))  # warm: the plan, the validator, the client
+
+            def call() -> str:
+                result = ex.execute(ToolCall("fetch", {}))
+                return "ok" if result.error is None else result.error.type
+
+            for name, (body, encoding) in cases.items():
+                server.body, server.encoding = body, encoding
+                rows.append((f"toolcat: {name}", *measure(call)))
+            if args.httpx:
+                for name, (body, encoding) in cases.items():
+                    server.body, server.encoding = body, encoding
+                    rows.append(
+                        (f"httpx decoders: {name}", *measure(lambda: httpx_read(server.url)))
+                    )
+
+    base = rows[0][1]
+    print(f"decoded size {args.size} MB, cap {_CAP:,} bytes; peak = tracemalloc peak")
+    print(f"{'case':<58} {'result':<20} {'peak MB':>9} {'x ordinary':>11} {'time s':>8}")
+    for name, peak, took, outcome in rows:
+        print(f"{name:<58} {outcome:<20} {peak / 1e6:>9.2f} {peak / base:>11.0f} {took:>8.3f}")
+
+
+if __name__ == "__main__":
+    main()
