@@ -19,6 +19,7 @@ _KEY_ENV: dict[ProviderName, str] = {"openai": "OPENAI_API_KEY", "anthropic": "A
 
 
 def register(sub: Any) -> None:
+    from toolcat.executor.agent import MAX_CALLS_PER_TURN, MAX_REPLY_BYTES
     from toolcat.executor.providers import names
 
     p = sub.add_parser(
@@ -97,6 +98,21 @@ def register(sub: Any) -> None:
         default=3,
         metavar="N",
         help="retries on 429/5xx/connection errors (default 3)",
+    )
+    p.add_argument(
+        "--max-reply-bytes",
+        type=int,
+        default=MAX_REPLY_BYTES,
+        metavar="N",
+        help=f"largest model reply read, in bytes (default {MAX_REPLY_BYTES}); more is an error",
+    )
+    p.add_argument(
+        "--max-calls-per-turn",
+        type=int,
+        default=MAX_CALLS_PER_TURN,
+        metavar="N",
+        help=f"tool calls run per model turn (default {MAX_CALLS_PER_TURN}); the rest get "
+        "an error result",
     )
     p.add_argument(
         "--extra-body",
@@ -192,6 +208,7 @@ async def _chat(
         "timeout": args.timeout,
         "max_retries": args.max_retries,
         "extra_body": extra,
+        "max_reply_bytes": args.max_reply_bytes,
     }
     if args.provider == "anthropic":
         if args.max_tokens:
@@ -228,6 +245,7 @@ async def _chat(
             toolset=args.toolset,
             system=args.system,
             max_iterations=args.max_iterations,
+            max_calls_per_turn=args.max_calls_per_turn,
             tool_choice=args.tool_choice,
             stream=args.stream,
             on_text=on_text,

@@ -28,9 +28,11 @@ if _t.TYPE_CHECKING:
     from ._auth import TokenCache
     from ._calls import (
         ERROR_TYPES,
+        MAX_ECHOED_NAME_CHARS,
         ToolCall,
         ToolError,
         ToolResult,
+        echo_name,
         format_result,
         parse_calls,
     )
@@ -43,6 +45,7 @@ __all__ = [
     "ConfirmCallback",
     "ERROR_TYPES",
     "Executor",
+    "MAX_ECHOED_NAME_CHARS",
     "PROVIDERS",
     "PreparedRequest",
     "TokenCache",
@@ -50,6 +53,7 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "backoff_delay",
+    "echo_name",
     "error_result",
     "format_loc",
     "format_result",
@@ -62,6 +66,7 @@ _LAZY = {
     "ConfirmCallback": "._executor",
     "ERROR_TYPES": "._calls",
     "Executor": "._executor",
+    "MAX_ECHOED_NAME_CHARS": "._calls",
     "PROVIDERS": ".providers",
     "PreparedRequest": "._executor",
     "TokenCache": "._auth",
@@ -69,6 +74,7 @@ _LAZY = {
     "ToolError": "._calls",
     "ToolResult": "._calls",
     "backoff_delay": "._retry",
+    "echo_name": "._calls",
     "error_result": "._results",
     "format_loc": "._arguments",
     "format_result": "._calls",

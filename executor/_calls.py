@@ -9,12 +9,18 @@ from typing import Any
 
 __all__ = [
     "ERROR_TYPES",
+    "MAX_ECHOED_NAME_CHARS",
     "ToolCall",
     "ToolError",
     "ToolResult",
+    "echo_name",
     "format_result",
     "parse_calls",
 ]
+
+#: The most characters of a model-chosen tool name echoed back in an error, a result,
+#: a log line (no catalog name is that long); the rest is cut with a marker.
+MAX_ECHOED_NAME_CHARS = 128
 
 #: Every ``ToolError.type`` the executor produces.
 ERROR_TYPES = (
@@ -33,6 +39,18 @@ ERROR_TYPES = (
 )
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+def echo_name(name: object) -> str:
+    """``name`` as it may be echoed: cut to ``MAX_ECHOED_NAME_CHARS`` with a marker.
+
+    >>> echo_name("x" * 130).endswith("xx…[+2 chars]")
+    True
+    """
+    text = name if isinstance(name, str) else str(name)
+    if len(text) <= MAX_ECHOED_NAME_CHARS:
+        return text
+    return f"{text[:MAX_ECHOED_NAME_CHARS]}…[+{len(text) - MAX_ECHOED_NAME_CHARS} chars]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -17,14 +17,14 @@ from toolcat.catalog import Catalog, ToolDefinition
 
 from ._arguments import parse_arguments
 from ._auth import TokenCache
-from ._calls import ToolCall, ToolError, ToolResult
+from ._calls import ToolCall, ToolError, ToolResult, echo_name
 from ._deadline import bind_deadline
 from ._dispatch import Dispatcher, DispatchFailure
 from ._plan import ToolPlan, compile_plan
 from ._redact import MASK, Redactor
 from ._render import Draft, render
 from ._results import error_result, shape_reply
-from ._telemetry import Telemetry, logger
+from ._telemetry import UNKNOWN_TOOL, Telemetry, logger
 
 __all__ = ["ConfirmCallback", "Executor", "PreparedRequest"]
 
@@ -185,11 +185,13 @@ class Executor:
     def _draft(self, call: ToolCall) -> tuple[ToolPlan, Draft] | ToolResult:
         plan = self.plan(call.name) if isinstance(call.name, str) else None
         if plan is None:
-            closest = self.catalog.closest(str(call.name))
+            # A model-chosen name may be megabytes: echo (and compare) only its start.
+            shown = echo_name(call.name)
+            closest = self.catalog.closest(shown) if shown == call.name else ()
             hint = f"; did you mean: {', '.join(closest)}?" if closest else ""
             return error_result(
-                call,
-                [ToolError("unknown_tool", f"no tool named {call.name!r}{hint}")],
+                replace(call, name=shown) if shown != call.name else call,
+                [ToolError("unknown_tool", f"no tool named {shown!r}{hint}")],
                 extra={"closest": list(closest)} if closest else None,
             )
         args = parse_arguments(call.arguments)
@@ -212,7 +214,9 @@ class Executor:
         if not self._telemetry.tracing():
             result = self._guarded(call, start)
         else:
-            with self._telemetry.span(call.name, call.id, self._service_name(call)) as span:
+            with self._telemetry.span(
+                self._known(call.name), call.id, self._service_name(call)
+            ) as span:
                 result = self._guarded(call, start)
                 span.finish(
                     error_type=result.error.type if result.error else None, status=result.status
@@ -245,7 +249,9 @@ class Executor:
         if not self._telemetry.tracing():
             result = await self._aguarded(call, start)
         else:
-            with self._telemetry.span(call.name, call.id, self._service_name(call)) as span:
+            with self._telemetry.span(
+                self._known(call.name), call.id, self._service_name(call)
+            ) as span:
                 result = await self._aguarded(call, start)
                 span.finish(
                     error_type=result.error.type if result.error else None, status=result.status
@@ -327,6 +333,10 @@ class Executor:
 
     # -- helpers ---------------------------------------------------------------------------
 
+    def _known(self, name: object) -> str:
+        """``name`` for telemetry: a catalog name, or ``UNKNOWN_TOOL`` (bounded cardinality)."""
+        return name if isinstance(name, str) and name in self.catalog else UNKNOWN_TOOL
+
     def _service_name(self, call: ToolCall) -> str | None:
         tool = self.catalog.get(call.name) if isinstance(call.name, str) else None
         return tool.command.service if tool is not None else None
@@ -354,7 +364,7 @@ class Executor:
         return bool(answer)
 
     def _internal(self, call: ToolCall, exc: Exception, start: float) -> ToolResult:
-        logger.exception("tool call %s failed inside the executor", call.name)
+        logger.exception("tool call %s failed inside the executor", echo_name(call.name))
         return error_result(
             call,
             [ToolError("internal", f"the executor failed: {type(exc).__name__}")],
@@ -363,11 +373,12 @@ class Executor:
 
     def _observe(self, result: ToolResult) -> None:
         error = result.error
-        self._telemetry.record(result.call.name, error.type if error else None, result.elapsed)
+        name = self._known(result.call.name)
+        self._telemetry.record(name, error.type if error else None, result.elapsed)
         if error is not None:
             logger.info(
                 "tool %s (call %s) failed: %s: %s",
-                result.call.name,
+                echo_name(result.call.name),
                 result.call.id,
                 error.type,
                 error.msg,

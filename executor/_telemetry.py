@@ -7,9 +7,13 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Telemetry", "logger"]
+__all__ = ["UNKNOWN_TOOL", "Telemetry", "logger"]
 
 logger = logging.getLogger("toolcat.executor")
+
+#: The tool-name attribute of spans and metrics for a name not in the catalog: model-chosen
+#: names must not become attribute values (unbounded cardinality, unbounded size).
+UNKNOWN_TOOL = "_unknown"
 
 try:  # guarded once: without opentelemetry-api (the ``otel`` extra) nothing is recorded
     from opentelemetry import metrics as _otel_metrics

@@ -10,6 +10,7 @@ Pipeline (module names)::
 
 from ._anthropic import AnthropicClient
 from ._common import (
+    MAX_REPLY_BYTES,
     ModelConnectionError,
     ModelError,
     ModelHTTPError,
@@ -17,7 +18,7 @@ from ._common import (
     ModelTurn,
     Usage,
 )
-from ._loop import AgentLoop, LoopResult, LoopStep
+from ._loop import MAX_CALLS_PER_TURN, AgentLoop, LoopResult, LoopStep
 from ._openai import OpenAIChatClient, normalize_base_url
 from ._protocols import ModelClient, TextCallback
 
@@ -26,6 +27,8 @@ __all__ = [
     "AnthropicClient",
     "LoopResult",
     "LoopStep",
+    "MAX_CALLS_PER_TURN",
+    "MAX_REPLY_BYTES",
     "ModelClient",
     "ModelConnectionError",
     "ModelError",

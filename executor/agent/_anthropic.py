@@ -13,6 +13,7 @@ from toolcat.executor import ToolCall
 from toolcat.executor.providers import get as get_provider
 
 from ._common import (
+    MAX_REPLY_BYTES,
     HttpModelClient,
     ModelResponseError,
     ModelTurn,
@@ -57,6 +58,7 @@ class AnthropicClient(HttpModelClient):
         max_tokens: int = 4096,
         extra_body: Mapping[str, Any] | None = None,
         client: httpx.AsyncClient | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         self.model = model
         self.max_tokens = max_tokens
@@ -74,6 +76,7 @@ class AnthropicClient(HttpModelClient):
             max_retries=max_retries,
             backoff=backoff,
             client=client,
+            max_reply_bytes=max_reply_bytes,
         )
 
     def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:

@@ -11,8 +11,10 @@ Error tree (under toolcat's root, drawn whole in ``toolcat._errors``)::
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import os
+import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,6 +24,7 @@ from toolcat._errors import ToolcatError
 from toolcat.executor import ToolCall, backoff_delay, retry_after
 
 __all__ = [
+    "MAX_REPLY_BYTES",
     "ModelConnectionError",
     "ModelError",
     "ModelHTTPError",
@@ -33,6 +36,13 @@ __all__ = [
 
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504, 529})
 _EXCERPT_CHARS = 500
+
+#: The most bytes (after content decoding) read of one model reply, JSON or a whole
+#: event stream; more is a ``ModelResponseError``. ``max_reply_bytes=`` on the clients,
+#: ``toolcat chat --max-reply-bytes``.
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+_ERROR_BODY_BYTES = 64 * 1024  # of an error reply, only this much is read (for the excerpt)
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +154,7 @@ class HttpSettings:
     backoff: float = 0.5
     max_backoff: float = 20.0
     retry_after_cap: float = 60.0
+    max_reply_bytes: int = MAX_REPLY_BYTES
 
     def key(self) -> str | None:
         if self.api_key is not None:
@@ -177,11 +188,12 @@ class HttpModelTransport:
     ) -> tuple[dict[str, Any], int]:
         """The decoded JSON object of a successful reply, and the attempts it took."""
         url = self.url(path)
-        response, attempts = await self._send(url, payload, headers, stream=False)
+        response, attempts, body = await self._send(url, payload, headers, stream=False)
         try:
-            data = response.json()
+            data = json.loads(body)
         except ValueError as exc:
-            raise ModelResponseError(url, f"body is not JSON: {_excerpt(response.text)}") from exc
+            text = _text(response, body)
+            raise ModelResponseError(url, f"body is not JSON: {_excerpt(text)}") from exc
         if not isinstance(data, dict):
             raise ModelResponseError(url, "body is not a JSON object")
         return data, attempts
@@ -195,12 +207,17 @@ class HttpModelTransport:
         flow, a broken stream raises ``ModelConnectionError``.
         """
         url = self.url(path)
-        response, attempts = await self._send(url, payload, headers, stream=True)
-        return _sse_events(response, url), attempts
+        response, attempts, _ = await self._send(url, payload, headers, stream=True)
+        return _sse_events(response, url, self.settings.max_reply_bytes), attempts
 
     async def _send(
         self, url: str, payload: Mapping[str, Any], headers: Mapping[str, str], *, stream: bool
-    ) -> tuple[httpx.Response, int]:
+    ) -> tuple[httpx.Response, int, bytes]:
+        """The successful response and the attempts; unless ``stream``, its body too.
+
+        The body is always read as a stream, so that no more than
+        ``max_reply_bytes`` of it is ever held.
+        """
         s = self.settings
         all_headers = {"content-type": "application/json", **s.headers, **headers}
         body = json.dumps(payload).encode()
@@ -210,20 +227,22 @@ class HttpModelTransport:
             last = attempt > s.max_retries
             try:
                 request = self._client.build_request("POST", url, content=body, headers=all_headers)
-                response = await self._client.send(request, stream=stream)
+                response = await self._client.send(request, stream=True)
+                if response.is_success:
+                    if stream:  # read (and capped) by the caller, event by event
+                        return response, attempt, b""
+                    return response, attempt, await _read_capped(response, url, s.max_reply_bytes)
+                error_body = await _read_prefix(response, _ERROR_BODY_BYTES)
             except httpx.TransportError as exc:
                 if last:
                     raise ModelConnectionError(url, _reason(exc), attempt) from exc
                 await asyncio.sleep(self._backoff(attempt, None))
                 continue
-            if response.is_success:
-                return response, attempt
-            await response.aread()
-            await response.aclose()
             if response.status_code in RETRY_STATUSES and not last:
                 await asyncio.sleep(self._backoff(attempt, response))
                 continue
-            raise ModelHTTPError(response.status_code, url, _error_excerpt(response), attempt)
+            excerpt = _error_excerpt(response, error_body)
+            raise ModelHTTPError(response.status_code, url, excerpt, attempt)
 
     def _backoff(self, attempt: int, response: httpx.Response | None) -> float:
         s = self.settings
@@ -252,7 +271,10 @@ class HttpModelClient:
         max_retries: int,
         backoff: float,
         client: httpx.AsyncClient | None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
+        if max_reply_bytes < 1:
+            raise ValueError("max_reply_bytes must be at least 1")
         settings = HttpSettings(
             base_url,
             api_key_env=api_key_env,
@@ -261,6 +283,7 @@ class HttpModelClient:
             timeout=timeout,
             max_retries=max_retries,
             backoff=backoff,
+            max_reply_bytes=max_reply_bytes,
         )
         self._http = HttpModelTransport(settings, client)
 
@@ -276,13 +299,87 @@ def timed(turn: ModelTurn, elapsed: float) -> ModelTurn:
     return replace(turn, elapsed=elapsed)
 
 
-async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEvent]:
+def _too_large(url: str, cap: int) -> ModelResponseError:
+    return ModelResponseError(
+        url,
+        f"reply is larger than {cap} bytes (max_reply_bytes; toolcat chat --max-reply-bytes)",
+    )
+
+
+def _check_length(response: httpx.Response, url: str, cap: int) -> None:
+    """Refuse before reading when the declared length is already over the cap."""
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > cap and "content-encoding" not in response.headers:
+        raise _too_large(url, cap)
+
+
+async def _capped_chunks(response: httpx.Response, url: str, cap: int) -> AsyncIterator[bytes]:
+    """The decoded body in chunks; ``ModelResponseError`` once it passes ``cap`` bytes."""
+    _check_length(response, url, cap)
+    total = 0
+    async for chunk in response.aiter_bytes():
+        total += len(chunk)
+        if total > cap:
+            raise _too_large(url, cap)
+        yield chunk
+
+
+async def _read_capped(response: httpx.Response, url: str, cap: int) -> bytes:
+    try:
+        return b"".join([chunk async for chunk in _capped_chunks(response, url, cap)])
+    finally:
+        await response.aclose()
+
+
+async def _read_prefix(response: httpx.Response, limit: int) -> bytes:
+    """At most ``limit`` bytes of the body (the rest is not read), then close."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    finally:
+        await response.aclose()
+    return b"".join(parts)[:limit]
+
+
+def _text(response: httpx.Response, body: bytes) -> str:
+    return body.decode(response.encoding or "utf-8", errors="replace")
+
+
+async def _capped_lines(response: httpx.Response, url: str, cap: int) -> AsyncIterator[str]:
+    """Lines of the body (ended by CRLF, LF or CR, as SSE says), never past ``cap`` bytes."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending: list[str] = []  # the start of a line not ended yet
+    carry = ""  # a CR at the end of a chunk: the LF may come in the next
+    async for chunk in _capped_chunks(response, url, cap):
+        text = carry + decoder.decode(chunk)
+        carry = ""
+        if text.endswith("\r"):
+            text, carry = text[:-1], "\r"
+        parts = _LINE_END.split(text)
+        if len(parts) == 1:
+            pending.append(parts[0])
+            continue
+        yield "".join(pending) + parts[0]
+        for line in parts[1:-1]:
+            yield line
+        pending = [parts[-1]]
+    rest = "".join(pending) + decoder.decode(b"", final=True)
+    if carry or rest:
+        yield rest
+
+
+async def _sse_events(response: httpx.Response, url: str, cap: int) -> AsyncIterator[SseEvent]:
     event: str | None = None
     data: list[str] = []
     sent = False
     other: list[str] = []  # the start of a body that is no event stream (for the error)
     try:
-        async for line in response.aiter_lines():
+        async for line in _capped_lines(response, url, cap):
             if not line:
                 if data:
                     sent = True
@@ -327,12 +424,12 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "…"
 
 
-def _error_excerpt(response: httpx.Response) -> str:
+def _error_excerpt(response: httpx.Response, body: bytes) -> str:
     """The provider's error message when the body has one, else a bounded excerpt."""
     try:
-        data = response.json()
+        data = json.loads(body)
     except ValueError:
-        return _excerpt(response.text)
+        return _excerpt(_text(response, body))
     if isinstance(data, dict):
         err = data.get("error")
         if isinstance(err, dict) and isinstance(err.get("message"), str):

@@ -19,7 +19,12 @@ if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
     from toolcat.executor import Executor
 
-__all__ = ["AgentLoop", "LoopResult", "LoopStep", "StopReason"]
+__all__ = ["MAX_CALLS_PER_TURN", "AgentLoop", "LoopResult", "LoopStep", "StopReason"]
+
+#: The most tool calls of one model turn that run; the calls past it are not sent and
+#: get an error result instead. ``AgentLoop(max_calls_per_turn=)``,
+#: ``toolcat chat --max-calls-per-turn``.
+MAX_CALLS_PER_TURN = 32
 
 StopReason = Literal["final_answer", "return_direct", "max_iterations"]
 
@@ -110,6 +115,9 @@ class AgentLoop:
       model is then asked once more with tool choice ``none`` for a final
       answer.
 
+    At most ``max_calls_per_turn`` calls of one reply run; each call past it
+    is not sent and gets a ``refused_by_policy`` error result the model reads.
+
     ``tool_choice`` is ``auto``, ``none``, ``required`` or a tool name.
     ``required`` and a tool name apply to the first request of a run only
     (afterwards ``auto``), so that a forced call cannot loop forever.
@@ -130,6 +138,7 @@ class AgentLoop:
         toolset: str | None = None,
         system: str | None = None,
         max_iterations: int = 10,
+        max_calls_per_turn: int = MAX_CALLS_PER_TURN,
         tool_choice: str = "auto",
         stream: bool = False,
         on_text: TextCallback | None = None,
@@ -139,6 +148,8 @@ class AgentLoop:
     ) -> None:
         if max_iterations < 1:
             raise ValueError("max_iterations must be at least 1")
+        if max_calls_per_turn < 1:
+            raise ValueError("max_calls_per_turn must be at least 1")
         resolved = catalog if catalog is not None else getattr(executor, "catalog", None)
         if resolved is None:
             raise ValueError("pass the catalog (the executor does not expose one)")
@@ -148,6 +159,7 @@ class AgentLoop:
         self.default_tools = tuple(t.name for t in resolved.toolset(toolset))
         self.system = system
         self.max_iterations = max_iterations
+        self.max_calls_per_turn = max_calls_per_turn
         self.tool_choice = tool_choice
         self.stream = stream
         self.on_text = on_text
@@ -254,15 +266,21 @@ class AgentLoop:
                 choice = "auto"
 
     async def _execute(self, calls: Sequence[ToolCall], offered: set[str]) -> list[ToolResult]:
-        """Run the calls of one turn; a call to a tool not offered is an error result."""
-        runnable = [c for c in calls if c.name in offered or c.name not in self.catalog]
+        """Run the calls of one turn; a call to a tool not offered is an error result.
+
+        Only the first ``max_calls_per_turn`` calls run; the rest are refused unsent.
+        """
+        cap = self.max_calls_per_turn
+        allowed = calls[:cap]
+        runnable = [c for c in allowed if c.name in offered or c.name not in self.catalog]
         try:
             ran = await self.executor.aexecute_many(runnable, concurrent=self.concurrent)
         except Exception as exc:  # a bug below must not end the conversation: report it
             logger.error("the tool calls of a turn failed inside the executor", exc_info=exc)
             ran = [_internal(c, exc) for c in runnable]
         by_position = iter(ran)
-        return [next(by_position) if c in runnable else _not_offered(c) for c in calls]
+        results = [next(by_position) if c in runnable else _not_offered(c) for c in allowed]
+        return results + [_over_cap(c, cap, len(calls)) for c in calls[cap:]]
 
     def _is_direct(self, result: ToolResult) -> bool:
         tool = self.catalog.get(result.call.name)
@@ -309,6 +327,15 @@ def _not_run(call: ToolCall) -> ToolResult:
         call,
         "refused_by_policy",
         "not run: the iteration limit was reached; answer with what you have",
+    )
+
+
+def _over_cap(call: ToolCall, cap: int, asked: int) -> ToolResult:
+    return _error_result(
+        call,
+        "refused_by_policy",
+        f"not run: one turn may run at most {cap} tool calls and this one asked for "
+        f"{asked}; call again with fewer",
     )
 
 

@@ -13,6 +13,7 @@ from toolcat.executor import ToolCall
 from toolcat.executor.providers import get as get_provider
 
 from ._common import (
+    MAX_REPLY_BYTES,
     HttpModelClient,
     ModelHTTPError,
     ModelResponseError,
@@ -59,6 +60,7 @@ class OpenAIChatClient(HttpModelClient):
         extra_body: Mapping[str, Any] | None = None,
         stream_usage: bool = True,
         client: httpx.AsyncClient | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         self.model = model
         self.extra_body = dict(extra_body or {})
@@ -72,6 +74,7 @@ class OpenAIChatClient(HttpModelClient):
             max_retries=max_retries,
             backoff=backoff,
             client=client,
+            max_reply_bytes=max_reply_bytes,
         )
         # A bare host is used as given (as the OpenAI SDK does); if it answers 404 the
         # usual /v1 root is tried once and kept (Ollama, vLLM, llama.cpp all serve it).
