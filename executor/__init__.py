@@ -35,6 +35,8 @@ if _t.TYPE_CHECKING:
         parse_calls,
     )
     from ._executor import ConfirmCallback, Executor, PreparedRequest
+    from ._logsafe import redacted_logs
+    from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
     from ._retry import backoff_delay, retry_after
     from .providers import PROVIDERS
@@ -45,6 +47,7 @@ __all__ = [
     "Executor",
     "PROVIDERS",
     "PreparedRequest",
+    "Redactor",
     "TokenCache",
     "ToolCall",
     "ToolError",
@@ -53,8 +56,10 @@ __all__ = [
     "error_result",
     "format_loc",
     "format_result",
+    "is_sensitive_header",
     "parse_arguments",
     "parse_calls",
+    "redacted_logs",
     "retry_after",
 ]
 
@@ -64,6 +69,7 @@ _LAZY = {
     "Executor": "._executor",
     "PROVIDERS": ".providers",
     "PreparedRequest": "._executor",
+    "Redactor": "._redact",
     "TokenCache": "._auth",
     "ToolCall": "._calls",
     "ToolError": "._calls",
@@ -72,8 +78,10 @@ _LAZY = {
     "error_result": "._results",
     "format_loc": "._arguments",
     "format_result": "._calls",
+    "is_sensitive_header": "._redact",
     "parse_arguments": "._arguments",
     "parse_calls": "._calls",
+    "redacted_logs": "._logsafe",
     "retry_after": "._retry",
 }
 

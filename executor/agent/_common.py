@@ -19,7 +19,14 @@ from typing import Any
 
 import httpx
 from toolcat._errors import ToolcatError
-from toolcat.executor import ToolCall, backoff_delay, retry_after
+from toolcat.executor import (
+    Redactor,
+    ToolCall,
+    backoff_delay,
+    is_sensitive_header,
+    redacted_logs,
+    retry_after,
+)
 
 __all__ = [
     "ModelConnectionError",
@@ -177,11 +184,13 @@ class HttpModelTransport:
     ) -> tuple[dict[str, Any], int]:
         """The decoded JSON object of a successful reply, and the attempts it took."""
         url = self.url(path)
-        response, attempts = await self._send(url, payload, headers, stream=False)
+        redactor = self._redactor(headers)
+        response, attempts = await self._send(url, payload, headers, redactor, stream=False)
         try:
             data = response.json()
         except ValueError as exc:
-            raise ModelResponseError(url, f"body is not JSON: {_excerpt(response.text)}") from exc
+            shown = redactor(_excerpt(response.text))
+            raise ModelResponseError(url, f"body is not JSON: {shown}") from exc
         if not isinstance(data, dict):
             raise ModelResponseError(url, "body is not a JSON object")
         return data, attempts
@@ -195,11 +204,42 @@ class HttpModelTransport:
         flow, a broken stream raises ``ModelConnectionError``.
         """
         url = self.url(path)
-        response, attempts = await self._send(url, payload, headers, stream=True)
-        return _sse_events(response, url), attempts
+        redactor = self._redactor(headers)
+        response, attempts = await self._send(url, payload, headers, redactor, stream=True)
+        return _sse_events(response, url, redactor), attempts
+
+    def _redactor(self, headers: Mapping[str, str]) -> Redactor:
+        """The secrets of a request: the key, and the values of credential headers (an
+        endpoint's error body may echo them; httpx's log line may hold them)."""
+        redactor = Redactor()
+        key = self.settings.key()
+        if key:
+            redactor.add(key)
+        for name, value in {**self.settings.headers, **headers}.items():
+            if is_sensitive_header(name):
+                redactor.add(value, value.partition(" ")[2])
+        return redactor
 
     async def _send(
-        self, url: str, payload: Mapping[str, Any], headers: Mapping[str, str], *, stream: bool
+        self,
+        url: str,
+        payload: Mapping[str, Any],
+        headers: Mapping[str, str],
+        redactor: Redactor,
+        *,
+        stream: bool,
+    ) -> tuple[httpx.Response, int]:
+        with redacted_logs(redactor):
+            return await self._attempts(url, payload, headers, redactor, stream=stream)
+
+    async def _attempts(
+        self,
+        url: str,
+        payload: Mapping[str, Any],
+        headers: Mapping[str, str],
+        redactor: Redactor,
+        *,
+        stream: bool,
     ) -> tuple[httpx.Response, int]:
         s = self.settings
         all_headers = {"content-type": "application/json", **s.headers, **headers}
@@ -213,7 +253,7 @@ class HttpModelTransport:
                 response = await self._client.send(request, stream=stream)
             except httpx.TransportError as exc:
                 if last:
-                    raise ModelConnectionError(url, _reason(exc), attempt) from exc
+                    raise ModelConnectionError(url, redactor(_reason(exc)), attempt) from exc
                 await asyncio.sleep(self._backoff(attempt, None))
                 continue
             if response.is_success:
@@ -223,7 +263,8 @@ class HttpModelTransport:
             if response.status_code in RETRY_STATUSES and not last:
                 await asyncio.sleep(self._backoff(attempt, response))
                 continue
-            raise ModelHTTPError(response.status_code, url, _error_excerpt(response), attempt)
+            excerpt = redactor(_error_excerpt(response))
+            raise ModelHTTPError(response.status_code, url, excerpt, attempt)
 
     def _backoff(self, attempt: int, response: httpx.Response | None) -> float:
         s = self.settings
@@ -276,7 +317,9 @@ def timed(turn: ModelTurn, elapsed: float) -> ModelTurn:
     return replace(turn, elapsed=elapsed)
 
 
-async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEvent]:
+async def _sse_events(
+    response: httpx.Response, url: str, redactor: Redactor
+) -> AsyncIterator[SseEvent]:
     event: str | None = None
     data: list[str] = []
     sent = False
@@ -304,7 +347,7 @@ async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEv
             yield SseEvent(event, "\n".join(data))
         if not sent:  # a JSON reply, an HTML page: say so rather than answer nothing
             kind = response.headers.get("content-type", "no content type")
-            shown = " ".join(other)[:200] or "an empty body"
+            shown = redactor(" ".join(other)[:200]) or "an empty body"
             raise ModelResponseError(
                 url,
                 f"expected a stream of server-sent events but got "
@@ -312,7 +355,7 @@ async def _sse_events(response: httpx.Response, url: str) -> AsyncIterator[SseEv
                 "--stream)",
             )
     except httpx.TransportError as exc:
-        raise ModelConnectionError(url, f"stream broke: {_reason(exc)}") from exc
+        raise ModelConnectionError(url, redactor(f"stream broke: {_reason(exc)}")) from exc
     finally:
         await response.aclose()
 
