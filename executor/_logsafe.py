@@ -1,10 +1,13 @@
-"""No log line carries a secret: a filter on httpx's, httpcore's and toolcat's loggers.
+"""No log line carries a secret or a forged line: a filter on httpx's, httpcore's and
+toolcat's loggers.
 
 httpx logs every request line (``HTTP Request: GET https://host/x?api_key=...``) at
 INFO, httpcore logs response headers at DEBUG; either may hold a credential. The
 filter masks, in every record of those loggers, the secrets of the call in flight
 (a :class:`Redactor` set for the current context by :func:`redacted_logs`) and the
-value of any query parameter whose name looks like a credential.
+value of any query parameter whose name looks like a credential. Control characters
+in a record's arguments (a tool name, a request id, an upstream's text) are escaped,
+so CR/LF there cannot start a forged log line.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+
+from toolcat.catalog import escape_controls
 
 from ._redact import MASK, Redactor
 
@@ -47,10 +52,15 @@ def mask_query(text: str) -> str:
 
 
 class SecretFilter(logging.Filter):
-    """Rewrites a record's message (and traceback) with its secrets masked; drops nothing."""
+    """Rewrites a record's message (and traceback): secrets masked, controls in its
+    arguments escaped; drops nothing."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         redactor = _current.get()
+        if isinstance(record.args, tuple):  # the data, not the format: CR/LF cannot forge a line
+            record.args = tuple(
+                escape_controls(a) if isinstance(a, str) else a for a in record.args
+            )
         try:
             message = record.getMessage()
         except Exception:  # a broken format string: leave it to the handler to report
@@ -86,3 +96,6 @@ def redacted_logs(redactor: Redactor) -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
+
+
+install()  # on import: a record logged before the first call is filtered too

@@ -375,8 +375,9 @@ class McpServer:
         try:
             served = await anyio.to_thread.run_sync(self.load)
         except CatalogLoadFailed as exc:
-            lines = "\n".join(f"  {d}" for d in exc.diagnostics)
-            log.error("reload failed, still serving the last good catalog: %s\n%s", exc, lines)
+            log.error("reload failed, still serving the last good catalog: %s", exc)
+            for diagnostic in exc.diagnostics:  # one record each: escaped, never a forged line
+                log.error("  %s", str(diagnostic))
             self.failed_reloads += 1
             return False
         except Exception as exc:  # e.g. the toolset vanished: keep serving what works
