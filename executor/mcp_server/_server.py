@@ -431,4 +431,11 @@ async def _announce(
     for server in getattr(uv, "servers", []):
         for sock in server.sockets:
             bound = sock.getsockname()[1]
-    on_ready(f"http://{host}:{bound}{path}")
+    on_ready(http_url(host, bound, path))
+
+
+def http_url(host: str, port: int, path: str) -> str:
+    """The URL a client uses: an IPv6 address in brackets (``http://[::1]:8000/mcp``)."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}{path}"
