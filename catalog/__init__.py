@@ -43,6 +43,7 @@ from ._model import (
     ToolAnnotations,
     ToolDefinition,
 )
+from ._printable import escape_controls, escape_json_controls
 from ._sandbox import sandbox_environment
 from ._strict import (
     NotStrictable,
@@ -87,6 +88,8 @@ __all__ = [
     "check_env_syntax",
     "check_strict_schema",
     "compile_check",
+    "escape_controls",
+    "escape_json_controls",
     "freeze",
     "integer_format_check",
     "interpolate",

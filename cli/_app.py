@@ -132,7 +132,9 @@ def _open_closed_streams() -> None:
 
 
 def _say(message: str) -> None:
-    line = " ".join(message.split())
+    from toolcat.catalog import escape_controls
+
+    line = escape_controls(" ".join(message.split()))
     print(f"toolcat: {line}", file=sys.stderr)
 
 

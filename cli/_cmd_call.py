@@ -57,6 +57,7 @@ def _read_arguments(raw: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from toolcat.catalog import escape_controls, escape_json_controls
     from toolcat.executor import (
         Executor,
         PreparedRequest,
@@ -88,25 +89,24 @@ def run(args: argparse.Namespace) -> int:
         else:
             result = executor.execute(call)
     if args.format == "json":
-        sys.stdout.write(
-            json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n"
-        )
+        doc = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write(escape_json_controls(doc) + "\n")
     elif result.ok:
-        sys.stdout.write(result.content.rstrip("\n") + "\n")
+        sys.stdout.write(escape_controls(result.content.rstrip("\n"), lines=True) + "\n")
     else:
         error = result.error
         assert error is not None
-        sys.stdout.write(result.content + "\n")
+        sys.stdout.write(escape_controls(result.content, lines=True) + "\n")
         status = f" (HTTP {result.status})" if result.status else ""
-        print(
-            f"toolcat: {args.tool}: {error.type}{status}: {' '.join(error.msg.split())}",
-            file=sys.stderr,
-        )
+        line = f"{args.tool}: {error.type}{status}: {' '.join(error.msg.split())}"
+        print(f"toolcat: {escape_controls(line)}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
 def _confirmer(yes: bool) -> Any:
     def confirm(call: ToolCall, tool: ToolDefinition) -> bool:
+        from toolcat.catalog import escape_controls, escape_json_controls
+
         if yes:
             return True
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
@@ -116,10 +116,10 @@ def _confirmer(yes: bool) -> Any:
                 file=sys.stderr,
             )
             return False
-        sys.stderr.write(
-            f"{tool.name}: {tool.description.splitlines()[0] if tool.description else ''}\n"
-        )
-        sys.stderr.write(f"arguments: {json.dumps(call.arguments, ensure_ascii=False)}\n")
+        first = tool.description.splitlines()[0] if tool.description else ""
+        sys.stderr.write(escape_controls(f"{tool.name}: {first}") + "\n")
+        arguments = escape_json_controls(json.dumps(call.arguments, ensure_ascii=False))
+        sys.stderr.write(f"arguments: {arguments}\n")
         sys.stderr.write("Run this call? [y/N] ")
         sys.stderr.flush()
         answer = sys.stdin.readline().strip().lower()
@@ -129,8 +129,11 @@ def _confirmer(yes: bool) -> Any:
 
 
 def _print_request(request: dict[str, Any], fmt: str) -> None:
+    from toolcat.catalog import escape_controls, escape_json_controls
+
     if fmt == "json":
-        sys.stdout.write(json.dumps(request, indent=2, ensure_ascii=False, default=str) + "\n")
+        doc = json.dumps(request, indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write(escape_json_controls(doc) + "\n")
         return
     lines = [f"{request['method']} {request['url']}"]
     lines += [f"{k}: {v}" for k, v in request["headers"].items()]
@@ -140,4 +143,4 @@ def _print_request(request: dict[str, Any], fmt: str) -> None:
         lines.append(
             body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False)
         )
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write(escape_controls("\n".join(lines), lines=True) + "\n")

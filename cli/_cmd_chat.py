@@ -197,7 +197,7 @@ async def _chat(
     key_env: str,
     prompts: Any,
 ) -> int:
-    from toolcat.catalog import UnknownToolError, UnknownToolsetError
+    from toolcat.catalog import UnknownToolError, UnknownToolsetError, escape_controls
     from toolcat.executor import Executor
     from toolcat.executor.agent import AgentLoop, AnthropicClient, ModelError, OpenAIChatClient
 
@@ -225,7 +225,7 @@ async def _chat(
     def on_text(piece: str) -> None:
         streamed["any"] = True
         if args.format == "text":
-            sys.stdout.write(piece)
+            sys.stdout.write(escape_controls(piece, lines=True))
             sys.stdout.flush()
 
     def on_step(step: Any) -> None:
@@ -274,7 +274,7 @@ async def _chat(
             elif streamed["any"] and result.stop_reason != "return_direct":
                 print()
             else:
-                print(result.final_text)
+                print(escape_controls(result.final_text, lines=True))
             if result.stop_reason == "max_iterations":
                 print(
                     f"toolcat chat: stopped at the iteration limit ({args.max_iterations})",
@@ -293,18 +293,20 @@ async def _close(model: Any, executor: Any) -> None:
 
 
 def _trace(step: Any) -> None:
+    from toolcat.catalog import escape_controls
+
     if step.phase == "model":
         for call in step.reply.tool_calls:
             args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-            print(f"-> {call.name} {_short(args)}", file=sys.stderr)
+            print(escape_controls(f"-> {call.name} {_short(args)}"), file=sys.stderr)
         return
     for r in step.results:
         status = f"HTTP {r.status}" if r.status is not None else "not sent"
-        print(
+        line = (
             f"<- {r.call.name} {'ok' if r.ok else 'error'} ({status}, "
-            f"{r.elapsed * 1000:.0f} ms): {_short(r.content)}",
-            file=sys.stderr,
+            f"{r.elapsed * 1000:.0f} ms): {_short(r.content)}"
         )
+        print(escape_controls(line), file=sys.stderr)
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -360,12 +362,14 @@ def _prompts(prompt: str | None) -> Any:
 
 def _confirmer(yes: bool) -> Any:
     def confirm(call: Any, tool: Any) -> bool:
+        from toolcat.catalog import escape_controls
+
         if yes:
             return True
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
             return False  # refused: the model is told; --yes allows it
         args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-        sys.stderr.write(f"run {tool.name} {_short(args)}? [y/N] ")
+        sys.stderr.write(escape_controls(f"run {tool.name} {_short(args)}") + "? [y/N] ")
         sys.stderr.flush()
         try:
             return input().strip().lower() in ("y", "yes")

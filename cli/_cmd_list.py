@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolcat.catalog import UnknownToolsetError
+    from toolcat.catalog import UnknownToolsetError, escape_json_controls
 
     from ._app import CliError
     from ._loading import load_or_exit
@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
             "tools": [tool_summary(catalog, t) for t in tools],
             "toolsets": dict(catalog.toolsets),
         }
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(escape_json_controls(json.dumps(doc, indent=2, ensure_ascii=False)))
+        sys.stdout.write("\n")
     else:
         sys.stdout.write(table(tools))
     return 0
@@ -54,11 +55,14 @@ def first_line(text: str, limit: int = 80) -> str:
 
 
 def table(tools: tuple[ToolDefinition, ...]) -> str:
-    """Aligned columns: NAME METHOD PATH SERVICE DESCRIPTION (its first line)."""
+    """Aligned columns: NAME METHOD PATH SERVICE DESCRIPTION (its first line); control
+    characters from the catalog escaped."""
+    from toolcat.catalog import escape_controls as e
+
     rows = [("NAME", "METHOD", "PATH", "SERVICE", "DESCRIPTION")]
     for t in tools:
         c = t.command
-        rows.append((t.name, c.method, c.path, c.service, first_line(t.description)))
+        rows.append((e(t.name), c.method, e(c.path), e(c.service), e(first_line(t.description))))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]

@@ -104,12 +104,11 @@ def format_text(diagnostics: Sequence[DiagnosticLike], files: Sequence[str], fai
     )
 
 
-# control characters (ESC would let a catalog recolour or rewrite the terminal) as \xNN
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0, 32), 0x7F)}
-
-
 def _one_line(text: str) -> str:
-    return " ".join(text.split()).translate(_CONTROL)
+    from toolcat.catalog import escape_controls
+
+    # control characters (ESC would let a catalog recolour or rewrite the terminal) as \xNN
+    return escape_controls(" ".join(text.split()))
 
 
 _XML_BAD = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32), 0xFFFE, 0xFFFF], "\ufffd")
@@ -152,7 +151,9 @@ def format_json(diagnostics: Sequence[DiagnosticLike], files: Sequence[str], fai
 
 
 def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").translate(_CONTROL)
+    from toolcat.catalog import escape_controls
+
+    return escape_controls(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _gh_prop(text: str) -> str:

@@ -37,6 +37,8 @@ if _t.TYPE_CHECKING:
         parse_calls,
     )
     from ._executor import ConfirmCallback, Executor, PreparedRequest
+    from ._logsafe import redacted_logs
+    from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
     from ._retry import backoff_delay, retry_after
     from .providers import PROVIDERS
@@ -48,6 +50,7 @@ __all__ = [
     "MAX_ECHOED_NAME_CHARS",
     "PROVIDERS",
     "PreparedRequest",
+    "Redactor",
     "TokenCache",
     "ToolCall",
     "ToolError",
@@ -57,8 +60,10 @@ __all__ = [
     "error_result",
     "format_loc",
     "format_result",
+    "is_sensitive_header",
     "parse_arguments",
     "parse_calls",
+    "redacted_logs",
     "retry_after",
 ]
 
@@ -69,6 +74,7 @@ _LAZY = {
     "MAX_ECHOED_NAME_CHARS": "._calls",
     "PROVIDERS": ".providers",
     "PreparedRequest": "._executor",
+    "Redactor": "._redact",
     "TokenCache": "._auth",
     "ToolCall": "._calls",
     "ToolError": "._calls",
@@ -78,8 +84,10 @@ _LAZY = {
     "error_result": "._results",
     "format_loc": "._arguments",
     "format_result": "._calls",
+    "is_sensitive_header": "._redact",
     "parse_arguments": "._arguments",
     "parse_calls": "._calls",
+    "redacted_logs": "._logsafe",
     "retry_after": "._retry",
 }
 

@@ -17,6 +17,7 @@ from ._auth import TokenCache, TokenError
 from ._calls import ToolError
 from ._deadline import deadline_scope
 from ._encoding import ACCEPT_ENCODING, BodyDecoder, BodyTooLarge, EncodingRefused
+from ._logsafe import redacted_logs
 from ._plan import ToolPlan
 from ._policy import MAX_REDIRECTS, under_base
 from ._render import Draft, request_for
@@ -298,7 +299,10 @@ class Dispatcher:
         total = plan.timeouts.total
         deadline = self._clock() + total if total else None
         # The executor's own client holds every socket operation to this (see _deadline).
-        with deadline_scope(time.monotonic() + total if total else None):
+        with (
+            redacted_logs(draft.redactor),
+            deadline_scope(time.monotonic() + total if total else None),
+        ):
             return self._send(client, plan, draft, deadline)
 
     def _send(
@@ -395,8 +399,9 @@ class Dispatcher:
         total = plan.timeouts.total
         deadline = self._clock() + total if total else None
         try:
-            async with asyncio.timeout(total):
-                return await self._asend(client, plan, draft, deadline)
+            with redacted_logs(draft.redactor):
+                async with asyncio.timeout(total):
+                    return await self._asend(client, plan, draft, deadline)
         except TimeoutError:
             raise DispatchFailure(
                 ToolError("timeout", f"no complete response within {total:g}s (total timeout)")

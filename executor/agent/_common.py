@@ -21,7 +21,14 @@ from typing import Any
 
 import httpx
 from toolcat._errors import ToolcatError
-from toolcat.executor import ToolCall, backoff_delay, retry_after
+from toolcat.executor import (
+    Redactor,
+    ToolCall,
+    backoff_delay,
+    is_sensitive_header,
+    redacted_logs,
+    retry_after,
+)
 
 __all__ = [
     "MAX_REPLY_BYTES",
@@ -188,12 +195,14 @@ class HttpModelTransport:
     ) -> tuple[dict[str, Any], int]:
         """The decoded JSON object of a successful reply, and the attempts it took."""
         url = self.url(path)
-        response, attempts, body = await self._send(url, payload, headers, stream=False)
+        redactor = self._redactor(headers)
+        response, attempts, body = await self._send(url, payload, headers, redactor, stream=False)
         try:
             data = json.loads(body)
         except ValueError as exc:
             text = _text(response, body)
-            raise ModelResponseError(url, f"body is not JSON: {_excerpt(text)}") from exc
+            shown = redactor(_excerpt(text))
+            raise ModelResponseError(url, f"body is not JSON: {shown}") from exc
         if not isinstance(data, dict):
             raise ModelResponseError(url, "body is not a JSON object")
         return data, attempts
@@ -207,17 +216,48 @@ class HttpModelTransport:
         flow, a broken stream raises ``ModelConnectionError``.
         """
         url = self.url(path)
-        response, attempts, _ = await self._send(url, payload, headers, stream=True)
-        return _sse_events(response, url, self.settings.max_reply_bytes), attempts
+        redactor = self._redactor(headers)
+        response, attempts, _ = await self._send(url, payload, headers, redactor, stream=True)
+        return _sse_events(response, url, self.settings.max_reply_bytes, redactor), attempts
+
+    def _redactor(self, headers: Mapping[str, str]) -> Redactor:
+        """The secrets of a request: the key, and the values of credential headers (an
+        endpoint's error body may echo them; httpx's log line may hold them)."""
+        redactor = Redactor()
+        key = self.settings.key()
+        if key:
+            redactor.add(key)
+        for name, value in {**self.settings.headers, **headers}.items():
+            if is_sensitive_header(name):
+                redactor.add(value, value.partition(" ")[2])
+        return redactor
 
     async def _send(
-        self, url: str, payload: Mapping[str, Any], headers: Mapping[str, str], *, stream: bool
+        self,
+        url: str,
+        payload: Mapping[str, Any],
+        headers: Mapping[str, str],
+        redactor: Redactor,
+        *,
+        stream: bool,
     ) -> tuple[httpx.Response, int, bytes]:
         """The successful response and the attempts; unless ``stream``, its body too.
 
         The body is always read as a stream, so that no more than
         ``max_reply_bytes`` of it is ever held.
         """
+        with redacted_logs(redactor):
+            return await self._attempts(url, payload, headers, redactor, stream=stream)
+
+    async def _attempts(
+        self,
+        url: str,
+        payload: Mapping[str, Any],
+        headers: Mapping[str, str],
+        redactor: Redactor,
+        *,
+        stream: bool,
+    ) -> tuple[httpx.Response, int, bytes]:
         s = self.settings
         all_headers = {"content-type": "application/json", **s.headers, **headers}
         body = json.dumps(payload).encode()
@@ -235,13 +275,13 @@ class HttpModelTransport:
                 error_body = await _read_prefix(response, _ERROR_BODY_BYTES)
             except httpx.TransportError as exc:
                 if last:
-                    raise ModelConnectionError(url, _reason(exc), attempt) from exc
+                    raise ModelConnectionError(url, redactor(_reason(exc)), attempt) from exc
                 await asyncio.sleep(self._backoff(attempt, None))
                 continue
             if response.status_code in RETRY_STATUSES and not last:
                 await asyncio.sleep(self._backoff(attempt, response))
                 continue
-            excerpt = _error_excerpt(response, error_body)
+            excerpt = redactor(_error_excerpt(response, error_body))
             raise ModelHTTPError(response.status_code, url, excerpt, attempt)
 
     def _backoff(self, attempt: int, response: httpx.Response | None) -> float:
@@ -373,7 +413,9 @@ async def _capped_lines(response: httpx.Response, url: str, cap: int) -> AsyncIt
         yield rest
 
 
-async def _sse_events(response: httpx.Response, url: str, cap: int) -> AsyncIterator[SseEvent]:
+async def _sse_events(
+    response: httpx.Response, url: str, cap: int, redactor: Redactor
+) -> AsyncIterator[SseEvent]:
     event: str | None = None
     data: list[str] = []
     sent = False
@@ -401,7 +443,7 @@ async def _sse_events(response: httpx.Response, url: str, cap: int) -> AsyncIter
             yield SseEvent(event, "\n".join(data))
         if not sent:  # a JSON reply, an HTML page: say so rather than answer nothing
             kind = response.headers.get("content-type", "no content type")
-            shown = " ".join(other)[:200] or "an empty body"
+            shown = redactor(" ".join(other)[:200]) or "an empty body"
             raise ModelResponseError(
                 url,
                 f"expected a stream of server-sent events but got "
@@ -409,7 +451,7 @@ async def _sse_events(response: httpx.Response, url: str, cap: int) -> AsyncIter
                 "--stream)",
             )
     except httpx.TransportError as exc:
-        raise ModelConnectionError(url, f"stream broke: {_reason(exc)}") from exc
+        raise ModelConnectionError(url, redactor(f"stream broke: {_reason(exc)}")) from exc
     finally:
         await response.aclose()
 

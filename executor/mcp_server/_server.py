@@ -375,8 +375,9 @@ class McpServer:
         try:
             served = await anyio.to_thread.run_sync(self.load)
         except CatalogLoadFailed as exc:
-            lines = "\n".join(f"  {d}" for d in exc.diagnostics)
-            log.error("reload failed, still serving the last good catalog: %s\n%s", exc, lines)
+            log.error("reload failed, still serving the last good catalog: %s", exc)
+            for diagnostic in exc.diagnostics:  # one record each: escaped, never a forged line
+                log.error("  %s", str(diagnostic))
             self.failed_reloads += 1
             return False
         except Exception as exc:  # e.g. the toolset vanished: keep serving what works
@@ -430,4 +431,11 @@ async def _announce(
     for server in getattr(uv, "servers", []):
         for sock in server.sockets:
             bound = sock.getsockname()[1]
-    on_ready(f"http://{host}:{bound}{path}")
+    on_ready(http_url(host, bound, path))
+
+
+def http_url(host: str, port: int, path: str) -> str:
+    """The URL a client uses: an IPv6 address in brackets (``http://[::1]:8000/mcp``)."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}{path}"

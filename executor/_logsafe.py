@@ -1,0 +1,101 @@
+"""No log line carries a secret or a forged line: a filter on httpx's, httpcore's and
+toolcat's loggers.
+
+httpx logs every request line (``HTTP Request: GET https://host/x?api_key=...``) at
+INFO, httpcore logs response headers at DEBUG; either may hold a credential. The
+filter masks, in every record of those loggers, the secrets of the call in flight
+(a :class:`Redactor` set for the current context by :func:`redacted_logs`) and the
+value of any query parameter whose name looks like a credential. Control characters
+in a record's arguments (a tool name, a request id, an upstream's text) are escaped,
+so CR/LF there cannot start a forged log line.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from toolcat.catalog import escape_controls
+
+from ._redact import MASK, Redactor
+
+__all__ = ["LOGGERS", "SecretFilter", "install", "mask_query", "redacted_logs"]
+
+# A logger's filters see only the records logged to that logger, not its children's:
+# every logger that may carry a URL or headers is named here.
+LOGGERS = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "toolcat.agent",
+    "toolcat.executor",
+    "toolcat.serve",
+)
+
+_current: ContextVar[Redactor | None] = ContextVar("toolcat_log_redactor", default=None)
+# key=..., api_key=..., access_token=..., X-Amz-Signature=... in a query string.
+_SECRET_QUERY = re.compile(
+    r"(?i)([?&;][^=&#\s\"'<>]*(?:key|token|secret|passw|auth|session|signature|sig|"
+    r"credential|cookie)[^=&#\s\"'<>]*=)[^&#\s\"'<>]+"
+)
+
+
+def mask_query(text: str) -> str:
+    """``text`` with the values of credential-like query parameters masked."""
+    return _SECRET_QUERY.sub(lambda m: m.group(1) + MASK, text) if "=" in text else text
+
+
+class SecretFilter(logging.Filter):
+    """Rewrites a record's message (and traceback): secrets masked, controls in its
+    arguments escaped; drops nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redactor = _current.get()
+        if isinstance(record.args, tuple):  # the data, not the format: CR/LF cannot forge a line
+            record.args = tuple(
+                escape_controls(a) if isinstance(a, str) else a for a in record.args
+            )
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: leave it to the handler to report
+            return True
+        masked = mask_query(message)
+        if redactor:
+            masked = redactor(masked)
+        if masked != message:
+            record.msg, record.args = masked, None
+        if record.exc_info and not record.exc_text:
+            text = logging.Formatter().formatException(record.exc_info)
+            record.exc_text = redactor(mask_query(text)) if redactor else mask_query(text)
+        return True
+
+
+_FILTER = SecretFilter()
+
+
+def install() -> None:
+    """Put the filter on every logger in :data:`LOGGERS` (once)."""
+    for name in LOGGERS:
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)
+
+
+@contextmanager
+def redacted_logs(redactor: Redactor) -> Iterator[None]:
+    """While inside, log records of this context (thread or task) mask ``redactor``'s secrets."""
+    install()
+    token = _current.set(redactor)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+install()  # on import: a record logged before the first call is filtered too
