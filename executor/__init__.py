@@ -24,7 +24,7 @@ import typing as _t
 from toolcat._lazy import lazy_names as _lazy_names
 
 if _t.TYPE_CHECKING:
-    from ._arguments import format_loc, parse_arguments
+    from ._arguments import format_loc, parse_arguments, sealed_validator
     from ._auth import TokenCache
     from ._calls import (
         ERROR_TYPES,
@@ -56,6 +56,7 @@ __all__ = [
     "parse_arguments",
     "parse_calls",
     "retry_after",
+    "sealed_validator",
 ]
 
 _LAZY = {
@@ -75,6 +76,7 @@ _LAZY = {
     "parse_arguments": "._arguments",
     "parse_calls": "._calls",
     "retry_after": "._retry",
+    "sealed_validator": "._arguments",
 }
 
 
