@@ -150,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             f"{args.spec}: no such file" if not spec.exists() else f"{args.spec}: not a file"
         )
+    from ._loading import check_ref_root
+
+    check_ref_root(args.ref_root)
     if args.max_spec_mb <= 0:
         raise CliError("--max-spec-mb must be positive")
     if args.prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", args.prefix):

@@ -11,7 +11,7 @@ from ._app import CliError
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog
 
-__all__ = ["add_ref_root", "load_or_exit", "read_catalog"]
+__all__ = ["add_ref_root", "check_ref_root", "load_or_exit", "read_catalog"]
 
 
 def add_ref_root(parser: Any) -> None:
@@ -25,10 +25,19 @@ def add_ref_root(parser: Any) -> None:
     )
 
 
+def check_ref_root(ref_root: str | None) -> None:
+    """``--ref-root`` must name a folder (exit 2 otherwise)."""
+    from pathlib import Path
+
+    if ref_root is not None and not Path(ref_root).is_dir():
+        raise CliError(f"--ref-root {ref_root}: not a directory")
+
+
 def read_catalog(paths: Sequence[str], ref_root: str | None = None) -> Any:
     """``load_catalog(paths)``; a missing or unreadable PATH becomes a one-line exit 2."""
     from toolcat.loader import CatalogInputError, load_catalog
 
+    check_ref_root(ref_root)
     try:
         if ref_root is None:
             return load_catalog(list(paths))

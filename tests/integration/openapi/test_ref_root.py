@@ -121,3 +121,32 @@ def test_ref_root_on_an_openapi_entry_and_on_validate(
     main(["validate", spec])
     assert "--ref-root" in capsys.readouterr().out
     assert main(["validate", "--ref-root", str(tmp_path), spec]) == 0
+
+
+def test_a_catalog_folder_link_to_a_file_outside_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(f"{SECRET}: [\n", encoding="utf-8")  # broken YAML that would be quoted
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    (folder / "ok.yaml").write_text("toolcat: 1\n", encoding="utf-8")
+    (folder / "linked.yaml").symlink_to(outside)
+    assert main(["validate", str(folder)]) == 2
+    captured = capsys.readouterr()
+    assert "linked.yaml" in captured.err and "outside the directory" in captured.err
+    assert SECRET not in captured.out + captured.err
+    # a link that stays inside the folder is fine
+    (folder / "linked.yaml").unlink()
+    (folder / "sub").mkdir()
+    (folder / "sub" / "linked.yaml").symlink_to(folder / "ok.yaml")
+    assert main(["validate", str(folder)]) == 0
+
+
+@pytest.mark.parametrize("command", [["import", "openapi"], ["validate"]])
+def test_ref_root_must_be_a_folder(
+    tmp_path: Path, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _write(tmp_path / "items.json", _spec("#/components/schemas/Item"))
+    assert main([*command, "--ref-root", str(tmp_path / "nothere"), str(spec)]) == 2
+    assert "--ref-root" in capsys.readouterr().err
