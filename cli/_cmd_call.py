@@ -41,6 +41,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--yes", "-y", action="store_true", help="confirm tools marked confirm: true without asking"
     )
+    from ._loading import add_ref_root
+
+    add_ref_root(p)
     p.set_defaults(func=run)
 
 
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if not isinstance(parsed, dict):
         where = f"{format_loc(parsed.loc)}: " if parsed.loc else ""
         raise CliError(f"--args: {where}{parsed.msg}")
-    catalog = load_or_exit([args.path])
+    catalog = load_or_exit([args.path], args.ref_root)
     if args.tool not in catalog:
         closest = catalog.closest(args.tool)
         hint = f"; did you mean: {', '.join(closest)}?" if closest else ""

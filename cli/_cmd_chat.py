@@ -135,6 +135,9 @@ def register(sub: Any) -> None:
         default="text",
         help="json: print the whole run (answer, steps, calls, results, usage)",
     )
+    from ._loading import add_ref_root
+
+    add_ref_root(p)
     p.set_defaults(func=run)
     _intermix(p)
 
@@ -182,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"environment variable {args.api_key_env} is not set (--api-key-env)")
     from ._loading import load_or_exit
 
-    catalog = load_or_exit([args.path])
+    catalog = load_or_exit([args.path], args.ref_root)
     prompts = _prompts(args.prompt)
     import asyncio
 

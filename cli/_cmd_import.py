@@ -109,6 +109,13 @@ def register(sub: Any) -> None:
         action="store_true",
         help="report only the operations left out and the summary",
     )
+    o.add_argument(
+        "--ref-root",
+        metavar="DIR",
+        default=None,
+        help="folder that the spec's $refs may read files under (default: the spec's git "
+        "repository, else its folder)",
+    )
     o.set_defaults(func=run)
     p.set_defaults(func=_no_kind)
 
@@ -143,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             f"{args.spec}: no such file" if not spec.exists() else f"{args.spec}: not a file"
         )
+    from ._loading import check_ref_root
+
+    check_ref_root(args.ref_root)
     if args.max_spec_mb <= 0:
         raise CliError("--max-spec-mb must be positive")
     if args.prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", args.prefix):
@@ -154,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
         prefix=args.prefix,
         max_spec_bytes=int(args.max_spec_mb * 1024 * 1024),
         spec_url=args.spec_url,
+        ref_root=Path(args.ref_root) if args.ref_root else None,
     )
     result = import_openapi(spec, options)
     fatal = [d for d in result.diagnostics if d.code in ("TC201", "TC202", "TC207")]
@@ -187,4 +198,12 @@ def run(args: argparse.Namespace) -> int:
         f"{skipped} left out -> {target}",
         file=sys.stderr,
     )
+    if result.report and not result.tools:
+        # a spec with operations that gives no tool is a failed import, not an empty one
+        print(
+            f"toolcat: error: no tool imported from {args.spec}: every operation was "
+            "left out (see above)",
+            file=sys.stderr,
+        )
+        return 1
     return 0

@@ -21,6 +21,9 @@ def register(sub: Any) -> None:
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
     p.add_argument("--toolset", metavar="NAME", help="only the tools of this toolset")
+    from ._loading import add_ref_root
+
+    add_ref_root(p)
     p.set_defaults(func=run)
 
 
@@ -30,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from ._app import CliError
     from ._loading import load_or_exit
 
-    catalog = load_or_exit(args.paths)
+    catalog = load_or_exit(args.paths, args.ref_root)
     try:
         tools = catalog.toolset(args.toolset)
     except UnknownToolsetError as exc:

@@ -32,6 +32,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--quiet", "-q", action="store_true", help="do not print conversion notes on stderr"
     )
+    from ._loading import add_ref_root
+
+    add_ref_root(p)
     p.set_defaults(func=run)
 
 
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if args.strict and not provider.supports_strict:
         strict_ones = " and ".join(n for n in names() if get(n).supports_strict)
         raise CliError(f"--strict applies to {strict_ones}, not {args.provider}")
-    catalog = load_or_exit(args.paths)
+    catalog = load_or_exit(args.paths, args.ref_root)
     try:
         result = provider.tools(catalog, strict=args.strict, toolset=args.toolset)
     except UnknownToolsetError as exc:

@@ -31,6 +31,9 @@ def register(sub: Any) -> None:
         default="error",
         help="lowest severity that fails the run (default: error)",
     )
+    from ._loading import add_ref_root
+
+    add_ref_root(p)
     p.set_defaults(func=run)
 
 
@@ -38,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from ._formats import FORMATS, is_failure, summary_line
     from ._loading import read_catalog
 
-    result = read_catalog(args.paths)
+    result = read_catalog(args.paths, args.ref_root)
     diagnostics = list(result.diagnostics)
     files = list(result.files)
     sys.stdout.write(FORMATS[args.format](diagnostics, files, args.fail_on))

@@ -11,22 +11,44 @@ from ._app import CliError
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog
 
-__all__ = ["load_or_exit", "read_catalog"]
+__all__ = ["add_ref_root", "check_ref_root", "load_or_exit", "read_catalog"]
 
 
-def read_catalog(paths: Sequence[str]) -> Any:
+def add_ref_root(parser: Any) -> None:
+    """``--ref-root DIR`` on a command whose PATH may be (or import) an OpenAPI spec."""
+    parser.add_argument(
+        "--ref-root",
+        metavar="DIR",
+        default=None,
+        help="folder that a spec's $refs may read files under (default: the spec's git "
+        "repository, else its folder)",
+    )
+
+
+def check_ref_root(ref_root: str | None) -> None:
+    """``--ref-root`` must name a folder (exit 2 otherwise)."""
+    from pathlib import Path
+
+    if ref_root is not None and not Path(ref_root).is_dir():
+        raise CliError(f"--ref-root {ref_root}: not a directory")
+
+
+def read_catalog(paths: Sequence[str], ref_root: str | None = None) -> Any:
     """``load_catalog(paths)``; a missing or unreadable PATH becomes a one-line exit 2."""
     from toolcat.loader import CatalogInputError, load_catalog
 
+    check_ref_root(ref_root)
     try:
-        return load_catalog(list(paths))
+        if ref_root is None:
+            return load_catalog(list(paths))
+        return load_catalog(list(paths), ref_root=ref_root)
     except CatalogInputError as exc:
         raise CliError(str(exc), 2) from exc
 
 
-def load_or_exit(paths: Sequence[str]) -> Catalog:
+def load_or_exit(paths: Sequence[str], ref_root: str | None = None) -> Catalog:
     """The compiled catalog, or its errors on stderr and exit code 1."""
-    result = read_catalog(paths)
+    result = read_catalog(paths, ref_root)
     if result.catalog is None:
         from ._formats import format_text
 

@@ -24,7 +24,7 @@ import typing as _t
 from toolcat._lazy import lazy_names as _lazy_names
 
 if _t.TYPE_CHECKING:
-    from ._arguments import format_loc, parse_arguments
+    from ._arguments import format_loc, parse_arguments, sealed_validator
     from ._auth import TokenCache
     from ._calls import (
         ERROR_TYPES,
@@ -65,6 +65,7 @@ __all__ = [
     "parse_calls",
     "redacted_logs",
     "retry_after",
+    "sealed_validator",
 ]
 
 _LAZY = {
@@ -89,6 +90,7 @@ _LAZY = {
     "parse_calls": "._calls",
     "redacted_logs": "._logsafe",
     "retry_after": "._retry",
+    "sealed_validator": "._arguments",
 }
 
 

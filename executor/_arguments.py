@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -14,13 +15,52 @@ from toolcat.catalog import INTEGER_FORMATS, compile_check, integer_format_check
 
 from ._calls import ToolError
 
-__all__ = ["ArgumentChecker", "FORMAT_CHECKER", "format_loc", "parse_arguments"]
+__all__ = [
+    "ArgumentChecker",
+    "FORMAT_CHECKER",
+    "format_loc",
+    "parse_arguments",
+    "sealed_registry",
+    "sealed_validator",
+]
 
 FORMAT_CHECKER = FormatChecker()  # jsonschema's formats plus int32/int64 (an instance copy)
 for _fmt in INTEGER_FORMATS:
     FORMAT_CHECKER.checks(_fmt)(integer_format_check(_fmt))
 # the formats asserted: the fast path checks int32/int64 itself and leaves the rest to jsonschema
 _ASSERTED = frozenset(FORMAT_CHECKER.checkers)
+
+
+def _refuse(uri: str) -> Any:
+    from referencing import exceptions
+
+    refused: Any = exceptions.NoSuchResource  # attrs class: mypy cannot see its fields
+    raise refused(ref=uri)
+
+
+@functools.cache
+def sealed_registry() -> Any:
+    """A ``referencing.Registry`` that retrieves nothing: no URL, no file, ever.
+
+    jsonschema's default registry fetches any ``$ref`` it cannot resolve inside
+    the schema (``http://``, ``file://``) and the result could reach the model.
+    The loader refuses such refs; this is the run-time guarantee behind it: a
+    schema that holds one anyway (a hand-built catalog) fails to validate.
+    """
+    import referencing
+
+    registry: Any = referencing.Registry  # attrs class: mypy cannot see its fields
+    return registry(retrieve=_refuse)
+
+
+def sealed_validator(schema: Any, **kwargs: Any) -> Any:
+    """A validator for ``schema`` (its ``$schema`` dialect, default 2020-12) that never
+    retrieves a ``$ref`` target from outside the schema."""
+    from jsonschema import validators
+
+    cls = validators.validator_for(schema, default=Draft202012Validator)
+    return cls(schema, registry=sealed_registry(), **kwargs)
+
 
 _MAX_MSG = 300
 _MAX_ERRORS = 20
@@ -121,7 +161,9 @@ class ArgumentChecker:
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self._schema = schema
-        self._validator = Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+        self._validator = Draft202012Validator(
+            schema, format_checker=FORMAT_CHECKER, registry=sealed_registry()
+        )
         self._fast = compile_check(schema, formats=_ASSERTED)  # None: jsonschema decides
         props = schema.get("properties") or {}
         self._properties = frozenset(props)
@@ -171,7 +213,19 @@ class ArgumentChecker:
         return remaining
 
     def _errors(self, args: dict[str, Any]) -> list[ToolError]:
-        found = sorted(self._validator.iter_errors(args), key=relevance)
+        from referencing.exceptions import Unresolvable
+
+        try:
+            found = sorted(self._validator.iter_errors(args), key=relevance)
+        except Unresolvable as exc:  # a $ref to a URL or a file: never fetched
+            ref = getattr(exc, "ref", None) or str(exc)
+            return [
+                ToolError(
+                    "refused_by_policy",
+                    f"the tool's schema refers to {str(ref)[:_MAX_MSG]!r} outside itself; "
+                    "toolcat never fetches a schema from a URL or a file (fix the catalog)",
+                )
+            ]
         out: list[ToolError] = []
         seen: set[tuple[tuple[str | int, ...], str]] = set()
         for err in found:

@@ -212,7 +212,7 @@ def compile_tool(
             )
     if doc.output_schema is not None and not trusted:
         for issue in ctx.schemas.check(doc.output_schema):
-            if issue.code == "TC022":
+            if issue.code in ("TC022", "TC045"):
                 scope.add(
                     issue.code, f"output_schema: {issue.message}", ("output_schema", *issue.path)
                 )

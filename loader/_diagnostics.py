@@ -57,6 +57,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC031": ("template-undeclared-argument", Severity.ERROR),
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
+    "TC045": ("external-schema-ref", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),

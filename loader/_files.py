@@ -77,8 +77,17 @@ def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
             )
             if not members:
                 raise CatalogInputError(display, "directory holds no *.yaml or *.yml catalog files")
+            real_dir = path.resolve()
             for member in members:
                 key = member.resolve()
+                if not key.is_relative_to(real_dir):
+                    # a symlink out of the folder: a directory PATH reads only what is in it
+                    # (the message names the link, never what it points at or holds)
+                    raise CatalogInputError(
+                        os.path.join(display, os.fspath(member.relative_to(path))),
+                        "a link to a file outside the directory; a directory PATH loads "
+                        "only files inside it (name the file itself to load it)",
+                    )
                 if key not in seen:
                     seen.add(key)
                     found.append(

@@ -42,7 +42,11 @@ def _selection(doc: Any, factory: Any) -> Any:
 
 
 def _options(
-    entry: OpenApiEntryDoc, existing: Mapping[str, Service], taken: frozenset[str], module: Any
+    entry: OpenApiEntryDoc,
+    existing: Mapping[str, Service],
+    taken: frozenset[str],
+    module: Any,
+    ref_root: Path | None = None,
 ) -> Any:
     options_cls = module.ImportOptions
     selection_cls = getattr(module, "Selection", None)
@@ -55,6 +59,7 @@ def _options(
         "overrides": overrides,
         "existing_services": dict(existing),
         "taken_names": taken,
+        "ref_root": ref_root,
     }
     if dataclasses.is_dataclass(options_cls):
         accepted = {f.name for f in dataclasses.fields(options_cls)}
@@ -72,11 +77,13 @@ def run_import(
     taken: frozenset[str],
     progress: bool | None,
     document: Any = None,
+    ref_root: Path | None = None,
 ) -> ImportOutcome:
     """Import one spec; ``available`` is false when the importer is not installed.
 
     ``document``: the spec already parsed by the caller (not parsed again),
-    used only when the file is within the importer's size limit.
+    used only when the file is within the importer's size limit. ``ref_root``: the
+    folder the spec's refs may read under (the entry's ``ref_root:``, resolved).
     """
     try:
         from . import openapi as module
@@ -85,7 +92,7 @@ def run_import(
     importer = getattr(module, "import_openapi", None)
     if importer is None or not hasattr(module, "ImportOptions"):
         return ImportOutcome(available=False)
-    options = _options(entry, existing, taken, module)
+    options = _options(entry, existing, taken, module, ref_root)
     if document is not None:
         limit = getattr(options, "max_spec_bytes", None)
         try:

@@ -91,6 +91,7 @@ class _State:
     # files that could not be read at all: the names they define are unknown, so
     # "unknown service/tool" findings elsewhere would only echo their errors
     lost: list[str] = field(default_factory=list)
+    ref_root: Path | None = None  # --ref-root: for openapi imports without their own
 
     def add(
         self,
@@ -104,7 +105,10 @@ class _State:
 
 
 def load_catalog(
-    paths: Sequence[str | os.PathLike[str]], *, progress: bool | None = None
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    progress: bool | None = None,
+    ref_root: str | os.PathLike[str] | None = None,
 ) -> LoadResult:
     """Load and check catalogs; never raises for problems inside files.
 
@@ -113,10 +117,13 @@ def load_catalog(
     'GET'
 
     Raises :class:`CatalogInputError` when a PATH is missing or unreadable, or
-    a directory holds no ``*.yaml``/``*.yml`` file.
+    a directory holds no ``*.yaml``/``*.yml`` file. ``ref_root``: the folder that
+    imported specs' ``$ref`` may read under, for ``openapi:`` entries without their
+    own ``ref_root:`` (default: each spec's git repository, else its folder).
     """
     files = find_files(paths)
     state = _State()
+    state.ref_root = Path(ref_root) if ref_root is not None else None
     meter = Progress(len(files), progress)
     read: list[str] = []
     # YAML node trees are large and acyclic: the cycle collector would walk them
@@ -437,6 +444,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             taken=taken,
             progress=progress,
             document=state.parsed_specs.pop(spec, None) if not base else None,
+            ref_root=(Path(file).parent / entry.ref_root) if entry.ref_root else state.ref_root,
         )
         if outcome.available and base:  # a spec named as PATH is listed already
             state.specs.append(os.path.normpath(spec))

@@ -257,6 +257,11 @@ class OpenApiEntryDoc(BaseModel):
     exclude: OpenApiSelectionDoc | None = None
     prefix: str = ""
     tools: dict[str, OpenApiOverrideDoc] | None = None
+    ref_root: str | None = Field(
+        default=None,
+        description="Folder that the spec's $refs may read files under, relative to "
+        "this file (default: the enclosing git repository, else the spec's folder).",
+    )
 
 
 class CatalogFileDoc(BaseModel):

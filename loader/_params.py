@@ -163,7 +163,8 @@ def compile_parameters(
             for target in sorted(set(_ANY_REF.findall(key))):
                 # refs resolve against the input schema's root, where only the tool's
                 # definitions live (as $defs)
-                if not _DEFS_REF.fullmatch(target):
+                # (a URL or a file is TC045, from the schema checks)
+                if target.startswith("#") and not _DEFS_REF.fullmatch(target):
                     scope.add(
                         "TC022",
                         f"parameter '{arg}' refers to {target!r}, which cannot "

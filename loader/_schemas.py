@@ -102,10 +102,57 @@ def _meta_validator() -> Any:
     )
 
 
+def _refuse(uri: str) -> Any:
+    from referencing import exceptions
+
+    refused: Any = exceptions.NoSuchResource  # attrs class: mypy cannot see its fields
+    raise refused(ref=uri)
+
+
+@functools.cache
+def _sealed_registry() -> Any:
+    """A registry that retrieves nothing: checking a default never reads a file or a URL."""
+    import referencing
+
+    registry: Any = referencing.Registry  # attrs class: mypy cannot see its fields
+    return registry(retrieve=_refuse)
+
+
 def _validator(schema: Any) -> Any:
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema)
+    return Draft202012Validator(schema, registry=_sealed_registry())
+
+
+_REF_KEYWORDS = ("$ref", "$dynamicRef")
+
+
+def _walk_refs(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue]:
+    """TC045 for every ``$ref``/``$dynamicRef`` that leaves the schema (a URL, a file, a
+    relative name): only ``#...`` fragments resolve without retrieving anything."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(schema, path)]
+    while stack:
+        node, where = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for key in _REF_KEYWORDS:
+            ref = node.get(key)
+            if key in node and not (isinstance(ref, str) and ref.startswith("#")):
+                shown = repr(ref)[:120]
+                yield SchemaIssue(
+                    "TC045",
+                    (*where, key),
+                    f"{key} {shown} leaves the schema (a URL or a file): toolcat never "
+                    "fetches one; copy the schema under definitions and refer to it as "
+                    "'#/$defs/NAME'",
+                )
+        for key, value in node.items():
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                stack.extend((sub, (*where, key, name)) for name, sub in value.items())
+            elif key in SUBSCHEMA_ONE:
+                stack.append((value, (*where, key)))
+            elif key in SUBSCHEMA_LISTS and isinstance(value, list):
+                stack.extend((sub, (*where, key, i)) for i, sub in enumerate(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +280,8 @@ class SchemaChecker:
         defs: Mapping[str, Any] | None = None,
         key: str | None = None,
     ) -> tuple[SchemaIssue, ...]:
-        """Metaschema errors (TC022), unknown keywords (TC106), bad default/enum (TC023/TC024).
+        """Metaschema errors (TC022), refs that leave the schema (TC045), unknown keywords
+        (TC106), bad default/enum (TC023/TC024).
 
         ``trusted`` skips the metaschema and keyword checks (imported OpenAPI
         schemas) but keeps the default/enum checks. ``defs`` are the tool's
@@ -253,8 +301,10 @@ class SchemaChecker:
                     for e in _meta_validator().iter_errors(schema)
                 ]
             issues.extend(_walk_keywords(schema, ()))
+            if '"$ref"' in key or '"$dynamicRef"' in key:
+                issues.extend(_walk_refs(schema, ()))
             meta = self._meta[key] = tuple(issues)
-        if any(i.code == "TC022" for i in meta):
+        if any(i.code in ("TC022", "TC045") for i in meta):
             return meta
         if defs and '"$ref"' in key:
             full = dict(schema, **{"$defs": defs})

@@ -408,14 +408,19 @@ def _load_catalog(paths: Sequence[str]) -> LoadResult:
 
 def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:
     import jsonschema
+    from referencing.exceptions import Unresolvable
+    from toolcat.executor import sealed_validator
 
     validator = served.validators.get(name)
     if validator is None:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        validator = served.validators[name] = cls(schema)
+        # a registry that retrieves nothing: a $ref to a URL or a file is never fetched
+        validator = served.validators[name] = sealed_validator(schema)
     if data is None:
         return "no structured content (the response is not a JSON object)"
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    try:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    except Unresolvable:
+        return "the output_schema refers to a URL or a file, which is never fetched"
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "(root)"

@@ -20,7 +20,7 @@ from ._names import base_name, unique_name
 from ._options import ImportOptions, ImportResult, OperationReport
 from ._params import merged_parameters, parameter_args
 from ._read import detect_version, read_document
-from ._refs import Resolver
+from ._refs import Resolver, default_ref_root
 from ._responses import MAX_OUTPUT_DEFINITIONS, output_schema
 from ._schemas import SchemaConverter
 from ._security import auth_for
@@ -112,7 +112,7 @@ class _Importer:
         )
         self.shown = str(path)
         self.swagger = version == "2.0"
-        root_dir = options.ref_root or path.resolve().parent.parent
+        root_dir = options.ref_root or default_ref_root(path)
         self.resolver = Resolver(path, doc, root_dir=root_dir, max_bytes=options.max_spec_bytes)
         self.root = self.resolver.root_file
         self.converter = SchemaConverter(self.resolver, version)

@@ -40,7 +40,8 @@ class ImportOptions:
     ``return_direct``, ``tags``. ``existing_services``: services the catalog
     already defines (no service document is created for those).
     ``taken_names``: tool names used elsewhere in the catalog. ``ref_root``: refs
-    may only reach files below it (default: the parent of the spec's folder).
+    may only reach files below it (default: the enclosing git repository, the nearest
+    folder holding ``.git``, else the spec's own folder).
     ``spec_url``: where the spec was downloaded from, to resolve relative servers.
     """
 

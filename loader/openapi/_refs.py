@@ -16,11 +16,30 @@ from urllib.parse import unquote
 from ._errors import RefError, SpecError
 from ._read import read_document
 
-__all__ = ["RefKey", "Resolver"]
+__all__ = ["RefKey", "Resolver", "default_ref_root"]
 
 RefKey = tuple[str, str]  # (absolute file, JSON pointer without '#')
 
 _DOC_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def default_ref_root(spec: Path) -> Path:
+    """Where refs may read files by default: the enclosing repository (the nearest
+    folder holding ``.git``, from the spec's real folder up) when there is one, else
+    the spec's own folder. Multi-file specs (Azure's ``../../common-types``) live in
+    one repository; a spec downloaded next to other files reads none of them."""
+    folder = spec.resolve().parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
+_ROOT_HINT = (
+    "refs may only read files under the $ref root (by default the enclosing git "
+    "repository, else the spec's folder); to allow another folder pass --ref-root, "
+    "or set ref_root: on the openapi: entry"
+)
 
 
 class Resolver:
@@ -58,12 +77,18 @@ class Resolver:
         full = (Path(file).parent / path) if not path.is_absolute() else path
         full = Path(os.path.normpath(full))
         if not full.is_relative_to(self._root_dir):
-            raise RefError(ref, file, f"the file is outside the allowed directory {self._root_dir}")
+            raise RefError(ref, file, f"the file is outside the $ref root; {_ROOT_HINT}")
         if full.suffix.lower() not in _DOC_SUFFIXES:
             raise RefError(ref, file, "only .json, .yaml and .yml files can be referenced")
-        if not full.is_file():
-            raise RefError(ref, file, f"the file {full} does not exist")
-        return (str(full), pointer)
+        # symlinks: the file actually read must be under the root too
+        real = full.resolve()
+        if not real.is_relative_to(self._root_dir):
+            raise RefError(
+                ref, file, f"the file is a link to a file outside the $ref root; {_ROOT_HINT}"
+            )
+        if not real.is_file():
+            raise RefError(ref, file, f"the file {target} does not exist")
+        return (str(real), pointer)
 
     def resolve(self, ref: str, file: str) -> tuple[Any, RefKey]:
         """The value a ref points at, and its key (whose file is where nested refs resolve)."""
