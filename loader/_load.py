@@ -20,7 +20,15 @@ from toolcat.catalog import Catalog, Service, ToolDefinition
 
 from ._compile import CompileContext, compile_service, compile_tool
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._files import CatalogInputError, Progress, SourceFile, find_files, sniff_spec
+from ._files import (
+    CatalogInputError,
+    FileReadError,
+    Progress,
+    SourceFile,
+    find_files,
+    read_regular_file,
+    sniff_spec,
+)
 from ._import import run_import
 from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
@@ -158,11 +166,11 @@ def load(paths: Sequence[str | os.PathLike[str]]) -> Catalog:
 def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
     display = source.display
     try:
-        raw = source.path.read_bytes()
-    except OSError as exc:
+        raw = read_regular_file(source.path)
+    except FileReadError as exc:
         if source.top:
-            raise CatalogInputError(display, exc.strerror or str(exc)) from exc
-        state.add("TC007", f"cannot read this file: {exc.strerror or exc}", display, (1, 1))
+            raise CatalogInputError(display, exc.reason) from exc
+        state.add("TC007", f"cannot read this file: {exc.reason}", display, (1, 1))
         state.lost.append(display)
         read.append(display)
         return
@@ -397,9 +405,10 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             state.lost.append(str(spec))
             continue
         if not spec.is_file():
+            missing = "is not a regular file" if spec.exists() else "not found"
             state.add(
                 "TC007",
-                f"openapi spec {entry.spec!r} not found (looked at {spec})",
+                f"openapi spec {entry.spec!r} {missing} (looked at {spec})",
                 file,
                 where,
                 (*base, "spec"),
