@@ -43,7 +43,7 @@ from ._model import (
     ToolAnnotations,
     ToolDefinition,
 )
-from ._sandbox import sandbox_environment
+from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -66,6 +66,8 @@ __all__ = [
     "HttpCommand",
     "HttpMethod",
     "INTEGER_FORMATS",
+    "MAX_TEMPLATE_RANGE",
+    "MAX_TEMPLATE_SIZE",
     "METHODS",
     "MethodSemantics",
     "MissingVariableError",
@@ -92,6 +94,7 @@ __all__ = [
     "interpolate",
     "method_semantics",
     "references",
+    "render_text",
     "sandbox_environment",
     "strip_strict_nulls",
     "thaw",
