@@ -13,6 +13,7 @@ Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Ge
 """
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
+from ._depth import MAX_NESTING_DEPTH, loads_json, too_deep
 from ._env import (
     EnvSyntaxError,
     MissingVariableError,
@@ -66,6 +67,7 @@ __all__ = [
     "HttpCommand",
     "HttpMethod",
     "INTEGER_FORMATS",
+    "MAX_NESTING_DEPTH",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
     "METHODS",
@@ -92,6 +94,7 @@ __all__ = [
     "freeze",
     "integer_format_check",
     "interpolate",
+    "loads_json",
     "method_semantics",
     "references",
     "render_text",
@@ -100,4 +103,5 @@ __all__ = [
     "thaw",
     "to_gemini_schema",
     "to_strict_schema",
+    "too_deep",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcat._errors import ToolcatError
+from toolcat.catalog import loads_json
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -199,7 +199,7 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
     """
     if path.suffix.lower() == ".json" or text.lstrip()[:1] == "{":
         try:
-            data = json.loads(text)
+            data = loads_json(text)
         except ValueError:
             data = None  # not JSON after all: YAML, or broken; look at the lines
         else:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolcat.catalog import Catalog, Service, ToolDefinition
+from toolcat.catalog import Catalog, Service, ToolDefinition, loads_json
 
 from ._compile import CompileContext, compile_service, compile_tool
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -193,10 +193,8 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
                 state.parsed_specs[source.path] = document
         return  # inside a directory, specs are referenced by `openapi:` entries
     if source.path.suffix.lower() == ".json" and document is None:
-        import json  # a .json PATH that is no valid JSON: say so where JSON's parser stopped
-
-        try:
-            json.loads(text)
+        try:  # a .json PATH that is no valid JSON: say so where JSON's parser stopped
+            loads_json(text)
         except ValueError as exc:
             where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
             state.add("TC001", f"not valid JSON: {getattr(exc, 'msg', exc)}", display, where)

@@ -13,11 +13,11 @@ operations that reach one), and a duplicate key keeps its last value.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import yaml
+from toolcat.catalog import loads_json
 from toolcat.loader._files import MAX_FILE_BYTES, FileReadError, read_regular_file
 from toolcat.loader._yaml import MAX_YAML_VALUES, build_yaml, compose_yaml
 
@@ -41,7 +41,7 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
         raise SpecError("TC201", shown, f"cannot read the file: {exc.reason}") from exc
     if path.suffix.lower() == ".json" or data.lstrip()[:1] in (b"{", b"["):
         try:
-            return json.loads(data)
+            return loads_json(data)
         except (ValueError, UnicodeDecodeError) as exc:
             if path.suffix.lower() == ".json":
                 raise SpecError(

@@ -8,6 +8,7 @@ exit 2 and one line, never read until memory runs out or block.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -78,3 +79,40 @@ def test_a_file_just_under_the_cap_is_still_read(tmp_path: Path) -> None:
     done = validate(str(ok))
     assert done.returncode in (0, 1), done.stderr
     assert "regular file" not in done.stderr
+
+
+DEEP = 200_000
+SPEC_HEAD = '{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": '
+DEEP_FILES = {
+    "catalog.json": '{"toolcat": 1, "tools": ' + "[" * DEEP + "]" * DEEP + "}",
+    "catalog.yaml": "toolcat: 1\ntools: " + "[" * DEEP + "]" * DEEP + "\n",
+    "shallower.yaml": "toolcat: 1\ntools: " + "[" * 300 + "]" * 300 + "\n",
+    "spec.json": SPEC_HEAD + '{"a": ' * DEEP + "1" + "}" * DEEP + "}",
+    "spec.yaml": "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: "
+    + "{a: " * 300
+    + "1"
+    + "}" * 300
+    + "\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEEP_FILES))
+def test_a_deeply_nested_document_is_a_located_diagnostic(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_text(DEEP_FILES[name], encoding="utf-8")
+    done = validate(str(path))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    first = done.stdout.splitlines()[0]
+    assert re.match(rf"{re.escape(str(path))}:\d+:\d+: error TC\d+ .*nest", first), first
+
+
+@pytest.mark.parametrize("spec", ["spec.json", "spec.yaml"])
+def test_a_deeply_nested_imported_spec_is_the_specs_refusal(tmp_path: Path, spec: str) -> None:
+    (tmp_path / spec).write_text(DEEP_FILES[spec], encoding="utf-8")
+    catalog = tmp_path / "c.yaml"
+    catalog.write_text(f"toolcat: 1\nopenapi:\n  - spec: {spec}\n", encoding="utf-8")
+    done = validate(str(catalog))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert "error TC201" in done.stdout and "nest" in done.stdout, done.stdout
