@@ -81,7 +81,16 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _refuse(mode: int, size: int, max_bytes: int) -> None:
+def _is_stream(path: str | os.PathLike[str]) -> bool:
+    """``/dev/stdin`` or ``/dev/fd/N``: a pipe the caller handed over (``cat c.yaml | toolcat
+    validate /dev/stdin``), read up to the cap; a named FIFO on disk is refused."""
+    name = os.fspath(path)
+    return name == "/dev/stdin" or name.startswith(("/dev/fd/", "/proc/self/fd/"))
+
+
+def _refuse(mode: int, size: int, max_bytes: int, stream: bool = False) -> None:
+    if stream and stat.S_ISFIFO(mode):
+        return
     if not stat.S_ISREG(mode):
         raise FileReadError(f"{_kind(mode)}, not a regular file: only regular files are read")
     if size > max_bytes:
@@ -94,14 +103,17 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BY
     """The bytes of a regular file of at most ``max_bytes``, else :class:`FileReadError`.
 
     Devices (``/dev/zero``), FIFOs and sockets are refused from ``stat`` before
-    the file is opened, so a FIFO without a writer cannot block; the file is
+    the file is opened, so a FIFO without a writer cannot block (a pipe handed
+    over as ``/dev/stdin`` or ``/dev/fd/N`` is read, up to the cap); the file is
     opened non-blocking and checked again (it may have been swapped), and never
     more than ``max_bytes + 1`` bytes are read (it may be growing).
     """
+    stream = _is_stream(path)
     try:
         info = os.stat(path)
-        _refuse(info.st_mode, info.st_size, max_bytes)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        _refuse(info.st_mode, info.st_size, max_bytes, stream)
+        nonblocking = 0 if stream and stat.S_ISFIFO(info.st_mode) else getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
     except FileReadError:
         raise
     except OSError as exc:
@@ -109,7 +121,7 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BY
     try:
         try:
             info = os.fstat(fd)
-            _refuse(info.st_mode, info.st_size, max_bytes)
+            _refuse(info.st_mode, info.st_size, max_bytes, stream)
             with os.fdopen(fd, "rb", closefd=False) as f:
                 data = f.read(max_bytes + 1)
         except FileReadError:

@@ -66,6 +66,24 @@ def test_a_fifo_given_as_an_openapi_spec_is_refused(tmp_path: Path, fifo: Path) 
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/stdin"), reason="needs /dev/stdin")
+def test_a_pipe_handed_over_as_stdin_is_read_up_to_the_cap() -> None:
+    big = "toolcat: 1\ntools: []\n" + "#" * (MAX_FILE_BYTES + 10) + "\n"
+    done = subprocess.run(
+        [*TOOLCAT, "validate", "/dev/stdin"], input=big, capture_output=True, text=True, timeout=60
+    )
+    one_line_refusal(done, "/dev/stdin", f"over the limit of {MAX_FILE_BYTES:,} bytes")
+    with open(os.devnull, "rb") as zeros_elsewhere:  # /dev/stdin that is a device: refused
+        done = subprocess.run(
+            [*TOOLCAT, "validate", "/dev/stdin"],
+            stdin=zeros_elsewhere,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    one_line_refusal(done, "/dev/stdin", "a device, not a regular file")
+
+
 def test_an_oversized_catalog_is_refused_before_it_is_read(tmp_path: Path) -> None:
     big = tmp_path / "big.yaml"
     with open(big, "wb") as f:  # sparse: costs no disk, and nothing may read it anyway
