@@ -15,6 +15,7 @@ and friends written before the root existed still work)::
     ├── toolcat.loader: reading and compiling
     │   ├── CatalogError                            loading failed (``diagnostics``)
     │   ├── CatalogInputError         [OSError]     a PATH that cannot be read
+    │   ├── FileReadError             [OSError]     not a regular file, or over the size cap
     │   ├── SpecError                               an OpenAPI spec that cannot be imported
     │   ├── RefError                                a ``$ref`` that cannot be followed
     │   └── OperationSkipped                        one operation that cannot become a tool

@@ -13,6 +13,7 @@ Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Ge
 """
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
+from ._depth import MAX_NESTING_DEPTH, loads_json, too_deep
 from ._env import (
     EnvSyntaxError,
     MissingVariableError,
@@ -44,7 +45,7 @@ from ._model import (
     ToolDefinition,
 )
 from ._printable import escape_controls, escape_json_controls
-from ._sandbox import sandbox_environment
+from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -67,6 +68,9 @@ __all__ = [
     "HttpCommand",
     "HttpMethod",
     "INTEGER_FORMATS",
+    "MAX_NESTING_DEPTH",
+    "MAX_TEMPLATE_RANGE",
+    "MAX_TEMPLATE_SIZE",
     "METHODS",
     "MethodSemantics",
     "MissingVariableError",
@@ -93,11 +97,14 @@ __all__ = [
     "freeze",
     "integer_format_check",
     "interpolate",
+    "loads_json",
     "method_semantics",
     "references",
+    "render_text",
     "sandbox_environment",
     "strip_strict_nulls",
     "thaw",
     "to_gemini_schema",
     "to_strict_schema",
+    "too_deep",
 ]

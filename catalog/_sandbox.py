@@ -4,17 +4,191 @@ Both the loader (which checks templates at load time) and the executor (which
 renders them per call) take their environment from here, so a template that
 loads is judged by the same rules that run it. jinja2 is imported on first
 use: importing the catalog stays cheap.
+
+Every value a template builds is bounded, at check time and at run time:
+``*``, ``**``, ``+`` and ``%`` are intercepted (which also stops Jinja from
+folding them at compile time, where ``{{ 'x' * 3000000000 }}`` allocated
+3 GB while a catalog was only being validated), as are the padding and
+formatting filters and ``str`` methods, ``range`` and ``namespace``
+assignments; :func:`render_text` stops a rendering whose output passes the
+cap. A template that tries raises ``jinja2.exceptions.SecurityError``.
 """
 
 from __future__ import annotations
 
-from functools import cache
-from typing import TYPE_CHECKING
+import operator
+import re
+from collections.abc import Callable, Mapping
+from functools import cache, wraps
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from jinja2 import Template
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-__all__ = ["sandbox_environment"]
+__all__ = ["MAX_TEMPLATE_RANGE", "MAX_TEMPLATE_SIZE", "render_text", "sandbox_environment"]
+
+# The most characters (or items) any string or list a template builds may hold,
+# and the most characters a template's output may hold.
+MAX_TEMPLATE_SIZE = 10_000_000
+# The most items ``range()`` gives in a template (Jinja's own sandbox default).
+MAX_TEMPLATE_RANGE = 100_000
+_MAX_INT_BITS = 65_536  # about 20,000 decimal digits
+
+_SIZED = (str, bytes, list, tuple)
+_DIGITS = re.compile(r"\d+")
+# str methods whose int argument is an output width, and the filters that pad
+_WIDTH_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
+_FORMAT_METHODS = frozenset({"format", "format_map"})
+
+
+def _security_error(message: str) -> Exception:
+    from jinja2.exceptions import SecurityError
+
+    return SecurityError(message)
+
+
+def _too_big(what: str) -> Exception:
+    return _security_error(f"{what} would exceed the template size limit of {MAX_TEMPLATE_SIZE:,}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_width(value: Any, what: str) -> None:
+    if _is_int(value) and value > MAX_TEMPLATE_SIZE:
+        raise _too_big(what)
+
+
+def _check_format(fmt: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+    """A format string whose widths (written, or passed for ``*``) could pass the cap."""
+    if isinstance(fmt, str):
+        for digits in _DIGITS.findall(fmt):
+            if len(digits) > 8 or int(digits) > MAX_TEMPLATE_SIZE:
+                raise _too_big("a format width")
+    values = list(args) + list(kwargs.values())
+    for value in values:
+        if isinstance(value, tuple | list):
+            values.extend(value)  # '%*s' % (n, s): the width sits in the tuple
+        elif _is_int(value) and value > MAX_TEMPLATE_SIZE:
+            raise _too_big("a format width")
+
+
+def _check_binop(op: str, left: Any, right: Any) -> None:
+    if op == "*":
+        if isinstance(left, _SIZED) and _is_int(right):
+            n, seq = right, left
+        elif isinstance(right, _SIZED) and _is_int(left):
+            n, seq = left, right
+        else:
+            if _is_int(left) and _is_int(right):
+                if left.bit_length() + right.bit_length() > _MAX_INT_BITS:
+                    raise _too_big("a number")
+            return
+        if n > 0 and len(seq) * n > MAX_TEMPLATE_SIZE:
+            raise _too_big("repeating a sequence")
+    elif op == "**":
+        if _is_int(left) and _is_int(right) and right > 0 and abs(left) > 1:
+            if right * abs(left).bit_length() > _MAX_INT_BITS:
+                raise _too_big("a power")
+    elif op == "+":
+        if isinstance(left, _SIZED) and isinstance(right, _SIZED):
+            if len(left) + len(right) > MAX_TEMPLATE_SIZE:
+                raise _too_big("joining two sequences")
+    elif op == "%" and isinstance(left, str):
+        _check_format(left, (right,), {})
+
+
+def _bounded_range(*args: int) -> range:
+    numbers = range(*args)
+    if len(numbers) > MAX_TEMPLATE_RANGE:
+        raise _security_error(
+            f"range() gives {len(numbers):,} items, over the limit of {MAX_TEMPLATE_RANGE:,}"
+        )
+    return numbers
+
+
+def _bounded_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` with its width or fill arguments checked before it runs."""
+
+    @wraps(func)  # keeps Jinja's pass_* marker, so the filter is called as before
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        values = list(args) + list(kwargs.values())
+        if name == "format":
+            strings = [v for v in values if isinstance(v, str)]
+            _check_format(strings[0] if strings else None, tuple(values), {})
+        elif name == "replace":
+            strs = [v for v in values if isinstance(v, str)]
+            if len(strs) >= 3:
+                s, old, new = strs[0], strs[1], strs[2]
+                hits = len(s) + 1 if not old else s.count(old)
+                if len(s) + hits * len(new) > MAX_TEMPLATE_SIZE:
+                    raise _too_big("replace()")
+        else:
+            for value in values:
+                _check_width(value, f"{name}()")
+        return func(*args, **kwargs)
+
+    return bounded
+
+
+@cache
+def _environment_class() -> type[ImmutableSandboxedEnvironment]:
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from jinja2.utils import Namespace
+
+    class BoundedNamespace(Namespace):
+        def __setitem__(self, name: str, value: Any) -> None:
+            if isinstance(value, _SIZED) and len(value) > MAX_TEMPLATE_SIZE:
+                raise _too_big("a namespace value")
+            Namespace.__setitem__(self, name, value)
+
+    class BoundedSandbox(ImmutableSandboxedEnvironment):
+        # intercepted operators are never folded at compile time (jinja2 nodes.BinExpr.as_const)
+        intercepted_binops = frozenset({"*", "**", "+", "%"})
+
+        def __init__(self, **options: Any) -> None:
+            super().__init__(**options)
+            self.globals["range"] = _bounded_range
+            self.globals["namespace"] = BoundedNamespace
+            for name in ("center", "indent", "format", "replace", "batch", "slice", "wordwrap"):
+                if name in self.filters:
+                    self.filters[name] = _bounded_filter(name, self.filters[name])
+
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            _check_binop(operator, left, right)
+            return _BINOPS[operator](left, right)
+
+        def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+            method = getattr(__obj, "__wrapped__", __obj)  # str.format comes wrapped by the sandbox
+            if isinstance(getattr(method, "__self__", None), str):
+                name = getattr(method, "__name__", "")
+                if name in _WIDTH_METHODS:
+                    for value in (*args, *kwargs.values()):
+                        _check_width(value, f"str.{name}()")
+                elif name in _FORMAT_METHODS:
+                    _check_format(method.__self__, args, kwargs)
+                    for value in (*args, *kwargs.values()):
+                        if isinstance(value, Mapping):
+                            _check_format(None, tuple(value.values()), {})
+                elif name == "replace" and len(args) >= 2:
+                    s, old, new = method.__self__, args[0], args[1]
+                    if isinstance(old, str) and isinstance(new, str):
+                        hits = len(s) + 1 if not old else s.count(old)
+                        if len(s) + hits * len(new) > MAX_TEMPLATE_SIZE:
+                            raise _too_big("str.replace()")
+            return super().call(__context, __obj, *args, **kwargs)
+
+    return BoundedSandbox
+
+
+_BINOPS: dict[str, Callable[[Any, Any], Any]] = {
+    "*": operator.mul,
+    "**": operator.pow,
+    "+": operator.add,
+    "%": operator.mod,
+}
 
 
 @cache
@@ -24,13 +198,24 @@ def sandbox_environment(*, strict: bool = True) -> ImmutableSandboxedEnvironment
     ``strict`` (body templates, load-time checks): an undefined name is an
     error. Otherwise (``select`` expressions) it is ``Undefined``, which the
     executor turns into ``None``. No autoescaping: the output is JSON or text,
-    never HTML.
+    never HTML. Sizes are bounded (see the module's docstring).
 
     >>> sandbox_environment() is sandbox_environment()
     True
     """
     from jinja2 import StrictUndefined, Undefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     undefined = StrictUndefined if strict else Undefined
-    return ImmutableSandboxedEnvironment(undefined=undefined, autoescape=False)
+    return _environment_class()(undefined=undefined, autoescape=False)
+
+
+def render_text(template: Template, context: Mapping[str, Any]) -> str:
+    """``template.render(context)``, stopped once the output passes :data:`MAX_TEMPLATE_SIZE`."""
+    parts: list[str] = []
+    size = 0
+    for part in template.generate(context):
+        size += len(part)
+        if size > MAX_TEMPLATE_SIZE:
+            raise _too_big("the template's output")
+        parts.append(part)
+    return "".join(parts)

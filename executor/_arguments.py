@@ -11,7 +11,12 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError, relevance
-from toolcat.catalog import INTEGER_FORMATS, compile_check, integer_format_check
+from toolcat.catalog import (
+    INTEGER_FORMATS,
+    MAX_NESTING_DEPTH,
+    compile_check,
+    integer_format_check,
+)
 
 from ._calls import ToolError
 
@@ -87,12 +92,21 @@ def parse_arguments(raw: str | Mapping[str, Any]) -> dict[str, Any] | ToolError:
         value = json.loads(raw)
     except ValueError as exc:
         return ToolError("invalid_json", f"arguments are not valid JSON: {exc}")
+    except RecursionError:
+        return _too_deep()
     if not isinstance(value, dict):
         return ToolError(
             "invalid_json", f"arguments must be a JSON object, got {_json_type(value)}"
         )
     bad = _unsendable(value)
     return value if bad is None else bad
+
+
+def _too_deep() -> ToolError:
+    return ToolError(
+        "invalid_arguments",
+        f"arguments nest deeper than {MAX_NESTING_DEPTH} levels (the nesting limit)",
+    )
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -125,6 +139,8 @@ def _unsendable(args: dict[str, Any]) -> ToolError | None:
                     "send valid Unicode text",
                     loc,
                 )
+        elif isinstance(value, Mapping | list | tuple) and len(loc) >= MAX_NESTING_DEPTH:
+            return _too_deep()
         elif isinstance(value, Mapping):
             for key, item in value.items():
                 if isinstance(key, str) and _SURROGATE.search(key):

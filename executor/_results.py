@@ -7,6 +7,9 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from toolcat._errors import ToolcatError
+from toolcat.catalog import MAX_NESTING_DEPTH, too_deep
+
 from ._arguments import format_loc
 from ._calls import ToolCall, ToolError, ToolResult
 from ._dispatch import Reply
@@ -66,6 +69,10 @@ def _is_text(ctype: str) -> bool:
     )
 
 
+class _TooDeep(ToolcatError):
+    """Upstream JSON nested deeper than Python can parse."""
+
+
 def _decode(reply: Reply, redactor: Redactor) -> tuple[Any, str | None]:
     """(data, text): parsed JSON or text; binary bodies are summarized (text is None)."""
     full_type = reply.headers.get("content-type", "")
@@ -87,9 +94,16 @@ def _decode(reply: Reply, redactor: Redactor) -> tuple[Any, str | None]:
         text = redactor(text)
     if _is_json(ctype) or (not ctype and text[:1] in "{["):
         try:
-            return json.loads(text), text
+            data = json.loads(text)
         except ValueError:
             pass
+        except RecursionError:
+            raise _TooDeep from None
+        else:
+            # a C-speed count first: only a body with enough brackets can be too deep
+            if text.count("[") + text.count("{") > MAX_NESTING_DEPTH and too_deep(data):
+                raise _TooDeep
+            return data, text
     return text, text
 
 
@@ -113,7 +127,21 @@ def shape_reply(
     call: ToolCall, plan: ToolPlan, reply: Reply, redactor: Redactor, elapsed: float
 ) -> ToolResult:
     """The result of a response: 2xx/3xx are ``ok``; 4xx/5xx are ``http_error`` with an excerpt."""
-    data, text = _decode(reply, redactor)
+    try:
+        data, text = _decode(reply, redactor)
+    except _TooDeep:
+        return error_result(
+            call,
+            [
+                ToolError(
+                    "invalid_response",
+                    f"the response's JSON nests deeper than {MAX_NESTING_DEPTH} levels "
+                    "(the nesting limit)",
+                )
+            ],
+            status=reply.status,
+            elapsed=elapsed,
+        )
     headers = _headers(reply, redactor)
     if text is None:
         summary = f"binary response: {data['content_type']}, {data['size']} bytes (not shown)"

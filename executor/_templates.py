@@ -9,7 +9,7 @@ from typing import Any
 from jinja2 import Undefined, meta
 from jinja2.exceptions import TemplateError
 from toolcat._errors import ToolcatError
-from toolcat.catalog import sandbox_environment
+from toolcat.catalog import render_text, sandbox_environment
 
 __all__ = ["BodyTemplate", "Selector", "TemplateFailure"]
 
@@ -101,7 +101,7 @@ class BodyTemplate:
                     return _OMIT
             try:
                 if kind == "text":
-                    return node.value.render(args)
+                    return render_text(node.value, args)
                 result = node.value(**args)
             except TemplateError as exc:
                 raise TemplateFailure(f"body template failed: {exc}") from exc
@@ -148,7 +148,7 @@ class Selector:
             if self._expr is not None:
                 value = self._expr(**context)
             else:
-                value = self._template.render(context)  # type: ignore[union-attr]
+                value = render_text(self._template, context)  # type: ignore[arg-type]
         except TemplateError as exc:
             raise TemplateFailure(f"response select failed: {exc}") from exc
         except (TypeError, ValueError, ArithmeticError, LookupError) as exc:

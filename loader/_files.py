@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,15 +12,24 @@ from pathlib import Path
 from typing import Any
 
 from toolcat._errors import ToolcatError
+from toolcat.catalog import loads_json
 
 __all__ = [
+    "MAX_FILE_BYTES",
     "CatalogInputError",
+    "FileReadError",
     "Progress",
     "SourceFile",
     "find_files",
     "looks_like_spec",
+    "read_regular_file",
     "sniff_spec",
 ]
+
+# The one cap on a file the loader reads (a catalog file, a spec, a file a $ref
+# names). Specs take theirs from ImportOptions.max_spec_bytes (`--max-spec-mb`,
+# `max_spec_mb:` on an `openapi:` entry), whose default is this constant.
+MAX_FILE_BYTES = 64 * 1024 * 1024
 
 _SUFFIXES = (".yaml", ".yml")
 # Matched at the start of a line that holds the key's word (found with str.find,
@@ -43,6 +52,87 @@ class CatalogInputError(ToolcatError, OSError):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
+
+
+class FileReadError(ToolcatError, OSError):
+    """A file that may not be read: not a regular file, over the size cap, or unreadable.
+
+    ``too_large`` tells the size cap apart from the other reasons (specs report it as TC207).
+    """
+
+    def __init__(self, reason: str, *, too_large: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.too_large = too_large
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _is_stream(path: str | os.PathLike[str]) -> bool:
+    """``/dev/stdin`` or ``/dev/fd/N``: a pipe the caller handed over (``cat c.yaml | toolcat
+    validate /dev/stdin``), read up to the cap; a named FIFO on disk is refused."""
+    name = os.fspath(path)
+    return name == "/dev/stdin" or name.startswith(("/dev/fd/", "/proc/self/fd/"))
+
+
+def _refuse(mode: int, size: int, max_bytes: int, stream: bool = False) -> None:
+    if stream and stat.S_ISFIFO(mode):
+        return
+    if not stat.S_ISREG(mode):
+        raise FileReadError(f"{_kind(mode)}, not a regular file: only regular files are read")
+    if size > max_bytes:
+        raise FileReadError(
+            f"the file is {size:,} bytes, over the limit of {max_bytes:,} bytes", too_large=True
+        )
+
+
+def read_regular_file(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``, else :class:`FileReadError`.
+
+    Devices (``/dev/zero``), FIFOs and sockets are refused from ``stat`` before
+    the file is opened, so a FIFO without a writer cannot block (a pipe handed
+    over as ``/dev/stdin`` or ``/dev/fd/N`` is read, up to the cap); the file is
+    opened non-blocking and checked again (it may have been swapped), and never
+    more than ``max_bytes + 1`` bytes are read (it may be growing).
+    """
+    stream = _is_stream(path)
+    try:
+        info = os.stat(path)
+        _refuse(info.st_mode, info.st_size, max_bytes, stream)
+        nonblocking = 0 if stream and stat.S_ISFIFO(info.st_mode) else getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
+    except FileReadError:
+        raise
+    except OSError as exc:
+        raise FileReadError(exc.strerror or str(exc)) from exc
+    try:
+        try:
+            info = os.fstat(fd)
+            _refuse(info.st_mode, info.st_size, max_bytes, stream)
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read(max_bytes + 1)
+        except FileReadError:
+            raise
+        except OSError as exc:
+            raise FileReadError(exc.strerror or str(exc)) from exc
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise FileReadError(f"the file is over the limit of {max_bytes:,} bytes", too_large=True)
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +220,7 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
     """
     if path.suffix.lower() == ".json" or text.lstrip()[:1] == "{":
         try:
-            data = json.loads(text)
+            data = loads_json(text)
         except ValueError:
             data = None  # not JSON after all: YAML, or broken; look at the lines
         else:

@@ -16,11 +16,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolcat.catalog import Catalog, Service, ToolDefinition
+from toolcat.catalog import Catalog, Service, ToolDefinition, loads_json
 
 from ._compile import CompileContext, compile_service, compile_tool
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._files import CatalogInputError, Progress, SourceFile, find_files, sniff_spec
+from ._files import (
+    CatalogInputError,
+    FileReadError,
+    Progress,
+    SourceFile,
+    find_files,
+    read_regular_file,
+    sniff_spec,
+)
 from ._import import run_import
 from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
@@ -165,11 +173,11 @@ def load(paths: Sequence[str | os.PathLike[str]]) -> Catalog:
 def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
     display = source.display
     try:
-        raw = source.path.read_bytes()
-    except OSError as exc:
+        raw = read_regular_file(source.path)
+    except FileReadError as exc:
         if source.top:
-            raise CatalogInputError(display, exc.strerror or str(exc)) from exc
-        state.add("TC007", f"cannot read this file: {exc.strerror or exc}", display, (1, 1))
+            raise CatalogInputError(display, exc.reason) from exc
+        state.add("TC007", f"cannot read this file: {exc.reason}", display, (1, 1))
         state.lost.append(display)
         read.append(display)
         return
@@ -192,10 +200,8 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
                 state.parsed_specs[source.path] = document
         return  # inside a directory, specs are referenced by `openapi:` entries
     if source.path.suffix.lower() == ".json" and document is None:
-        import json  # a .json PATH that is no valid JSON: say so where JSON's parser stopped
-
-        try:
-            json.loads(text)
+        try:  # a .json PATH that is no valid JSON: say so where JSON's parser stopped
+            loads_json(text)
         except ValueError as exc:
             where = (getattr(exc, "lineno", 1), getattr(exc, "colno", 1))
             state.add("TC001", f"not valid JSON: {getattr(exc, 'msg', exc)}", display, where)
@@ -404,9 +410,10 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             state.lost.append(str(spec))
             continue
         if not spec.is_file():
+            missing = "is not a regular file" if spec.exists() else "not found"
             state.add(
                 "TC007",
-                f"openapi spec {entry.spec!r} not found (looked at {spec})",
+                f"openapi spec {entry.spec!r} {missing} (looked at {spec})",
                 file,
                 where,
                 (*base, "spec"),

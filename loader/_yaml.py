@@ -36,6 +36,7 @@ from typing import Any
 
 import yaml
 from toolcat._errors import ToolcatError
+from toolcat.catalog import MAX_NESTING_DEPTH
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
@@ -346,6 +347,13 @@ class _Builder:
                 self._count += 1
                 return self._active[key]
             self.error("TC001", "an alias refers to the node that contains it; remove it", node)
+            raise _Abort
+        if len(self._active) >= MAX_NESTING_DEPTH:  # the containers being built: the depth
+            self.error(
+                "TC001",
+                f"nested deeper than {MAX_NESTING_DEPTH} levels (the nesting limit)",
+                node,
+            )
             raise _Abort
         before = self._count
         value: Any

@@ -13,42 +13,35 @@ operations that reach one), and a duplicate key keeps its last value.
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
 import yaml
+from toolcat.catalog import loads_json
+from toolcat.loader._files import MAX_FILE_BYTES, FileReadError, read_regular_file
 from toolcat.loader._yaml import MAX_YAML_VALUES, build_yaml, compose_yaml
 
 from ._errors import SpecError
 
 __all__ = ["DEFAULT_MAX_SPEC_BYTES", "detect_version", "read_document"]
 
-DEFAULT_MAX_SPEC_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_SPEC_BYTES = MAX_FILE_BYTES  # the loader's one file cap (loader/_files.py)
 
 
 def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
     """Parse one JSON or YAML file; raise :class:`SpecError` (TC201/TC207) when it cannot be."""
     shown = str(path)
     try:
-        size = os.stat(path).st_size
-    except OSError as exc:
-        raise SpecError("TC201", shown, f"cannot read the file: {exc.strerror or exc}") from exc
-    if size > max_bytes:
-        raise SpecError(
-            "TC207",
-            shown,
-            f"the file is {size:,} bytes, over the limit of {max_bytes:,} bytes "
-            "(raise it with max_spec_bytes / --max-spec-mb)",
-        )
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise SpecError("TC201", shown, f"cannot read the file: {exc.strerror or exc}") from exc
+        data = read_regular_file(path, max_bytes)
+    except FileReadError as exc:
+        if exc.too_large:
+            raise SpecError(
+                "TC207", shown, f"{exc.reason} (raise it with max_spec_bytes / --max-spec-mb)"
+            ) from exc
+        raise SpecError("TC201", shown, f"cannot read the file: {exc.reason}") from exc
     if path.suffix.lower() == ".json" or data.lstrip()[:1] in (b"{", b"["):
         try:
-            return json.loads(data)
+            return loads_json(data)
         except (ValueError, UnicodeDecodeError) as exc:
             if path.suffix.lower() == ".json":
                 raise SpecError(

@@ -1,0 +1,108 @@
+"""Template bombs: every value a template builds is bounded, at check time and at run time.
+
+``{{ 'x' * 3000000000 }}`` made ``validate`` allocate about 6 GB through Jinja's
+constant folding. ``validate`` now runs under a 2 GiB address-space limit and
+must finish; at call time the same template is a typed error and nothing is sent.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolcat.catalog import MAX_TEMPLATE_SIZE
+from toolcat.executor import Executor, ToolCall
+
+BOMBS = [
+    "{{ 'x' * 3000000000 }}",
+    "{{ [0] * 3000000000 }}",
+    "{{ 'x' | center(3000000000) }}",
+    "{{ 'x'.rjust(3000000000) }}",
+    "{{ '{:3000000000}'.format('x') }}",
+    "{{ '%3000000000s' % 'x' }}",
+    "{{ '%*s' % (3000000000, 'x') }}",
+    "{{ 'x' | indent(3000000000, true) }}",
+    "{{ 9 ** 3000000000 }}",
+    "{{ range(3000000000) | list }}",
+    "{% set ns = namespace(s='0123456789') %}{% for i in range(40) %}"
+    "{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s | length }}",
+    "{% for i in range(100000) %}{% for j in range(1000) %}0123456789{% endfor %}{% endfor %}",
+]
+
+CATALOG = """\
+toolcat: 1
+services:
+  api:
+    base_url: {url}/echo/base
+tools:
+  - name: post_it
+    description: Posts a body built by a template.
+    service: api
+    method: POST
+    path: /items
+    parameters:
+      n: {{type: integer, required: false, description: n}}
+    body:
+      data: {template}
+"""
+
+
+def _quoted(template: str) -> str:
+    return '"' + template.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _limit_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")
+@pytest.mark.parametrize("template", BOMBS[:3] + BOMBS[8:9])
+def test_validate_never_runs_a_template_bomb(tmp_path: Path, template: str) -> None:
+    catalog = tmp_path / "bomb.yaml"
+    catalog.write_text(
+        CATALOG.format(url="https://api.example", template=_quoted(template)), encoding="utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "toolcat.cli", "validate", str(catalog)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_limit_memory,
+    )
+    assert done.returncode in (0, 1), done.stderr  # a clean verdict: no MemoryError, no exit 3
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+
+
+@pytest.mark.parametrize("template", BOMBS)
+def test_a_template_bomb_is_a_typed_error_and_nothing_is_sent(
+    server: Any, tmp_path: Path, template: str
+) -> None:
+    from toolcat.loader import load
+
+    url, state = server
+    catalog = tmp_path / "bomb.yaml"
+    catalog.write_text(CATALOG.format(url=url, template=_quoted(template)), encoding="utf-8")
+    with Executor(load([catalog]), env={}) as ex:
+        result = ex.execute(ToolCall("post_it", {}))
+    assert result.error is not None and result.error.type == "invalid_arguments", result.content
+    assert "limit" in result.error.msg
+    assert state.wire == [], "a refused call reached the server"
+
+
+def test_a_template_within_the_limits_still_renders(server: Any, tmp_path: Path) -> None:
+    from toolcat.loader import load
+
+    url, state = server
+    template = "{{ ('ab' * 3) ~ ('%05d' % n) ~ ('x' | center(7)) ~ (range(3) | join(',')) }}"
+    catalog = tmp_path / "ok.yaml"
+    catalog.write_text(CATALOG.format(url=url, template=_quoted(template)), encoding="utf-8")
+    with Executor(load([catalog]), env={}) as ex:
+        result = ex.execute(ToolCall("post_it", {"n": 42}))
+    assert result.ok, result.content
+    assert len(state.wire) == 1
+    assert MAX_TEMPLATE_SIZE >= 1_000_000
