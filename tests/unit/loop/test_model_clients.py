@@ -46,10 +46,16 @@ def test_429_waits_what_the_server_asks(
     """The wait comes from toolcat.executor's retry module (tests/unit/executor/test_retry.py)."""
     sleeps: list[float] = []
 
-    async def sleep(seconds: float) -> None:
-        sleeps.append(seconds)
+    class _Asyncio:  # the client's own asyncio: patching asyncio.sleep itself would also
+        # record the sleeps of every other event loop alive in the process (a session's
+        # uvicorn thread ticks with asyncio.sleep), which made this test fail at random
+        async def sleep(self, seconds: float) -> None:
+            sleeps.append(seconds)
 
-    monkeypatch.setattr("toolcat.executor.agent._common.asyncio.sleep", sleep)
+        def __getattr__(self, name: str) -> object:
+            return getattr(asyncio, name)
+
+    monkeypatch.setattr("toolcat.executor.agent._common.asyncio", _Asyncio())
     answers = [httpx.Response(429, headers=headers), httpx.Response(200, json=_OPENAI_REPLY)]
     create(make(lambda request: answers.pop(0)))
     assert sleeps == [expected]
