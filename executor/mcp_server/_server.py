@@ -33,6 +33,7 @@ from toolcat import __version__
 from toolcat._errors import ToolcatError
 from toolcat.executor import Executor, ToolCall, format_result
 
+from ._hosts import HostGuard, HostPolicy
 from ._watch import FileSnapshot
 
 if TYPE_CHECKING:
@@ -310,13 +311,29 @@ class McpServer:
         port: int = 8000,
         path: str = "/mcp",
         on_ready: Callable[[str], None] | None = None,
+        host_policy: HostPolicy | None = None,
     ) -> None:
+        """Serve streamable HTTP on ``host:port`` until cancelled.
+
+        Every request passes :class:`HostGuard` first: a Host or Origin that
+        ``host_policy`` (default: ``HostPolicy.for_bind(host)``) refuses gets
+        421 or 403, on every bind address (it replaces the SDK's own check,
+        which applies on loopback only and allows any port).
+        """
         import uvicorn
+        from mcp.server.transport_security import TransportSecuritySettings
 
         self._current()
-        app = self.server.streamable_http_app(streamable_http_path=path, host=host)
+        if host.startswith("[") and host.endswith("]"):
+            host = host[1:-1]  # an IPv6 literal as written in a URL
+        app = self.server.streamable_http_app(
+            streamable_http_path=path,
+            host=host,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        guarded = HostGuard(app, host_policy or HostPolicy.for_bind(host), port)
         config = uvicorn.Config(
-            app, host=host, port=port, log_level="warning", ws="none", lifespan="on"
+            guarded, host=host, port=port, log_level="warning", ws="none", lifespan="on"
         )
         uv = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
