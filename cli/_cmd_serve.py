@@ -69,6 +69,14 @@ def register(sub: Any) -> None:
         help="how often --watch checks the files (default 0.5)",
     )
     p.add_argument(
+        "--settle",
+        type=float,
+        default=0.3,
+        metavar="SECONDS",
+        help="--watch loads a change once no watched file changed for this long (default "
+        "0.3; at most 5 s of waiting), so a half-written file is not loaded; 0 loads at once",
+    )
+    p.add_argument(
         "--yes",
         action="store_true",
         help="run tools marked confirm: true without asking (otherwise the client's "
@@ -92,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
     from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
     from toolcat.loader import CatalogInputError
 
+    if args.settle < 0 or args.poll_interval <= 0:
+        raise CliError("--settle must be 0 or more and --poll-interval more than 0")
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
@@ -101,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         toolset=args.toolset,
         watch=args.watch,
         poll_interval=args.poll_interval,
+        settle=args.settle,
         yes=args.yes,
     )
     try:
