@@ -45,6 +45,7 @@ from ._model import (
     ToolDefinition,
 )
 from ._printable import escape_controls, escape_json_controls
+from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
 from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
 from ._strict import (
     NotStrictable,
@@ -69,6 +70,7 @@ __all__ = [
     "HttpMethod",
     "INTEGER_FORMATS",
     "MAX_NESTING_DEPTH",
+    "MAX_PATTERN_CACHE",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
     "METHODS",
@@ -97,8 +99,11 @@ __all__ = [
     "freeze",
     "integer_format_check",
     "interpolate",
+    "linear_regex",
     "loads_json",
     "method_semantics",
+    "pattern_problem",
+    "pattern_search",
     "references",
     "render_text",
     "sandbox_environment",

@@ -16,6 +16,7 @@ from toolcat.catalog import (
     MAX_NESTING_DEPTH,
     compile_check,
     integer_format_check,
+    linear_regex,
 )
 
 from ._calls import ToolError
@@ -60,7 +61,10 @@ def sealed_registry() -> Any:
 
 def sealed_validator(schema: Any, **kwargs: Any) -> Any:
     """A validator for ``schema`` (its ``$schema`` dialect, default 2020-12) that never
-    retrieves a ``$ref`` target from outside the schema."""
+    retrieves a ``$ref`` target from outside the schema.
+
+    Its regexes run on RE2 (linear time) inside ``toolcat.catalog.linear_regex()``:
+    wrap ``iter_errors``/``is_valid`` in it when the instance is untrusted."""
     from jsonschema import validators
 
     cls = validators.validator_for(schema, default=Draft202012Validator)
@@ -232,7 +236,8 @@ class ArgumentChecker:
         from referencing.exceptions import Unresolvable
 
         try:
-            found = sorted(self._validator.iter_errors(args), key=relevance)
+            with linear_regex():  # pattern/patternProperties on RE2: linear in the arguments
+                found = sorted(self._validator.iter_errors(args), key=relevance)
         except Unresolvable as exc:  # a $ref to a URL or a file: never fetched
             ref = getattr(exc, "ref", None) or str(exc)
             return [
