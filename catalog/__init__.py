@@ -13,7 +13,13 @@ Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Ge
 """
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
-from ._depth import MAX_NESTING_DEPTH, loads_json, too_deep
+from ._depth import (
+    MAX_NESTING_DEPTH,
+    RECURSION_HEADROOM,
+    loads_json,
+    recursion_headroom,
+    too_deep,
+)
 from ._env import (
     EnvSyntaxError,
     MissingVariableError,
@@ -81,6 +87,7 @@ __all__ = [
     "OAuth2ClientCredentials",
     "ParamLocation",
     "ParameterBinding",
+    "RECURSION_HEADROOM",
     "ResponseSpec",
     "RetryPolicy",
     "Service",
@@ -104,6 +111,7 @@ __all__ = [
     "method_semantics",
     "pattern_problem",
     "pattern_search",
+    "recursion_headroom",
     "references",
     "render_text",
     "sandbox_environment",

@@ -17,6 +17,7 @@ from toolcat.catalog import (
     compile_check,
     integer_format_check,
     linear_regex,
+    recursion_headroom,
 )
 
 from ._calls import ToolError
@@ -199,10 +200,11 @@ class ArgumentChecker:
         ``args`` is the caller's fresh dict (from :func:`parse_arguments`): defaults
         are added to it in place, never to the caller's own mapping.
         """
-        fast = self._fast
-        errors = () if fast is not None and fast(args) else tuple(self._errors(args))
-        if errors:
-            errors = self._retry_without_strict_nulls(args, errors)
+        with recursion_headroom():  # a schema and arguments up to the nesting limit
+            fast = self._fast
+            errors = () if fast is not None and fast(args) else tuple(self._errors(args))
+            if errors:
+                errors = self._retry_without_strict_nulls(args, errors)
         if not errors:
             for name, default in self._defaults:
                 if name not in args:
