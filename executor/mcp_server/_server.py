@@ -465,6 +465,7 @@ def _load_catalog(paths: Sequence[str]) -> LoadResult:
 def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:
     import jsonschema
     from referencing.exceptions import Unresolvable
+    from toolcat.catalog import linear_regex, recursion_headroom
     from toolcat.executor import sealed_validator
 
     validator = served.validators.get(name)
@@ -474,7 +475,9 @@ def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: An
     if data is None:
         return "no structured content (the response is not a JSON object)"
     try:
-        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+        # the upstream's data against the spec's patterns: RE2, linear; deep values too
+        with linear_regex(), recursion_headroom():
+            error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     except Unresolvable:
         return "the output_schema refers to a URL or a file, which is never fetched"
     if error is None:
