@@ -40,45 +40,65 @@ def _float(v: float) -> str:
     return float.__repr__(v)
 
 
-def _write(v: Any, out: list[str], newline: str, step: str) -> None:
+def _scalar(v: Any) -> str:
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
     kind = type(v)
-    if kind is str:
-        out.append(encode_basestring(v))
-    elif v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif kind is int:
-        out.append(int.__repr__(v))
-    elif kind is float:
-        out.append(_float(v))
+    if kind is int:
+        return int.__repr__(v)
+    if kind is float:
+        return _float(v)
+    raise _Unsure
+
+
+def _write(v: Any, out: list[str], newline: str, step: str) -> None:
+    """Append ``v``'s text; strings and other scalars inside containers are written in
+    the loops, so only containers recurse."""
+    add = out.append
+    if type(v) is str:
+        add(encode(v))
     elif isinstance(v, dict):
         if not v:
-            out.append("{}")
+            add("{}")
             return
         inner = newline + step
         sep = "{" + inner
         for key, item in v.items():
             if type(key) is not str:
                 raise _Unsure
-            out.append(sep)
-            out.append(encode_basestring(key))
-            out.append(": ")
-            _write(item, out, inner, step)
+            add(sep)
+            add(encode(key))
+            add(": ")
+            if type(item) is str:
+                add(encode(item))
+            elif isinstance(item, dict | list | tuple):
+                _write(item, out, inner, step)
+            else:
+                add(_scalar(item))
             sep = "," + inner
-        out.append(newline + "}")
+        add(newline + "}")
     elif isinstance(v, list | tuple):
         if not v:
-            out.append("[]")
+            add("[]")
             return
         inner = newline + step
         sep = "[" + inner
         for item in v:
-            out.append(sep)
-            _write(item, out, inner, step)
+            add(sep)
+            if type(item) is str:
+                add(encode(item))
+            elif isinstance(item, dict | list | tuple):
+                _write(item, out, inner, step)
+            else:
+                add(_scalar(item))
             sep = "," + inner
-        out.append(newline + "]")
+        add(newline + "]")
     else:
-        raise _Unsure
+        add(_scalar(v))
+
+
+encode = encode_basestring

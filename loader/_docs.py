@@ -46,8 +46,6 @@ _REQUIRED: Any = object()
 
 
 class _Field:
-    __slots__ = ("attr", "key", "check", "default", "factory")
-
     def __init__(
         self,
         attr: str,
@@ -68,7 +66,6 @@ class _Field:
 class Doc:
     """A checked document: frozen, with the attributes of its pydantic model."""
 
-    __slots__ = ("model_extra",)
     FIELDS: ClassVar[tuple[_Field, ...]] = ()
     EXTRA: ClassVar[bool] = False  # unknown keys kept in model_extra (ParameterDoc)
     model_extra: dict[str, Any] | None
@@ -118,9 +115,9 @@ def _dump(value: Any, by_alias: bool, exclude_none: bool) -> Any:
 
 def _build(cls: type[Doc], values: dict[str, Any], extra: dict[str, Any] | None) -> Doc:
     obj = object.__new__(cls)
-    for name, value in values.items():
-        object.__setattr__(obj, name, value)
-    object.__setattr__(obj, "model_extra", extra)
+    state = obj.__dict__  # one update, past the frozen __setattr__
+    state.update(values)
+    state["model_extra"] = extra
     return obj
 
 
@@ -282,7 +279,6 @@ def _plain_dict(v: Any) -> Any:  # dict[str, Any]
 
 
 class TimeoutDoc(Doc):
-    __slots__ = ("connect", "read", "total")
     connect: float | None
     read: float | None
     total: float | None
@@ -305,7 +301,6 @@ def _timeout(v: Any) -> Any:  # seconds, or {connect, read, total}
 
 
 class RetryDoc(Doc):
-    __slots__ = ("attempts", "backoff", "max_backoff", "on_status", "retry_after_cap")
     attempts: int
     backoff: float
     max_backoff: float
@@ -323,25 +318,21 @@ RetryDoc.FIELDS = (
 
 
 class NoAuthDoc(Doc):
-    __slots__ = ("type",)
     type: Literal["none"]
 
 
 class BearerAuthDoc(Doc):
-    __slots__ = ("type", "token")
     type: Literal["bearer"]
     token: str
 
 
 class BasicAuthDoc(Doc):
-    __slots__ = ("type", "username", "password")
     type: Literal["basic"]
     username: str
     password: str
 
 
 class ApiKeyAuthDoc(Doc):
-    __slots__ = ("type", "in_", "name", "value")
     type: Literal["api_key"]
     in_: Literal["header", "query", "cookie"]
     name: str
@@ -349,7 +340,6 @@ class ApiKeyAuthDoc(Doc):
 
 
 class OAuth2ClientCredentialsDoc(Doc):
-    __slots__ = ("type", "token_url", "client_id", "client_secret", "scopes")
     type: Literal["oauth2_client_credentials"]
     token_url: str
     client_id: str
@@ -397,16 +387,6 @@ def _auth(v: Any) -> Any:
 
 
 class ServiceDoc(Doc):
-    __slots__ = (
-        "base_url",
-        "description",
-        "headers",
-        "auth",
-        "timeout",
-        "retry",
-        "max_response_chars",
-        "max_response_bytes",
-    )
     base_url: str
     description: str | None
     headers: dict[str, str | int | float | bool]
@@ -436,16 +416,6 @@ Style = Literal[
 
 class ParameterDoc(Doc):
     EXTRA = True
-    __slots__ = (
-        "in_",
-        "name",
-        "required",
-        "style",
-        "explode",
-        "allow_reserved",
-        "content_type",
-        "file",
-    )
     in_: Literal["path", "query", "header", "cookie", "body"] | None
     name: str | None
     required: bool | list[str] | None
@@ -483,7 +453,6 @@ ParameterDoc.FIELDS = (
 
 
 class ResponseDoc(Doc):
-    __slots__ = ("select", "max_chars")
     select: str | None
     max_chars: int | None
 
@@ -495,7 +464,6 @@ ResponseDoc.FIELDS = (
 
 
 class AnnotationsDoc(Doc):
-    __slots__ = ("title", "read_only", "destructive", "idempotent", "open_world")
     title: str | None
     read_only: bool | None
     destructive: bool | None
@@ -513,30 +481,6 @@ AnnotationsDoc.FIELDS = (
 
 
 class ToolDoc(Doc):
-    __slots__ = (
-        "name",
-        "description",
-        "service",
-        "method",
-        "path",
-        "parameters",
-        "body",
-        "body_argument",
-        "content_type",
-        "response",
-        "confirm",
-        "return_direct",
-        "timeout",
-        "retry",
-        "retry_unsafe",
-        "tags",
-        "definitions",
-        "output_schema",
-        "annotations",
-        "auth",
-        "base_url",
-        "headers",
-    )
     name: str
     description: str | None
     service: str
@@ -588,7 +532,6 @@ ToolDoc.FIELDS = (
 
 
 class OpenApiSelectionDoc(Doc):
-    __slots__ = ("tags", "operations", "paths", "methods")
     tags: list[str] | None
     operations: list[str] | None
     paths: list[str] | None
@@ -604,7 +547,6 @@ OpenApiSelectionDoc.FIELDS = (
 
 
 class OpenApiOverrideDoc(Doc):
-    __slots__ = ("name", "description", "confirm", "return_direct", "tags")
     name: str | None
     description: str | None
     confirm: bool | None
@@ -622,7 +564,6 @@ OpenApiOverrideDoc.FIELDS = (
 
 
 class OpenApiEntryDoc(Doc):
-    __slots__ = ("spec", "service", "include", "exclude", "prefix", "tools", "ref_root")
     spec: str
     service: str | None
     include: OpenApiSelectionDoc | None
