@@ -13,11 +13,13 @@ import json
 from json.encoder import encode_basestring
 from typing import Any
 
+from toolcat._errors import ToolcatError
+
 __all__ = ["dumps_indented"]
 
 
-class _Unsure(Exception):
-    pass
+class _Unsure(ToolcatError):
+    """A value this writer does not write; ``json.dumps`` writes the text instead."""
 
 
 def dumps_indented(value: Any, indent: int = 2) -> str:
