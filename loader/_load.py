@@ -20,6 +20,7 @@ from toolcat.catalog import Catalog, Service, ToolDefinition, loads_json, recurs
 
 from ._compile import CompileContext, compile_service, compile_tool
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
+from ._docs import OpenApiEntryDoc, ServiceDoc, ToolDoc, openapi_entry
 from ._files import (
     CatalogInputError,
     FileReadError,
@@ -30,7 +31,6 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
-from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 from ._yaml import parse_yaml, yaml11_warnings
 
@@ -204,7 +204,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
     is_spec, document = sniff_spec(text, source.path)
     if is_spec:
         if source.top:  # a spec named on the command line is imported on the fly
-            entry = OpenApiEntryDoc(spec=str(source.path))
+            entry = openapi_entry(str(source.path))
             state.imports.append((entry, source.path, display, (), FixedLocator()))
             if document is not None:  # parsed once, here: the importer takes it as is
                 state.parsed_specs[source.path] = document
