@@ -9,7 +9,7 @@ What the loader builds and the executor reads (module names)::
 and the facts every layer above shares, each in one module: HTTP method semantics
 (_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the fast JSON
 Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
-(_strict, _gemini, _schema_walk).
+(_strict, _gemini, _schema_walk), and the lexical tool search (_search).
 """
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
@@ -46,6 +46,7 @@ from ._model import (
 )
 from ._printable import escape_controls, escape_json_controls
 from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
+from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -69,6 +70,8 @@ __all__ = [
     "HttpMethod",
     "INTEGER_FORMATS",
     "MAX_NESTING_DEPTH",
+    "MAX_QUERY_CHARS",
+    "MAX_QUERY_TERMS",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
     "METHODS",
@@ -81,6 +84,8 @@ __all__ = [
     "ParameterBinding",
     "ResponseSpec",
     "RetryPolicy",
+    "SearchHit",
+    "SearchIndex",
     "Service",
     "SourceLocation",
     "StrictResult",
@@ -106,5 +111,6 @@ __all__ = [
     "thaw",
     "to_gemini_schema",
     "to_strict_schema",
+    "tokenize",
     "too_deep",
 ]
