@@ -17,7 +17,9 @@ The ranking is deliberately small so that a browser can repeat it exactly from
    precomputed per posting, so a query only sums.
 4. **Query.** Distinct stems of the query, each with weight ``q_t = 1``; a stem
    with general synonyms (``SYNONYMS``: verbs such as get/fetch/retrieve)
-   adds those at weight ``SYNONYM_WEIGHT`` when the query lacks them.
+   adds those at weight ``SYNONYM_WEIGHT`` when the query lacks them, and the
+   longest indexed term of at least ``MIN_PREFIX`` characters that the stem
+   starts with (``repositori`` -> ``repo``) adds at ``PREFIX_WEIGHT``.
 5. **Order.** Score descending, then catalog order; scores are rounded to six
    decimals before comparing, so both implementations tie identically.
 
@@ -61,6 +63,10 @@ FIELD_WEIGHTS: Mapping[str, tuple[float, float]] = {
     "service": (0.5, 0.0),
 }
 SYNONYM_WEIGHT = 0.3
+#: A query stem also matches the longest indexed term (of at least MIN_PREFIX
+#: characters) that it starts with, at PREFIX_WEIGHT.
+MIN_PREFIX = 3
+PREFIX_WEIGHT = 0.5
 
 # Words that say nothing about which tool is meant (a short general English list,
 # plus the politeness of requests: "please", "could you").
@@ -223,6 +229,12 @@ class SearchIndex:
         for s in list(terms):
             for syn in SYNONYMS.get(s, ()):
                 terms.setdefault(syn, SYNONYM_WEIGHT)
+            # An abbreviation in the catalog ("repo", "auth", "config") for a longer
+            # query word: the longest indexed prefix of the stem, at a lower weight.
+            for cut in range(len(s) - 1, MIN_PREFIX - 1, -1):
+                if s[:cut] in self._postings:
+                    terms.setdefault(s[:cut], PREFIX_WEIGHT)
+                    break
         return terms
 
     def search(
@@ -253,6 +265,8 @@ class SearchIndex:
             "stop_words": sorted(STOP_WORDS),
             "synonyms": {k: list(v) for k, v in sorted(SYNONYMS.items())},
             "synonym_weight": SYNONYM_WEIGHT,
+            "min_prefix": MIN_PREFIX,
+            "prefix_weight": PREFIX_WEIGHT,
             "max_query_chars": MAX_QUERY_CHARS,
             "max_query_terms": MAX_QUERY_TERMS,
             "postings": {
