@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,7 @@ from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn
 
 
 @pytest.fixture(scope="module")
-def github(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+def github_yaml(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("github")
     spec = corpus_dir / "github-api.github.com.json"
     (folder / "github.yaml").write_text(
@@ -33,7 +36,12 @@ def github(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Catalo
         f"openapi:\n  - spec: {json.dumps(str(spec))}\n    service: github\n",
         encoding="utf-8",
     )
-    result = load_catalog([str(folder / "github.yaml")], progress=False)
+    return folder / "github.yaml"
+
+
+@pytest.fixture(scope="module")
+def github(github_yaml: Path) -> Catalog:
+    result = load_catalog([str(github_yaml)], progress=False)
     assert result.catalog is not None
     assert len(result.catalog) == 1223
     return result.catalog
@@ -155,3 +163,53 @@ def test_bad_selection_settings(github: Catalog, kw: dict[str, Any], message: st
     client = OpenAIChatClient("http://127.0.0.1:9/v1", "m", api_key_env=None)
     with pytest.raises(Exception, match=message):
         AgentLoop(client, Executor(github), github, **kw)
+
+
+def chat(catalog: str, args: list[str], turns: list[Any], url: str) -> tuple[Any, ScriptedModel]:
+    scripted = ScriptedModel(turns)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update({"GH_URL": url, "WAREHOUSE_URL": url})
+    with BackgroundServer(scripted.app) as endpoint:
+        argv = [sys.executable, "-m", "toolcat.cli", "chat", catalog, "Which issues are open?"]
+        argv += ["--base-url", endpoint.url + "/v1", "--model", "m", *args]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    return proc, scripted
+
+
+def test_chat_chooses_search_by_itself_over_the_limit(
+    github_yaml: Path, fake_github: tuple[list[str], str]
+) -> None:
+    seen, url = fake_github
+    turns = [
+        ScriptedTurn(tool_calls=[{"name": "search_tools", "arguments": {"query": "list issues"}}]),
+        ScriptedTurn(text="Found them."),
+    ]
+    proc, scripted = chat(str(github_yaml), ["--tool", "meta_root"], turns, url)
+    assert proc.returncode == 0, proc.stderr
+    assert "1223 tools are more than the 128 that openai accepts" in proc.stderr
+    assert tool_names(scripted.requests[0].body) == ["meta_root", "search_tools"]
+    assert 2 < len(tool_names(scripted.requests[1].body)) <= 128
+    assert proc.stdout.strip() == "Found them."
+
+
+@pytest.mark.parametrize(
+    "args, first",
+    [
+        (["--tool-selection", "search", "--tool", "get_item"], ["get_item", "search_tools"]),
+        ([], None),  # auto under the limit: every tool, no note
+    ],
+)
+def test_chat_selection_on_a_small_catalog(
+    repo_root: Path, fake_github: tuple[list[str], str], args: list[str], first: list[str] | None
+) -> None:
+    _, url = fake_github
+    proc, scripted = chat(
+        str(repo_root / "examples" / "demo"), args, [ScriptedTurn(text="ok")], url
+    )
+    assert proc.returncode == 0, proc.stderr
+    names = tool_names(scripted.requests[0].body)
+    if first is None:
+        assert "search_tools" not in names and len(names) > 2
+        assert "tools are more than" not in proc.stderr
+    else:
+        assert names == first
