@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._app import CliError
 
@@ -301,12 +301,12 @@ async def _chat(
     return 0
 
 
-def _selection(args: argparse.Namespace, catalog: Any) -> str:
+def _selection(args: argparse.Namespace, catalog: Any) -> Literal["all", "search"]:
     """``--tool-selection``; ``auto`` is search when the tools exceed the provider's limit."""
     from toolcat.executor.agent import PROVIDER_TOOL_LIMITS
 
-    if args.tool_selection != "auto":
-        return str(args.tool_selection)
+    if args.tool_selection in ("all", "search"):
+        return "all" if args.tool_selection == "all" else "search"
     limit = PROVIDER_TOOL_LIMITS.get(args.provider)
     names = {t.name for t in catalog.toolset(args.toolset)} | set(args.tool)
     if limit is None or len(names) <= limit:
