@@ -12,6 +12,10 @@ Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Ge
 (_strict, _gemini, _schema_walk), and the lexical tool search (_search).
 """
 
+import typing as _t
+
+from toolcat._lazy import lazy_names as _lazy_names
+
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
 from ._depth import MAX_NESTING_DEPTH, loads_json, too_deep
 from ._env import (
@@ -46,7 +50,6 @@ from ._model import (
 )
 from ._printable import escape_controls, escape_json_controls
 from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
-from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -114,3 +117,17 @@ __all__ = [
     "tokenize",
     "too_deep",
 ]
+
+if _t.TYPE_CHECKING:
+    from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
+
+# The search names load on first use: importing the catalog (every command) skips
+# compiling the tokenizer's patterns (about 5 ms).
+__getattr__, __dir__ = _lazy_names(
+    __name__,
+    {
+        name: "._search"
+        for name in ("MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "SearchHit", "SearchIndex", "tokenize")
+    },
+    __all__,
+)
