@@ -8,8 +8,9 @@ The ranking is deliberately small so that a browser can repeat it exactly from
    digits is a token, lower-cased, and each CJK character is a token of its own.
    English stop words are dropped; the rest go through the Snowball English
    stemmer (``snowballstemmer``, imported when the first index is built).
-2. **Fields.** A tool has five fields with weights ``FIELD_WEIGHTS``: its name,
-   tags, description, parameters (names and descriptions) and service name.
+2. **Fields.** A tool has five fields with weights ``FIELD_WEIGHTS``: its name
+   (and annotation title), tags, description, parameters (property names,
+   descriptions and string enum values, three levels deep) and service name.
 3. **BM25F.** For a term ``t`` and tool ``d``:
    ``tf~ = sum_f w_f * tf_f / (1 - b_f + b_f * len_f / avglen_f)`` and
    ``score = sum_t q_t * idf_t * tf~ * (K1 + 1) / (K1 + tf~)`` with
@@ -51,6 +52,9 @@ __all__ = [
 MAX_QUERY_CHARS = 4096
 #: The most distinct query terms scored (the first ones, in query order).
 MAX_QUERY_TERMS = 64
+
+#: The most characters of parameter text (names, descriptions, enum values) indexed a tool.
+MAX_PARAMETER_CHARS = 20_000
 
 K1 = 1.2
 #: field -> (weight, length normalisation b). The name carries the most signal and
@@ -130,20 +134,34 @@ class SearchHit:
 
 def _fields(tool: ToolDefinition) -> dict[str, str]:
     params: list[str] = []
-    props = tool.input_schema.get("properties")
-    if isinstance(props, Mapping):
-        for key, schema in props.items():
-            params.append(str(key))
-            if isinstance(schema, Mapping) and isinstance(schema.get("description"), str):
-                params.append(schema["description"])
+    _schema_words(tool.input_schema, params, depth=0)
     title = tool.annotations.title or ""
     return {
         "name": f"{tool.name} {title}",
         "tags": " ".join(tool.tags),
         "description": tool.description,
-        "parameters": " ".join(params),
+        "parameters": " ".join(params)[:MAX_PARAMETER_CHARS],
         "service": tool.command.service,
     }
+
+
+def _schema_words(schema: Any, out: list[str], depth: int) -> None:
+    """Property names, descriptions and string enum values, three levels down at most."""
+    if not isinstance(schema, Mapping) or depth > 3:
+        return
+    if depth and isinstance(schema.get("description"), str):
+        out.append(schema["description"])
+    enum = schema.get("enum")
+    if isinstance(enum, Sequence) and not isinstance(enum, str):
+        out.extend(v for v in enum[:50] if isinstance(v, str))
+    props = schema.get("properties")
+    if isinstance(props, Mapping):
+        for key, sub in props.items():
+            out.append(str(key))
+            _schema_words(sub, out, depth + 1)
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        _schema_words({k: v for k, v in items.items() if k != "description"}, out, depth + 1)
 
 
 class SearchIndex:
