@@ -81,7 +81,9 @@ def run_search_tool(
     args = parse_arguments(call.arguments)
     if isinstance(args, ToolError):
         return error_result(call, [args]), ()
-    query, limit = args.get("query"), args.get("limit", _DEFAULT_RESULTS)
+    query, limit = args.get("query"), args.get("limit")
+    if limit is None:  # absent, or null from a model in strict mode
+        limit = _DEFAULT_RESULTS
     problems = []
     if not isinstance(query, str):
         problems.append(ToolError("invalid_arguments", "'query' must be a string", ("query",)))

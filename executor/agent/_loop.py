@@ -10,15 +10,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.executor import (
-    SEARCH_TOOL_NAME,
-    ToolCall,
-    ToolError,
-    ToolResult,
-    error_result,
-    run_search_tool,
-    search_tool_definition,
-)
+from toolcat.executor import ToolCall, ToolError, ToolResult, error_result
 
 from ._common import ModelTurn, Usage
 from ._protocols import ModelClient, TextCallback
@@ -197,6 +189,8 @@ class AgentLoop:
             max_tools if max_tools is not None else PROVIDER_TOOL_LIMITS.get(model.provider)
         )
         if tool_selection == "search":
+            from toolcat.executor import SEARCH_TOOL_NAME  # here: 'toolcat list' starts as before
+
             if SEARCH_TOOL_NAME in resolved:
                 raise ValueError(
                     f"the catalog has a tool named {SEARCH_TOOL_NAME!r}: tool search cannot "
@@ -341,7 +335,7 @@ class AgentLoop:
         """
         cap = self.max_calls_per_turn
         allowed = calls[:cap]
-        searches = [c for c in allowed if selection is not None and c.name == SEARCH_TOOL_NAME]
+        searches = [c for c in allowed if selection is not None and c.name == selection.name]
         runnable = [
             c
             for c in allowed
@@ -394,6 +388,8 @@ class _Selection:
     """The tools of one run in search mode: pinned, ``search_tools``, then those found."""
 
     def __init__(self, loop: AgentLoop, extra: Sequence[str]) -> None:
+        from toolcat.executor import search_tool_definition
+
         self.catalog = loop.catalog
         self.pinned = tuple(dict.fromkeys((*loop.pinned, *extra)))
         for name in self.pinned:
@@ -406,6 +402,7 @@ class _Selection:
         self.found: list[str] = []
         self.version = 0
         self._definition = search_tool_definition()
+        self.name = self._definition.name
 
     def tools(self) -> tuple[ToolDefinition, ...]:
         return (
@@ -415,6 +412,8 @@ class _Selection:
         )
 
     def search(self, call: ToolCall) -> ToolResult:
+        from toolcat.executor import run_search_tool
+
         result, names = run_search_tool(self.catalog, call, self.callable)
         before = list(self.found)
         for name in reversed(names):  # the best match is the most recent: it leaves last

@@ -181,3 +181,21 @@ def test_25000_tools_in_bounded_time() -> None:
     hits = many.search("invoice for a user account", top=10)
     assert time.perf_counter() - started < 2.0
     assert len(hits) == 10
+
+
+def test_loading_and_listing_import_no_search_code() -> None:
+    """`toolcat list` starts as before: the index and search_tools modules load on use."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, io, contextlib; import toolcat.catalog; from toolcat.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): main(['list', 'examples/demo'])\n"
+        "print(sorted(m for m in sys.modules if m.endswith(('catalog._search', "
+        "'executor._toolsearch')) or 'snowball' in m))"
+    )
+    repo = __import__("pathlib").Path(__file__).resolve().parents[3]
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, check=True
+    )
+    assert out.stdout.strip() == "[]"  # toolcat.cli._cmd_search, like every command, is loaded
