@@ -17,7 +17,13 @@ import typing as _t
 from toolcat._lazy import lazy_names as _lazy_names
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
-from ._depth import MAX_NESTING_DEPTH, loads_json, too_deep
+from ._depth import (
+    MAX_NESTING_DEPTH,
+    RECURSION_HEADROOM,
+    loads_json,
+    recursion_headroom,
+    too_deep,
+)
 from ._env import (
     EnvSyntaxError,
     MissingVariableError,
@@ -49,6 +55,7 @@ from ._model import (
     ToolDefinition,
 )
 from ._printable import escape_controls, escape_json_controls
+from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
 from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
 from ._strict import (
     NotStrictable,
@@ -73,6 +80,7 @@ __all__ = [
     "HttpMethod",
     "INTEGER_FORMATS",
     "MAX_NESTING_DEPTH",
+    "MAX_PATTERN_CACHE",
     "MAX_QUERY_CHARS",
     "MAX_QUERY_TERMS",
     "MAX_TEMPLATE_RANGE",
@@ -85,6 +93,7 @@ __all__ = [
     "OAuth2ClientCredentials",
     "ParamLocation",
     "ParameterBinding",
+    "RECURSION_HEADROOM",
     "ResponseSpec",
     "RetryPolicy",
     "SearchHit",
@@ -105,8 +114,12 @@ __all__ = [
     "freeze",
     "integer_format_check",
     "interpolate",
+    "linear_regex",
     "loads_json",
     "method_semantics",
+    "pattern_problem",
+    "pattern_search",
+    "recursion_headroom",
     "references",
     "render_text",
     "sandbox_environment",

@@ -75,7 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             names = ", ".join(n.replace("_", "-") for n in _COMMAND_MODULES)
             raise CliError(f"a command is required: {names} (see 'toolcat --help')")
-        code: int = args.func(args)
+        from toolcat.catalog import recursion_headroom
+
+        with recursion_headroom():  # schemas and values up to the nesting limit, all commands
+            code: int = args.func(args)
         sys.stdout.flush()  # a full disk shows here, as one line, rather than at exit
         return code
     except CliError as exc:

@@ -376,7 +376,9 @@ def _prompts(prompt: str | None) -> Any:
         yield prompt
         return
     if not sys.stdin.isatty():
-        text = sys.stdin.read().strip()
+        from ._inputs import read_stdin
+
+        text = read_stdin("the prompt").strip()
         if not text:
             raise CliError("no prompt: give PROMPT or pipe one on stdin")
         yield text

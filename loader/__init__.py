@@ -16,7 +16,7 @@ Pipeline (module names)::
 from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
 
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._files import CatalogInputError
+from ._files import MAX_FILE_BYTES, CatalogInputError, FileReadError, read_regular_file
 from ._format_schema import SCHEMA_ID, catalog_json_schema, render_catalog_json_schema
 from ._load import LoadResult, load, load_catalog, load_documents
 from ._yaml import read_yaml
@@ -27,7 +27,9 @@ __all__ = [
     "CatalogInputError",
     "Diagnostic",
     "EnvSyntaxError",
+    "FileReadError",
     "LoadResult",
+    "MAX_FILE_BYTES",
     "MissingVariableError",
     "SCHEMA_ID",
     "Severity",
@@ -37,6 +39,7 @@ __all__ = [
     "load",
     "load_catalog",
     "load_documents",
+    "read_regular_file",
     "read_yaml",
     "render_catalog_json_schema",
     "sort_diagnostics",

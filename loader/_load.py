@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolcat.catalog import Catalog, Service, ToolDefinition, loads_json
+from toolcat.catalog import Catalog, Service, ToolDefinition, loads_json, recursion_headroom
 
 from ._compile import CompileContext, compile_service, compile_tool
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -129,6 +129,16 @@ def load_catalog(
     imported specs' ``$ref`` may read under, for ``openapi:`` entries without their
     own ``ref_root:`` (default: each spec's git repository, else its folder).
     """
+    with recursion_headroom():  # schemas up to the nesting limit: jsonschema recurses per level
+        return _load_catalog(paths, progress=progress, ref_root=ref_root)
+
+
+def _load_catalog(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    progress: bool | None,
+    ref_root: str | os.PathLike[str] | None,
+) -> LoadResult:
     files = find_files(paths)
     state = _State()
     state.ref_root = Path(ref_root) if ref_root is not None else None
