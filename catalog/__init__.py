@@ -9,8 +9,12 @@ What the loader builds and the executor reads (module names)::
 and the facts every layer above shares, each in one module: HTTP method semantics
 (_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the fast JSON
 Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
-(_strict, _gemini, _schema_walk).
+(_strict, _gemini, _schema_walk), and the lexical tool search (_search).
 """
+
+import typing as _t
+
+from toolcat._lazy import lazy_names as _lazy_names
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
 from ._depth import (
@@ -77,6 +81,8 @@ __all__ = [
     "INTEGER_FORMATS",
     "MAX_NESTING_DEPTH",
     "MAX_PATTERN_CACHE",
+    "MAX_QUERY_CHARS",
+    "MAX_QUERY_TERMS",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
     "METHODS",
@@ -90,6 +96,8 @@ __all__ = [
     "RECURSION_HEADROOM",
     "ResponseSpec",
     "RetryPolicy",
+    "SearchHit",
+    "SearchIndex",
     "Service",
     "SourceLocation",
     "StrictResult",
@@ -119,5 +127,20 @@ __all__ = [
     "thaw",
     "to_gemini_schema",
     "to_strict_schema",
+    "tokenize",
     "too_deep",
 ]
+
+if _t.TYPE_CHECKING:
+    from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
+
+# The search names load on first use: importing the catalog (every command) skips
+# compiling the tokenizer's patterns (about 5 ms).
+__getattr__, __dir__ = _lazy_names(
+    __name__,
+    {
+        name: "._search"
+        for name in ("MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "SearchHit", "SearchIndex", "tokenize")
+    },
+    __all__,
+)

@@ -6,10 +6,14 @@ import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from toolcat._errors import ToolcatError
 
 from ._model import Service, ToolDefinition
+
+if TYPE_CHECKING:
+    from ._search import SearchHit, SearchIndex
 
 __all__ = ["Catalog", "UnknownToolError", "UnknownToolsetError"]
 
@@ -44,7 +48,7 @@ class Catalog:
     0
     """
 
-    __slots__ = ("_tools", "_services", "_toolsets", "_env")
+    __slots__ = ("_tools", "_services", "_toolsets", "_env", "_search_index")
 
     def __init__(
         self,
@@ -68,6 +72,7 @@ class Catalog:
                 raise ValueError(f"toolset {name!r} names unknown tools: {', '.join(missing)}")
         self._toolsets = MappingProxyType(sets)
         self._env = None if env is None else MappingProxyType(dict(env))
+        self._search_index: SearchIndex | None = None
 
     # -- tools ---------------------------------------------------------------
 
@@ -96,6 +101,30 @@ class Catalog:
     def closest(self, name: str, n: int = 3) -> tuple[str, ...]:
         """The tool names most like ``name``, best first (for error messages)."""
         return tuple(difflib.get_close_matches(name, self._tools.keys(), n=n, cutoff=0.5))
+
+    # -- search --------------------------------------------------------------
+
+    @property
+    def search_index(self) -> SearchIndex:
+        """The lexical index over every tool, built on first use (then kept)."""
+        if self._search_index is None:
+            from ._search import SearchIndex
+
+            self._search_index = SearchIndex.build(self._tools.values())
+        return self._search_index
+
+    def search(self, query: str, top: int = 10, *, toolset: str | None = None) -> list[SearchHit]:
+        """The ``top`` tools that best match a free-text ``query``, best first.
+
+        Ranking is BM25F over names, descriptions, parameters, tags and service
+        (see ``toolcat.catalog.SearchIndex``); ``toolset`` limits the answer to
+        its tools. Any string is a valid query; one without a match gives ``[]``.
+
+        >>> Catalog(tools=[], services=[]).search("list open issues")
+        []
+        """
+        only = None if toolset is None else [t.name for t in self.toolset(toolset)]
+        return self.search_index.search(query, top, only=only)
 
     # -- services ------------------------------------------------------------
 

@@ -25,6 +25,7 @@ _COMMAND_MODULES = (
     "validate",
     "import",
     "list",
+    "search",
     "schema",
     "catalog_schema",
     "call",

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._app import CliError
 
@@ -74,6 +74,14 @@ def register(sub: Any) -> None:
         default=[],
         metavar="NAME",
         help="also offer this catalog tool (repeatable; on top of --toolset)",
+    )
+    p.add_argument(
+        "--tool-selection",
+        choices=("auto", "all", "search"),
+        default="auto",
+        help="all: send every tool; search: send search_tools plus the --tool tools (pinned), "
+        "the tools found join later requests; auto (default): search when the tools are more "
+        "than the provider accepts in one request (OpenAI: 128)",
     )
     p.add_argument(
         "--tool-choice",
@@ -246,10 +254,13 @@ async def _chat(
         _trace(step)
 
     try:
+        selection = _selection(args, catalog)
         loop = AgentLoop(
             model,
             executor,
             catalog,
+            tool_selection=selection,
+            pinned=args.tool if selection == "search" else (),
             toolset=args.toolset,
             system=args.system,
             max_iterations=args.max_iterations,
@@ -293,6 +304,25 @@ async def _chat(
     finally:
         await _close(model, executor)
     return 0
+
+
+def _selection(args: argparse.Namespace, catalog: Any) -> Literal["all", "search"]:
+    """``--tool-selection``; ``auto`` is search when the tools exceed the provider's limit."""
+    from toolcat.executor.agent import PROVIDER_TOOL_LIMITS
+
+    if args.tool_selection in ("all", "search"):
+        return "all" if args.tool_selection == "all" else "search"
+    limit = PROVIDER_TOOL_LIMITS.get(args.provider)
+    names = {t.name for t in catalog.toolset(args.toolset)} | set(args.tool)
+    if limit is None or len(names) <= limit:
+        return "all"
+    print(
+        f"toolcat chat: {len(names)} tools are more than the {limit} that {args.provider} "
+        "accepts in one request: the model gets search_tools (and the --tool tools) and "
+        "finds the others; --tool-selection all sends every tool",
+        file=sys.stderr,
+    )
+    return "search"
 
 
 async def _close(model: Any, executor: Any) -> None:

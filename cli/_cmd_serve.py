@@ -56,6 +56,19 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--toolset", metavar="NAME", help="serve only the tools of this toolset")
     p.add_argument(
+        "--tool-search",
+        action="store_true",
+        help="list only search_tools and the --pin tools; calls to any served tool are "
+        "accepted (for catalogs too large to list)",
+    )
+    p.add_argument(
+        "--pin",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --tool-search, also list this tool (repeatable)",
+    )
+    p.add_argument(
         "--watch",
         action="store_true",
         help="reload when catalog files change; a broken edit keeps the last good "
@@ -96,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     import logging  # here, not at the top: every toolcat command imports this module
 
     import anyio
-    from toolcat.catalog import UnknownToolsetError
+    from toolcat.catalog import UnknownToolError, UnknownToolsetError
     from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
     from toolcat.loader import CatalogInputError
 
@@ -113,7 +126,11 @@ def run(args: argparse.Namespace) -> int:
         poll_interval=args.poll_interval,
         settle=args.settle,
         yes=args.yes,
+        tool_search=args.tool_search,
+        pinned=args.pin,
     )
+    if args.pin and not args.tool_search:
+        raise CliError("--pin needs --tool-search")
     try:
         server.load()
     except CatalogInputError as exc:
@@ -123,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stderr.write(format_text(list(exc.diagnostics), [], "error"))
         raise CliError(f"cannot serve: {exc}", 1) from exc
-    except UnknownToolsetError as exc:
+    except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
         raise CliError(str(exc)) from exc
     tools = server.tools
     names = ", ".join(t["name"] for t in tools) or "none"

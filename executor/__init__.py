@@ -11,6 +11,8 @@ One call through the pipeline (module names)::
       ─> dispatch with httpx: timeouts, retries, redirects, capped bodies (_dispatch)
       ─> shape the result for the model (_results) ─> ToolResult; spans and metrics (_telemetry)
 
+The ``search_tools`` tool that large catalogs offer instead of every tool: _toolsearch.
+
 Consumers of the core, each in its own subpackage: ``toolcat.executor.agent`` (the
 feedback loop and its model clients) and ``toolcat.executor.mcp_server`` (the MCP server);
 the provider shapes (export, parse calls, format results) are ``toolcat.executor.providers``.
@@ -41,6 +43,12 @@ if _t.TYPE_CHECKING:
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
     from ._retry import backoff_delay, retry_after
+    from ._toolsearch import (
+        MAX_SEARCH_RESULTS,
+        SEARCH_TOOL_NAME,
+        run_search_tool,
+        search_tool_definition,
+    )
     from .providers import PROVIDERS
 
 __all__ = [
@@ -48,9 +56,11 @@ __all__ = [
     "ERROR_TYPES",
     "Executor",
     "MAX_ECHOED_NAME_CHARS",
+    "MAX_SEARCH_RESULTS",
     "PROVIDERS",
     "PreparedRequest",
     "Redactor",
+    "SEARCH_TOOL_NAME",
     "TokenCache",
     "ToolCall",
     "ToolError",
@@ -65,7 +75,9 @@ __all__ = [
     "parse_calls",
     "redacted_logs",
     "retry_after",
+    "run_search_tool",
     "sealed_validator",
+    "search_tool_definition",
 ]
 
 _LAZY = {
@@ -73,9 +85,11 @@ _LAZY = {
     "ERROR_TYPES": "._calls",
     "Executor": "._executor",
     "MAX_ECHOED_NAME_CHARS": "._calls",
+    "MAX_SEARCH_RESULTS": "._toolsearch",
     "PROVIDERS": ".providers",
     "PreparedRequest": "._executor",
     "Redactor": "._redact",
+    "SEARCH_TOOL_NAME": "._toolsearch",
     "TokenCache": "._auth",
     "ToolCall": "._calls",
     "ToolError": "._calls",
@@ -90,7 +104,9 @@ _LAZY = {
     "parse_calls": "._calls",
     "redacted_logs": "._logsafe",
     "retry_after": "._retry",
+    "run_search_tool": "._toolsearch",
     "sealed_validator": "._arguments",
+    "search_tool_definition": "._toolsearch",
 }
 
 

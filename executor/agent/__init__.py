@@ -18,7 +18,14 @@ from ._common import (
     ModelTurn,
     Usage,
 )
-from ._loop import MAX_CALLS_PER_TURN, AgentLoop, LoopResult, LoopStep
+from ._loop import (
+    MAX_CALLS_PER_TURN,
+    PROVIDER_TOOL_LIMITS,
+    AgentLoop,
+    LoopResult,
+    LoopStep,
+    ToolSelection,
+)
 from ._openai import OpenAIChatClient, normalize_base_url
 from ._protocols import ModelClient, TextCallback
 
@@ -36,7 +43,9 @@ __all__ = [
     "ModelResponseError",
     "ModelTurn",
     "OpenAIChatClient",
+    "PROVIDER_TOOL_LIMITS",
     "TextCallback",
+    "ToolSelection",
     "Usage",
     "normalize_base_url",
 ]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolcat.executor import ToolCall, ToolError, ToolResult, error_result
@@ -19,7 +20,15 @@ if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
     from toolcat.executor import Executor
 
-__all__ = ["MAX_CALLS_PER_TURN", "AgentLoop", "LoopResult", "LoopStep", "StopReason"]
+__all__ = [
+    "MAX_CALLS_PER_TURN",
+    "PROVIDER_TOOL_LIMITS",
+    "AgentLoop",
+    "LoopResult",
+    "LoopStep",
+    "StopReason",
+    "ToolSelection",
+]
 
 #: The most tool calls of one model turn that run; the calls past it are not sent and
 #: get an error result instead. ``AgentLoop(max_calls_per_turn=)``,
@@ -27,6 +36,11 @@ __all__ = ["MAX_CALLS_PER_TURN", "AgentLoop", "LoopResult", "LoopStep", "StopRea
 MAX_CALLS_PER_TURN = 32
 
 StopReason = Literal["final_answer", "return_direct", "max_iterations"]
+ToolSelection = Literal["all", "search"]
+
+#: The most tools one request may carry, by provider (OpenAI rejects more than 128);
+#: a provider missing here has no known limit. ``AgentLoop(max_tools=)`` overrides it.
+PROVIDER_TOOL_LIMITS: Mapping[str, int] = MappingProxyType({"openai": 128})
 
 logger = logging.getLogger("toolcat.agent")
 
@@ -102,7 +116,12 @@ class AgentLoop:
     """Runs a conversation with a model until it answers, using the catalog's tools.
 
     Tools offered are every tool of the catalog, or the tools of ``toolset``,
-    plus the catalog tools named per run in ``arun(tools=...)``. When the reply
+    plus the catalog tools named per run in ``arun(tools=...)``. With
+    ``tool_selection="search"`` the model gets instead the ``pinned`` tools (and
+    those of ``arun(tools=...)``) plus ``search_tools``; the tools a search finds
+    join the next request's list, the least recently found leaving first so that
+    no request carries more than ``max_tools`` (default: the provider's limit,
+    ``PROVIDER_TOOL_LIMITS``), and any tool of the toolset may be called. When the reply
     has tool calls, they run through the executor (concurrently by default),
     their results go back in the provider's format and the model is asked
     again. A run stops on:
@@ -145,7 +164,12 @@ class AgentLoop:
         on_step: Callable[[LoopStep], None] | None = None,
         concurrent: bool = True,
         tracer_provider: Any = None,
+        tool_selection: ToolSelection = "all",
+        pinned: Sequence[str] = (),
+        max_tools: int | None = None,
     ) -> None:
+        if tool_selection not in ("all", "search"):
+            raise ValueError(f"tool_selection must be 'all' or 'search', not {tool_selection!r}")
         if max_iterations < 1:
             raise ValueError("max_iterations must be at least 1")
         if max_calls_per_turn < 1:
@@ -157,6 +181,26 @@ class AgentLoop:
         self.executor = executor
         self.catalog: Catalog = resolved
         self.default_tools = tuple(t.name for t in resolved.toolset(toolset))
+        self.tool_selection: ToolSelection = tool_selection
+        self.pinned = tuple(dict.fromkeys(pinned))
+        for name in self.pinned:
+            resolved[name]  # an unknown name raises UnknownToolError
+        self.max_tools = (
+            max_tools if max_tools is not None else PROVIDER_TOOL_LIMITS.get(model.provider)
+        )
+        if tool_selection == "search":
+            from toolcat.executor import SEARCH_TOOL_NAME  # here: 'toolcat list' starts as before
+
+            if SEARCH_TOOL_NAME in resolved:
+                raise ValueError(
+                    f"the catalog has a tool named {SEARCH_TOOL_NAME!r}: tool search cannot "
+                    "offer its own tool of that name"
+                )
+            if self.max_tools is not None and len(self.pinned) + 1 > self.max_tools:
+                raise ValueError(
+                    f"{len(self.pinned)} pinned tools and {SEARCH_TOOL_NAME} are more than "
+                    f"the {self.max_tools} tools a request may carry"
+                )
         self.system = system
         self.max_iterations = max_iterations
         self.max_calls_per_turn = max_calls_per_turn
@@ -201,9 +245,18 @@ class AgentLoop:
         max_iterations: int | None,
     ) -> LoopResult:
         started = time.perf_counter()
-        offered = self.offered(tools)
+        selection: _Selection | None = None
+        callable_names: Set[str]
+        if self.tool_selection == "search":
+            selection = _Selection(self, tools)
+            offered = selection.tools()
+            callable_names = selection.callable
+        else:
+            offered = self.offered(tools)
+            callable_names = {t.name for t in offered}
         names = {t.name for t in offered}
         specs = self.model.tool_specs(offered)
+        version = selection.version if selection else 0
         choice = tool_choice or self.tool_choice
         if choice not in ("auto", "none", "required") and choice not in names:
             raise ValueError(f"tool_choice {choice!r} is not an offered tool")
@@ -216,6 +269,10 @@ class AgentLoop:
         rounds = 0
         final_request = False
         while True:
+            if selection is not None and selection.version != version:
+                offered, version = selection.tools(), selection.version
+                names |= {t.name for t in offered}
+                specs = self.model.tool_specs(offered)
             with self._telemetry.chat() as span:
                 reply = await self.model.create(
                     messages,
@@ -239,7 +296,7 @@ class AgentLoop:
             if final_request:  # the model ignored tool choice "none": do not run, close the turn
                 results = [_not_run(c) for c in reply.tool_calls]
             else:
-                results = await self._execute(reply.tool_calls, names)
+                results = await self._execute(reply.tool_calls, callable_names, selection)
             appended = self.model.result_messages(results)
             messages.extend(appended)
             step = LoopStep(
@@ -265,21 +322,38 @@ class AgentLoop:
             elif choice != "none":
                 choice = "auto"
 
-    async def _execute(self, calls: Sequence[ToolCall], offered: set[str]) -> list[ToolResult]:
+    async def _execute(
+        self,
+        calls: Sequence[ToolCall],
+        offered: Set[str],
+        selection: _Selection | None = None,
+    ) -> list[ToolResult]:
         """Run the calls of one turn; a call to a tool not offered is an error result.
 
         Only the first ``max_calls_per_turn`` calls run; the rest are refused unsent.
+        With tool search, ``search_tools`` calls are answered here, never dispatched.
         """
         cap = self.max_calls_per_turn
         allowed = calls[:cap]
-        runnable = [c for c in allowed if c.name in offered or c.name not in self.catalog]
+        searches = [c for c in allowed if selection is not None and c.name == selection.name]
+        runnable = [
+            c
+            for c in allowed
+            if c not in searches and (c.name in offered or c.name not in self.catalog)
+        ]
         try:
             ran = await self.executor.aexecute_many(runnable, concurrent=self.concurrent)
         except Exception as exc:  # a bug below must not end the conversation: report it
             logger.error("the tool calls of a turn failed inside the executor", exc_info=exc)
             ran = [_internal(c, exc) for c in runnable]
         by_position = iter(ran)
-        results = [next(by_position) if c in runnable else _not_offered(c) for c in allowed]
+        results = []
+        for c in allowed:
+            if selection is not None and c in searches:
+                # a thread: the first search builds the index (about 0.5 s for 1,000 tools)
+                results.append(await asyncio.to_thread(selection.search, c))
+            else:
+                results.append(next(by_position) if c in runnable else _not_offered(c))
         return results + [_over_cap(c, cap, len(calls)) for c in calls[cap:]]
 
     def _is_direct(self, result: ToolResult) -> bool:
@@ -309,6 +383,51 @@ class AgentLoop:
             time.perf_counter() - started,
             tuple(sorted(names)),
         )
+
+
+class _Selection:
+    """The tools of one run in search mode: pinned, ``search_tools``, then those found."""
+
+    def __init__(self, loop: AgentLoop, extra: Sequence[str]) -> None:
+        from toolcat.executor import search_tool_definition
+
+        self.catalog = loop.catalog
+        self.pinned = tuple(dict.fromkeys((*loop.pinned, *extra)))
+        for name in self.pinned:
+            self.catalog[name]  # an unknown name raises UnknownToolError
+        self.callable = frozenset((*loop.default_tools, *self.pinned))
+        limit = loop.max_tools
+        self.room = None if limit is None else limit - len(self.pinned) - 1
+        if self.room is not None and self.room < 0:
+            raise ValueError(f"more pinned tools than the {limit} tools a request may carry")
+        self.found: list[str] = []
+        self.version = 0
+        self._definition = search_tool_definition()
+        self.name = self._definition.name
+
+    def tools(self) -> tuple[ToolDefinition, ...]:
+        return (
+            *(self.catalog[n] for n in self.pinned),
+            self._definition,
+            *(self.catalog[n] for n in self.found),
+        )
+
+    def search(self, call: ToolCall) -> ToolResult:
+        from toolcat.executor import run_search_tool
+
+        result, names = run_search_tool(self.catalog, call, self.callable)
+        before = list(self.found)
+        for name in reversed(names):  # the best match is the most recent: it leaves last
+            if name in self.pinned:
+                continue
+            if name in self.found:
+                self.found.remove(name)
+            self.found.append(name)
+        if self.room is not None:
+            del self.found[: max(0, len(self.found) - self.room)]
+        if self.found != before:
+            self.version += 1
+        return result
 
 
 def _error_result(call: ToolCall, kind: str, msg: str) -> ToolResult:

@@ -32,7 +32,14 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolcat import __version__
 from toolcat._errors import ToolcatError
-from toolcat.executor import Executor, ToolCall, format_result
+from toolcat.executor import (
+    SEARCH_TOOL_NAME,
+    Executor,
+    ToolCall,
+    format_result,
+    run_search_tool,
+    search_tool_definition,
+)
 
 from ._hosts import HostGuard, HostPolicy
 from ._watch import FileSnapshot, stamps
@@ -78,6 +85,7 @@ class _Served:
     tools: dict[str, ToolDefinition]
     listed: list[dict[str, Any]]
     validators: dict[str, Any] = field(default_factory=dict)
+    exported: dict[str, dict[str, Any]] = field(default_factory=dict)  # every tool, by name
     inflight: int = 0  # calls running on this catalog; a retired one closes when it drops to 0
     retired: bool = False
 
@@ -102,6 +110,10 @@ class _Server(Server[Any]):
 class McpServer:
     """Serves the tools of ``paths`` (optionally one ``toolset``) over MCP.
 
+    With ``tool_search=True`` tools/list holds only the ``pinned`` tools and
+    ``search_tools``, whose answer carries each found tool's input schema;
+    tools/call accepts every tool served, listed or not.
+
     ``loader`` reads the PATHs into a :class:`toolcat.loader.LoadResult`
     (default: ``toolcat.loader.load_catalog`` without progress output); every
     load and reload goes through it, once.
@@ -122,8 +134,12 @@ class McpServer:
         yes: bool = False,
         name: str = "toolcat",
         loader: Callable[[Sequence[str]], LoadResult] | None = None,
+        tool_search: bool = False,
+        pinned: Sequence[str] = (),
     ) -> None:
         self.paths = [str(p) for p in paths]
+        self.tool_search = tool_search
+        self.pinned = tuple(dict.fromkeys(pinned))
         self._loader = loader or _load_catalog
         self.toolset = toolset
         self.watch = watch
@@ -180,14 +196,26 @@ class McpServer:
 
         tools = catalog.toolset(self.toolset)  # UnknownToolsetError when it is not there
         subset = catalog.subset([t.name for t in tools]) if self.toolset else catalog
-        listed = []
+        exported = {}
         for tool in tools:
             item = to_mcp_tool(tool)
             if tool.command.response.select:  # the selected value has no declared shape
                 item.pop("outputSchema", None)
-            listed.append(item)
+            exported[tool.name] = item
+        listed = list(exported.values())
+        if self.tool_search:
+            if SEARCH_TOOL_NAME in exported:
+                raise ValueError(
+                    f"the catalog has a tool named {SEARCH_TOOL_NAME!r}: --tool-search "
+                    "cannot offer its own tool of that name"
+                )
+            for name in self.pinned:
+                subset[name]  # an unknown name raises UnknownToolError
+            listed = [exported[n] for n in self.pinned if n in exported]
+            listed.append(to_mcp_tool(search_tool_definition()))
         executor = Executor(subset, env=self.env, confirm=self._confirm)
-        return _Served(subset, executor, {t.name: t for t in tools}, listed)
+        tool_map = {t.name: t for t in tools}
+        return _Served(subset, executor, tool_map, listed, exported=exported)
 
     @property
     def catalog(self) -> Catalog:
@@ -265,6 +293,12 @@ class McpServer:
             dict(params.arguments or {}),
             None if ctx.request_id is None else str(ctx.request_id),
         )
+        if self.tool_search and params.name == SEARCH_TOOL_NAME:
+            # a thread: the first search builds the index (about 0.5 s for 1,000 tools)
+            found, _ = await anyio.to_thread.run_sync(
+                lambda: run_search_tool(served.catalog, call, served.tools, schemas=True)
+            )
+            return types.CallToolResult.model_validate(format_result("mcp", found))
         token = _request.set(ctx)
         served.inflight += 1
         try:
@@ -274,7 +308,7 @@ class McpServer:
             served.inflight -= 1
         await self._close_idle_retired()
         out = format_result("mcp", result)
-        listed = next((t for t in served.listed if t["name"] == params.name), None)
+        listed = served.exported.get(params.name)
         schema = listed.get("outputSchema") if listed else None
         if schema is not None and not out.get("isError"):
             problem = (
