@@ -9,6 +9,7 @@ diagnostic, the executor as ``invalid_arguments`` or ``invalid_response``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["MAX_NESTING_DEPTH", "loads_json", "too_deep"]
@@ -65,14 +66,20 @@ def _deep_offset(text: str, limit: int) -> int:
     return 0
 
 
-def loads_json(text: str | bytes, limit: int = MAX_NESTING_DEPTH) -> Any:
+def loads_json(
+    text: str | bytes,
+    limit: int = MAX_NESTING_DEPTH,
+    *,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> Any:
     """``json.loads``, but a value nested past ``limit`` is a located ``JSONDecodeError``.
 
     ``RecursionError`` never escapes: a document deeper than Python can parse is
     reported the same way, at the bracket that passes the limit.
+    ``object_pairs_hook`` is ``json.loads``' own (readers use it to find duplicate keys).
     """
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=object_pairs_hook)
     except RecursionError:
         value = None
     else:

@@ -167,9 +167,9 @@ def run(args: argparse.Namespace) -> int:
         ref_root=Path(args.ref_root) if args.ref_root else None,
     )
     result = import_openapi(spec, options)
-    fatal = [d for d in result.diagnostics if d.code in ("TC201", "TC202", "TC207")]
-    if fatal:
-        raise CliError(f"{args.spec}: {fatal[0].message}")
+    fatal = [d for d in result.diagnostics if d.code in ("TC002", "TC201", "TC202", "TC207")]
+    if fatal:  # one located line, as `toolcat validate` prints it
+        raise CliError(str(fatal[0]))
     for report in result.report:
         if report.skipped or not args.quiet:
             print(str(report), file=sys.stderr)

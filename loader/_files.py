@@ -6,7 +6,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ __all__ = [
     "FileReadError",
     "Progress",
     "SourceFile",
+    "duplicate_finder",
     "find_files",
     "looks_like_spec",
     "read_regular_file",
@@ -211,6 +212,26 @@ def _key_line(text: str, words: tuple[str, ...], pattern: re.Pattern[str]) -> bo
     return False
 
 
+def duplicate_finder(found: list[str]) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """A ``json.loads`` ``object_pairs_hook`` that notes each key written twice in ``found``.
+
+    ``json.loads`` keeps the last value of a duplicate key silently, so a spec
+    whose ``paths`` names ``/items`` twice lost an operation without a word.
+    """
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        value = dict(items)
+        if len(value) != len(items):
+            seen: set[str] = set()
+            for k, _ in items:
+                if k in seen:
+                    found.append(k)
+                seen.add(k)
+        return value
+
+    return pairs
+
+
 def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
     """(whether a file is an OpenAPI/Swagger document rather than a catalog, the spec parsed).
 
@@ -219,8 +240,9 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
     when the file was recognised without parsing it, as YAML specs are).
     """
     if path.suffix.lower() == ".json" or text.lstrip()[:1] == "{":
+        duplicates: list[str] = []
         try:
-            data = loads_json(text)
+            data = loads_json(text, object_pairs_hook=duplicate_finder(duplicates))
         except ValueError:
             data = None  # not JSON after all: YAML, or broken; look at the lines
         else:
@@ -229,7 +251,8 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
                 and ("openapi" in data or "swagger" in data)
                 and "toolcat" not in data
             )
-            return spec, data if spec else None
+            # a duplicate key: the importer reads the file again and says where
+            return spec, data if spec and not duplicates else None
     if _key_line(text, ("openapi", "swagger"), _YAML_SPEC) and not _key_line(
         text, ("toolcat",), _YAML_CATALOG
     ):

@@ -366,8 +366,9 @@ class _Builder:
         else:
             self._active[key] = None
             value = [self.build(item) for item in node.value]
-        if type(node) is SequenceNode and node.tag != _SEQ:
-            self.error("TC001", f"unsupported YAML tag {node.tag!r}; remove it", node)
+        if node.tag != (_MAP if isinstance(node, MappingNode) else _SEQ):
+            # !!set, !!omap, !!python/object:..., !custom: not plain YAML 1.2 core data
+            self.error("TC001", f"unsupported YAML tag {_shown_tag(node.tag)}; remove it", node)
         del self._active[key]
         self._count += 1
         self._done[key] = (value, self._count - before)
@@ -409,7 +410,7 @@ class _Builder:
             return text
         if tag == _TIMESTAMP:
             return text  # keep dates as text: the data model is JSON's
-        self.error("TC001", f"unsupported YAML tag {tag!r}; write a plain value", node)
+        self.error("TC001", f"unsupported YAML tag {_shown_tag(tag)}; write a plain value", node)
         return text
 
     def _mapping(self, node: MappingNode, result: dict[str, Any]) -> None:
@@ -459,6 +460,13 @@ class _Builder:
                 continue
             for k, v in value.items():
                 result.setdefault(k, v)
+
+
+def _shown_tag(tag: str) -> str:
+    """A tag as it was written: ``!!set`` rather than ``tag:yaml.org,2002:set``."""
+    if tag.startswith("tag:yaml.org,2002:"):
+        return repr("!!" + tag.removeprefix("tag:yaml.org,2002:"))
+    return repr(tag)
 
 
 def _unclosed(exc: yaml.MarkedYAMLError, text: str) -> bool:
