@@ -133,6 +133,19 @@ def _check_strings(
                 key=True,
             )
     if auth is not None:
+        where = getattr(auth, "in_", None)
+        key_name = getattr(auth, "name", None)
+        if (
+            where in ("header", "cookie")
+            and isinstance(key_name, str)
+            and not TOKEN.match(key_name)
+        ):
+            scope.add(
+                "TC008",
+                f"the API key goes in {where} {key_name!r}, which is not a valid {where} name "
+                "(letters, digits and !#$%&'*+-.^_`|~; no spaces, colons, CR or LF)",
+                ("auth", "name"),
+            )
         for key, value in auth.model_dump(by_alias=True).items():
             if isinstance(value, str) and key != "type":
                 scope.env(("auth", key), value)
