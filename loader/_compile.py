@@ -35,6 +35,7 @@ from toolcat.catalog import (
 
 from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
+from ._schemas import ref_loops
 from ._scope import CompileContext, Scope
 from ._shape import Locator, closest
 from ._templates import template_strings
@@ -223,6 +224,14 @@ def compile_tool(
                 ("definitions", name, *issue.path),
                 key=issue.key,
             )
+    for name, chain in ref_loops(defs):
+        scope.add(
+            "TC022",
+            f"definition '{name}': its $refs loop with no schema in between ({chain}), "
+            "so no value could ever be checked against it; give one of them a schema",
+            ("definitions", name),
+            key=True,
+        )
     if doc.output_schema is not None and not trusted:
         for issue in ctx.schemas.check(doc.output_schema):
             if issue.code in ("TC022", "TC045"):
