@@ -11,7 +11,13 @@ from ._app import CliError
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog
 
-__all__ = ["add_ref_root", "check_ref_root", "load_or_exit", "read_catalog"]
+__all__ = [
+    "add_ref_root",
+    "check_ref_root",
+    "load_or_exit",
+    "read_catalog",
+    "report_failed_load",
+]
 
 
 def add_ref_root(parser: Any) -> None:
@@ -46,17 +52,29 @@ def read_catalog(paths: Sequence[str], ref_root: str | None = None) -> Any:
         raise CliError(str(exc), 2) from exc
 
 
+def report_failed_load(diagnostics: Sequence[Any], files: Sequence[str]) -> int:
+    """Write a failed load's findings on stderr exactly as ``toolcat validate`` prints them.
+
+    The same ``file:line:col: severity code message`` lines (warnings
+    included, most relevant first) and the same summary line, so ``serve``,
+    ``call``, ``list`` and ``chat`` on a broken catalog say what ``validate``
+    says. Returns the count of errors.
+    """
+    from ._formats import format_text, summary_line
+
+    shown = list(diagnostics)
+    sys.stderr.write(format_text(shown, list(files), "error"))
+    sys.stderr.write(f"toolcat: {summary_line(shown, list(files))}\n")
+    sys.stderr.flush()
+    return sum(1 for d in shown if str(d.severity) == "error")
+
+
 def load_or_exit(paths: Sequence[str], ref_root: str | None = None) -> Catalog:
-    """The compiled catalog, or its errors on stderr and exit code 1."""
+    """The compiled catalog, or its findings on stderr (as ``validate``) and exit code 1."""
     result = read_catalog(paths, ref_root)
     if result.catalog is None:
-        from ._formats import format_text
-
-        errors = [d for d in result.diagnostics if str(d.severity) == "error"]
-        sys.stderr.write(format_text(errors, result.files, "error"))
-        noun = "error" if len(errors) == 1 else "errors"
-        raise CliError(
-            f"the catalog has {len(errors)} {noun}; see 'toolcat validate' for details", 1
-        )
+        errors = report_failed_load(result.diagnostics, result.files)
+        noun = "error" if errors == 1 else "errors"
+        raise CliError(f"the catalog has {errors} {noun}; see 'toolcat validate' for details", 1)
     catalog: Catalog = result.catalog
     return catalog
