@@ -45,7 +45,14 @@ from ._model import (
     ToolDefinition,
 )
 from ._printable import escape_controls, escape_json_controls
-from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
+from ._sandbox import (
+    MAX_TEMPLATE_LOOPS,
+    MAX_TEMPLATE_RANGE,
+    MAX_TEMPLATE_SIZE,
+    constant_bound_error,
+    render_text,
+    sandbox_environment,
+)
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -69,6 +76,7 @@ __all__ = [
     "HttpMethod",
     "INTEGER_FORMATS",
     "MAX_NESTING_DEPTH",
+    "MAX_TEMPLATE_LOOPS",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
     "METHODS",
@@ -92,6 +100,7 @@ __all__ = [
     "check_env_syntax",
     "check_strict_schema",
     "compile_check",
+    "constant_bound_error",
     "escape_controls",
     "escape_json_controls",
     "freeze",
