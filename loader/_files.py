@@ -124,7 +124,7 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BY
             info = os.fstat(fd)
             _refuse(info.st_mode, info.st_size, max_bytes, stream)
             with os.fdopen(fd, "rb", closefd=False) as f:
-                data = f.read(max_bytes + 1)
+                data = _read_upto(f, max_bytes + 1, info.st_size if not stream else 0)
         except FileReadError:
             raise
         except OSError as exc:
@@ -134,6 +134,25 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BY
     if len(data) > max_bytes:
         raise FileReadError(f"the file is over the limit of {max_bytes:,} bytes", too_large=True)
     return data
+
+
+def _read_upto(f: Any, limit: int, size: int) -> bytes:
+    """At most ``limit`` bytes, read in pieces the size of the file (or 1 MiB).
+
+    ``f.read(limit)`` allocates ``limit`` bytes before it reads one: every
+    catalog file briefly cost the whole 64 MiB cap.
+    """
+    parts: list[bytes] = []
+    got = 0
+    step = max(min(size + 1, limit), 1) if size else 1 << 20
+    while got < limit:
+        part = f.read(min(step, limit - got))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+        step = 1 << 20  # the file grew, or a stream: go on in 1 MiB pieces
+    return b"".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

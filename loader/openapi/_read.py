@@ -26,7 +26,7 @@ from toolcat.loader._files import (
     duplicate_finder,
     read_regular_file,
 )
-from toolcat.loader._yaml import MAX_YAML_VALUES, build_yaml, compose_yaml
+from toolcat.loader._yaml import MAX_YAML_CHARS, MAX_YAML_VALUES, build_yaml, compose_yaml
 
 from ._errors import SpecError
 
@@ -82,11 +82,20 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
         return None
     parsed = build_yaml(root, shown, cycles=True)
     if parsed.too_large:
+        last = parsed.diagnostics[-1] if parsed.diagnostics else None
+        chars = last is not None and "characters" in last.message
+        limit = (
+            f"{MAX_YAML_CHARS:,} characters (the expanded size limit)"
+            if chars
+            else f"{MAX_YAML_VALUES:,} values"
+        )
         raise SpecError(
             "TC207",
             shown,
-            f"its YAML aliases expand to over {MAX_YAML_VALUES:,} values "
-            "(an alias bomb, or a spec too large to import)",
+            f"its YAML aliases expand to over {limit} (an alias bomb, or a spec too "
+            "large to import)",
+            last.line if last is not None else 1,
+            last.column if last is not None else 1,
         )
     for d in parsed.diagnostics:
         if d.code == "TC002":  # the first value would be silently lost (an operation, say)
