@@ -50,6 +50,7 @@ _DIGITS = re.compile(r"\d+")
 # str methods whose int argument is an output width, and the filters that pad
 _WIDTH_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
 _FORMAT_METHODS = frozenset({"format", "format_map"})
+_CHECKED_FILTERS = frozenset({"center", "indent", "format"})  # width arguments, at load
 
 
 def _security_error(message: str) -> Exception:
@@ -270,6 +271,32 @@ def constant_bound_error(tree: Any) -> tuple[str, int] | None:
         if isinstance(node, nodes.Filter) and node.name == "list" and node.node is not None:
             value = const(node.node)
             return list(value) if isinstance(value, range | list | tuple | str) else value
+        if isinstance(node, nodes.Filter) and node.name in _CHECKED_FILTERS:
+            # 'x' | center(3000000000): check the widths as the run-time filter does
+            args = [const(a) for a in node.args]
+            if node.name == "format":
+                value = const(node.node) if node.node is not None else None
+                _check_format(value, tuple(args), {})
+            else:
+                for arg in args:
+                    _check_width(arg, f"{node.name}()")
+            raise _NotConstant  # within the limits: its value is run time's business
+        if (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Getattr)
+            and node.node.attr in _WIDTH_METHODS | _FORMAT_METHODS
+        ):
+            # 'x'.rjust(3000000000), '{:3000000000}'.format('x')
+            text = const(node.node.node)
+            args = [const(a) for a in node.args]
+            if not isinstance(text, str):
+                raise _NotConstant
+            if node.node.attr in _WIDTH_METHODS:
+                for arg in args:
+                    _check_width(arg, f"str.{node.node.attr}()")
+            else:
+                _check_format(text, tuple(args), {})
+            raise _NotConstant
         if (
             isinstance(node, nodes.Call)
             and isinstance(node.node, nodes.Name)
