@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from functools import cache, wraps
 from typing import TYPE_CHECKING, Any
 
+from toolcat._errors import ToolcatError
+
 if TYPE_CHECKING:
     from jinja2 import Template
     from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -232,7 +234,7 @@ def render_text(template: Template, context: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
-class _NotConstant(Exception):
+class _NotConstant(ToolcatError):
     """The expression depends on the call (an argument, a response): judged at run time."""
 
 

@@ -57,8 +57,9 @@ def report_failed_load(diagnostics: Sequence[Any], files: Sequence[str]) -> int:
 
     The same ``file:line:col: severity code message`` lines (warnings
     included, most relevant first) and the same summary line, so ``serve``,
-    ``call``, ``list`` and ``chat`` on a broken catalog say what ``validate``
-    says. Returns the count of errors.
+    ``call`` and ``chat`` on a broken catalog say what ``validate`` says
+    (``list`` and ``schema`` print only the errors, see :func:`load_or_exit`).
+    Returns the count of errors.
     """
     from ._formats import format_text, summary_line
 
@@ -69,11 +70,25 @@ def report_failed_load(diagnostics: Sequence[Any], files: Sequence[str]) -> int:
     return sum(1 for d in shown if str(d.severity) == "error")
 
 
-def load_or_exit(paths: Sequence[str], ref_root: str | None = None) -> Catalog:
-    """The compiled catalog, or its findings on stderr (as ``validate``) and exit code 1."""
+def load_or_exit(
+    paths: Sequence[str], ref_root: str | None = None, *, like_validate: bool = False
+) -> Catalog:
+    """The compiled catalog, or its errors on stderr and exit code 1.
+
+    ``like_validate`` (``call``, ``chat``): every finding and the summary line,
+    exactly as ``toolcat validate`` prints them; otherwise (``list``,
+    ``schema``) only the errors that block loading.
+    """
     result = read_catalog(paths, ref_root)
     if result.catalog is None:
-        errors = report_failed_load(result.diagnostics, result.files)
+        if like_validate:
+            errors = report_failed_load(result.diagnostics, result.files)
+        else:
+            from ._formats import format_text
+
+            blocking = [d for d in result.diagnostics if str(d.severity) == "error"]
+            sys.stderr.write(format_text(blocking, result.files, "error"))
+            errors = len(blocking)
         noun = "error" if errors == 1 else "errors"
         raise CliError(f"the catalog has {errors} {noun}; see 'toolcat validate' for details", 1)
     catalog: Catalog = result.catalog

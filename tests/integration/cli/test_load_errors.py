@@ -324,7 +324,7 @@ def test_a_template_under_the_limits_still_loads(tmp_path: Path, capsys: Any) ->
     assert code == 0, out
 
 
-# -- serve, call and list say what validate says -------------------------------------------------
+# -- serve and call say what validate says -------------------------------------------------
 
 BROKEN = {
     "errors-and-warnings": CATALOG_HEAD
@@ -357,14 +357,15 @@ def test_serve_prints_a_failed_load_as_validate_does(tmp_path: Path, case: str) 
     assert lines[-1].startswith("toolcat: cannot serve") and "Traceback" not in served.stderr
 
 
-def test_call_and_list_print_a_failed_load_as_validate_does(tmp_path: Path, capsys: Any) -> None:
+def test_call_prints_a_failed_load_as_validate_does(tmp_path: Path, capsys: Any) -> None:
     path = tmp_path / "c.yaml"
     path.write_text(BROKEN["errors-and-warnings"])
     code, out, err = run(capsys, "validate", str(path))
     expected = out.splitlines() + err.splitlines()
-    for argv in (["list", str(path)], ["call", str(path), "t", "--args", "{}"]):
-        code, _, err = run(capsys, *argv)
-        assert code == 1 and err.splitlines()[:-1] == expected, err
+    code, _, err = run(capsys, "call", str(path), "t", "--args", "{}")
+    assert code == 1 and err.splitlines()[:-1] == expected, err
+    code, _, err = run(capsys, "list", str(path))  # list: only the errors, as before
+    assert code == 1 and located(err, path, "TC008") and "TC103" not in err
 
 
 def test_serve_takes_ref_root(tmp_path: Path) -> None:
