@@ -13,7 +13,13 @@ Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Ge
 """
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
-from ._depth import MAX_NESTING_DEPTH, loads_json, too_deep
+from ._depth import (
+    MAX_NESTING_DEPTH,
+    RECURSION_HEADROOM,
+    loads_json,
+    recursion_headroom,
+    too_deep,
+)
 from ._env import (
     EnvSyntaxError,
     MissingVariableError,
@@ -45,6 +51,7 @@ from ._model import (
     ToolDefinition,
 )
 from ._printable import escape_controls, escape_json_controls
+from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
 from ._sandbox import (
     MAX_TEMPLATE_LOOPS,
     MAX_TEMPLATE_RANGE,
@@ -76,6 +83,7 @@ __all__ = [
     "HttpMethod",
     "INTEGER_FORMATS",
     "MAX_NESTING_DEPTH",
+    "MAX_PATTERN_CACHE",
     "MAX_TEMPLATE_LOOPS",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
@@ -87,6 +95,7 @@ __all__ = [
     "OAuth2ClientCredentials",
     "ParamLocation",
     "ParameterBinding",
+    "RECURSION_HEADROOM",
     "ResponseSpec",
     "RetryPolicy",
     "Service",
@@ -106,8 +115,12 @@ __all__ = [
     "freeze",
     "integer_format_check",
     "interpolate",
+    "linear_regex",
     "loads_json",
     "method_semantics",
+    "pattern_problem",
+    "pattern_search",
+    "recursion_headroom",
     "references",
     "render_text",
     "sandbox_environment",

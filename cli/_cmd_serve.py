@@ -26,8 +26,32 @@ def register(sub: Any) -> None:
         default="stdio",
         help="stdio (default) or streamable HTTP",
     )
-    p.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP bind address (default 127.0.0.1); an IPv6 literal as ::1 or [::1]",
+    )
     p.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 = any)")
+    p.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="a Host header the HTTP server answers to, besides the bind address and "
+        "localhost, 127.0.0.1 and [::1] with the server's port (repeatable; HOST alone "
+        "allows any port; '*' turns the check off). Any other Host gets 421, against DNS "
+        "rebinding. On 0.0.0.0 or :: without it, only the loopback names are answered: "
+        "name the host clients use (e.g. --allowed-host api.example.com)",
+    )
+    p.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser Origin allowed to call the HTTP server, e.g. https://app.example.com "
+        "(repeatable; '*' allows any). Requests without Origin (non-browser clients) and "
+        "from the origins of allowed hosts are allowed; any other Origin gets 403",
+    )
     p.add_argument(
         "--path", default="/mcp", metavar="URL_PATH", help="HTTP endpoint path (default /mcp)"
     )
@@ -44,6 +68,14 @@ def register(sub: Any) -> None:
         default=0.5,
         metavar="SECONDS",
         help="how often --watch checks the files (default 0.5)",
+    )
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=0.3,
+        metavar="SECONDS",
+        help="--watch loads a change once no watched file changed for this long (default "
+        "0.3; at most 5 s of waiting), so a half-written file is not loaded; 0 loads at once",
     )
     p.add_argument(
         "--yes",
@@ -72,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
     from toolcat.loader import CatalogInputError, LoadResult, load_catalog
 
+    if args.settle < 0 or args.poll_interval <= 0:
+        raise CliError("--settle must be 0 or more and --poll-interval more than 0")
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
@@ -89,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         toolset=args.toolset,
         watch=args.watch,
         poll_interval=args.poll_interval,
+        settle=args.settle,
         yes=args.yes,
         loader=load,
     )
@@ -119,17 +154,48 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
 
+    if args.host.startswith("[") and args.host.endswith("]"):
+        args.host = args.host[1:-1]  # an IPv6 literal as written in a URL: bind to the address
+    policy = _host_policy(args)
     _check_address(args.host, args.port)
     try:
-        anyio.run(lambda: server.run_http(args.host, args.port, args.path, on_ready=ready))
+        anyio.run(
+            lambda: server.run_http(
+                args.host, args.port, args.path, on_ready=ready, host_policy=policy
+            )
+        )
     except OSError as exc:
-        raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
+        raise CliError(
+            f"cannot listen on {_where(args.host, args.port)}: {exc.strerror or exc}"
+        ) from exc
     except BaseExceptionGroup as group:  # uvicorn exits (SystemExit) when startup fails
         failed = group.subgroup(lambda e: isinstance(e, OSError | SystemExit | OverflowError))
         if failed is None:
             raise
-        raise CliError(f"cannot listen on {args.host}:{args.port}; see the log above") from group
+        raise CliError(
+            f"cannot listen on {_where(args.host, args.port)}; see the log above"
+        ) from group
     return 0
+
+
+def _host_policy(args: argparse.Namespace) -> Any:
+    """The Host/Origin policy of --allowed-host and --allowed-origin (one line when invalid)."""
+    from toolcat.executor.mcp_server import HostPolicy
+
+    try:
+        policy = HostPolicy.for_bind(
+            args.host, allowed_hosts=args.allowed_host, allowed_origins=args.allowed_origin
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    if policy.wildcard_bind and not args.allowed_host:
+        print(
+            f"toolcat serve: listening on every address ({args.host}), but answering only "
+            f"Host {policy.describe()}; add --allowed-host NAME for the name clients use",
+            file=sys.stderr,
+            flush=True,
+        )
+    return policy
 
 
 def _check_address(host: str, port: int) -> None:
@@ -146,4 +212,8 @@ def _check_address(host: str, port: int) -> None:
             probe.bind(address)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise CliError(f"cannot listen on {host}:{port}: {reason}") from exc
+        raise CliError(f"cannot listen on {_where(host, port)}: {reason}") from exc
+
+
+def _where(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

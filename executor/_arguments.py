@@ -16,6 +16,8 @@ from toolcat.catalog import (
     MAX_NESTING_DEPTH,
     compile_check,
     integer_format_check,
+    linear_regex,
+    recursion_headroom,
 )
 
 from ._calls import ToolError
@@ -60,7 +62,10 @@ def sealed_registry() -> Any:
 
 def sealed_validator(schema: Any, **kwargs: Any) -> Any:
     """A validator for ``schema`` (its ``$schema`` dialect, default 2020-12) that never
-    retrieves a ``$ref`` target from outside the schema."""
+    retrieves a ``$ref`` target from outside the schema.
+
+    Its regexes run on RE2 (linear time) inside ``toolcat.catalog.linear_regex()``:
+    wrap ``iter_errors``/``is_valid`` in it when the instance is untrusted."""
     from jsonschema import validators
 
     cls = validators.validator_for(schema, default=Draft202012Validator)
@@ -195,10 +200,11 @@ class ArgumentChecker:
         ``args`` is the caller's fresh dict (from :func:`parse_arguments`): defaults
         are added to it in place, never to the caller's own mapping.
         """
-        fast = self._fast
-        errors = () if fast is not None and fast(args) else tuple(self._errors(args))
-        if errors:
-            errors = self._retry_without_strict_nulls(args, errors)
+        with recursion_headroom():  # a schema and arguments up to the nesting limit
+            fast = self._fast
+            errors = () if fast is not None and fast(args) else tuple(self._errors(args))
+            if errors:
+                errors = self._retry_without_strict_nulls(args, errors)
         if not errors:
             for name, default in self._defaults:
                 if name not in args:
@@ -232,7 +238,8 @@ class ArgumentChecker:
         from referencing.exceptions import Unresolvable
 
         try:
-            found = sorted(self._validator.iter_errors(args), key=relevance)
+            with linear_regex():  # pattern/patternProperties on RE2: linear in the arguments
+                found = sorted(self._validator.iter_errors(args), key=relevance)
         except Unresolvable as exc:  # a $ref to a URL or a file: never fetched
             ref = getattr(exc, "ref", None) or str(exc)
             return [

@@ -244,7 +244,7 @@ class Executor:
         return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
 
     async def aexecute(self, call: ToolCall) -> ToolResult:
-        """Run one call on the event loop."""
+        """Run one call on the event loop; the arguments are checked in a worker thread."""
         start = time.perf_counter()
         if not self._telemetry.tracing():
             result = await self._aguarded(call, start)
@@ -266,7 +266,10 @@ class Executor:
             return self._internal(call, exc, start)
 
     async def _aexecute(self, call: ToolCall, start: float) -> ToolResult:
-        prepared = self._draft(call)
+        # Parsing, validating and rendering the arguments is CPU work sized by the model's
+        # input and the spec's schema: it runs in a worker thread (the loop's default
+        # executor, as asyncio.to_thread), so the event loop keeps serving other clients.
+        prepared = await asyncio.to_thread(self._draft, call)
         if isinstance(prepared, ToolResult):
             return _timed(prepared, start)
         plan, draft = prepared

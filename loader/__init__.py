@@ -3,7 +3,8 @@
 Pipeline (module names)::
 
     PATH... ─> find and read files (_files) ─> YAML with positions (_yaml)
-      ─> shape check against the file models (_models via _shape: pydantic, frozen, no extra keys)
+      ─> shape check: hand checks into light frozen documents (_docs); any document they are
+         unsure of goes to the pydantic file models (_models via _shape), which decide and explain
       ─> openapi: entries ─> the importer (_import ─> toolcat.loader.openapi)
       ─> compile to the IR (_compile: parameters _params, schema checks _schemas, templates
          _templates, names and scope _scope) ─> toolcat.catalog.Catalog
@@ -16,7 +17,7 @@ Pipeline (module names)::
 from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
 
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._files import CatalogInputError
+from ._files import MAX_FILE_BYTES, CatalogInputError, FileReadError, read_regular_file
 from ._format_schema import SCHEMA_ID, catalog_json_schema, render_catalog_json_schema
 from ._load import LoadResult, load, load_catalog, load_documents
 from ._yaml import read_yaml
@@ -27,7 +28,9 @@ __all__ = [
     "CatalogInputError",
     "Diagnostic",
     "EnvSyntaxError",
+    "FileReadError",
     "LoadResult",
+    "MAX_FILE_BYTES",
     "MissingVariableError",
     "SCHEMA_ID",
     "Severity",
@@ -37,6 +40,7 @@ __all__ = [
     "load",
     "load_catalog",
     "load_documents",
+    "read_regular_file",
     "read_yaml",
     "render_catalog_json_schema",
     "sort_diagnostics",

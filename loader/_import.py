@@ -17,7 +17,7 @@ from typing import Any
 from toolcat.catalog import Service
 
 from ._diagnostics import Diagnostic
-from ._models import OpenApiEntryDoc
+from ._docs import OpenApiEntryDoc
 
 __all__ = ["ImportOutcome", "run_import"]
 

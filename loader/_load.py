@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolcat.catalog import Catalog, Service, ToolDefinition, loads_json
+from toolcat.catalog import Catalog, Service, ToolDefinition, loads_json, recursion_headroom
 
 from ._compile import CompileContext, compile_service, compile_tool
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
+from ._docs import OpenApiEntryDoc, ServiceDoc, ToolDoc, openapi_entry
 from ._files import (
     CatalogInputError,
     FileReadError,
@@ -30,7 +31,6 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
-from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 from ._yaml import parse_yaml, yaml11_warnings
 
@@ -129,6 +129,16 @@ def load_catalog(
     imported specs' ``$ref`` may read under, for ``openapi:`` entries without their
     own ``ref_root:`` (default: each spec's git repository, else its folder).
     """
+    with recursion_headroom():  # schemas up to the nesting limit: jsonschema recurses per level
+        return _load_catalog(paths, progress=progress, ref_root=ref_root)
+
+
+def _load_catalog(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    progress: bool | None,
+    ref_root: str | os.PathLike[str] | None,
+) -> LoadResult:
     files = find_files(paths)
     state = _State()
     state.ref_root = Path(ref_root) if ref_root is not None else None
@@ -194,7 +204,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
     is_spec, document = sniff_spec(text, source.path)
     if is_spec:
         if source.top:  # a spec named on the command line is imported on the fly
-            entry = OpenApiEntryDoc(spec=str(source.path))
+            entry = openapi_entry(str(source.path))
             state.imports.append((entry, source.path, display, (), FixedLocator()))
             if document is not None:  # parsed once, here: the importer takes it as is
                 state.parsed_specs[source.path] = document

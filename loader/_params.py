@@ -19,7 +19,7 @@ from typing import Any
 
 from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
-from ._models import ToolDoc
+from ._docs import ToolDoc
 from ._scope import Scope
 
 __all__ = ["TOKEN", "CompiledParameters", "compile_parameters", "path_variables"]

@@ -13,10 +13,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import compile_check
+from toolcat.catalog import compile_check, linear_regex, pattern_problem
 
 from ._shape import closest
-from ._simple_schema import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE, is_simple_valid
+from ._simple_schema import (
+    SUBSCHEMA_LISTS,
+    SUBSCHEMA_MAPS,
+    SUBSCHEMA_ONE,
+    compiles,
+    is_simple_valid,
+)
 
 __all__ = ["SchemaChecker", "SchemaIssue", "ref_loops"]
 
@@ -260,12 +266,59 @@ def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaI
                 yield from _walk_keywords(sub, (*path, key, i))
 
 
+_VALUE_KEYS = frozenset({"enum", "const", "default", "examples", "example"})  # data, not schemas
+
+
+def _walk_patterns(schema: Any) -> Iterator[SchemaIssue]:
+    """TC110 for each ``pattern``/``patternProperties`` regex RE2 cannot run (not checked).
+
+    Iterative (a stack, no recursion): a schema nested to the nesting limit is walked too.
+    A pattern Python cannot compile either is TC022 already (the metaschema's format: regex).
+    """
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), schema)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(node))))
+            continue
+        if not isinstance(node, dict):
+            continue
+        pattern = node.get("pattern")
+        if type(pattern) is str and (why := _unchecked_problem(pattern)) is not None:
+            yield _unchecked(path, "pattern", pattern, why)
+        props = node.get("patternProperties")
+        if isinstance(props, dict):
+            for name in props:
+                if type(name) is str and (why := _unchecked_problem(name)) is not None:
+                    yield _unchecked((*path, "patternProperties"), name, name, why)
+        for key, value in reversed(list(node.items())):
+            if key not in _VALUE_KEYS and isinstance(value, dict | list):
+                stack.append(((*path, key), value))
+
+
+def _unchecked_problem(pattern: str) -> str | None:
+    why = pattern_problem(pattern)
+    return why if why is not None and compiles(pattern) else None
+
+
+def _unchecked(path: tuple[str | int, ...], key: str, pattern: str, why: str) -> SchemaIssue:
+    shown = pattern if len(pattern) <= 80 else pattern[:79] + "…"
+    return SchemaIssue(
+        "TC110",
+        (*path, key),
+        f"pattern {shown!r} is not checked: the linear-time regex engine (RE2) cannot run it "
+        f"({why}); lookaround and backreferences are not supported, rewrite it without them",
+        key=key != "pattern",
+    )
+
+
 class SchemaChecker:
     """Checks schemas once per distinct schema; safe to share across a whole load."""
 
     def __init__(self) -> None:
         self._meta: dict[str, tuple[SchemaIssue, ...]] = {}
         self._values: dict[tuple[str, str], tuple[SchemaIssue, ...]] = {}
+        self._unchecked: dict[str, tuple[SchemaIssue, ...]] = {}
 
     @staticmethod
     def key(schema: Any) -> str:
@@ -288,22 +341,25 @@ class SchemaChecker:
         shared definitions, for schemas that refer to ``#/$defs/...``. ``key``
         is :meth:`key` of the schema when the caller has it already.
         """
+        unchecked = self._patterns(schema, key)
         if trusted and not (isinstance(schema, dict) and ("default" in schema or "enum" in schema)):
-            return ()
+            return unchecked
         if key is None:
             key = _shape_key(schema)
         meta = self._meta.get(key) if not trusted else ()
         if meta is None:
             issues = []
             if not is_simple_valid(schema, KNOWN_KEYWORDS):
-                issues = [
-                    SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
-                    for e in _meta_validator().iter_errors(schema)
-                ]
+                with linear_regex():
+                    issues = [
+                        SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
+                        for e in _meta_validator().iter_errors(schema)
+                    ]
             issues.extend(_walk_keywords(schema, ()))
             if '"$ref"' in key or '"$dynamicRef"' in key:
                 issues.extend(_walk_refs(schema, ()))
             meta = self._meta[key] = tuple(issues)
+        meta += unchecked
         if any(i.code in ("TC022", "TC045") for i in meta):
             return meta
         if defs and '"$ref"' in key:
@@ -315,6 +371,16 @@ class SchemaChecker:
         if values is None:
             values = self._values[vkey] = tuple(self._check_values(full))
         return meta + values if values else meta
+
+    def _patterns(self, schema: Any, key: str | None) -> tuple[SchemaIssue, ...]:
+        if key is None:
+            return tuple(_walk_patterns(schema))
+        if '"pattern' not in key:
+            return ()
+        found = self._unchecked.get(key)
+        if found is None:
+            found = self._unchecked[key] = tuple(_walk_patterns(schema))
+        return found
 
     @staticmethod
     def _fast_ok(schema: dict[str, Any], rest: dict[str, Any]) -> bool:
@@ -336,6 +402,11 @@ class SchemaChecker:
         rest = {k: v for k, v in schema.items() if k not in ("enum", "default")}
         if is_simple_valid(schema, KNOWN_KEYWORDS) and self._fast_ok(schema, rest):
             return  # the fast path vouches for every value
+        with linear_regex():  # a spec's pattern against its own default/enum: RE2 too
+            yield from self._value_issues(schema, rest)
+
+    @staticmethod
+    def _value_issues(schema: dict[str, Any], rest: dict[str, Any]) -> Iterator[SchemaIssue]:
         try:
             if "default" in schema:
                 validator = _validator(schema)

@@ -14,15 +14,17 @@ import re
 import types
 import typing
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeVar
-
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._diagnostics import Diagnostic
+from ._docs import Doc, from_model
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, TypeAdapter
 
 __all__ = ["FixedLocator", "Locator", "closest", "describe", "intended_name", "validate_item"]
 
-M = TypeVar("M")
+M = TypeVar("M", bound=Doc)
 
 
 class Locator(Protocol):
@@ -122,8 +124,24 @@ def closest(
 def _adapter(model: Any) -> TypeAdapter[Any]:
     adapter = _ADAPTERS.get(model)
     if adapter is None:
+        from pydantic import TypeAdapter
+
         adapter = _ADAPTERS[model] = TypeAdapter(model)
     return adapter
+
+
+def _pydantic_model(model: type[Doc]) -> type[BaseModel]:
+    """The pydantic model that ``model`` mirrors (imported on the first document that needs it)."""
+    from . import _models
+
+    found: type[BaseModel] = getattr(_models, model.__name__)
+    return found
+
+
+def _is_base_model(tp: Any) -> bool:
+    from pydantic import BaseModel
+
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
 def validate_item(
@@ -144,9 +162,20 @@ def validate_item(
     fails, the document without its offending optional keys is validated
     again and appended there when it passes: the later checks can then run on
     it, so one pass reports a typo and the tool's other mistakes together.
+
+    A document that the hand-written checks of :mod:`._docs` accept is built
+    there, without pydantic; any other is validated (and explained) by the
+    pydantic model of the same name, and comes back as the same light objects.
     """
+    fast = model.parse(data)
+    if fast is not None:
+        return typing.cast(M, fast)
+    from pydantic import ValidationError
+
+    doc_model = model
+    model = typing.cast(Any, _pydantic_model(doc_model))
     try:
-        return typing.cast(M, _adapter(model).validate_python(data))
+        return typing.cast(M, from_model(_adapter(model).validate_python(data)))
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         typos = {
@@ -223,7 +252,7 @@ def _schema_style_parameters(data: Any) -> bool:
 _NO_SALVAGE = ("name", "service", "method", "path", "parameters", "definitions")
 
 
-def _salvage(model: type[M], data: Any, errors: Sequence[Any]) -> M | None:
+def _salvage(model: Any, data: Any, errors: Sequence[Any]) -> Any:
     """``data`` without the optional keys that fail, when that is valid; else ``None``."""
     if not isinstance(data, dict):
         return None
@@ -243,8 +272,10 @@ def _salvage(model: type[M], data: Any, errors: Sequence[Any]) -> M | None:
             parent = parent.get(seg) if isinstance(parent, dict) else None
         if isinstance(parent, dict):
             parent.pop(target[-1], None)
+    from pydantic import ValidationError
+
     try:
-        return typing.cast(M, _adapter(model).validate_python(pruned))
+        return from_model(_adapter(model).validate_python(pruned))
     except ValidationError:
         return None
 
@@ -310,7 +341,7 @@ def _model_at(model: Any, loc: Sequence[str | int]) -> Any:
         tp, consumed = _unwrap(tp, seg)
         if consumed:
             continue
-        if isinstance(tp, type) and issubclass(tp, BaseModel):
+        if _is_base_model(tp):
             field = _field(tp, seg)
             if field is None:
                 return None
@@ -325,7 +356,7 @@ def _model_at(model: Any, loc: Sequence[str | int]) -> Any:
             else:
                 return None
     tp, _ = _unwrap(tp, None)
-    return tp if isinstance(tp, type) and issubclass(tp, BaseModel) else None
+    return tp if _is_base_model(tp) else None
 
 
 def _field(model: type[BaseModel], seg: str | int) -> Any:
@@ -382,7 +413,7 @@ def _strip(tp: Any) -> Any:
 
 
 def _is_model(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, BaseModel)
+    return _is_base_model(tp)
 
 
 def _literal_type(model: Any) -> Any:

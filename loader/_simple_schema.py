@@ -15,7 +15,7 @@ from typing import Any
 
 from toolcat.catalog import FrozenDict, FrozenList
 
-__all__ = ["SUBSCHEMA_LISTS", "SUBSCHEMA_MAPS", "SUBSCHEMA_ONE", "is_simple_valid"]
+__all__ = ["SUBSCHEMA_LISTS", "SUBSCHEMA_MAPS", "SUBSCHEMA_ONE", "compiles", "is_simple_valid"]
 
 _TYPES = frozenset({"string", "integer", "number", "boolean", "null", "array", "object"})
 _TEXT = frozenset({"description", "title", "format", "$comment"})
@@ -111,7 +111,7 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
             if type(value) is not str or not _LOCAL_REF.fullmatch(value):
                 return False  # other references: let jsonschema judge the URI
         elif key == "pattern":
-            if type(value) is not str or not _compiles(value):
+            if type(value) is not str or not compiles(value):
                 return False
         elif key == "multipleOf":
             if not _number(value) or value <= 0:
@@ -160,7 +160,7 @@ def is_simple_valid(schema: Any, known: frozenset[str], depth: int = 0) -> bool:
     return True
 
 
-def _compiles(pattern: str) -> bool:
+def compiles(pattern: str) -> bool:
     # A pattern Python only warns about ("[[a-z]": FutureWarning) still compiles; the
     # warning must not escape (under -W error it would be an exception).
     try:

@@ -3,11 +3,12 @@
 Built on the official SDK's low-level ``Server`` so that tools/list carries
 inputSchema, outputSchema and annotations exactly as exported, and tools/call
 answers with ``isError`` and ``structuredContent``. With ``watch=True`` the
-catalog files are polled; a good edit is swapped in atomically and clients are
-told the tool list changed; a broken edit is logged and the last good catalog
-keeps serving. The catalog is read once per load, by the loader (by default
-``toolcat.loader.load_catalog``): the files it reports, imported OpenAPI specs
-included, are the files watched.
+catalog files are polled; a change is loaded once the files stop changing for
+``settle`` seconds (a half-written file is never loaded on purpose); a good edit
+is swapped in atomically and clients are told the tool list changed; a broken
+edit is logged and the last good catalog keeps serving. The catalog is read once
+per load, by the loader (by default ``toolcat.loader.load_catalog``): the files
+it reports, imported OpenAPI specs included, are the files watched.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from toolcat import __version__
 from toolcat._errors import ToolcatError
 from toolcat.executor import Executor, ToolCall, format_result
 
-from ._watch import FileSnapshot
+from ._hosts import HostGuard, HostPolicy
+from ._watch import FileSnapshot, stamps
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
@@ -47,6 +49,9 @@ log = logging.getLogger("toolcat.serve")
 _request: contextvars.ContextVar[ServerRequestContext[Any, Any] | None] = contextvars.ContextVar(
     "toolcat_mcp_request", default=None
 )
+
+# The longest --watch waits for files to stop changing before it loads what is there.
+MAX_SETTLE = 5.0
 
 _CONFIRM_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -113,6 +118,7 @@ class McpServer:
         toolset: str | None = None,
         watch: bool = False,
         poll_interval: float = 0.5,
+        settle: float = 0.3,
         env: Mapping[str, str] | None = None,
         yes: bool = False,
         name: str = "toolcat",
@@ -123,6 +129,7 @@ class McpServer:
         self.toolset = toolset
         self.watch = watch
         self.poll_interval = poll_interval
+        self.settle = settle  # seconds the files must stay unchanged before a reload
         self.env = env
         self.yes = yes
         self._served: _Served | None = None
@@ -311,13 +318,29 @@ class McpServer:
         port: int = 8000,
         path: str = "/mcp",
         on_ready: Callable[[str], None] | None = None,
+        host_policy: HostPolicy | None = None,
     ) -> None:
+        """Serve streamable HTTP on ``host:port`` until cancelled.
+
+        Every request passes :class:`HostGuard` first: a Host or Origin that
+        ``host_policy`` (default: ``HostPolicy.for_bind(host)``) refuses gets
+        421 or 403, on every bind address (it replaces the SDK's own check,
+        which applies on loopback only and allows any port).
+        """
         import uvicorn
+        from mcp.server.transport_security import TransportSecuritySettings
 
         self._current()
-        app = self.server.streamable_http_app(streamable_http_path=path, host=host)
+        if host.startswith("[") and host.endswith("]"):
+            host = host[1:-1]  # an IPv6 literal as written in a URL
+        app = self.server.streamable_http_app(
+            streamable_http_path=path,
+            host=host,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        guarded = HostGuard(app, host_policy or HostPolicy.for_bind(host), port)
         config = uvicorn.Config(
-            app, host=host, port=port, log_level="warning", ws="none", lifespan="on"
+            guarded, host=host, port=port, log_level="warning", ws="none", lifespan="on"
         )
         uv = uvicorn.Server(config)
         async with anyio.create_task_group() as tg:
@@ -365,7 +388,25 @@ class McpServer:
         while True:
             await anyio.sleep(self.poll_interval)
             if await anyio.to_thread.run_sync(self._changed):
-                await self.reload()
+                settled = await self._settle()
+                await self._reload(settled)
+
+    async def _settle(self) -> dict[str, Any]:
+        """Wait until the watched files stay unchanged (inode, size, mtime, ctime) for
+        ``settle`` seconds, so an editor that writes in two steps or a slow copy is
+        loaded once it is done, never half-way; give up waiting after ``MAX_SETTLE``
+        (a file rewritten without pause) and load what is there."""
+        seen = await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
+        if self.settle <= 0:
+            return seen
+        with anyio.move_on_after(max(MAX_SETTLE, 2 * self.settle)):
+            while True:
+                await anyio.sleep(self.settle)
+                now = await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
+                if now == seen:
+                    break
+                seen = now
+        return seen
 
     def _changed(self) -> bool:
         """Whether the watched files differ from the snapshot taken before the last load."""
@@ -373,15 +414,27 @@ class McpServer:
 
     async def reload(self) -> bool:
         """Reload now; ``True`` when the new catalog is served, ``False`` when it was broken."""
+        return await self._reload(None)
+
+    async def _reload(self, settled: dict[str, Any] | None) -> bool:
+        """Reload; with ``settled`` (the files' stamps the watcher waited for), a load that
+        fails while the files changed again is not a broken edit but a write still under
+        way: nothing is reported and the next poll loads the files once they settle."""
         try:
             served = await anyio.to_thread.run_sync(self.load)
         except CatalogLoadFailed as exc:
+            if settled is not None and await self._moved(settled):
+                log.info("the catalog changed while it was loaded; loading it again")
+                return False
             log.error("reload failed, still serving the last good catalog: %s", exc)
             for diagnostic in exc.diagnostics:  # one record each: escaped, never a forged line
                 log.error("  %s", str(diagnostic))
             self.failed_reloads += 1
             return False
         except Exception as exc:  # e.g. the toolset vanished: keep serving what works
+            if settled is not None and await self._moved(settled):
+                log.info("the catalog changed while it was loaded; loading it again")
+                return False
             log.error("reload failed, still serving the last good catalog: %s", exc)
             self.failed_reloads += 1
             return False
@@ -390,6 +443,9 @@ class McpServer:
         await self._close_idle_retired()
         await self._notify_changed()
         return True
+
+    async def _moved(self, settled: dict[str, Any]) -> bool:
+        return settled != await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
 
     async def _notify_changed(self) -> None:
         await self._bus.publish(ToolsListChanged())
@@ -410,6 +466,7 @@ def _load_catalog(paths: Sequence[str]) -> LoadResult:
 def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:
     import jsonschema
     from referencing.exceptions import Unresolvable
+    from toolcat.catalog import linear_regex, recursion_headroom
     from toolcat.executor import sealed_validator
 
     validator = served.validators.get(name)
@@ -419,7 +476,9 @@ def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: An
     if data is None:
         return "no structured content (the response is not a JSON object)"
     try:
-        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+        # the upstream's data against the spec's patterns: RE2, linear; deep values too
+        with linear_regex(), recursion_headroom():
+            error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     except Unresolvable:
         return "the output_schema refers to a URL or a file, which is never fetched"
     if error is None:

@@ -5,7 +5,8 @@ a load runs differs from it and is picked up by the next poll. Each file is
 seen through its inode, size, mtime and ctime; a file whose mtime is too recent
 to trust (another write within the same timestamp tick would leave all four
 unchanged) is also seen through a hash of its content until a poll finds it
-settled.
+settled. ``stamps`` is what the watcher compares while it waits for a write to
+settle before it loads.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["FileSnapshot"]
+__all__ = ["FileSnapshot", "stamps"]
 
 # Longer than any filesystem's timestamp granularity (FAT: 2 s), with a margin.
 RACY_NS = 3_000_000_000
@@ -39,14 +40,21 @@ def _stamp(name: str) -> _Stamp | None:
 
 
 def _digest(name: str) -> bytes | None:
-    hasher = hashlib.blake2b(digest_size=16)
+    """A hash of the file, read through the loader's reader: a regular file under the size
+    cap (a FIFO or a device put in a watched folder never blocks or floods the watcher)."""
+    from toolcat.loader import FileReadError, read_regular_file
+
     try:
-        with open(name, "rb") as f:
-            while chunk := f.read(1 << 20):
-                hasher.update(chunk)
-    except OSError:
-        return None
-    return hasher.digest()
+        data = read_regular_file(name)
+    except FileReadError:
+        return None  # the load that follows reports it, located
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def stamps(names: Iterable[str]) -> dict[str, _Stamp | None]:
+    """Each file's inode, size, mtime and ctime now (``None``: not there): what settling
+    compares, two readings a settle interval apart."""
+    return {name: _stamp(name) for name in names}
 
 
 def _recent(stamp: _Stamp | None, now_ns: int) -> bool:

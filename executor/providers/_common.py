@@ -6,7 +6,14 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolcat.catalog import Catalog, NotStrictable, ToolDefinition, freeze, to_strict_schema
+from toolcat.catalog import (
+    Catalog,
+    NotStrictable,
+    ToolDefinition,
+    freeze,
+    recursion_headroom,
+    to_strict_schema,
+)
 from toolcat.executor._calls import ToolResult
 
 from ._result import ExportNote, ExportResult
@@ -47,10 +54,11 @@ def export_each(
     """One item per tool, the notes of every conversion kept in order."""
     out: list[dict[str, Any]] = []
     notes: list[ExportNote] = []
-    for tool in tools:
-        item, tool_notes = convert(tool)
-        out.append(item)
-        notes.extend(tool_notes)
+    with recursion_headroom():  # schema rewrites recurse per level, up to the nesting limit
+        for tool in tools:
+            item, tool_notes = convert(tool)
+            out.append(item)
+            notes.extend(tool_notes)
     return ExportResult(provider, out, tuple(notes))
 
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import FrozenDict, FrozenList
+from toolcat.catalog import FrozenDict, FrozenList, linear_regex
 
 __all__ = ["Arg", "assign_names", "conforming", "safe_argument"]
 
@@ -207,6 +207,7 @@ def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
 
     full = {**schema, "$defs": defs} if defs else schema
     try:
-        return bool(Draft202012Validator(full).is_valid(value))
+        with linear_regex():
+            return bool(Draft202012Validator(full).is_valid(value))
     except Exception:  # a schema jsonschema cannot use (a bad pattern...): leave the value out
         return False

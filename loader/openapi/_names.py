@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 __all__ = ["MAX_NAME", "base_name", "unique_name"]
@@ -26,6 +25,8 @@ def base_name(operation_id: object, method: str, path: str) -> str:
 
 
 def _short_hash(key: str) -> str:
+    import hashlib  # rare (a name clash): not on every import's start-up
+
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]  # noqa: S324 - a name, not security
 
 

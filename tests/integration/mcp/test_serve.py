@@ -193,7 +193,9 @@ def test_watch_reloads_good_edits_and_keeps_the_last_good_catalog(
 
                 # A broken edit: diagnostics on stderr, no notification, old tools kept.
                 catalog_file.write_text(original.replace("method: GET", "method: FETCH"))
-                await anyio.sleep(1.0)
+                with anyio.fail_after(10):  # reported once the write has settled (--settle)
+                    while "reload failed" not in errlog_path.read_text():
+                        await anyio.sleep(0.05)
                 assert len(changed) == 1
                 names = {t.name for t in (await s.list_tools()).tools}
                 assert names == {"get_item", "create_order", "get_order"}

@@ -1,0 +1,89 @@
+"""cli/_json.dumps_indented writes exactly what json.dumps(indent=2, ensure_ascii=False) does."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolcat.catalog import FrozenDict, FrozenList
+from toolcat.cli._json import dumps_indented
+
+
+class _Text(str):
+    pass
+
+
+CASES: list[Any] = [
+    None,
+    True,
+    0,
+    -7,
+    10**30,
+    1.5,
+    1e300,
+    -0.0,
+    math.nan,
+    math.inf,
+    -math.inf,
+    "",
+    'é \u2028 \x00 " \\ \n 😀',
+    [],
+    {},
+    [[]],
+    {"a": {}},
+    {"a": [1, {"b": None}], "c": "d"},
+    (1, 2),
+    FrozenDict({"a": FrozenList([1, "x"])}),
+    {"k": _Text("sub")},
+    {1: "int key"},
+    {None: 1, True: 2, 1.5: 3},
+    [{"a": [[[{"b": 1}]]]}],
+]
+
+
+@pytest.mark.parametrize("value", CASES, ids=repr)
+def test_same_text_as_json_dumps(value: Any) -> None:
+    assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _random(rng: random.Random, depth: int) -> Any:
+    kind = rng.randrange(8 if depth < 5 else 5)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.randint(-(10**12), 10**12)
+    if kind == 2:
+        return rng.uniform(-1e6, 1e6)
+    if kind in (3, 4):
+        return "".join(rng.choice('ab"\\\n\té😀\x01') for _ in range(rng.randrange(6)))
+    if kind == 5:
+        return [_random(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {f"k{i}": _random(rng, depth + 1) for i in range(rng.randrange(4))}
+
+
+def test_random_values() -> None:
+    rng = random.Random(8)
+    for _ in range(300):
+        value = _random(rng, 0)
+        assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_a_cycle_raises_as_json_does() -> None:
+    value: list[Any] = []
+    value.append(value)
+    with pytest.raises(ValueError, match="Circular"):
+        dumps_indented(value)
+
+
+def test_stripe_export(corpus_dir: Path) -> None:
+    from toolcat.executor.providers import get
+    from toolcat.loader import load_catalog
+
+    catalog = load_catalog([corpus_dir / "stripe-spec3.json"]).catalog
+    assert catalog is not None
+    tools = get("openai").tools(catalog).tools
+    assert dumps_indented(tools) == json.dumps(tools, indent=2, ensure_ascii=False)

@@ -1,0 +1,42 @@
+"""loads_json's depth check walks the parsed tree level by level: the same verdicts as too_deep."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from toolcat.catalog import MAX_NESTING_DEPTH, loads_json, too_deep
+from toolcat.catalog._depth import _tree_too_deep
+
+
+def _nested(depth: int) -> str:
+    return "[" * (depth - 1) + '{"a": 1}' + "]" * (depth - 1)
+
+
+@pytest.mark.parametrize("depth", [1, 2, MAX_NESTING_DEPTH - 1, MAX_NESTING_DEPTH])
+def test_at_the_limit_loads(depth: int) -> None:
+    assert loads_json(_nested(depth)) is not None
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING_DEPTH + 1, MAX_NESTING_DEPTH + 40])
+def test_past_the_limit_is_refused(depth: int) -> None:
+    with pytest.raises(json.JSONDecodeError, match="nesting limit"):
+        loads_json(_nested(depth))
+
+
+def _tree(rng: random.Random, depth: int) -> Any:
+    if depth > 12 or rng.random() < 0.25:
+        return rng.choice([1, "x", None, [], {}])
+    if rng.random() < 0.5:
+        return [_tree(rng, depth + 1) for _ in range(rng.randrange(3))]
+    return {str(i): _tree(rng, depth + 1) for i in range(rng.randrange(3))}
+
+
+def test_same_verdicts_as_too_deep() -> None:
+    rng = random.Random(3)
+    for _ in range(400):
+        value = [_tree(rng, 0)]  # loads_json walks only a list or dict
+        for limit in (1, 2, 3, 5, 8, 13):
+            assert _tree_too_deep(value, limit) == too_deep(value, limit), (value, limit)
