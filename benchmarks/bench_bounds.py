@@ -7,13 +7,18 @@ the table gives peak Python memory and wall time, and the peak as a ratio to the
 ordinary call's. ``--httpx`` adds the same bodies read with httpx's own decoders
 and the same 10 MB cap (what the executor did before it decoded by itself).
 
-    python benchmarks/bench_bounds.py            # [--size 256] [--httpx]
+``--yaml`` measures loading instead: a 1 KB catalog whose aliases share one
+long string nine ways, six levels deep (about 480 M characters once expanded),
+loaded and exported as JSON tool schemas, next to an ordinary catalog.
+
+    python benchmarks/bench_bounds.py            # [--size 256] [--httpx] [--yaml]
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import socket
 import tempfile
 import threading
@@ -25,7 +30,7 @@ from pathlib import Path
 
 import httpx
 from toolcat.executor import Executor, ToolCall
-from toolcat.loader import load
+from toolcat.loader import load, load_catalog
 
 _CAP = 10_000_000
 
@@ -99,11 +104,72 @@ def httpx_read(url: str) -> str:
     return "ok"
 
 
+ORDINARY_CATALOG = (
+    "toolcat: 1\nservices:\n  up:\n    base_url: http://127.0.0.1:9\n"
+    "tools:\n  - name: send\n    description: Send.\n    service: up\n"
+    "    method: POST\n    path: /x\n    confirm: true\n    body: {text: hello}\n"
+)
+
+
+def alias_fanout_catalog(levels: int = 6, fan: int = 9, width: int = 900) -> str:
+    """About 1 KB of YAML: one ``width``-character string shared ``fan**levels`` times.
+
+    The anchors sit in the tool's JSON ``body``, so the catalog is valid but
+    for its size.
+    """
+    body = [f'      x0: &a0 "{"x" * width}"']
+    for i in range(1, levels + 1):
+        body.append(f"      x{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * fan) + "]")
+    return ORDINARY_CATALOG.replace(
+        "    body: {text: hello}\n", "    body:\n" + "\n".join(body) + "\n"
+    )
+
+
+def load_and_export(path: Path) -> str:
+    """Load a catalog and write its tools as the JSON a model would be sent."""
+    result = load_catalog([path], progress=False)
+    if result.catalog is None:
+        return result.diagnostics[0].code
+    text = json.dumps(
+        [t.input_schema for t in result.catalog]
+        + [t.command.body.template for t in result.catalog if t.command.body is not None],
+        default=str,
+    )
+    return f"ok, {len(text):,} chars"
+
+
+def yaml_rows() -> list[tuple[str, int, float, str]]:
+    rows: list[tuple[str, int, float, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in (
+            ("ordinary catalog", ORDINARY_CATALOG),
+            ("alias fan-out", alias_fanout_catalog()),
+        ):
+            path = Path(tmp) / "catalog.yaml"
+            path.write_text(text)
+            load_and_export(path)  # warm: imports and caches
+
+            def run(p: Path = path) -> str:
+                return load_and_export(p)
+
+            rows.append((f"{name} ({len(text.encode()):,} B)", *measure(run)))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=256, help="MB of zeros once decoded")
     parser.add_argument("--httpx", action="store_true", help="also read with httpx's decoders")
+    parser.add_argument("--yaml", action="store_true", help="loading an alias fan-out instead")
     args = parser.parse_args()
+    if args.yaml:
+        loads = yaml_rows()
+        print("peak = tracemalloc peak of load_catalog plus a JSON export of the tools")
+        print(f"{'case':<40} {'result':<28} {'peak MB':>9} {'x ordinary':>11} {'time s':>8}")
+        base = loads[0][1]
+        for name, peak, took, outcome in loads:
+            print(f"{name:<40} {outcome:<28} {peak / 1e6:>9.2f} {peak / base:>11.0f} {took:>8.3f}")
+        return
 
     size = args.size << 20
     single = zeros_gzip(size)

@@ -56,7 +56,14 @@ from ._model import (
 )
 from ._printable import escape_controls, escape_json_controls
 from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
-from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
+from ._sandbox import (
+    MAX_TEMPLATE_LOOPS,
+    MAX_TEMPLATE_RANGE,
+    MAX_TEMPLATE_SIZE,
+    constant_bound_error,
+    render_text,
+    sandbox_environment,
+)
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -83,6 +90,7 @@ __all__ = [
     "MAX_PATTERN_CACHE",
     "MAX_QUERY_CHARS",
     "MAX_QUERY_TERMS",
+    "MAX_TEMPLATE_LOOPS",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
     "METHODS",
@@ -109,6 +117,7 @@ __all__ = [
     "check_env_syntax",
     "check_strict_schema",
     "compile_check",
+    "constant_bound_error",
     "escape_controls",
     "escape_json_controls",
     "freeze",

@@ -12,7 +12,7 @@ import contextlib
 import json
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = [
@@ -132,14 +132,20 @@ def _deep_offset(text: str, limit: int) -> int:
     return 0
 
 
-def loads_json(text: str | bytes, limit: int = MAX_NESTING_DEPTH) -> Any:
+def loads_json(
+    text: str | bytes,
+    limit: int = MAX_NESTING_DEPTH,
+    *,
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None,
+) -> Any:
     """``json.loads``, but a value nested past ``limit`` is a located ``JSONDecodeError``.
 
     ``RecursionError`` never escapes: a document deeper than Python can parse is
     reported the same way, at the bracket that passes the limit.
+    ``object_pairs_hook`` is ``json.loads``' own (readers use it to find duplicate keys).
     """
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=object_pairs_hook)
     except RecursionError:
         value = None
     else:

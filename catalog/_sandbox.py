@@ -22,17 +22,29 @@ from collections.abc import Callable, Mapping
 from functools import cache, wraps
 from typing import TYPE_CHECKING, Any
 
+from toolcat._errors import ToolcatError
+
 if TYPE_CHECKING:
     from jinja2 import Template
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-__all__ = ["MAX_TEMPLATE_RANGE", "MAX_TEMPLATE_SIZE", "render_text", "sandbox_environment"]
+__all__ = [
+    "MAX_TEMPLATE_LOOPS",
+    "MAX_TEMPLATE_RANGE",
+    "MAX_TEMPLATE_SIZE",
+    "constant_bound_error",
+    "render_text",
+    "sandbox_environment",
+]
 
 # The most characters (or items) any string or list a template builds may hold,
 # and the most characters a template's output may hold.
 MAX_TEMPLATE_SIZE = 10_000_000
 # The most items ``range()`` gives in a template (Jinja's own sandbox default).
 MAX_TEMPLATE_RANGE = 100_000
+# The most iterations loops over constant ranges, nested in one another, may run
+# (checked when a catalog loads: 1,000 x 1,000 passes, 100,000 x 100,000 does not).
+MAX_TEMPLATE_LOOPS = 1_000_000
 _MAX_INT_BITS = 65_536  # about 20,000 decimal digits
 
 _SIZED = (str, bytes, list, tuple)
@@ -40,6 +52,7 @@ _DIGITS = re.compile(r"\d+")
 # str methods whose int argument is an output width, and the filters that pad
 _WIDTH_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
 _FORMAT_METHODS = frozenset({"format", "format_map"})
+_CHECKED_FILTERS = frozenset({"center", "indent", "format"})  # width arguments, at load
 
 
 def _security_error(message: str) -> Exception:
@@ -219,3 +232,114 @@ def render_text(template: Template, context: Mapping[str, Any]) -> str:
             raise _too_big("the template's output")
         parts.append(part)
     return "".join(parts)
+
+
+class _NotConstant(ToolcatError):
+    """The expression depends on the call (an argument, a response): judged at run time."""
+
+
+def constant_bound_error(tree: Any) -> tuple[str, int] | None:
+    """The first constant part of a parsed template that passes a size limit, and its line.
+
+    Run time stops such a template before it allocates; this says so when the
+    catalog loads, so ``toolcat validate`` reports ``{{ 'x' * 3000000000 }}``,
+    ``{{ range(10**9)|list }}`` or loops nested over constant ranges instead of
+    a call failing later. Constant parts are evaluated with the same checks
+    that run at run time (nothing past a limit is ever built); parts that
+    depend on arguments or responses are left to run time.
+    """
+    from jinja2 import nodes
+    from jinja2.exceptions import SecurityError
+
+    ops = {nodes.Mul: "*", nodes.Pow: "**", nodes.Add: "+", nodes.Mod: "%"}
+
+    def const(node: Any) -> Any:
+        if isinstance(node, nodes.Const):
+            return node.value
+        if isinstance(node, nodes.List | nodes.Tuple):
+            return [const(item) for item in node.items]
+        if isinstance(node, nodes.Neg):
+            value = const(node.node)
+            if _is_int(value) or isinstance(value, float):
+                return -value
+        if type(node) in ops:
+            op = ops[type(node)]
+            left, right = const(node.left), const(node.right)
+            _check_binop(op, left, right)
+            try:
+                return _BINOPS[op](left, right)
+            except (TypeError, ValueError, ArithmeticError) as exc:
+                raise _NotConstant from exc
+        if isinstance(node, nodes.Filter) and node.name == "list" and node.node is not None:
+            value = const(node.node)
+            return list(value) if isinstance(value, range | list | tuple | str) else value
+        if isinstance(node, nodes.Filter) and node.name in _CHECKED_FILTERS:
+            # 'x' | center(3000000000): check the widths as the run-time filter does
+            args = [const(a) for a in node.args]
+            if node.name == "format":
+                value = const(node.node) if node.node is not None else None
+                _check_format(value, tuple(args), {})
+            else:
+                for arg in args:
+                    _check_width(arg, f"{node.name}()")
+            raise _NotConstant  # within the limits: its value is run time's business
+        if (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Getattr)
+            and node.node.attr in _WIDTH_METHODS | _FORMAT_METHODS
+        ):
+            # 'x'.rjust(3000000000), '{:3000000000}'.format('x')
+            text = const(node.node.node)
+            args = [const(a) for a in node.args]
+            if not isinstance(text, str):
+                raise _NotConstant
+            if node.node.attr in _WIDTH_METHODS:
+                for arg in args:
+                    _check_width(arg, f"str.{node.node.attr}()")
+            else:
+                _check_format(text, tuple(args), {})
+            raise _NotConstant
+        if (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Name)
+            and node.node.name == "range"
+            and not node.kwargs
+            and node.dyn_args is None
+            and node.dyn_kwargs is None
+        ):
+            args = [const(a) for a in node.args]
+            if not 1 <= len(args) <= 3 or not all(_is_int(a) for a in args):
+                raise _NotConstant
+            return _bounded_range(*args)
+        raise _NotConstant
+
+    def loops(node: Any, runs: int) -> tuple[str, int] | None:
+        """Loops over constant ranges, nested: their iterations multiply."""
+        for child in node.iter_child_nodes():
+            inner = runs
+            if isinstance(child, nodes.For):
+                try:
+                    items = const(child.iter)
+                except (_NotConstant, SecurityError, RecursionError):
+                    items = None
+                if isinstance(items, range | list | tuple | str):
+                    inner = runs * max(len(items), 1)
+                    if inner > MAX_TEMPLATE_LOOPS:
+                        return (
+                            f"loops nested over constant ranges run {inner:,} times, "
+                            f"over the limit of {MAX_TEMPLATE_LOOPS:,}",
+                            int(child.lineno or 1),
+                        )
+            found = loops(child, inner)
+            if found is not None:
+                return found
+        return None
+
+    for node in tree.find_all((*ops, nodes.Call, nodes.Filter)):
+        try:
+            const(node)
+        except (_NotConstant, RecursionError):
+            continue
+        except SecurityError as exc:
+            return str(exc), int(getattr(node, "lineno", 1) or 1)
+    return loops(tree, 1)

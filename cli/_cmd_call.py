@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if not isinstance(parsed, dict):
         where = f"{format_loc(parsed.loc)}: " if parsed.loc else ""
         raise CliError(f"--args: {where}{parsed.msg}")
-    catalog = load_or_exit([args.path], args.ref_root)
+    catalog = load_or_exit([args.path], args.ref_root, like_validate=True)
     if args.tool not in catalog:
         closest = catalog.closest(args.tool)
         hint = f"; did you mean: {', '.join(closest)}?" if closest else ""

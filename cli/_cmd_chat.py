@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"environment variable {args.api_key_env} is not set (--api-key-env)")
     from ._loading import load_or_exit
 
-    catalog = load_or_exit([args.path], args.ref_root)
+    catalog = load_or_exit([args.path], args.ref_root, like_validate=True)
     prompts = _prompts(args.prompt)
     import asyncio
 

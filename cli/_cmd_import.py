@@ -167,12 +167,24 @@ def run(args: argparse.Namespace) -> int:
         ref_root=Path(args.ref_root) if args.ref_root else None,
     )
     result = import_openapi(spec, options)
-    fatal = [d for d in result.diagnostics if d.code in ("TC201", "TC202", "TC207")]
-    if fatal:
-        raise CliError(f"{args.spec}: {fatal[0].message}")
+    fatal = [d for d in result.diagnostics if d.code in ("TC002", "TC201", "TC202", "TC207")]
+    if fatal:  # one located line, as `toolcat validate` prints it
+        raise CliError(str(fatal[0]))
+    where = {  # the located finding of each skipped operation
+        (d.path[1], str(d.path[2]).upper()): d
+        for d in result.diagnostics
+        if d.code in ("TC203", "TC204") and len(d.path) == 3 and d.path[0] == "paths"
+    }
     for report in result.report:
         if report.skipped or not args.quiet:
             print(str(report), file=sys.stderr)
+            found = where.get((report.path, report.method)) if report.skipped else None
+            if found is not None:
+                print(
+                    f"    at {found.file}:{found.line}:{found.column}: "
+                    f"{found.severity} {found.code}",
+                    file=sys.stderr,
+                )
             for note in report.notes:
                 print(f"    note: {note}", file=sys.stderr)
     for diag in result.diagnostics:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from ._app import CliError
@@ -102,6 +103,9 @@ def register(sub: Any) -> None:
         choices=["debug", "info", "warning", "error"],
         help="stderr log level",
     )
+    from ._loading import add_ref_root
+
+    add_ref_root(p)
     p.set_defaults(func=run)
 
 
@@ -111,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     import anyio
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
     from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
-    from toolcat.loader import CatalogInputError
+    from toolcat.loader import CatalogInputError, LoadResult, load_catalog
 
     if args.settle < 0 or args.poll_interval <= 0:
         raise CliError("--settle must be 0 or more and --poll-interval more than 0")
@@ -119,6 +123,14 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
     )
+    from ._loading import check_ref_root
+
+    check_ref_root(args.ref_root)
+    ref_root = args.ref_root
+
+    def load(paths: Sequence[str]) -> LoadResult:  # every load and --watch reload
+        return load_catalog(paths, progress=False, ref_root=ref_root)
+
     server = McpServer(
         args.paths,
         toolset=args.toolset,
@@ -128,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
         yes=args.yes,
         tool_search=args.tool_search,
         pinned=args.pin,
+        loader=load,
     )
     if args.pin and not args.tool_search:
         raise CliError("--pin needs --tool-search")
@@ -136,10 +149,11 @@ def run(args: argparse.Namespace) -> int:
     except CatalogInputError as exc:
         raise CliError(str(exc)) from exc
     except CatalogLoadFailed as exc:
-        from ._formats import format_text
+        from ._loading import report_failed_load
 
-        sys.stderr.write(format_text(list(exc.diagnostics), [], "error"))
-        raise CliError(f"cannot serve: {exc}", 1) from exc
+        errors = report_failed_load(exc.diagnostics, exc.files)  # as `toolcat validate`
+        noun = "error" if errors == 1 else "errors"
+        raise CliError(f"cannot serve: the catalog has {errors} {noun}", 1) from exc
     except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
         raise CliError(str(exc)) from exc
     tools = server.tools

@@ -11,7 +11,13 @@ from ._app import CliError
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog
 
-__all__ = ["add_ref_root", "check_ref_root", "load_or_exit", "read_catalog"]
+__all__ = [
+    "add_ref_root",
+    "check_ref_root",
+    "load_or_exit",
+    "read_catalog",
+    "report_failed_load",
+]
 
 
 def add_ref_root(parser: Any) -> None:
@@ -46,17 +52,44 @@ def read_catalog(paths: Sequence[str], ref_root: str | None = None) -> Any:
         raise CliError(str(exc), 2) from exc
 
 
-def load_or_exit(paths: Sequence[str], ref_root: str | None = None) -> Catalog:
-    """The compiled catalog, or its errors on stderr and exit code 1."""
+def report_failed_load(diagnostics: Sequence[Any], files: Sequence[str]) -> int:
+    """Write a failed load's findings on stderr exactly as ``toolcat validate`` prints them.
+
+    The same ``file:line:col: severity code message`` lines (warnings
+    included, most relevant first) and the same summary line, so ``serve``,
+    ``call`` and ``chat`` on a broken catalog say what ``validate`` says
+    (``list`` and ``schema`` print only the errors, see :func:`load_or_exit`).
+    Returns the count of errors.
+    """
+    from ._formats import format_text, summary_line
+
+    shown = list(diagnostics)
+    sys.stderr.write(format_text(shown, list(files), "error"))
+    sys.stderr.write(f"toolcat: {summary_line(shown, list(files))}\n")
+    sys.stderr.flush()
+    return sum(1 for d in shown if str(d.severity) == "error")
+
+
+def load_or_exit(
+    paths: Sequence[str], ref_root: str | None = None, *, like_validate: bool = False
+) -> Catalog:
+    """The compiled catalog, or its errors on stderr and exit code 1.
+
+    ``like_validate`` (``call``, ``chat``): every finding and the summary line,
+    exactly as ``toolcat validate`` prints them; otherwise (``list``,
+    ``schema``) only the errors that block loading.
+    """
     result = read_catalog(paths, ref_root)
     if result.catalog is None:
-        from ._formats import format_text
+        if like_validate:
+            errors = report_failed_load(result.diagnostics, result.files)
+        else:
+            from ._formats import format_text
 
-        errors = [d for d in result.diagnostics if str(d.severity) == "error"]
-        sys.stderr.write(format_text(errors, result.files, "error"))
-        noun = "error" if len(errors) == 1 else "errors"
-        raise CliError(
-            f"the catalog has {len(errors)} {noun}; see 'toolcat validate' for details", 1
-        )
+            blocking = [d for d in result.diagnostics if str(d.severity) == "error"]
+            sys.stderr.write(format_text(blocking, result.files, "error"))
+            errors = len(blocking)
+        noun = "error" if errors == 1 else "errors"
+        raise CliError(f"the catalog has {errors} {noun}; see 'toolcat validate' for details", 1)
     catalog: Catalog = result.catalog
     return catalog

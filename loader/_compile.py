@@ -35,6 +35,7 @@ from toolcat.catalog import (
 
 from ._docs import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
+from ._schemas import ref_loops
 from ._scope import CompileContext, Scope
 from ._shape import Locator, closest
 from ._templates import template_strings
@@ -133,6 +134,19 @@ def _check_strings(
                 key=True,
             )
     if auth is not None:
+        where = getattr(auth, "in_", None)
+        key_name = getattr(auth, "name", None)
+        if (
+            where in ("header", "cookie")
+            and isinstance(key_name, str)
+            and not TOKEN.match(key_name)
+        ):
+            scope.add(
+                "TC008",
+                f"the API key goes in {where} {key_name!r}, which is not a valid {where} name "
+                "(letters, digits and !#$%&'*+-.^_`|~; no spaces, colons, CR or LF)",
+                ("auth", "name"),
+            )
         for key, value in auth.model_dump(by_alias=True).items():
             if isinstance(value, str) and key != "type":
                 scope.env(("auth", key), value)
@@ -210,6 +224,14 @@ def compile_tool(
                 ("definitions", name, *issue.path),
                 key=issue.key,
             )
+    for name, chain in ref_loops(defs):
+        scope.add(
+            "TC022",
+            f"definition '{name}': its $refs loop with no schema in between ({chain}), "
+            "so no value could ever be checked against it; give one of them a schema",
+            ("definitions", name),
+            key=True,
+        )
     if doc.output_schema is not None and not trusted:
         for issue in ctx.schemas.check(doc.output_schema):
             if issue.code in ("TC022", "TC045"):

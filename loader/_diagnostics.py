@@ -55,6 +55,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- templates -------------------------------------------------------------
     "TC030": ("template-syntax", Severity.ERROR),
     "TC031": ("template-undeclared-argument", Severity.ERROR),
+    "TC032": ("template-too-large", Severity.ERROR),
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
     "TC045": ("external-schema-ref", Severity.ERROR),

@@ -6,7 +6,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ __all__ = [
     "FileReadError",
     "Progress",
     "SourceFile",
+    "duplicate_finder",
     "find_files",
     "looks_like_spec",
     "read_regular_file",
@@ -123,7 +124,7 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BY
             info = os.fstat(fd)
             _refuse(info.st_mode, info.st_size, max_bytes, stream)
             with os.fdopen(fd, "rb", closefd=False) as f:
-                data = f.read(max_bytes + 1)
+                data = _read_upto(f, max_bytes + 1, info.st_size if not stream else 0)
         except FileReadError:
             raise
         except OSError as exc:
@@ -133,6 +134,25 @@ def read_regular_file(path: str | os.PathLike[str], max_bytes: int = MAX_FILE_BY
     if len(data) > max_bytes:
         raise FileReadError(f"the file is over the limit of {max_bytes:,} bytes", too_large=True)
     return data
+
+
+def _read_upto(f: Any, limit: int, size: int) -> bytes:
+    """At most ``limit`` bytes, read in pieces the size of the file (or 1 MiB).
+
+    ``f.read(limit)`` allocates ``limit`` bytes before it reads one: every
+    catalog file briefly cost the whole 64 MiB cap.
+    """
+    parts: list[bytes] = []
+    got = 0
+    step = max(min(size + 1, limit), 1) if size else 1 << 20
+    while got < limit:
+        part = f.read(min(step, limit - got))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+        step = 1 << 20  # the file grew, or a stream: go on in 1 MiB pieces
+    return b"".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +231,26 @@ def _key_line(text: str, words: tuple[str, ...], pattern: re.Pattern[str]) -> bo
     return False
 
 
+def duplicate_finder(found: list[str]) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """A ``json.loads`` ``object_pairs_hook`` that notes each key written twice in ``found``.
+
+    ``json.loads`` keeps the last value of a duplicate key silently, so a spec
+    whose ``paths`` names ``/items`` twice lost an operation without a word.
+    """
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        value = dict(items)
+        if len(value) != len(items):
+            seen: set[str] = set()
+            for k, _ in items:
+                if k in seen:
+                    found.append(k)
+                seen.add(k)
+        return value
+
+    return pairs
+
+
 def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
     """(whether a file is an OpenAPI/Swagger document rather than a catalog, the spec parsed).
 
@@ -219,8 +259,9 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
     when the file was recognised without parsing it, as YAML specs are).
     """
     if path.suffix.lower() == ".json" or text.lstrip()[:1] == "{":
+        duplicates: list[str] = []
         try:
-            data = loads_json(text)
+            data = loads_json(text, object_pairs_hook=duplicate_finder(duplicates))
         except ValueError:
             data = None  # not JSON after all: YAML, or broken; look at the lines
         else:
@@ -229,7 +270,8 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
                 and ("openapi" in data or "swagger" in data)
                 and "toolcat" not in data
             )
-            return spec, data if spec else None
+            # a duplicate key: the importer reads the file again and says where
+            return spec, data if spec and not duplicates else None
     if _key_line(text, ("openapi", "swagger"), _YAML_SPEC) and not _key_line(
         text, ("toolcat",), _YAML_CATALOG
     ):

@@ -29,7 +29,9 @@ _REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)(?:/[^"]*)?"')
 _ANY_REF = re.compile(r'"\$ref":\s*"([^"]*)"')
 _DEFS_REF = re.compile(r"#/\$defs/[^/]+(/.*)?")
 _CONTAINERS = (dict, list, tuple)  # a tuple: `dict | list` would build a union per call
-TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token: a header name
+# RFC 9110 token: a header name (and a cookie name, RFC 6265). \Z, not $: "$" also
+# matches before a final newline, which let "X-Id\n" through.
+TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 
 
 def path_variables(path: str) -> list[str]:
@@ -108,11 +110,17 @@ def compile_parameters(
                     f"path parameter '{arg}' cannot be optional; remove 'required: false'",
                     (*ppath, "required"),
                 )
-        if location is ParamLocation.HEADER and not trusted and not TOKEN.match(wire):
+        if (
+            location in (ParamLocation.HEADER, ParamLocation.COOKIE)
+            and not trusted
+            and not TOKEN.match(wire)
+        ):
+            kind = "HTTP header" if location is ParamLocation.HEADER else "cookie"
             scope.add(
                 "TC008",
-                f"parameter '{arg}' goes in header {wire!r}, which is not a valid "
-                "HTTP header name; set 'name:' to one",
+                f"parameter '{arg}' goes in {location.value} {wire!r}, which is not a valid "
+                f"{kind} name (letters, digits and !#$%&'*+-.^_`|~; no spaces, colons, "
+                "CR or LF); set 'name:' to one",
                 ppath,
                 key=True,
             )

@@ -24,7 +24,7 @@ from ._simple_schema import (
     is_simple_valid,
 )
 
-__all__ = ["SchemaChecker", "SchemaIssue"]
+__all__ = ["SchemaChecker", "SchemaIssue", "ref_loops"]
 
 # Keywords of the 2020-12 vocabularies, plus annotations that OpenAPI and editors use.
 KNOWN_KEYWORDS = frozenset(
@@ -429,3 +429,62 @@ class SchemaChecker:
                         )
         except Exception as exc:  # an unresolvable $ref and the like: report, never crash
             yield SchemaIssue("TC022", (), f"cannot check this schema: {exc}")
+
+
+_SAME_VALUE_LISTS = ("allOf", "anyOf", "oneOf")
+_SAME_VALUE_ONE = ("not", "if", "then", "else")
+_LOCAL_DEF = ("#/$defs/", "#/definitions/")
+
+
+def ref_loops(defs: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Definitions whose ``$ref``s come back to them with no schema in between.
+
+    ``A: {$ref: '#/$defs/B'}``, ``B: {$ref: '#/$defs/A'}`` (also through
+    ``allOf``/``anyOf``/``oneOf``/``not``/``if``/``then``/``else``) apply to the
+    same value forever: validating any argument would recurse until it
+    crashed. Recursion through ``properties`` or ``items`` is fine (each step
+    checks a part of the value). Returns ``(name, "A -> B -> A")`` per loop found.
+    """
+
+    def edges(node: Any) -> list[str]:
+        out: list[str] = []
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if not isinstance(n, dict):
+                continue
+            ref = n.get("$ref")
+            if isinstance(ref, str):
+                for prefix in _LOCAL_DEF:
+                    if ref.startswith(prefix) and ref[len(prefix) :] in defs:
+                        out.append(ref[len(prefix) :])
+            for k in _SAME_VALUE_LISTS:
+                v = n.get(k)
+                if isinstance(v, list):
+                    todo.extend(v)
+            todo.extend(n[k] for k in _SAME_VALUE_ONE if k in n)
+        return out
+
+    done: set[str] = set()
+    loops: list[tuple[str, str]] = []
+    for start in defs:
+        if start in done:
+            continue
+        stack = [(start, iter(edges(defs[start])))]
+        on_path = [start]
+        while stack:
+            name, nxt_names = stack[-1]
+            nxt = next(nxt_names, None)
+            if nxt is None:
+                stack.pop()
+                on_path.pop()
+                done.add(name)
+            elif nxt in on_path:
+                loop = on_path[on_path.index(nxt) :]
+                loops.append((nxt, " -> ".join([*loop, nxt])))
+                done.update(on_path)  # one report per loop is enough
+                break
+            elif nxt not in done:
+                stack.append((nxt, iter(edges(defs[nxt]))))
+                on_path.append(nxt)
+    return loops

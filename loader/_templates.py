@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import sandbox_environment
+from toolcat.catalog import constant_bound_error, sandbox_environment
 
 __all__ = ["TemplateChecker", "TemplateIssue", "template_strings"]
 
@@ -23,7 +23,7 @@ _MARKERS = ("{{", "{%", "{#")
 
 @dataclass(frozen=True, slots=True)
 class TemplateIssue:
-    code: str  # TC030 syntax, TC031 undeclared name
+    code: str  # TC030 syntax, TC031 undeclared name, TC032 past a size limit
     message: str
     line: int = 1  # 1-based line inside the template text
 
@@ -71,13 +71,19 @@ class TemplateChecker:
 
             env = self._environment()
             try:
+                tree = env.parse(source)
                 # the code generator runs too: it rejects unknown filters and tests
-                found = meta.find_undeclared_variables(env.parse(source)) - set(env.globals)
+                found = meta.find_undeclared_variables(tree) - set(env.globals)
             except TemplateSyntaxError as exc:  # TemplateAssertionError included
                 issue = TemplateIssue("TC030", f"template error: {exc.message}", exc.lineno or 1)
                 result = (issue, frozenset())
             else:
-                result = (None, frozenset(found))
+                bound = constant_bound_error(tree)  # 'x' * 3000000000: refused before a call
+                if bound is not None:
+                    message, line = bound
+                    result = (TemplateIssue("TC032", f"template {message}", line), frozenset())
+                else:
+                    result = (None, frozenset(found))
         self._cache[source] = result
         return result
 

@@ -43,6 +43,7 @@ from yaml.resolver import Resolver
 from ._diagnostics import CatalogError, Diagnostic, Severity
 
 __all__ = [
+    "MAX_YAML_CHARS",
     "MAX_YAML_VALUES",
     "ParsedYaml",
     "Positions",
@@ -153,6 +154,12 @@ class _FastLoader(_Loader):  # type: ignore[misc]
 # to well under a GB downstream. (Before one reader, catalogs stopped at 5 M
 # and specs at 20 M; 20 M let an alias bomb cost four times the memory.)
 MAX_YAML_VALUES = 5_000_000
+# The count alone lets a few long strings shared by aliases stand for hundreds
+# of MB (1 KB of YAML became 150-190 MB of output: few values, each large), so
+# the characters of every scalar and key reached, through aliases too, are
+# counted as well, under the same cap as a file's bytes (loader/_files.py): a
+# document may expand to no more text than a file may hold.
+MAX_YAML_CHARS = 64 * 1024 * 1024
 
 Path = tuple[str | int, ...]
 
@@ -310,9 +317,10 @@ class _Builder:
         self.yaml11: list[Yaml11Scalar] = []
         self.too_large = False
         self._cycles = cycles  # an alias inside its own node: the value refers to itself
-        self._done: dict[int, tuple[Any, int]] = {}
+        self._done: dict[int, tuple[Any, int, int]] = {}  # node id -> value, values, chars
         self._active: dict[int, Any] = {}  # node id -> its value, while being built
         self._count = 0
+        self._chars = 0  # characters of scalars and keys, counted again at every alias
 
     def error(self, code: str, message: str, node: Node) -> None:
         mark = node.start_mark
@@ -324,6 +332,7 @@ class _Builder:
         # Scalars are the bulk of any catalog: keep their path short.
         if type(node) is ScalarNode:
             self._count += 1
+            self._chars += len(node.value)
             tag = node.tag
             if tag == _STR:
                 return node.value
@@ -332,12 +341,22 @@ class _Builder:
         done = self._done.get(key)
         if done is not None:  # an alias: reuse the value, but count its size
             self._count += done[1]
+            self._chars += done[2]
             if self._count > MAX_YAML_VALUES:
                 self.too_large = True
                 self.error(
                     "TC001",
                     f"aliases expand to too many values (over {MAX_YAML_VALUES:,}); "
                     "remove the alias loop",
+                    node,
+                )
+                raise _Abort
+            if self._chars > MAX_YAML_CHARS:
+                self.too_large = True
+                self.error(
+                    "TC001",
+                    f"aliases expand to too much text (over {MAX_YAML_CHARS:,} characters, "
+                    "the expanded size limit); write the values out or share less",
                     node,
                 )
                 raise _Abort
@@ -355,7 +374,7 @@ class _Builder:
                 node,
             )
             raise _Abort
-        before = self._count
+        before, chars_before = self._count, self._chars
         value: Any
         if isinstance(node, MappingNode):
             value = self._active[key] = {}
@@ -366,11 +385,12 @@ class _Builder:
         else:
             self._active[key] = None
             value = [self.build(item) for item in node.value]
-        if type(node) is SequenceNode and node.tag != _SEQ:
-            self.error("TC001", f"unsupported YAML tag {node.tag!r}; remove it", node)
+        if node.tag != (_MAP if isinstance(node, MappingNode) else _SEQ):
+            # !!set, !!omap, !!python/object:..., !custom: not plain YAML 1.2 core data
+            self.error("TC001", f"unsupported YAML tag {_shown_tag(node.tag)}; remove it", node)
         del self._active[key]
         self._count += 1
-        self._done[key] = (value, self._count - before)
+        self._done[key] = (value, self._count - before, self._chars - chars_before)
         return value
 
     def _scalar(self, node: ScalarNode) -> Any:
@@ -409,7 +429,7 @@ class _Builder:
             return text
         if tag == _TIMESTAMP:
             return text  # keep dates as text: the data model is JSON's
-        self.error("TC001", f"unsupported YAML tag {tag!r}; write a plain value", node)
+        self.error("TC001", f"unsupported YAML tag {_shown_tag(tag)}; write a plain value", node)
         return text
 
     def _mapping(self, node: MappingNode, result: dict[str, Any]) -> None:
@@ -418,6 +438,7 @@ class _Builder:
         for key_node, value_node in node.value:
             if type(key_node) is ScalarNode and key_node.tag == _STR:
                 key = key_node.value
+                self._chars += len(key)
             elif key_node.tag == _MERGE:
                 merges.append(value_node)
                 continue
@@ -459,6 +480,13 @@ class _Builder:
                 continue
             for k, v in value.items():
                 result.setdefault(k, v)
+
+
+def _shown_tag(tag: str) -> str:
+    """A tag as it was written: ``!!set`` rather than ``tag:yaml.org,2002:set``."""
+    if tag.startswith("tag:yaml.org,2002:"):
+        return repr("!!" + tag.removeprefix("tag:yaml.org,2002:"))
+    return repr(tag)
 
 
 def _unclosed(exc: yaml.MarkedYAMLError, text: str) -> bool:

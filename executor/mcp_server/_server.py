@@ -70,8 +70,9 @@ _CONFIRM_SCHEMA: dict[str, Any] = {
 class CatalogLoadFailed(ToolcatError):
     """The catalog given to ``toolcat serve`` has errors; ``diagnostics`` says which."""
 
-    def __init__(self, diagnostics: Sequence[Any]) -> None:
+    def __init__(self, diagnostics: Sequence[Any], files: Sequence[str] = ()) -> None:
         self.diagnostics = tuple(diagnostics)
+        self.files = tuple(files)  # the catalog files read, as `toolcat validate` counts them
         errors = sum(1 for d in diagnostics if str(getattr(d, "severity", "error")) == "error")
         super().__init__(f"the catalog has {errors} error(s)")
 
@@ -183,7 +184,7 @@ class McpServer:
         finally:
             self._seen = seen  # also after a failed load: retried when a file changes
         if result.catalog is None:
-            raise CatalogLoadFailed(result.diagnostics)
+            raise CatalogLoadFailed(result.diagnostics, result.files)
         served = self._build(result.catalog)
         old, self._served = self._served, served  # the swap: one assignment
         if old is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolcat.loader._params import TOKEN
+
 from ._args import Arg
 from ._errors import OperationSkipped
 from ._refs import Resolver
@@ -46,6 +48,13 @@ def parameter_args(
         if type(location) is not str or location not in _LOCATIONS:
             raise OperationSkipped(
                 f"parameter {name!r} is in {location!r}, which is not a location"
+            )
+        if location in ("header", "cookie") and not TOKEN.match(name):
+            # CR/LF or a colon in a header name would forge headers; a space splits a cookie
+            raise OperationSkipped(
+                f"the {location} parameter {name!r} is not a valid {location} name "
+                "(letters, digits and !#$%&'*+-.^_`|~; no spaces, colons, CR or LF)",
+                code="TC204",
             )
         if location == "header" and name.lower() in IGNORED_HEADERS:
             continue

@@ -8,7 +8,9 @@ into booleans), ``12:30`` is a string (not 750), ``010`` is ten, timestamps
 stay strings, and mapping keys are the text as written (``200:`` -> ``"200"``).
 Unlike catalogs, a spec gets no lint about YAML 1.1 values (it is not the
 user's file to edit) and may hold recursive aliases (the importer skips the
-operations that reach one), and a duplicate key keeps its last value.
+operations that reach one). A key written twice in one mapping (YAML or JSON)
+is TC002 at the second one: parsers keep only the last value, so an operation
+(or a parameter, a schema) would vanish without a word.
 """
 
 from __future__ import annotations
@@ -18,8 +20,13 @@ from typing import Any
 
 import yaml
 from toolcat.catalog import loads_json
-from toolcat.loader._files import MAX_FILE_BYTES, FileReadError, read_regular_file
-from toolcat.loader._yaml import MAX_YAML_VALUES, build_yaml, compose_yaml
+from toolcat.loader._files import (
+    MAX_FILE_BYTES,
+    FileReadError,
+    duplicate_finder,
+    read_regular_file,
+)
+from toolcat.loader._yaml import MAX_YAML_CHARS, MAX_YAML_VALUES, build_yaml, compose_yaml
 
 from ._errors import SpecError
 
@@ -40,8 +47,9 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
             ) from exc
         raise SpecError("TC201", shown, f"cannot read the file: {exc.reason}") from exc
     if path.suffix.lower() == ".json" or data.lstrip()[:1] in (b"{", b"["):
+        duplicates: list[str] = []
         try:
-            return loads_json(data)
+            value = loads_json(data, object_pairs_hook=duplicate_finder(duplicates))
         except (ValueError, UnicodeDecodeError) as exc:
             if path.suffix.lower() == ".json":
                 raise SpecError(
@@ -51,6 +59,10 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
                     getattr(exc, "lineno", 1),
                     getattr(exc, "colno", 1),
                 ) from exc
+        else:
+            if duplicates:
+                raise _duplicate_json_key(data, shown, duplicates[0])
+            return value
     try:
         root = compose_yaml(data)
     except yaml.YAMLError as exc:
@@ -70,22 +82,54 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
         return None
     parsed = build_yaml(root, shown, cycles=True)
     if parsed.too_large:
+        last = parsed.diagnostics[-1] if parsed.diagnostics else None
+        chars = last is not None and "characters" in last.message
+        limit = (
+            f"{MAX_YAML_CHARS:,} characters (the expanded size limit)"
+            if chars
+            else f"{MAX_YAML_VALUES:,} values"
+        )
         raise SpecError(
             "TC207",
             shown,
-            f"its YAML aliases expand to over {MAX_YAML_VALUES:,} values "
-            "(an alias bomb, or a spec too large to import)",
+            f"its YAML aliases expand to over {limit} (an alias bomb, or a spec too "
+            "large to import)",
+            last.line if last is not None else 1,
+            last.column if last is not None else 1,
         )
-    for d in parsed.diagnostics:  # a duplicate key keeps its last value, as JSON parsers do
-        if d.code != "TC002":
-            raise SpecError(
-                "TC201",
-                shown,
-                f"not valid YAML at line {d.line}, column {d.column}: {d.message}",
-                d.line,
-                d.column,
-            )
+    for d in parsed.diagnostics:
+        if d.code == "TC002":  # the first value would be silently lost (an operation, say)
+            raise SpecError("TC002", shown, d.message, d.line, d.column)
+        raise SpecError(
+            "TC201",
+            shown,
+            f"not valid YAML at line {d.line}, column {d.column}: {d.message}",
+            d.line,
+            d.column,
+        )
     return parsed.data
+
+
+def _duplicate_json_key(data: bytes, shown: str, key: str) -> SpecError:
+    """TC002 at the second occurrence of a duplicate key in a JSON spec.
+
+    JSON's parser does not say where it was; the one YAML reader (JSON is YAML
+    1.2) does, so the text is read again only in this rare case.
+    """
+    try:
+        root = compose_yaml(data)
+        found = build_yaml(root, shown, cycles=True).diagnostics if root is not None else ()
+    except (yaml.YAMLError, ValueError):
+        found = ()
+    for d in found:
+        if d.code == "TC002":
+            message = d.message.replace("YAML keeps", "JSON parsers keep")
+            return SpecError("TC002", shown, message, d.line, d.column)
+    return SpecError(
+        "TC002",
+        shown,
+        f"duplicate key {key!r}; JSON parsers keep only the last one: remove or rename one",
+    )
 
 
 def detect_version(doc: Any, path: str) -> str:

@@ -133,6 +133,7 @@ class SchemaConverter:
         self._taken: set[str] = set()
         self._direct: dict[RefKey, tuple[RefKey, ...]] = {}
         self._exceeds: dict[tuple[RefKey, int], bool] = {}
+        self._loop_free: set[RefKey] = set()  # refs checked by _check_loop
 
     # -- public ------------------------------------------------------------------
 
@@ -190,6 +191,8 @@ class SchemaConverter:
 
     def _ref(self, node: dict[str, Any], file: str, mode: str) -> Any:
         target, key = self._resolver.resolve(node["$ref"], file)
+        if key not in self._loop_free:
+            self._check_loop(key, target, str(node["$ref"]), file)
         mk = (key, mode)
         deps = self._deps[-1]
         if mode == OUT or mk in self._recursive:
@@ -236,6 +239,38 @@ class SchemaConverter:
             return self._with_siblings(self._def_ref(key), node, file, mode)
         deps.update(reached)
         return self._with_siblings(body, node, file, mode)
+
+    def _check_loop(self, start: RefKey, target: Any, ref: str, file: str) -> None:
+        """Refuse refs that reach themselves with no schema content in between.
+
+        ``A: {$ref: B}``, ``B: {$ref: A}`` (or the same through ``allOf``,
+        ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else``) apply to the
+        same value forever: every call would recurse until it crashed. A
+        recursive schema through ``properties`` or ``items`` steps into a part
+        of the value each time, so it ends, and stays allowed.
+        """
+        stack = [(start, iter(_same_value_refs(target)))]
+        on_path = [start]
+        while stack:
+            key, refs = stack[-1]
+            nxt = next(refs, None)
+            if nxt is None:
+                stack.pop()
+                on_path.pop()
+                self._loop_free.add(key)
+                continue
+            value, nkey = self._resolver.resolve(nxt, key[0])
+            if nkey in on_path:
+                chain = " -> ".join(_ref_label(k) for k in [*on_path[on_path.index(nkey) :], nkey])
+                raise RefError(
+                    ref,
+                    file,
+                    f"its $refs loop with no schema in between ({chain}), so no value "
+                    "could ever be checked against it",
+                )
+            if nkey not in self._loop_free:
+                stack.append((nkey, iter(_same_value_refs(value))))
+                on_path.append(nkey)
 
     def _with_siblings(self, body: Any, node: dict[str, Any], file: str, mode: str) -> Any:
         if len(node) == 1:
@@ -441,3 +476,32 @@ def _frozen_value(v: Any) -> Any:
     if t is dict or t is list:
         return freeze(v)
     return v
+
+
+_SAME_VALUE_LISTS = ("allOf", "anyOf", "oneOf")
+_SAME_VALUE_ONE = ("not", "if", "then", "else")
+
+
+def _same_value_refs(node: Any) -> list[str]:
+    """The ``$ref``s a schema applies to the very value it checks (not to a part of it)."""
+    out: list[str] = []
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if type(n) is not dict:
+            continue
+        ref = n.get("$ref")
+        if isinstance(ref, str):
+            out.append(ref)
+        for k in _SAME_VALUE_LISTS:
+            v = n.get(k)
+            if type(v) is list:
+                todo.extend(v)
+        todo.extend(n[k] for k in _SAME_VALUE_ONE if k in n)
+    return out
+
+
+def _ref_label(key: RefKey) -> str:
+    """``B`` for ``#/components/schemas/B``; the file name for a whole file."""
+    file, pointer = key
+    return pointer.rsplit("/", 1)[-1] if pointer else file.rsplit("/", 1)[-1]

@@ -76,14 +76,19 @@ def test_validate_never_runs_a_template_bomb(tmp_path: Path, template: str) -> N
     )
     assert done.returncode in (0, 1), done.stderr  # a clean verdict: no MemoryError, no exit 3
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    assert done.returncode == 1 and f"{catalog}:14:" in done.stdout  # located, at load
+    assert "error TC032" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("template", BOMBS)
 def test_a_template_bomb_is_a_typed_error_and_nothing_is_sent(
-    server: Any, tmp_path: Path, template: str
+    server: Any, tmp_path: Path, template: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from toolcat.loader import load
 
+    # the load-time check (TC032) refuses the constant ones; switched off here, so
+    # that this tests the run-time bound on its own
+    monkeypatch.setattr("toolcat.loader._templates.constant_bound_error", lambda tree: None)
     url, state = server
     catalog = tmp_path / "bomb.yaml"
     catalog.write_text(CATALOG.format(url=url, template=_quoted(template)), encoding="utf-8")
