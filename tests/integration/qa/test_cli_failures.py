@@ -10,7 +10,6 @@ import json
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -254,18 +253,19 @@ def test_a_bad_tool_call_goes_back_to_the_model_as_an_error(
 
 
 @pytest.fixture
-def silent_endpoint() -> Iterator[str]:
+def silent_socket() -> Iterator[socket.socket]:
     """Accepts connections and never answers."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen(8)
-        yield f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        yield s
 
 
 @pytest.mark.parametrize("command", ["chat", "serve-http"])
 def test_ctrl_c_is_one_line_exit_130(
-    catalog_file: Path, silent_endpoint: str, command: str
+    catalog_file: Path, silent_socket: socket.socket, command: str
 ) -> None:
+    silent_endpoint = f"http://127.0.0.1:{silent_socket.getsockname()[1]}/v1"
     if command == "chat":
         args = ["chat", str(catalog_file), "--base-url", silent_endpoint, "--model", "m", "hi"]
         ready = None
@@ -279,17 +279,25 @@ def test_ctrl_c_is_one_line_exit_130(
         stderr=subprocess.PIPE,
         text=True,
     )
+    held: list[socket.socket] = []
     try:
         if ready:
             assert proc.stderr is not None
             assert ready in proc.stderr.readline()
         else:
-            time.sleep(1.5)  # the request is out and waiting
+            # Wait until the request is out, not a fixed time: on a loaded machine the
+            # process may still be starting after 1.5 s, before Python handles SIGINT.
+            silent_socket.settimeout(30)
+            connection, _ = silent_socket.accept()
+            held.append(connection)  # left open, unanswered, until the process is gone
+            assert connection.recv(1)  # the first byte of the request was sent
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     finally:
         if proc.poll() is None:
             proc.kill()
+        for connection in held:
+            connection.close()
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "toolcat: interrupted"
