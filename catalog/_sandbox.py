@@ -11,14 +11,16 @@ folding them at compile time, where ``{{ 'x' * 3000000000 }}`` allocated
 3 GB while a catalog was only being validated), as are the padding and
 formatting filters and ``str`` methods, ``range`` and ``namespace``
 assignments; :func:`render_text` stops a rendering whose output passes the
-cap. A template that tries raises ``jinja2.exceptions.SecurityError``.
+cap, and every ``{% for %}`` draws on one budget of iterations per rendering
+(:data:`MAX_TEMPLATE_LOOPS`), so loops nested over the arguments cannot spin.
+A template that tries raises ``jinja2.exceptions.SecurityError``.
 """
 
 from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache, wraps
 from typing import TYPE_CHECKING, Any
 
@@ -42,8 +44,9 @@ __all__ = [
 MAX_TEMPLATE_SIZE = 10_000_000
 # The most items ``range()`` gives in a template (Jinja's own sandbox default).
 MAX_TEMPLATE_RANGE = 100_000
-# The most iterations loops over constant ranges, nested in one another, may run
-# (checked when a catalog loads: 1,000 x 1,000 passes, 100,000 x 100,000 does not).
+# The most iterations a template's loops may run in one rendering, all loops
+# together (at run time), and loops nested over constant ranges (checked when a
+# catalog loads: 1,000 x 1,000 passes, 100,000 x 100,000 does not).
 MAX_TEMPLATE_LOOPS = 1_000_000
 _MAX_INT_BITS = 65_536  # about 20,000 decimal digits
 
@@ -122,6 +125,19 @@ def _bounded_range(*args: int) -> range:
     return numbers
 
 
+_COUNTED = "toolcat_counted"
+
+
+def _counted(iterable: Any, budget: list[int]) -> Iterator[Any]:
+    for item in iterable:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _security_error(
+                f"the template's loops ran over the limit of {MAX_TEMPLATE_LOOPS:,} iterations"
+            )
+        yield item
+
+
 def _bounded_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` with its width or fill arguments checked before it runs."""
 
@@ -168,6 +184,31 @@ def _environment_class() -> type[ImmutableSandboxedEnvironment]:
             for name in ("center", "indent", "format", "replace", "batch", "slice", "wordwrap"):
                 if name in self.filters:
                     self.filters[name] = _bounded_filter(name, self.filters[name])
+
+        def _parse(self, source: str, name: str | None, filename: str | None) -> Any:
+            # Every ``{% for %}`` iterates through ``toolcat_counted``: one budget of
+            # iterations per rendering, across all loops, nested or not. The name is
+            # an environment attribute, so a template cannot shadow it with ``set``.
+            from jinja2 import nodes
+
+            tree = super()._parse(source, name, filename)
+            for loop in list(tree.find_all(nodes.For)):
+                loop.iter = nodes.Call(
+                    nodes.EnvironmentAttribute(_COUNTED),
+                    [nodes.ContextReference(), loop.iter],
+                    [],
+                    None,
+                    None,
+                    lineno=loop.iter.lineno,
+                )
+            return tree
+
+        def toolcat_counted(self, context: Any, iterable: Any) -> Iterator[Any]:
+            budget: list[int] | None = getattr(context, "_toolcat_loops", None)
+            if budget is None:
+                budget = [MAX_TEMPLATE_LOOPS]
+                context._toolcat_loops = budget  # one budget per rendering (its context)
+            return _counted(iterable, budget)
 
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
             _check_binop(operator, left, right)
@@ -256,6 +297,12 @@ def constant_bound_error(tree: Any) -> tuple[str, int] | None:
     def const(node: Any) -> Any:
         if isinstance(node, nodes.Const):
             return node.value
+        if (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.EnvironmentAttribute)
+            and node.node.name == _COUNTED
+        ):
+            return const(node.args[1])  # a loop's iterable, as the template wrote it
         if isinstance(node, nodes.List | nodes.Tuple):
             return [const(item) for item in node.items]
         if isinstance(node, nodes.Neg):

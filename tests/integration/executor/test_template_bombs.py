@@ -111,3 +111,51 @@ def test_a_template_within_the_limits_still_renders(server: Any, tmp_path: Path)
     assert result.ok, result.content
     assert len(state.wire) == 1
     assert MAX_TEMPLATE_SIZE >= 1_000_000
+
+
+LOOP_CATALOG = """\
+toolcat: 1
+services:
+  api:
+    base_url: {url}/echo/base
+tools:
+  - name: post_it
+    description: Posts a body built by loops over an argument.
+    service: api
+    method: POST
+    path: /items
+    parameters:
+      xs: {{type: array, items: {{type: integer}}, description: numbers}}
+    body:
+      data: {template}
+"""
+
+# Loops over the arguments: nothing constant for `validate` to judge, and no output
+# for the size cap to stop. Each would spin for minutes without the loop budget.
+LOOP_BOMBS = [
+    "{% for a in xs %}{% for b in xs %}{% for c in xs %}{% endfor %}{% endfor %}{% endfor %}",
+    "{% for a in xs %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
+    "{% for a in xs if a >= 0 %}{% for b in xs %}{% for c in xs if c < 0 %}"
+    "{% endfor %}{% endfor %}{% endfor %}",
+    "{% macro m() %}{% for b in xs %}{% for c in xs %}{% endfor %}{% endfor %}{% endmacro %}"
+    "{% for a in xs %}{{ m() }}{% endfor %}",
+]
+
+
+@pytest.mark.parametrize("template", LOOP_BOMBS)
+def test_loops_over_the_arguments_share_one_budget_per_call(
+    server: Any, tmp_path: Path, template: str
+) -> None:
+    from toolcat.catalog import MAX_TEMPLATE_LOOPS
+    from toolcat.loader import load
+
+    url, state = server
+    catalog = tmp_path / "loops.yaml"
+    catalog.write_text(LOOP_CATALOG.format(url=url, template=_quoted(template)), encoding="utf-8")
+    with Executor(load([catalog]), env={}) as ex:
+        refused = ex.execute(ToolCall("post_it", {"xs": list(range(1000))}))
+        small = ex.execute(ToolCall("post_it", {"xs": list(range(3))}))
+    assert refused.error is not None and refused.error.type == "invalid_arguments"
+    assert f"{MAX_TEMPLATE_LOOPS:,} iterations" in refused.error.msg
+    assert small.ok, small.content  # the budget is per call: a small call still runs
+    assert len(state.wire) == 1, "a refused call reached the server"
