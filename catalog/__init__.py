@@ -46,6 +46,14 @@ from ._model import (
 )
 from ._printable import escape_controls, escape_json_controls
 from ._sandbox import MAX_TEMPLATE_RANGE, MAX_TEMPLATE_SIZE, render_text, sandbox_environment
+from ._serving import (
+    DEFAULT_JWT_ALGORITHMS,
+    ApiKeyEntry,
+    IntrospectionSettings,
+    JwtSettings,
+    ServeAuth,
+    ServerSettings,
+)
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -56,11 +64,13 @@ from ._strict import (
 
 __all__ = [
     "ApiKeyAuth",
+    "ApiKeyEntry",
     "AuthSpec",
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
     "Catalog",
+    "DEFAULT_JWT_ALGORITHMS",
     "EnvSyntaxError",
     "FrozenDict",
     "FrozenList",
@@ -68,6 +78,8 @@ __all__ = [
     "HttpCommand",
     "HttpMethod",
     "INTEGER_FORMATS",
+    "IntrospectionSettings",
+    "JwtSettings",
     "MAX_NESTING_DEPTH",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
@@ -81,6 +93,8 @@ __all__ = [
     "ParameterBinding",
     "ResponseSpec",
     "RetryPolicy",
+    "ServeAuth",
+    "ServerSettings",
     "Service",
     "SourceLocation",
     "StrictResult",

@@ -1,0 +1,68 @@
+"""An issuer whose JWKS endpoint is slow, down or answers garbage: bounded time, fail closed.
+
+The authenticator talks to the loopback issuer over real sockets; a fresh one per case,
+so that no key is known before the broken fetch.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import anyio
+import pytest
+from toolcat.catalog import JwtSettings, ServeAuth
+from toolcat.executor.mcp_server import Authenticator
+
+from .conftest import RESOURCE, Issuer
+
+
+@pytest.fixture
+def broken(issuer: Issuer, request: pytest.FixtureRequest) -> Iterator[Issuer]:
+    issuer.jwks_mode = request.param
+    try:
+        yield issuer
+    finally:
+        issuer.jwks_mode = "ok"
+
+
+def authenticator(issuer: Issuer, timeout: float = 1.0) -> Authenticator:
+    settings = ServeAuth(jwt=JwtSettings(issuer.url + "/", issuer.url + "/jwks"))
+    return Authenticator(settings, resource=RESOURCE, jwks_timeout=timeout)
+
+
+@pytest.mark.parametrize("broken", ["slow", "down", "garbage"], indirect=True)
+def test_a_broken_jwks_endpoint_refuses_every_token_in_bounded_time(broken: Issuer) -> None:
+    async def check() -> None:
+        auth = authenticator(broken)
+        try:
+            started = time.monotonic()
+            assert await auth.authenticate(broken.token()) is None
+            assert time.monotonic() - started < 2.5  # the 1 s fetch bound, not the 3 s stall
+        finally:
+            await auth.aclose()
+
+    anyio.run(check)
+
+
+def test_keys_already_known_survive_a_broken_refresh(issuer: Issuer) -> None:
+    async def check() -> None:
+        auth = authenticator(issuer)
+        try:
+            assert (await auth.authenticate(issuer.token())) is not None
+            issuer.jwks_mode = "garbage"
+            assert auth.jwks is not None
+            auth.jwks.max_age = 0  # the next use fetches again, and gets garbage
+            identity = await auth.authenticate(issuer.token())
+            assert identity is not None and identity.subject == "alice"
+        finally:
+            issuer.jwks_mode = "ok"
+            await auth.aclose()
+
+    anyio.run(check)
+
+
+def test_a_jwks_url_over_plain_http_elsewhere_is_refused() -> None:
+    settings = ServeAuth(jwt=JwtSettings("https://idp.test/", "http://idp.test/jwks"))
+    with pytest.raises(ValueError, match="https"):
+        Authenticator(settings, resource=RESOURCE)
