@@ -13,7 +13,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from toolcat.catalog import ServerSettings
 from toolcat.executor import CallerIdentity, ToolResult, current_identity
-from toolcat.executor.mcp_server import McpServer
+from toolcat.executor.mcp_server import Authenticator, AuthMiddleware, McpServer
 from toolcat.testing import BackgroundServer
 
 from .conftest import Issuer, catalog
@@ -30,17 +30,18 @@ def test_the_tool_call_sees_who_called(
     settings = server.server_settings
     assert isinstance(settings, ServerSettings)
     seen: list[CallerIdentity | None] = []
-    executor = server._current().executor
+    executor = server.load().executor
 
     async def spy(call: Any, *args: Any, **kwargs: Any) -> ToolResult:
         seen.append(current_identity())  # what the call path sees; nothing is sent upstream
         return ToolResult(call, True, '{"sku": "W-BLUE-01"}', 200, {"sku": "W-BLUE-01"})
 
     monkeypatch.setattr(executor, "aexecute", spy)
-    from toolcat.executor.mcp_server._server import _with_auth
-
-    app = _with_auth(
-        server.server.streamable_http_app(streamable_http_path="/mcp"), settings, "", env
+    assert settings.resource is not None
+    app = AuthMiddleware(
+        server.server.streamable_http_app(streamable_http_path="/mcp"),
+        Authenticator(settings.auth, resource=settings.resource, env=env),
+        resource=settings.resource,
     )
     token = issuer.token(sub="alice\nnot a new line", groups=["ops"], tenant_id="t-42")
 
