@@ -62,11 +62,12 @@ class JwksCache:
         if kid is not None and (not isinstance(kid, str) or len(kid) > MAX_KID_CHARS):
             return None
         now = time.monotonic()
-        if self._fetched_at is None or now - self._fetched_at > self.max_age:
-            await self._refresh(force=self._fetched_at is None)
+        stale = self._fetched_at is None or now - self._fetched_at > self.max_age
+        if stale and self._may_refresh():  # an issuer that is down is retried as seldom
+            await self._refresh()
         found = self._find(kid, algorithm)
         if found is None and self._may_refresh():
-            await self._refresh(force=False)
+            await self._refresh()
             found = self._find(kid, algorithm)
         return found
 
@@ -80,12 +81,12 @@ class JwksCache:
     def _may_refresh(self) -> bool:
         return self._tried_at is None or time.monotonic() - self._tried_at >= self.min_refresh
 
-    async def _refresh(self, *, force: bool) -> None:
+    async def _refresh(self) -> None:
         tried = self._tried_at
         async with self._lock:
             if self._tried_at != tried:  # another task fetched while this one waited
                 return
-            if not force and not self._may_refresh():
+            if not self._may_refresh():
                 return
             self._tried_at = time.monotonic()
             self.fetches += 1

@@ -40,6 +40,7 @@ __all__ = [
     "AuthConfigError",
     "Authenticator",
     "INTROSPECTION_CACHE_SIZE",
+    "INTROSPECTION_CONCURRENCY",
     "MAX_TOKEN_BYTES",
     "VerifiedToken",
     "hash_api_key",
@@ -49,6 +50,7 @@ log = logging.getLogger("toolcat.serve")
 
 MAX_TOKEN_BYTES = 8192  # a longer bearer token is refused before any parsing
 INTROSPECTION_CACHE_SIZE = 10_000  # active tokens remembered (least recently used dropped)
+INTROSPECTION_CONCURRENCY = 16  # introspection requests in flight at once; others wait
 _HASH_PREFIX = "sha256:"
 
 
@@ -333,6 +335,8 @@ class _Introspection:
         self.timeout = timeout
         self._client = client
         self._cache: OrderedDict[bytes, tuple[float, CallerIdentity]] = OrderedDict()
+        # unknown tokens cannot make this server flood the issuer with requests
+        self._limiter = anyio.CapacityLimiter(INTROSPECTION_CONCURRENCY)
 
     async def verify(self, token: str) -> CallerIdentity:
         key = hashlib.sha256(token.encode()).digest()  # the cache never holds the token
@@ -352,13 +356,14 @@ class _Introspection:
 
     async def _ask(self, token: str) -> dict[str, Any]:
         try:
-            with anyio.fail_after(self.timeout):
-                response = await self._client.post(
-                    self.url,
-                    data={"token": token, "token_type_hint": "access_token"},
-                    auth=self.auth or httpx.USE_CLIENT_DEFAULT,
-                    headers={"Accept": "application/json"},
-                )
+            with anyio.fail_after(self.timeout):  # waiting for a slot counts too
+                async with self._limiter:
+                    response = await self._client.post(
+                        self.url,
+                        data={"token": token, "token_type_hint": "access_token"},
+                        auth=self.auth or httpx.USE_CLIENT_DEFAULT,
+                        headers={"Accept": "application/json"},
+                    )
         except TimeoutError as exc:
             raise _Rejected("introspection endpoint did not answer in time") from exc
         except httpx.HTTPError as exc:

@@ -53,7 +53,10 @@ def test_keys_already_known_survive_a_broken_refresh(issuer: Issuer) -> None:
             issuer.jwks_mode = "garbage"
             assert auth.jwks is not None
             auth.jwks.max_age = 0  # the next use fetches again, and gets garbage
+            auth.jwks.min_refresh = 0
+            fetches = auth.jwks.fetches
             identity = await auth.authenticate(issuer.token())
+            assert auth.jwks.fetches == fetches + 1
             assert identity is not None and identity.subject == "alice"
         finally:
             issuer.jwks_mode = "ok"
@@ -66,3 +69,18 @@ def test_a_jwks_url_over_plain_http_elsewhere_is_refused() -> None:
     settings = ServeAuth(jwt=JwtSettings("https://idp.test/", "http://idp.test/jwks"))
     with pytest.raises(ValueError, match="https"):
         Authenticator(settings, resource=RESOURCE)
+
+
+def test_an_issuer_down_from_the_start_is_asked_once_per_interval(issuer: Issuer) -> None:
+    async def check() -> None:
+        auth = authenticator(issuer)
+        try:
+            issuer.jwks_mode = "down"
+            for kid in ("k1", "k1", "other", "k1"):
+                assert await auth.authenticate(issuer.token(headers={"kid": kid})) is None
+            assert auth.jwks is not None and auth.jwks.fetches == 1  # jwks_min_refresh: 30 s
+        finally:
+            issuer.jwks_mode = "ok"
+            await auth.aclose()
+
+    anyio.run(check)
