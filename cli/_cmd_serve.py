@@ -139,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
         anyio.run(server.run_stdio)
         return 0
 
+    _check_address(args.host, args.port)  # an address that cannot work says so first
     settings = _settings(args, server.server_settings)
     auth = _describe_auth(settings)
 
@@ -150,7 +151,6 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    _check_address(args.host, args.port)
     try:
         anyio.run(
             lambda: server.run_http(
@@ -213,6 +213,11 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
     settings = dataclasses.replace(settings, auth=auth, resource=args.resource or settings.resource)
     if auth.enabled and settings.resource is None and args.port == 0:
         raise CliError("with authentication and --port 0, give --resource (the URI clients use)")
+    if (auth.jwt or auth.introspection) and settings.resource is None and _wildcard(args.host):
+        raise CliError(
+            f"serving {args.host} with token authentication needs server.resource or "
+            "--resource: the URI clients use, which tokens name as their audience"
+        )
     if not auth.enabled and not args.insecure_no_auth and not _loopback(args.host):
         raise CliError(
             f"refusing to serve {args.host} without authentication: configure server.auth in "
@@ -234,6 +239,10 @@ def _describe_auth(settings: Any) -> str:
         if on
     ]
     return "authentication: " + ", ".join(ways) if ways else "no authentication"
+
+
+def _wildcard(host: str) -> bool:
+    return host.strip("[]") in ("0.0.0.0", "::", "")
 
 
 def _loopback(host: str) -> bool:
