@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import anyio
 import pytest
-from toolcat.catalog import JwtSettings, ServeAuth
+from toolcat.catalog import IntrospectionSettings, JwtSettings, ServeAuth
 from toolcat.executor.mcp_server import Authenticator
 
 from .conftest import RESOURCE, Issuer
@@ -81,6 +81,43 @@ def test_an_issuer_down_from_the_start_is_asked_once_per_interval(issuer: Issuer
             assert auth.jwks is not None and auth.jwks.fetches == 1  # jwks_min_refresh: 30 s
         finally:
             issuer.jwks_mode = "ok"
+            await auth.aclose()
+
+    anyio.run(check)
+
+
+@pytest.mark.parametrize("path", ["/nothing-here", "/jwks"])  # 404, and 405 to a POST
+def test_an_introspection_endpoint_that_fails_refuses_the_token(issuer: Issuer, path: str) -> None:
+    async def check() -> None:
+        settings = ServeAuth(introspection=IntrospectionSettings(issuer.url + path))
+        auth = Authenticator(settings, resource=RESOURCE, introspection_timeout=1.0)
+        try:
+            assert await auth.authenticate("opaque-abc-123") is None
+        finally:
+            await auth.aclose()
+
+    anyio.run(check)
+
+
+def test_an_introspection_endpoint_that_is_down_refuses_in_bounded_time() -> None:
+    import socket
+
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+
+    async def check() -> None:
+        url = f"http://127.0.0.1:{port}/introspect"
+        auth = Authenticator(
+            ServeAuth(introspection=IntrospectionSettings(url)),
+            resource=RESOURCE,
+            introspection_timeout=1.0,
+        )
+        try:
+            started = time.monotonic()
+            assert await auth.authenticate("opaque-abc-123") is None
+            assert time.monotonic() - started < 2.5
+        finally:
             await auth.aclose()
 
     anyio.run(check)

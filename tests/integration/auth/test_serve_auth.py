@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import httpx
 import httpx2
+import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -178,6 +179,13 @@ BAD_TOKENS: dict[str, Callable[[Issuer], str]] = {
         key=rsa.generate_private_key(public_exponent=65537, key_size=2048)
     ),
     "oversized": lambda i: i.token(pad="x" * 9000),
+    "alg_not_allowed": lambda i: jwt.encode(
+        {"iss": i.url + "/", "aud": RESOURCE, "sub": "x", "exp": int(time.time()) + 60},
+        i.key,
+        algorithm="RS384",
+        headers={"kid": i.kid},
+    ),
+    "iat_in_the_future": lambda i: i.token(iat=int(time.time()) + 600),
     "garbage": lambda i: "not.a.jwt",
     "unknown_opaque": lambda i: "opaque-token-nobody-issued",
 }
