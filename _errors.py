@@ -37,6 +37,7 @@ and friends written before the root existed still work)::
     │       └── ModelResponseError                  a reply that breaks the protocol
     │
     ├── toolcat.executor.mcp_server
+    │   ├── AuthConfigError           [ValueError]  auth settings that cannot be used
     │   └── CatalogLoadFailed                       the catalog to serve has errors
     │
     └── toolcat.cli

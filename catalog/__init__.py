@@ -64,6 +64,14 @@ from ._sandbox import (
     render_text,
     sandbox_environment,
 )
+from ._serving import (
+    DEFAULT_JWT_ALGORITHMS,
+    ApiKeyEntry,
+    IntrospectionSettings,
+    JwtSettings,
+    ServeAuth,
+    ServerSettings,
+)
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -74,11 +82,13 @@ from ._strict import (
 
 __all__ = [
     "ApiKeyAuth",
+    "ApiKeyEntry",
     "AuthSpec",
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
     "Catalog",
+    "DEFAULT_JWT_ALGORITHMS",
     "EnvSyntaxError",
     "FrozenDict",
     "FrozenList",
@@ -86,6 +96,8 @@ __all__ = [
     "HttpCommand",
     "HttpMethod",
     "INTEGER_FORMATS",
+    "IntrospectionSettings",
+    "JwtSettings",
     "MAX_NESTING_DEPTH",
     "MAX_PATTERN_CACHE",
     "MAX_QUERY_CHARS",
@@ -106,6 +118,8 @@ __all__ = [
     "RetryPolicy",
     "SearchHit",
     "SearchIndex",
+    "ServeAuth",
+    "ServerSettings",
     "Service",
     "SourceLocation",
     "StrictResult",

@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "catalog_schema",
     "call",
     "serve",
+    "hash_key",
     "chat",
     "demo",
 )

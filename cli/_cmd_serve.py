@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -97,6 +98,47 @@ def register(sub: Any) -> None:
         "user is asked through MCP elicitation, and the call is refused when the "
         "client cannot ask)",
     )
+    a = p.add_argument_group(
+        "authentication (HTTP)",
+        "Options override the catalog's server: section (docs/serve-auth.md). Without "
+        "authentication, serve listens only on a loopback address.",
+    )
+    a.add_argument(
+        "--resource",
+        metavar="URI",
+        help="the server's resource URI, as clients reach it (the JWT audience); "
+        "default: the URL it listens on",
+    )
+    a.add_argument("--auth-issuer", metavar="URL", help="accept JWTs from this issuer ('iss')")
+    a.add_argument("--auth-jwks-url", metavar="URL", help="the issuer's JWKS (with --auth-issuer)")
+    a.add_argument(
+        "--auth-audience", metavar="AUD", help="the JWT 'aud' accepted (default: --resource)"
+    )
+    a.add_argument(
+        "--auth-introspection-url",
+        metavar="URL",
+        help="check opaque tokens at this RFC 7662 endpoint",
+    )
+    a.add_argument(
+        "--auth-scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help="a scope every caller needs (repeat for several; 403 insufficient_scope)",
+    )
+    a.add_argument(
+        "--api-key-hash",
+        action="append",
+        default=[],
+        metavar="NAME=HASH",
+        help="accept the API key with this hash (from 'toolcat hash-key') as NAME; repeatable",
+    )
+    a.add_argument(
+        "--insecure-no-auth",
+        action="store_true",
+        help="serve without authentication on a non-loopback address (anyone who can "
+        "reach it calls every tool with the catalog's credentials)",
+    )
     p.add_argument(
         "--log-level",
         default="warning",
@@ -114,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
     import anyio
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
-    from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
+    from toolcat.executor.mcp_server import AuthConfigError, CatalogLoadFailed, McpServer
     from toolcat.loader import CatalogInputError, LoadResult, load_catalog
 
     if args.settle < 0 or args.poll_interval <= 0:
@@ -163,24 +205,34 @@ def run(args: argparse.Namespace) -> int:
         anyio.run(server.run_stdio)
         return 0
 
+    if args.host.startswith("[") and args.host.endswith("]"):
+        args.host = args.host[1:-1]  # an IPv6 literal as written in a URL: bind to the address
+    _check_address(args.host, args.port)  # an address that cannot work says so first
+    settings = _settings(args, server.server_settings)
+    auth = _describe_auth(settings)
+
     def ready(url: str) -> None:
         print(
             f"toolcat serve: MCP streamable HTTP on {url} ({len(tools)} tools"
-            f"{', watching for changes' if args.watch else ''})",
+            f"{', watching for changes' if args.watch else ''}; {auth})",
             file=sys.stderr,
             flush=True,
         )
 
-    if args.host.startswith("[") and args.host.endswith("]"):
-        args.host = args.host[1:-1]  # an IPv6 literal as written in a URL: bind to the address
     policy = _host_policy(args)
-    _check_address(args.host, args.port)
     try:
         anyio.run(
             lambda: server.run_http(
-                args.host, args.port, args.path, on_ready=ready, host_policy=policy
+                args.host,
+                args.port,
+                args.path,
+                on_ready=ready,
+                host_policy=policy,
+                settings=settings,
             )
         )
+    except AuthConfigError as exc:
+        raise CliError(f"cannot serve: {exc}") from exc
     except OSError as exc:
         raise CliError(
             f"cannot listen on {_where(args.host, args.port)}: {exc.strerror or exc}"
@@ -213,6 +265,93 @@ def _host_policy(args: argparse.Namespace) -> Any:
             flush=True,
         )
     return policy
+
+
+def _settings(args: argparse.Namespace, found: Any) -> Any:
+    """The catalog's ``server:`` section with the command line's options over it; refuses
+    (one line) a non-loopback address without authentication."""
+    import dataclasses
+
+    from toolcat.catalog import ApiKeyEntry, JwtSettings, ServeAuth, ServerSettings
+    from toolcat.catalog import IntrospectionSettings as Introspection
+
+    settings = found if found is not None else ServerSettings()
+    auth = settings.auth
+    if args.auth_issuer or args.auth_jwks_url or args.auth_audience:
+        base = auth.jwt
+        issuer = args.auth_issuer or (base.issuer if base else None)
+        jwks = args.auth_jwks_url or (base.jwks_url if base else None)
+        if not issuer or not jwks:
+            raise CliError("JWT authentication needs both --auth-issuer and --auth-jwks-url")
+        jwt = base or JwtSettings(issuer, jwks)
+        audience = args.auth_audience or jwt.audience
+        auth = dataclasses.replace(
+            auth, jwt=dataclasses.replace(jwt, issuer=issuer, jwks_url=jwks, audience=audience)
+        )
+    if args.auth_introspection_url:
+        base_i = auth.introspection or Introspection(args.auth_introspection_url)
+        auth = dataclasses.replace(
+            auth, introspection=dataclasses.replace(base_i, url=args.auth_introspection_url)
+        )
+    keys = list(auth.api_keys)
+    for item in args.api_key_hash:
+        name, sep, digest = item.partition("=")
+        if (
+            not sep
+            or not re.fullmatch(r"[A-Za-z0-9_.@-]{1,64}", name)
+            or not re.fullmatch(r"sha256:[0-9a-f]{64}", digest)
+        ):
+            raise CliError("--api-key-hash takes NAME=sha256:<64 hex> (see 'toolcat hash-key')")
+        keys.append(ApiKeyEntry(name, digest))
+    scopes = tuple(dict.fromkeys([*auth.required_scopes, *args.auth_scope]))
+    for scope in scopes:
+        if not re.fullmatch(r"[\x21\x23-\x5B\x5D-\x7E]+", scope):
+            raise CliError(f"--auth-scope {scope!r} is not an OAuth scope token")
+    auth = ServeAuth(auth.jwt, auth.introspection, tuple(keys), scopes)
+    settings = dataclasses.replace(settings, auth=auth, resource=args.resource or settings.resource)
+    if auth.enabled and settings.resource is None and args.port == 0:
+        raise CliError("with authentication and --port 0, give --resource (the URI clients use)")
+    if (auth.jwt or auth.introspection) and settings.resource is None and _wildcard(args.host):
+        raise CliError(
+            f"serving {args.host} with token authentication needs server.resource or "
+            "--resource: the URI clients use, which tokens name as their audience"
+        )
+    if not auth.enabled and not args.insecure_no_auth and not _loopback(args.host):
+        raise CliError(
+            f"refusing to serve {args.host} without authentication: configure server.auth in "
+            "the catalog or --auth-*/--api-key-hash, listen on 127.0.0.1, or pass "
+            "--insecure-no-auth"
+        )
+    return settings
+
+
+def _describe_auth(settings: Any) -> str:
+    auth = settings.auth
+    ways = [
+        name
+        for name, on in (
+            ("JWT", auth.jwt),
+            ("introspection", auth.introspection),
+            (f"{len(auth.api_keys)} API key(s)", auth.api_keys),
+        )
+        if on
+    ]
+    return "authentication: " + ", ".join(ways) if ways else "no authentication"
+
+
+def _wildcard(host: str) -> bool:
+    return host.strip("[]") in ("0.0.0.0", "::", "")
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name other than localhost may resolve anywhere
 
 
 def _check_address(host: str, port: int) -> None:

@@ -39,6 +39,7 @@ if _t.TYPE_CHECKING:
         parse_calls,
     )
     from ._executor import ConfirmCallback, Executor, PreparedRequest
+    from ._identity import CallerIdentity, caller, current_identity
     from ._logsafe import redacted_logs
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
@@ -52,6 +53,7 @@ if _t.TYPE_CHECKING:
     from .providers import PROVIDERS
 
 __all__ = [
+    "CallerIdentity",
     "ConfirmCallback",
     "ERROR_TYPES",
     "Executor",
@@ -66,6 +68,8 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "backoff_delay",
+    "caller",
+    "current_identity",
     "echo_name",
     "error_result",
     "format_loc",
@@ -81,6 +85,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "CallerIdentity": "._identity",
     "ConfirmCallback": "._executor",
     "ERROR_TYPES": "._calls",
     "Executor": "._executor",
@@ -95,6 +100,8 @@ _LAZY = {
     "ToolError": "._calls",
     "ToolResult": "._calls",
     "backoff_delay": "._retry",
+    "caller": "._identity",
+    "current_identity": "._identity",
     "echo_name": "._calls",
     "error_result": "._results",
     "format_loc": "._arguments",

@@ -45,6 +45,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC013": ("duplicate-service", Severity.ERROR),
     "TC014": ("unknown-tool-in-toolset", Severity.ERROR),
     "TC015": ("duplicate-toolset", Severity.ERROR),
+    "TC016": ("duplicate-server-section", Severity.ERROR),
+    "TC017": ("duplicate-api-key", Severity.ERROR),
     # -- parameters ------------------------------------------------------------
     "TC020": ("path-variable-without-parameter", Severity.ERROR),
     "TC021": ("path-parameter-not-in-template", Severity.ERROR),

@@ -13,6 +13,7 @@ classes drift from the models, and checks that both paths give the same values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
@@ -21,10 +22,13 @@ from toolcat.catalog import METHODS, HttpMethod
 __all__ = [
     "AnnotationsDoc",
     "ApiKeyAuthDoc",
+    "ApiKeyEntryDoc",
     "AuthDoc",
     "BasicAuthDoc",
     "BearerAuthDoc",
     "Doc",
+    "IntrospectionDoc",
+    "JwtAuthDoc",
     "NoAuthDoc",
     "OAuth2ClientCredentialsDoc",
     "OpenApiEntryDoc",
@@ -33,6 +37,8 @@ __all__ = [
     "ParameterDoc",
     "ResponseDoc",
     "RetryDoc",
+    "ServerAuthDoc",
+    "ServerDoc",
     "ServiceDoc",
     "TimeoutDoc",
     "ToolDoc",
@@ -584,6 +590,131 @@ OpenApiEntryDoc.FIELDS = (
 )
 
 
+# --- the ``server:`` section (serving over HTTP) ---
+
+_SCOPE = re.compile(r"[\x21\x23-\x5B\x5D-\x7E]+")  # RFC 6749 §3.3 scope-token
+_KEY_NAME = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
+_KEY_HASH = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _matching(pattern: re.Pattern[str]) -> Check:
+    def check(v: Any) -> Any:
+        # fullmatch, and no final newline (pydantic's pattern ends with $, which would allow
+        # one): a value the fast check is unsure of goes to pydantic anyway
+        return v if type(v) is str and pattern.fullmatch(v) else _BAD
+
+    return check
+
+
+def _bounded_float(ge: float, le: float) -> Check:
+    inner = _float(ge=ge)
+
+    def check(v: Any) -> Any:
+        value = inner(v)
+        return _BAD if value is _BAD or value > le else value
+
+    return check
+
+
+def _non_empty(inner: Check) -> Check:
+    def check(v: Any) -> Any:
+        return _BAD if isinstance(v, list) and not v else inner(v)
+
+    return check
+
+
+class JwtAuthDoc(Doc):
+    issuer: str
+    jwks_url: str
+    audience: str | None
+    algorithms: list[str] | None
+    leeway: float
+    required_claims: list[str]
+    jwks_cache_seconds: float
+    jwks_min_refresh: float
+
+
+JwtAuthDoc.FIELDS = (
+    _Field("issuer", _str),
+    _Field("jwks_url", _str),
+    _Field("audience", _optional(_str), None),
+    _Field(
+        "algorithms",
+        _optional(
+            _non_empty(
+                _list(
+                    _literal(
+                        "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+                        "ES256", "ES384", "ES512", "EdDSA",
+                    )
+                )
+            )
+        ),
+        None,
+    ),
+    _Field("leeway", _bounded_float(0, 300), 30),
+    _Field("required_claims", _list(_str), factory=list),
+    _Field("jwks_cache_seconds", _bounded_float(60, 86400), 3600),
+    _Field("jwks_min_refresh", _bounded_float(1, 3600), 30),
+)
+
+
+class IntrospectionDoc(Doc):
+    url: str
+    client_id: str | None
+    client_secret: str | None
+    cache_seconds: float
+
+
+IntrospectionDoc.FIELDS = (
+    _Field("url", _str),
+    _Field("client_id", _optional(_str), None),
+    _Field("client_secret", _optional(_str), None),
+    _Field("cache_seconds", _bounded_float(0, 3600), 300),
+)
+
+
+class ApiKeyEntryDoc(Doc):
+    name: str
+    hash: str
+    scopes: list[str]
+
+
+ApiKeyEntryDoc.FIELDS = (
+    _Field("name", _matching(_KEY_NAME)),
+    _Field("hash", _matching(_KEY_HASH)),
+    _Field("scopes", _list(_matching(_SCOPE)), factory=list),
+)
+
+
+class ServerAuthDoc(Doc):
+    jwt: JwtAuthDoc | None
+    introspection: IntrospectionDoc | None
+    api_keys: list[ApiKeyEntryDoc]
+    required_scopes: list[str]
+
+
+ServerAuthDoc.FIELDS = (
+    _Field("jwt", _optional(_nested(JwtAuthDoc)), None),
+    _Field("introspection", _optional(_nested(IntrospectionDoc)), None),
+    _Field("api_keys", _list(_nested(ApiKeyEntryDoc)), factory=list),
+    _Field("required_scopes", _list(_matching(_SCOPE)), factory=list),
+)
+
+
+class ServerDoc(Doc):
+    resource: str | None
+    authorization_servers: list[str] | None
+    auth: ServerAuthDoc | None
+
+
+ServerDoc.FIELDS = (
+    _Field("resource", _optional(_str), None),
+    _Field("authorization_servers", _optional(_list(_str)), None),
+    _Field("auth", _optional(_nested(ServerAuthDoc)), None),
+)
+
+
 def openapi_entry(spec: str) -> OpenApiEntryDoc:
     """The entry of a spec named on the command line: ``{spec: PATH}``, everything else default."""
     entry: OpenApiEntryDoc = _model(OpenApiEntryDoc)({"spec": spec})
@@ -623,5 +754,10 @@ _BY_NAME: dict[str, type[Doc]] = {
         OpenApiSelectionDoc,
         OpenApiOverrideDoc,
         OpenApiEntryDoc,
+        JwtAuthDoc,
+        IntrospectionDoc,
+        ApiKeyEntryDoc,
+        ServerAuthDoc,
+        ServerDoc,
     )
 }

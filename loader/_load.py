@@ -16,11 +16,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolcat.catalog import Catalog, Service, ToolDefinition, loads_json, recursion_headroom
+from toolcat.catalog import (
+    Catalog,
+    ServerSettings,
+    Service,
+    ToolDefinition,
+    loads_json,
+    recursion_headroom,
+)
 
 from ._compile import CompileContext, compile_service, compile_tool
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._docs import OpenApiEntryDoc, ServiceDoc, ToolDoc, openapi_entry
+from ._docs import OpenApiEntryDoc, ServerDoc, ServiceDoc, ToolDoc, openapi_entry
 from ._files import (
     CatalogInputError,
     FileReadError,
@@ -31,6 +38,7 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
+from ._server import compile_server
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 from ._yaml import parse_yaml, yaml11_warnings
 
@@ -38,7 +46,7 @@ __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 TOOLSET_LIMIT = 128
-_TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi")
+_TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi", "server")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +62,7 @@ class LoadResult:
     diagnostics: tuple[Diagnostic, ...]
     files: tuple[str, ...]
     missing: tuple[str, ...] = ()
+    server: ServerSettings | None = None  # the ``server:`` section (serving over HTTP)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -100,6 +109,7 @@ class _State:
     # "unknown service/tool" findings elsewhere would only echo their errors
     lost: list[str] = field(default_factory=list)
     ref_root: Path | None = None  # --ref-root: for openapi imports without their own
+    server: tuple[ServerSettings, str, tuple[int, int]] | None = None  # with where it is
 
     def add(
         self,
@@ -372,6 +382,35 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         if entry is not None:
             spec = folder / entry.spec
             state.imports.append((entry, spec, file, base, locate))
+    if data.get("server") is not None:
+        _check_server(state, data["server"], file, locate)
+
+
+def _check_server(state: _State, body: Any, file: str, locate: Locator) -> None:
+    base = ("server",)
+    if state.server is not None:
+        _, other, (line, col) = state.server
+        state.add(
+            "TC016",
+            f"a 'server' section is already defined at {other}:{line}:{col}; "
+            "keep one for the whole catalog",
+            file,
+            locate(base, True),
+            base,
+        )
+        return
+    doc = validate_item(
+        ServerDoc,
+        body,
+        base=base,
+        label="server",
+        file=file,
+        locate=locate,
+        out=state.ctx.diagnostics,
+    )
+    if doc is not None:
+        settings = compile_server(doc, file=file, locate=locate, out=state.ctx.diagnostics)
+        state.server = (settings, file, locate(base, True))
 
 
 def _section(
@@ -598,7 +637,8 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
     catalog = None
     if not any(d.severity is Severity.ERROR for d in diagnostics):
         catalog = Catalog(tools, (s for s, _, _ in state.services.values()), toolsets)
-    return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)))
+    server = state.server[0] if state.server else None
+    return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)
 
 
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:

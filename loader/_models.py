@@ -14,10 +14,13 @@ from toolcat.catalog import METHODS, HttpMethod
 
 __all__ = [
     "ApiKeyAuthDoc",
+    "ApiKeyEntryDoc",
     "AuthDoc",
     "BasicAuthDoc",
     "BearerAuthDoc",
     "CatalogFileDoc",
+    "IntrospectionDoc",
+    "JwtAuthDoc",
     "NoAuthDoc",
     "OAuth2ClientCredentialsDoc",
     "OpenApiEntryDoc",
@@ -25,6 +28,8 @@ __all__ = [
     "OpenApiSelectionDoc",
     "ParameterDoc",
     "RetryDoc",
+    "ServerAuthDoc",
+    "ServerDoc",
     "ServiceDoc",
     "TimeoutDoc",
     "ToolDoc",
@@ -264,6 +269,96 @@ class OpenApiEntryDoc(BaseModel):
     )
 
 
+# RFC 6749 §3.3 scope-token: printable ASCII but space, '"' and '\\'
+Scope = Annotated[str, Field(pattern=r"^[\x21\x23-\x5B\x5D-\x7E]+$")]
+JwtAlgorithm = Literal[
+    "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"
+]
+
+
+class JwtAuthDoc(BaseModel):
+    """JWT access tokens signed by an issuer whose keys are read from ``jwks_url``."""
+
+    model_config = _STRICT
+    issuer: str = Field(description="The exact 'iss' of accepted tokens; may hold ${VAR}.")
+    jwks_url: str = Field(
+        description="The issuer's JWKS: https (http only to loopback); may hold ${VAR}. "
+        "Keys are read from here only, never from a URL a token names."
+    )
+    audience: str | None = Field(
+        None, description="The 'aud' accepted (default: server.resource, the server's URI)."
+    )
+    algorithms: list[JwtAlgorithm] | None = Field(
+        None,
+        min_length=1,
+        description="Signature algorithms accepted (default RS256, PS256, ES256, EdDSA); "
+        "'none' and HMAC are never accepted.",
+    )
+    leeway: float = Field(30, ge=0, le=300, description="Seconds of clock skew on exp/nbf/iat.")
+    required_claims: list[str] = Field(
+        default_factory=list, description="Claims a token must carry besides exp, iss and aud."
+    )
+    jwks_cache_seconds: float = Field(
+        3600, ge=60, le=86400, description="Seconds before the keys are fetched again."
+    )
+    jwks_min_refresh: float = Field(
+        30,
+        ge=1,
+        le=3600,
+        description="Least seconds between two fetches caused by a token with an unknown kid.",
+    )
+
+
+class IntrospectionDoc(BaseModel):
+    """Opaque tokens checked at an RFC 7662 introspection endpoint."""
+
+    model_config = _STRICT
+    url: str = Field(description="The endpoint: https (http only to loopback); may hold ${VAR}.")
+    client_id: str | None = Field(None, description="This server's client id at the endpoint.")
+    client_secret: str | None = Field(
+        None, description="Use ${VAR} so the secret stays out of the file."
+    )
+    cache_seconds: float = Field(
+        300, ge=0, le=3600, description="Longest an active answer is reused (never past exp)."
+    )
+
+
+class ApiKeyEntryDoc(BaseModel):
+    """A static API key, stored as its hash (`toolcat hash-key` prints one)."""
+
+    model_config = _STRICT
+    name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$", description="Who holds the key.")
+    hash: str = Field(pattern=r"^sha256:[0-9a-f]{64}$", description="sha256:<hex> of the key.")
+    scopes: list[Scope] = Field(default_factory=list, description="Scopes the key grants.")
+
+
+class ServerAuthDoc(BaseModel):
+    """How HTTP callers authenticate; a token any configured method accepts gets in."""
+
+    model_config = _STRICT
+    jwt: JwtAuthDoc | None = None
+    introspection: IntrospectionDoc | None = None
+    api_keys: list[ApiKeyEntryDoc] = Field(default_factory=list)
+    required_scopes: list[Scope] = Field(
+        default_factory=list, description="Scopes every caller needs (403 insufficient_scope)."
+    )
+
+
+class ServerDoc(BaseModel):
+    """How `toolcat serve --transport http` answers: its resource URI and authentication."""
+
+    model_config = _STRICT
+    resource: str | None = Field(
+        None,
+        description="The server's resource URI (RFC 9728), e.g. https://tools.example.com/mcp; "
+        "the JWT audience. Default: the URL it listens on.",
+    )
+    authorization_servers: list[str] | None = Field(
+        None, description="Announced in the protected-resource metadata (default: the issuer)."
+    )
+    auth: ServerAuthDoc | None = None
+
+
 class CatalogFileDoc(BaseModel):
     """A toolcat catalog file, format version 1."""
 
@@ -281,3 +376,4 @@ class CatalogFileDoc(BaseModel):
     tools: list[ToolDoc] | None = None
     toolsets: dict[str, list[str]] | None = None
     openapi: list[OpenApiEntryDoc] | None = None
+    server: ServerDoc | None = None

@@ -4,12 +4,29 @@ Pipeline (module names)::
 
     PATHs ──> loader (toolcat.loader.load_catalog, or the one given) ──> LoadResult
           ──> McpServer (_server) ── tools/list ──> provider "mcp"
-                   ├─ tools/call ──> toolcat.executor.Executor
+                   ├─ tools/call ──> toolcat.executor.Executor (caller: CallerIdentity)
                    ├─ --watch: LoadResult.files polled against a snapshot (_watch)
-                   └─ HTTP: HostGuard (_hosts) answers only allowed Host and Origin values
+                   └─ HTTP: HostGuard (_hosts) answers only allowed Host and Origin values,
+                            then AuthMiddleware (_auth) ─ Authenticator (_verify: API keys,
+                            JWT with JwksCache (_jwks), RFC 7662 introspection)
 """
 
+from ._auth import METADATA_PATH, AuthMiddleware, identity_of, metadata_url
 from ._hosts import HostGuard, HostPolicy
 from ._server import CatalogLoadFailed, McpServer
+from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
 
-__all__ = ["CatalogLoadFailed", "HostGuard", "HostPolicy", "McpServer"]
+__all__ = [
+    "MAX_TOKEN_BYTES",
+    "METADATA_PATH",
+    "AuthConfigError",
+    "AuthMiddleware",
+    "Authenticator",
+    "CatalogLoadFailed",
+    "HostGuard",
+    "HostPolicy",
+    "McpServer",
+    "hash_api_key",
+    "identity_of",
+    "metadata_url",
+]

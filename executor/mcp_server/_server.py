@@ -36,6 +36,7 @@ from toolcat.executor import (
     SEARCH_TOOL_NAME,
     Executor,
     ToolCall,
+    caller,
     format_result,
     run_search_tool,
     search_tool_definition,
@@ -45,7 +46,7 @@ from ._hosts import HostGuard, HostPolicy
 from ._watch import FileSnapshot, stamps
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.catalog import Catalog, ServerSettings, ToolDefinition
     from toolcat.loader import LoadResult
 
 __all__ = ["CatalogLoadFailed", "McpServer"]
@@ -149,6 +150,8 @@ class McpServer:
         self.env = env
         self.yes = yes
         self._served: _Served | None = None
+        # the catalog's ``server:`` section as last loaded; run_http takes the one it is given
+        self.server_settings: ServerSettings | None = None
         self._retired: list[_Served] = []
         self._files: tuple[str, ...] = ()  # every file the last load read, specs included
         self._missing: tuple[str, ...] = ()  # specs it named that were not there: may appear
@@ -180,6 +183,7 @@ class McpServer:
             result = self._loader(self.paths)
             self._files = tuple(result.files)
             self._missing = tuple(result.missing)
+            self.server_settings = result.server
             seen.add_loaded(self._watched())  # files this load named for the first time
         finally:
             self._seen = seen  # also after a failed load: retried when a file changes
@@ -303,7 +307,8 @@ class McpServer:
         token = _request.set(ctx)
         served.inflight += 1
         try:
-            result = await served.executor.aexecute(call)
+            with caller(_identity(ctx)):  # the verified caller, for the call path to read
+                result = await served.executor.aexecute(call)
         finally:
             _request.reset(token)
             served.inflight -= 1
@@ -353,13 +358,17 @@ class McpServer:
         path: str = "/mcp",
         on_ready: Callable[[str], None] | None = None,
         host_policy: HostPolicy | None = None,
+        *,
+        settings: ServerSettings | None = None,
     ) -> None:
         """Serve streamable HTTP on ``host:port`` until cancelled.
 
         Every request passes :class:`HostGuard` first: a Host or Origin that
         ``host_policy`` (default: ``HostPolicy.for_bind(host)``) refuses gets
         421 or 403, on every bind address (it replaces the SDK's own check,
-        which applies on loopback only and allows any port).
+        which applies on loopback only and allows any port). Then, with
+        ``settings.auth`` enabled, only authenticated callers get through (see
+        :class:`AuthMiddleware`).
         """
         import uvicorn
         from mcp.server.transport_security import TransportSecuritySettings
@@ -367,11 +376,12 @@ class McpServer:
         self._current()
         if host.startswith("[") and host.endswith("]"):
             host = host[1:-1]  # an IPv6 literal as written in a URL
-        app = self.server.streamable_http_app(
+        app: Any = self.server.streamable_http_app(
             streamable_http_path=path,
             host=host,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
+        app = _with_auth(app, settings, http_url(host, port, path), self.env)
         guarded = HostGuard(app, host_policy or HostPolicy.for_bind(host), port)
         config = uvicorn.Config(
             guarded, host=host, port=port, log_level="warning", ws="none", lifespan="on"
@@ -385,6 +395,8 @@ class McpServer:
             await uv.serve()
             tg.cancel_scope.cancel()
         await self.aclose()
+        if hasattr(app, "aclose"):  # the authenticator's HTTP client
+            await app.aclose()
 
     async def aclose(self) -> None:
         done = self._retired + ([self._served] if self._served else [])
@@ -489,6 +501,34 @@ class McpServer:
             except Exception as exc:  # a closed session: forget it
                 log.debug("could not notify a session: %s", exc)
                 self._sessions.discard(session)
+
+
+def _identity(ctx: ServerRequestContext[Any, Any]) -> Any:
+    from ._auth import identity_of
+
+    return identity_of(ctx.request) if ctx.request is not None else None
+
+
+def _with_auth(
+    app: Any, settings: ServerSettings | None, url: str, env: Mapping[str, str] | None
+) -> Any:
+    """``app`` behind :class:`AuthMiddleware` when ``settings`` enable authentication."""
+    if settings is None or not settings.auth.enabled:
+        return app
+    from ._auth import AuthMiddleware
+    from ._verify import Authenticator
+
+    resource = settings.resource or url
+    servers = settings.authorization_servers
+    if not servers and settings.auth.jwt is not None:
+        servers = (Authenticator.issuer_of(settings.auth.jwt, env),)
+    return AuthMiddleware(
+        app,
+        Authenticator(settings.auth, resource=resource, env=env),
+        resource=resource,
+        authorization_servers=servers,
+        required_scopes=settings.auth.required_scopes,
+    )
 
 
 def _load_catalog(paths: Sequence[str]) -> LoadResult:

@@ -1,0 +1,78 @@
+"""How ``toolcat serve`` over HTTP authenticates its callers: the compiled ``server:`` section.
+
+Frozen values, no I/O. Strings that may hold ``${VAR}`` (URLs, the introspection
+client's credentials) are kept raw; the server resolves them when it starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "DEFAULT_JWT_ALGORITHMS",
+    "ApiKeyEntry",
+    "IntrospectionSettings",
+    "JwtSettings",
+    "ServeAuth",
+    "ServerSettings",
+]
+
+# Asymmetric only: an HMAC algorithm would verify with a "secret" that is the
+# issuer's public key, which anyone can fetch ("none" is never accepted at all).
+DEFAULT_JWT_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
+
+
+@dataclass(frozen=True, slots=True)
+class JwtSettings:
+    """JWT access tokens signed by ``issuer`` with a key from ``jwks_url``."""
+
+    issuer: str
+    jwks_url: str
+    audience: str | None = None  # default: the server's resource URI
+    algorithms: tuple[str, ...] = DEFAULT_JWT_ALGORITHMS
+    leeway: float = 30.0  # seconds of clock skew allowed on exp, nbf, iat
+    required_claims: tuple[str, ...] = ()  # on top of exp, iss, aud (always required)
+    jwks_cache_seconds: float = 3600.0  # keys are fetched again after this long
+    jwks_min_refresh: float = 30.0  # least seconds between fetches caused by an unknown kid
+
+
+@dataclass(frozen=True, slots=True)
+class IntrospectionSettings:
+    """Opaque tokens checked at an RFC 7662 introspection endpoint."""
+
+    url: str
+    client_id: str | None = None
+    client_secret: str | None = None
+    cache_seconds: float = 300.0  # an active answer is kept at most this long (and never past exp)
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKeyEntry:
+    """A static API key, stored as ``sha256:<hex>`` of the key (``toolcat hash-key``)."""
+
+    name: str
+    hash: str
+    scopes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ServeAuth:
+    """The ways a caller may authenticate; any one that accepts the token admits it."""
+
+    jwt: JwtSettings | None = None
+    introspection: IntrospectionSettings | None = None
+    api_keys: tuple[ApiKeyEntry, ...] = ()
+    required_scopes: tuple[str, ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.jwt or self.introspection or self.api_keys)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """The ``server:`` section: the resource URI the server answers as, and its auth."""
+
+    resource: str | None = None  # default: the URL it listens on
+    auth: ServeAuth = field(default_factory=ServeAuth)
+    authorization_servers: tuple[str, ...] = ()  # default: the JWT issuer, if any

@@ -1,0 +1,74 @@
+"""Who is calling: the verified identity a server sets for the call path to read.
+
+The MCP server sets it from the token of the HTTP request a tool call runs for;
+an access policy, ``from: claims.x`` bindings and audit lines read it through
+:func:`current_identity`. It never holds the token itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolcat.catalog import FrozenDict, freeze
+
+__all__ = ["CallerIdentity", "caller", "current_identity"]
+
+AuthMethod = Literal["jwt", "introspection", "api_key"]
+
+
+@dataclass(frozen=True, slots=True)
+class CallerIdentity:
+    """A verified caller: ``subject`` (``sub``, or the API key's name), the OAuth
+    ``client_id`` when known, granted ``scopes``, every verified ``claims`` value
+    (frozen), the ``issuer`` and how it was verified (``method``).
+
+    >>> CallerIdentity("alice", method="jwt", scopes=frozenset({"tools"})).has_scope("tools")
+    True
+    """
+
+    subject: str | None
+    method: AuthMethod
+    client_id: str | None = None
+    issuer: str | None = None
+    scopes: frozenset[str] = frozenset()
+    claims: FrozenDict = field(default_factory=FrozenDict)
+
+    @classmethod
+    def make(
+        cls,
+        *,
+        subject: str | None,
+        method: AuthMethod,
+        client_id: str | None = None,
+        issuer: str | None = None,
+        scopes: Iterable[str] = (),
+        claims: dict[str, Any] | None = None,
+    ) -> CallerIdentity:
+        frozen = freeze(dict(claims or {}))
+        assert isinstance(frozen, FrozenDict)
+        return cls(subject, method, client_id, issuer, frozenset(scopes), frozen)
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes
+
+
+_current: ContextVar[CallerIdentity | None] = ContextVar("toolcat_caller", default=None)
+
+
+def current_identity() -> CallerIdentity | None:
+    """The identity of the caller of the tool call running in this context, if verified."""
+    return _current.get()
+
+
+@contextmanager
+def caller(identity: CallerIdentity | None) -> Iterator[None]:
+    """While inside, :func:`current_identity` returns ``identity`` (this task or thread)."""
+    token = _current.set(identity)
+    try:
+        yield
+    finally:
+        _current.reset(token)

@@ -1,0 +1,409 @@
+"""Token checks for ``toolcat serve`` over HTTP: JWT (JWKS), RFC 7662 introspection, API keys.
+
+:class:`Authenticator` tries, in order, the API keys (a hash compared in constant
+time with every stored one), a JWT signed by the configured issuer (when the
+token has a JWT's shape) and the introspection endpoint, and returns the
+verified :class:`~toolcat.executor.CallerIdentity` or ``None``. It is also an
+``mcp.server.auth.provider.TokenVerifier``. A reason for each refusal is
+logged, never the token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anyio
+import httpx
+import jwt
+from mcp.server.auth.provider import AccessToken
+from pydantic import InstanceOf
+from toolcat._errors import ToolcatError
+from toolcat.catalog import (
+    ApiKeyEntry,
+    IntrospectionSettings,
+    JwtSettings,
+    MissingVariableError,
+    ServeAuth,
+    interpolate,
+)
+from toolcat.executor import CallerIdentity
+
+from ._jwks import JwksCache
+
+__all__ = [
+    "AuthConfigError",
+    "Authenticator",
+    "INTROSPECTION_CACHE_SIZE",
+    "INTROSPECTION_CONCURRENCY",
+    "MAX_TOKEN_BYTES",
+    "VerifiedToken",
+    "hash_api_key",
+]
+
+log = logging.getLogger("toolcat.serve")
+
+MAX_TOKEN_BYTES = 8192  # a longer bearer token is refused before any parsing
+INTROSPECTION_CACHE_SIZE = 10_000  # active tokens remembered (least recently used dropped)
+INTROSPECTION_CONCURRENCY = 16  # introspection requests in flight at once; others wait
+_HASH_PREFIX = "sha256:"
+
+
+class VerifiedToken(AccessToken):
+    """The SDK's ``AccessToken`` (session binding, ``get_access_token``) with the identity.
+
+    ``token`` holds a fingerprint, not the token: nothing downstream can leak it.
+    """
+
+    identity: InstanceOf[CallerIdentity]
+
+
+def hash_api_key(key: str) -> str:
+    """The form an API key is stored in: ``sha256:<64 hex digits>``."""
+    return _HASH_PREFIX + hashlib.sha256(key.encode()).hexdigest()
+
+
+def _digest(stored: str) -> bytes:
+    if not stored.startswith(_HASH_PREFIX):
+        raise AuthConfigError("an API key hash starts with 'sha256:' (see `toolcat hash-key`)")
+    return bytes.fromhex(stored[len(_HASH_PREFIX) :])
+
+
+class AuthConfigError(ToolcatError, ValueError):
+    """The authentication settings cannot be used (an http URL elsewhere, a ${VAR} unset)."""
+
+
+class _Rejected(ToolcatError):
+    """A token that is not accepted; the message is a fixed reason, safe to log."""
+
+
+class Authenticator:
+    """Checks bearer tokens against ``settings``; ``resource`` is the server's resource URI.
+
+    ``env`` resolves ``${VAR}`` in the settings (default: the process environment).
+    """
+
+    def __init__(
+        self,
+        settings: ServeAuth,
+        *,
+        resource: str,
+        env: Mapping[str, str] | None = None,
+        client: httpx.AsyncClient | None = None,
+        jwks_timeout: float = 5.0,
+        introspection_timeout: float = 5.0,
+    ) -> None:
+        import os
+
+        environ = os.environ if env is None else env
+        self.settings = settings
+        self.resource = resource
+        self.required_scopes = frozenset(settings.required_scopes)
+        # one client for JWKS and introspection; no redirects, no proxy from the environment
+        self._client = client or httpx.AsyncClient(
+            timeout=httpx.Timeout(max(jwks_timeout, introspection_timeout)),
+            follow_redirects=False,
+            trust_env=False,
+        )
+        self._keys = [(_digest(k.hash), k) for k in settings.api_keys]
+        self._jwt: _JwtCheck | None = None
+        if settings.jwt is not None:
+            self._jwt = _JwtCheck(settings.jwt, resource, environ, self._client, jwks_timeout)
+        self._introspect: _Introspection | None = None
+        if settings.introspection is not None:
+            self._introspect = _Introspection(
+                settings.introspection,
+                settings.jwt,
+                resource,
+                environ,
+                self._client,
+                introspection_timeout,
+            )
+
+    @staticmethod
+    def issuer_of(settings: JwtSettings, env: Mapping[str, str] | None = None) -> str:
+        """The issuer of ``settings`` with its ``${VAR}`` resolved."""
+        import os
+
+        return _resolve(settings.issuer, os.environ if env is None else env, "jwt.issuer")
+
+    @property
+    def jwks(self) -> JwksCache | None:
+        return self._jwt.jwks if self._jwt else None
+
+    async def authenticate(self, token: str) -> CallerIdentity | None:
+        """The verified identity of ``token``, or ``None`` (the reason is logged)."""
+        if len(token) > MAX_TOKEN_BYTES:
+            log.info("token refused: longer than %d bytes", MAX_TOKEN_BYTES)
+            return None
+        try:
+            found = self._api_key(token)
+            if found is not None:
+                return found
+            if self._jwt is not None and token.count(".") == 2:
+                return await self._jwt.verify(token)
+            if self._introspect is not None:
+                return await self._introspect.verify(token)
+            raise _Rejected("not an accepted API key or token")
+        except _Rejected as exc:
+            log.info("token refused: %s", str(exc))
+            return None
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """``mcp.server.auth.provider.TokenVerifier``: the identity as an ``AccessToken``."""
+        identity = await self.authenticate(token)
+        return None if identity is None else access_token(identity, token)
+
+    def _api_key(self, token: str) -> CallerIdentity | None:
+        if not self._keys:
+            return None
+        presented = hashlib.sha256(token.encode()).digest()
+        match: ApiKeyEntry | None = None
+        for digest, entry in self._keys:  # every hash compared: the time says nothing
+            if hmac.compare_digest(presented, digest):
+                match = entry
+        if match is None:
+            return None
+        return CallerIdentity.make(
+            subject=match.name, method="api_key", client_id=match.name, scopes=match.scopes
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+
+def access_token(identity: CallerIdentity, token: str) -> VerifiedToken:
+    fingerprint = hashlib.sha256(token.encode()).hexdigest()[:16]
+    return VerifiedToken(
+        token=f"sha256:{fingerprint}",
+        client_id=identity.client_id or identity.subject or "",
+        scopes=sorted(identity.scopes),
+        subject=identity.subject,
+        claims={"iss": identity.issuer} if identity.issuer else None,
+        identity=identity,
+    )
+
+
+def _resolve(text: str, env: Mapping[str, str], where: str) -> str:
+    try:
+        return interpolate(text, env, where=where)
+    except MissingVariableError as exc:
+        raise AuthConfigError(str(exc)) from exc
+
+
+def _resolve_url(text: str, env: Mapping[str, str], where: str) -> str:
+    """An issuer endpoint: https, or http only to a loopback address (a key or an answer
+    read over plain HTTP from elsewhere could be forged on the way)."""
+    import ipaddress
+
+    url = _resolve(text, env, where)
+    parts = httpx.URL(url)
+    if parts.scheme == "https" and parts.host:
+        return url
+    if parts.scheme == "http" and parts.host:
+        try:
+            loopback = ipaddress.ip_address(parts.host).is_loopback
+        except ValueError:
+            loopback = parts.host == "localhost"
+        if loopback:
+            return url
+    raise AuthConfigError(f"{where} must be an https URL (http only to a loopback address)")
+
+
+def _scopes(claims: Mapping[str, Any]) -> list[str]:
+    """``scope`` (space-separated, RFC 8693/9068) or ``scp`` (a list or a string)."""
+    scopes: list[str] = []
+    for name in ("scope", "scp"):
+        value = claims.get(name)
+        if isinstance(value, str):
+            scopes.extend(value.split())
+        elif isinstance(value, list):
+            scopes.extend(v for v in value if isinstance(v, str))
+    return scopes
+
+
+def _client_id(claims: Mapping[str, Any]) -> str | None:
+    for name in ("client_id", "azp"):
+        value = claims.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+class _JwtCheck:
+    def __init__(
+        self,
+        settings: JwtSettings,
+        resource: str,
+        env: Mapping[str, str],
+        client: httpx.AsyncClient,
+        timeout: float,
+    ) -> None:
+        self.issuer = _resolve(settings.issuer, env, "server.auth.jwt.issuer")
+        self.audience = _resolve(settings.audience or resource, env, "server.auth.jwt.audience")
+        self.algorithms = tuple(settings.algorithms)
+        self.leeway = settings.leeway
+        self.required = ["exp", "iss", "aud", *settings.required_claims]
+        url = _resolve_url(settings.jwks_url, env, "server.auth.jwt.jwks_url")
+        self.jwks = JwksCache(
+            url,
+            client,
+            timeout=timeout,
+            max_age=settings.jwks_cache_seconds,
+            min_refresh=settings.jwks_min_refresh,
+        )
+
+    async def verify(self, token: str) -> CallerIdentity:
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError as exc:
+            raise _Rejected("malformed JWT") from exc
+        algorithm = header.get("alg")
+        if not isinstance(algorithm, str) or algorithm not in self.algorithms:
+            raise _Rejected("JWT algorithm not allowed")
+        kid = header.get("kid")
+        if kid is not None and not isinstance(kid, str):
+            raise _Rejected("JWT kid is not a string")
+        key = await self.jwks.key(kid, algorithm)
+        if key is None:
+            raise _Rejected("no signing key of the issuer matches the JWT's kid")
+        try:
+            claims = jwt.decode(
+                token,
+                key=key.key,
+                algorithms=[algorithm],
+                audience=self.audience,
+                issuer=self.issuer,
+                leeway=self.leeway,
+                options={"require": self.required, "verify_signature": True},
+            )
+        except jwt.ExpiredSignatureError as exc:
+            raise _Rejected("JWT expired") from exc
+        except jwt.ImmatureSignatureError as exc:
+            raise _Rejected("JWT not yet valid (nbf or iat)") from exc
+        except jwt.InvalidAudienceError as exc:
+            raise _Rejected("JWT audience is not this server") from exc
+        except jwt.InvalidIssuerError as exc:
+            raise _Rejected("JWT issuer is not the configured one") from exc
+        except jwt.MissingRequiredClaimError as exc:
+            raise _Rejected(f"JWT lacks the required claim {exc.claim!r}") from exc
+        except jwt.PyJWTError as exc:
+            raise _Rejected(f"JWT refused ({type(exc).__name__})") from exc
+        subject = claims.get("sub")
+        return CallerIdentity.make(
+            subject=subject if isinstance(subject, str) else None,
+            method="jwt",
+            client_id=_client_id(claims),
+            issuer=self.issuer,
+            scopes=_scopes(claims),
+            claims=claims,
+        )
+
+
+class _Introspection:
+    def __init__(
+        self,
+        settings: IntrospectionSettings,
+        jwt_settings: JwtSettings | None,
+        resource: str,
+        env: Mapping[str, str],
+        client: httpx.AsyncClient,
+        timeout: float,
+    ) -> None:
+        self.url = _resolve_url(settings.url, env, "server.auth.introspection.url")
+        cid = settings.client_id
+        secret = settings.client_secret
+        self.auth: tuple[str | bytes, str | bytes] | None = (
+            (
+                _resolve(cid, env, "server.auth.introspection.client_id"),
+                _resolve(secret or "", env, "server.auth.introspection.client_secret"),
+            )
+            if cid is not None
+            else None
+        )
+        self.cache_seconds = settings.cache_seconds
+        self.issuer = (
+            _resolve(jwt_settings.issuer, env, "server.auth.jwt.issuer") if jwt_settings else None
+        )
+        self.audience = resource
+        self.leeway = jwt_settings.leeway if jwt_settings else 30.0
+        self.timeout = timeout
+        self._client = client
+        self._cache: OrderedDict[bytes, tuple[float, CallerIdentity]] = OrderedDict()
+        # unknown tokens cannot make this server flood the issuer with requests
+        self._limiter = anyio.CapacityLimiter(INTROSPECTION_CONCURRENCY)
+
+    async def verify(self, token: str) -> CallerIdentity:
+        key = hashlib.sha256(token.encode()).digest()  # the cache never holds the token
+        now = time.time()
+        hit = self._cache.get(key)
+        if hit is not None:
+            if hit[0] > now:
+                self._cache.move_to_end(key)
+                return hit[1]
+            del self._cache[key]
+        claims = await self._ask(token)
+        identity, until = self._check(claims, now)
+        self._cache[key] = (until, identity)
+        while len(self._cache) > INTROSPECTION_CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return identity
+
+    async def _ask(self, token: str) -> dict[str, Any]:
+        try:
+            with anyio.fail_after(self.timeout):  # waiting for a slot counts too
+                async with self._limiter:
+                    response = await self._client.post(
+                        self.url,
+                        data={"token": token, "token_type_hint": "access_token"},
+                        auth=self.auth or httpx.USE_CLIENT_DEFAULT,
+                        headers={"Accept": "application/json"},
+                    )
+        except TimeoutError as exc:
+            raise _Rejected("introspection endpoint did not answer in time") from exc
+        except httpx.HTTPError as exc:
+            raise _Rejected(f"introspection failed ({type(exc).__name__})") from exc
+        if response.status_code != 200 or len(response.content) > 64 * 1024:
+            raise _Rejected(f"introspection answered HTTP {response.status_code}")
+        try:
+            claims = response.json()
+        except ValueError as exc:
+            raise _Rejected("introspection answered something that is not JSON") from exc
+        if not isinstance(claims, dict):
+            raise _Rejected("introspection answered something that is not an object")
+        return claims
+
+    def _check(self, claims: dict[str, Any], now: float) -> tuple[CallerIdentity, float]:
+        if claims.get("active") is not True:
+            raise _Rejected("token is not active")
+        exp, nbf = claims.get("exp"), claims.get("nbf")
+        if isinstance(exp, int | float) and exp + self.leeway <= now:
+            raise _Rejected("token expired")
+        if isinstance(nbf, int | float) and nbf - self.leeway > now:
+            raise _Rejected("token not yet valid")
+        if self.issuer is not None and "iss" in claims and claims["iss"] != self.issuer:
+            raise _Rejected("token issuer is not the configured one")
+        aud = claims.get("aud")
+        if aud is not None:
+            audiences: Sequence[Any] = aud if isinstance(aud, list) else [aud]
+            if self.audience not in audiences:
+                raise _Rejected("token audience is not this server")
+        until = now + self.cache_seconds
+        if isinstance(exp, int | float):
+            until = min(until, float(exp))
+        subject = claims.get("sub")
+        iss = claims.get("iss")
+        identity = CallerIdentity.make(
+            subject=subject if isinstance(subject, str) else None,
+            method="introspection",
+            client_id=_client_id(claims),
+            issuer=iss if isinstance(iss, str) else None,
+            scopes=_scopes(claims),
+            claims={k: v for k, v in claims.items() if k != "active"},
+        )
+        return identity, until
