@@ -595,6 +595,8 @@ OpenApiEntryDoc.FIELDS = (
 _SCOPE = re.compile(r"[\x21\x23-\x5B\x5D-\x7E]+")  # RFC 6749 §3.3 scope-token
 _KEY_NAME = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 _KEY_HASH = re.compile(r"sha256:[0-9a-f]{64}")
+_JWT_ALGORITHMS: tuple[str, ...] = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512")
+_JWT_ALGORITHMS += ("ES256", "ES384", "ES512", "EdDSA")
 
 
 def _matching(pattern: re.Pattern[str]) -> Check:
@@ -640,16 +642,7 @@ JwtAuthDoc.FIELDS = (
     _Field("audience", _optional(_str), None),
     _Field(
         "algorithms",
-        _optional(
-            _non_empty(
-                _list(
-                    _literal(
-                        "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
-                        "ES256", "ES384", "ES512", "EdDSA",
-                    )
-                )
-            )
-        ),
+        _optional(_non_empty(_list(_literal(*_JWT_ALGORITHMS)))),
         None,
     ),
     _Field("leeway", _bounded_float(0, 300), 30),

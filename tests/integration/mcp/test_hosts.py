@@ -123,6 +123,7 @@ def deployed(shared_catalog: Path) -> Iterator[Served]:
         dict(os.environ),
         "--host",
         "0.0.0.0",
+        "--insecure-no-auth",  # the Host checks are under test here, not authentication
         "--allowed-host",
         "api.example.com",
         "--allowed-host",
@@ -243,7 +244,7 @@ def test_a_deployment_refuses_other_names_and_origins(
 def test_a_wildcard_bind_without_allowed_host_answers_loopback_names_only(
     catalog_file: Path, serve_env: dict[str, str]
 ) -> None:
-    served = serve(catalog_file, serve_env, "--host", "0.0.0.0")
+    served = serve(catalog_file, serve_env, "--host", "0.0.0.0", "--insecure-no-auth")
     try:
         notice = "".join(served.lines)
         assert "answering only Host localhost:PORT, 127.0.0.1:PORT, [::1]:PORT" in notice
