@@ -296,6 +296,30 @@ def _walk_patterns(schema: Any) -> Iterator[SchemaIssue]:
                 stack.append(((*path, key), value))
 
 
+def _may_have_patterns(schema: Any) -> bool:
+    """Whether any object in ``schema`` has a ``pattern`` or ``patternProperties`` key.
+
+    A cheap scan ahead of :func:`_walk_patterns` (no paths built; value keywords are
+    not told apart, so it may say yes where the walk finds nothing, never the other
+    way round): most imported parameter schemas have no pattern at all, and for them
+    it takes about a third of the walk's time.
+    """
+    stack = [schema]
+    push = stack.extend
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "pattern" in node or "patternProperties" in node:
+                return True
+            push([v for v in node.values() if isinstance(v, _CONTAINERS)])
+        elif isinstance(node, list):
+            push([v for v in node if isinstance(v, _CONTAINERS)])
+    return False
+
+
+_CONTAINERS = (dict, list)  # a tuple: `dict | list` would build a union per call
+
+
 def _unchecked_problem(pattern: str) -> str | None:
     why = pattern_problem(pattern)
     return why if why is not None and compiles(pattern) else None
@@ -374,7 +398,7 @@ class SchemaChecker:
 
     def _patterns(self, schema: Any, key: str | None) -> tuple[SchemaIssue, ...]:
         if key is None:
-            return tuple(_walk_patterns(schema))
+            return tuple(_walk_patterns(schema)) if _may_have_patterns(schema) else ()
         if '"pattern' not in key:
             return ()
         found = self._unchecked.get(key)
