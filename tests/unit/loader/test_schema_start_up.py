@@ -7,6 +7,7 @@ hold the behaviour the shortcuts must keep.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,11 @@ from typing import Any
 
 import pytest
 import yaml
-from toolcat.catalog import FrozenDict, FrozenList
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from toolcat.catalog import FrozenDict, FrozenList, freeze
 from toolcat.loader import _schemas, load_catalog
+from toolcat.loader._params import _has_ref
 
 REPO = Path(__file__).resolve().parents[3]
 SPEC: dict[str, Any] = {
@@ -120,3 +124,42 @@ def test_the_pattern_scan_says_no_only_without_patterns() -> None:
     assert not _schemas._may_have_patterns({"type": "object", "properties": {"a": {}}})
     assert not _schemas._may_have_patterns([{"items": [{"type": "string"}]}])
     assert _schemas._may_have_patterns({"a": [{"b": {"pattern": "x"}}]})
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["$ref", "pattern", "patternProperties", "items", "x"]),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VALUES)
+def test_one_walk_finds_refs_and_patterns_as_the_json_text_shows(value: Any) -> None:
+    schema = {"type": "object", "x": value}
+    text = json.dumps(schema)
+    expected = (
+        bool(re.search(r'"\$ref":', text)),
+        bool(re.search(r'"(pattern|patternProperties)":', text)),
+    )
+    assert _schemas.ref_and_pattern_keys(schema) == expected
+    assert _schemas.ref_and_pattern_keys(freeze(schema)) == expected
+    assert _schemas.ref_and_pattern_keys(schema)[0] is _has_ref(schema)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VALUES)
+def test_the_checks_of_an_imported_schema_are_the_same_with_the_walk(value: Any) -> None:
+    schema = {"type": "object", "x": value, "properties": {"p": {"pattern": "(?=a)"}}}
+    for candidate in (schema, {"type": "object", "x": value}):
+        _, has_pattern = _schemas.ref_and_pattern_keys(candidate)
+        plain = _schemas.SchemaChecker().check(candidate, trusted=True)
+        told = _schemas.SchemaChecker().check(candidate, trusted=True, patterns=has_pattern)
+        assert told == plain
