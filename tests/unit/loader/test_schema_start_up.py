@@ -163,3 +163,13 @@ def test_the_checks_of_an_imported_schema_are_the_same_with_the_walk(value: Any)
         plain = _schemas.SchemaChecker().check(candidate, trusted=True)
         told = _schemas.SchemaChecker().check(candidate, trusted=True, patterns=has_pattern)
         assert told == plain
+
+
+def test_converted_values_are_frozen_all_the_way_down() -> None:
+    from toolcat.loader.openapi import _schemas as convert
+
+    scalars = convert._frozen_value([1, "a", None])
+    nested = convert._frozen_value([1, {"a": [2]}])
+    assert type(scalars) is FrozenList and scalars == [1, "a", None]
+    assert type(nested) is FrozenList and type(nested[1]) is FrozenDict
+    assert type(nested[1]["a"]) is FrozenList
