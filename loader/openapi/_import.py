@@ -23,7 +23,6 @@ from ._errors import OperationSkipped, RefError, SpecError
 from ._names import base_name, unique_name
 from ._options import ImportOptions, ImportResult, OperationReport
 from ._params import merged_parameters, parameter_args
-from ._read import detect_version, read_document
 from ._refs import Resolver, default_ref_root
 from ._responses import MAX_OUTPUT_DEFINITIONS, output_schema
 from ._schemas import SchemaConverter
@@ -43,6 +42,7 @@ from ._swagger2 import (
     schemes_as_v3,
     server_url,
 )
+from ._version import detect_version
 
 __all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
 
@@ -52,6 +52,14 @@ MAX_DESCRIPTION = 1024  # OpenAI's limit for a function description
 _PATH_ITEM_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
 _PLACEHOLDER = re.compile(r"[A-Za-z0-9_.\-~]+")
+
+
+def read_document(path: Path, max_bytes: int) -> Any:
+    """:func:`._read.read_document`, imported when a spec is read here: PyYAML (about
+    20 ms) stays out of a command whose JSON spec the loader parsed already."""
+    from ._read import read_document as read
+
+    return read(path, max_bytes)
 
 
 def import_openapi(
