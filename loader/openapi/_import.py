@@ -11,11 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
 from toolcat.catalog import METHODS, method_semantics
 from toolcat.loader._diagnostics import Diagnostic
 from toolcat.loader._files import FileReadError, read_regular_file
-from toolcat.loader._yaml import Positions, compose_yaml
 
 from ._args import Arg, assign_names, conforming, safe_argument
 from ._bodies import JSON, request_body
@@ -117,6 +115,9 @@ def _locate(result: ImportResult, path: Path, max_bytes: int) -> None:
     ]
     if not pending:
         return
+    import yaml  # here: a JSON spec without findings loads no YAML reader
+    from toolcat.loader._yaml import Positions, compose_yaml
+
     try:
         data = read_regular_file(path, min(max_bytes, _LOCATE_MAX_BYTES))
         root = compose_yaml(data)
