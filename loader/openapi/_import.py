@@ -115,14 +115,17 @@ def _locate(result: ImportResult, path: Path, max_bytes: int) -> None:
     ]
     if not pending:
         return
-    import yaml  # here: a JSON spec without findings loads no YAML reader
+    try:
+        data = read_regular_file(path, min(max_bytes, _LOCATE_MAX_BYTES))
+    except FileReadError:
+        return  # too large to read again: the path still says where
+    import yaml  # here: a JSON spec without findings to place loads no YAML reader
     from toolcat.loader._yaml import Positions, compose_yaml
 
     try:
-        data = read_regular_file(path, min(max_bytes, _LOCATE_MAX_BYTES))
         root = compose_yaml(data)
-    except (FileReadError, yaml.YAMLError, ValueError, RecursionError):
-        return  # too large, or not readable as nodes: the path still says where
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return  # not readable as nodes: the path still says where
     positions = Positions(shown, root)
     for i in pending:
         d = result.diagnostics[i]

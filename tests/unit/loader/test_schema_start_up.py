@@ -64,6 +64,24 @@ def test_schema_of_a_json_spec_imports_no_yaml(tmp_path: Path) -> None:
     assert not modules & {"yaml", "toolcat.loader._yaml", "toolcat.loader.openapi._read"}
 
 
+def test_a_large_json_spec_with_findings_imports_no_yaml(tmp_path: Path) -> None:
+    """Findings are placed by reading the spec as YAML nodes, but only up to 2 MiB."""
+    spec = json.loads(json.dumps(SPEC))
+    spec["info"]["description"] = "x" * (3 << 20)  # past the size findings are placed for
+    spec["paths"]["/broken"] = {
+        "get": {
+            "operationId": "broken",
+            "parameters": [{"name": "X-Bad\r\nName", "in": "header", "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+    path = tmp_path / "large.json"
+    path.write_text(json.dumps(spec))
+    tools, modules = _schema_run(path)
+    assert [t["function"]["name"] for t in tools] == ["getPet"]  # `broken` skipped: a finding
+    assert not modules & {"yaml", "toolcat.loader._yaml", "toolcat.loader.openapi._read"}
+
+
 def test_schema_of_a_yaml_spec_reads_it_the_same(tmp_path: Path) -> None:
     as_json = tmp_path / "pets.json"
     as_json.write_text(json.dumps(SPEC))
