@@ -87,8 +87,12 @@ def test_spec_edits_reload_and_broken_edits_keep_the_last_good(
                     '      responses: {"200": {description: ok}}',
                 )
             )
-            await until(lambda: names(server) == ["getA", "getB"], "the spec edit")
-            assert server._retired == []  # the replaced catalogs' pools were closed
+            # the new catalog is served first, then the replaced one's pool is closed:
+            # wait for both (checking the second at once raced with the reload's last await)
+            await until(
+                lambda: names(server) == ["getA", "getB"] and server._retired == [],
+                "the spec edit, and the replaced catalog's pool closed",
+            )
             good = server.reloads
             (tmp_path / "catalog.yaml").write_text(CATALOG.replace("toolcat: 1", "toolcat: 77"))
             await until(
