@@ -352,8 +352,12 @@ class McpServer:
         path: str = "/mcp",
         on_ready: Callable[[str], None] | None = None,
         host_policy: HostPolicy | None = None,
+        docs_dir: str | None = None,
     ) -> None:
         """Serve streamable HTTP on ``host:port`` until cancelled.
+
+        ``docs_dir`` (a site ``toolcat docs`` wrote) is served read-only under
+        ``/docs/``, behind the same Host/Origin guard as ``path``.
 
         Every request passes :class:`HostGuard` first: a Host or Origin that
         ``host_policy`` (default: ``HostPolicy.for_bind(host)``) refuses gets
@@ -371,6 +375,11 @@ class McpServer:
             host=host,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
+        if docs_dir is not None:
+            from starlette.routing import Mount
+            from starlette.staticfiles import StaticFiles
+
+            app.routes.append(Mount("/docs", StaticFiles(directory=docs_dir, html=True)))
         guarded = HostGuard(app, host_policy or HostPolicy.for_bind(host), port)
         config = uvicorn.Config(
             guarded, host=host, port=port, log_level="warning", ws="none", lifespan="on"
