@@ -249,3 +249,49 @@ def test_github_site_search_filter_open_and_tabs(
     assert page.is_visible("#panel-gemini") and not page.is_visible("#panel-openai")
     assert shown[0] in page.text_content("#panel-gemini pre")
     assert "github.yaml:" in page.text_content("#source")
+
+
+#: Words that exercise each step of the Snowball English stemmer (and its exceptions).
+STEM_WORDS = (
+    "dying lying tying inning outing canning evening herring earring proceed proceeding "
+    "exceeded succeeded agreed feed bleed hopping hoping filing fizzed sized generously "
+    "generate communication university past pasted pasting organization interesting "
+    "laterally emergency skies sky only early gently cried ties lies says sayyid yoyo boys "
+    "employed employing theology geology ecologist logical fluently happily hopefulness "
+    "repositories repository authenticated caresses ponies cats feeds agreement relational "
+    "conditional rational valenci hesitanci digitizer conformabli radicalli differentli vileli "
+    "analogousli vietnamization predication operator feudalism decisiveness hopefulness "
+    "callousness formaliti sensitiviti sensibiliti triplicate formative formalize electriciti "
+    "electrical hopeful goodness revival allowance inference airliner gyroscopic adjustable "
+    "defensible irritant replacement adjustment dependent adoption homologou communism "
+    "activate angulariti homologous effective bowdlerize probate rate cease controll roll "
+    "a is be by aa ab abs"
+).split()
+
+
+def test_the_stemmer_matches_snowballstemmer(page: Any, small_site: tuple[Path, Catalog]) -> None:
+    import snowballstemmer
+
+    out, catalog = small_site
+    open_site(page, (out / "index.html").as_uri())
+    words = STEM_WORDS + [w for t in catalog for w in t.description.lower().split()]
+    stem = snowballstemmer.stemmer("english").stemWord
+    got: list[str] = page.evaluate("ws => ws.map(w => window.toolcatStem(w))", words)
+    assert got == [stem(w) for w in words]
+
+
+def test_the_stemmer_matches_on_githubs_words(
+    page: Any, github_site: tuple[Path, Catalog], corpus_dir: Path
+) -> None:
+    import re
+
+    import snowballstemmer
+
+    out, _ = github_site
+    open_site(page, (out / "index.html").as_uri())
+    text = (corpus_dir / "github-api.github.com.json").read_text(encoding="utf-8")
+    words = sorted({w.lower() for w in re.findall(r"[A-Za-z]{1,30}", text)})
+    assert len(words) > 5000
+    stem = snowballstemmer.stemmer("english").stemWord
+    got: list[str] = page.evaluate("ws => ws.map(w => window.toolcatStem(w))", words)
+    assert [w for w, g in zip(words, got, strict=True) if g != stem(w)] == []
