@@ -18,6 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolcat._errors import ToolcatError
+
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
 
@@ -29,7 +31,7 @@ ASSETS = ("style.css", "stem.js", "search.js", "app.js")
 _SAFE_FILE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
-class NotEmptyError(Exception):
+class NotEmptyError(ToolcatError):
     """The output folder holds files and ``force`` was not given."""
 
 

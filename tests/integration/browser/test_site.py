@@ -127,7 +127,7 @@ def small_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Catalog]
         "    tags: [danger]\n"
         "  - name: list_items\n    description: List the items in stock.\n    service: shop\n"
         "    method: GET\n    path: /items\n    annotations: {read_only: true}\n"
-        "    tags: [inventory]\n"
+        "    tags: [inventory, stock]\n"
         "  - name: get_item\n    description: Fetch one item by its SKU.\n    service: shop\n"
         "    method: GET\n    path: /items/{sku}\n"
         "    parameters:\n      sku: {type: string, description: The SKU}\n"
@@ -165,6 +165,8 @@ def test_search_filter_and_tool_page(page: Any, small_site: tuple[Path, Catalog]
     page.select_option("select[data-filter=method]", "GET")
     page.select_option("select[data-filter=tag]", "inventory")
     assert visible_names(page) == ["list_items", "get_item"]
+    page.select_option("select[data-filter=tag]", "stock")  # a second tag of one tool
+    assert visible_names(page) == ["list_items"]
     page.click("text=get_item")
     page.wait_for_selector("html[data-ready]", state="attached")
     assert page.text_content("h1 .name") == "get_item"
