@@ -167,6 +167,7 @@ def test_search_filter_and_tool_page(page: Any, small_site: tuple[Path, Catalog]
     assert visible_names(page) == ["list_items", "get_item"]
     page.select_option("select[data-filter=tag]", "stock")  # a second tag of one tool
     assert visible_names(page) == ["list_items"]
+    page.select_option("select[data-filter=tag]", "inventory")
     page.click("text=get_item")
     page.wait_for_selector("html[data-ready]", state="attached")
     assert page.text_content("h1 .name") == "get_item"
