@@ -156,6 +156,49 @@ def _provider_panels(tools: Iterable[ToolDefinition]) -> dict[str, list[dict[str
     return panels
 
 
+def _examples(catalog: Catalog) -> dict[str, dict[str, str]]:
+    """tool name -> {arguments, request}: the schema's own ``examples`` and what they render.
+
+    The catalog format holds no examples of its own; OpenAPI imports keep each
+    parameter's ``example``/``examples`` in its schema. A tool gets an example when
+    every property with one, taken together, is a call the executor accepts; the
+    request is the dry run's (secrets masked, nothing sent).
+    """
+    from toolcat.executor import Executor, PreparedRequest, ToolCall
+
+    out: dict[str, dict[str, str]] = {}
+    try:
+        executor = Executor(catalog, telemetry=False)
+    except Exception:  # e.g. a variable the catalog needs is unset: no examples, still a site
+        return out
+    with executor:
+        for tool in catalog:
+            props = tool.input_schema.get("properties")
+            if not isinstance(props, Mapping):
+                continue
+            args = {
+                k: v["examples"][0]
+                for k, v in props.items()
+                if isinstance(v, Mapping)
+                and isinstance(v.get("examples"), list | tuple)
+                and v["examples"]
+            }
+            if not args:
+                continue
+            try:
+                prepared = executor.prepare(ToolCall(tool.name, args, id="docs"))
+            except Exception:
+                continue
+            if isinstance(prepared, PreparedRequest):
+                out[tool.name] = {
+                    "arguments": json.dumps(args, indent=2, ensure_ascii=False, default=str),
+                    "request": json.dumps(
+                        prepared.to_dict(), indent=2, ensure_ascii=False, default=str
+                    ),
+                }
+    return out
+
+
 def check_output(out: Path, force: bool) -> None:
     """Raise :class:`NotEmptyError` unless ``out`` is missing, empty, or ``force``."""
     if out.exists() and not out.is_dir():
@@ -192,6 +235,7 @@ def build_site(
             toolsets_of.setdefault(n, []).append(ts)
     taken: set[str] = set()
     panels = _provider_panels(catalog)
+    examples = _examples(catalog)
     rows: list[dict[str, Any]] = []
     written = 0
     size = 0
@@ -226,6 +270,7 @@ def build_site(
                 ],
                 "providers": panels.get(tool.name, []),
                 "source": _source(tool, root),
+                "example": examples.get(tool.name),
             },
         )
         size += _write(tools_dir / row["file"], page)

@@ -96,3 +96,27 @@ def test_catalog_text_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[s
         html = page.read_text(encoding="utf-8")
         assert "<script>window.pwned" not in html and "<img src=x" not in html
         assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in html
+
+
+def test_a_tool_page_shows_its_schema_examples_and_the_request_they_render(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "c.yaml"
+    catalog.write_text(
+        "toolcat: 1\nservices:\n  shop:\n    base_url: http://127.0.0.1:9\n"
+        "    auth: {type: bearer, token: s3cret-token}\n"
+        "tools:\n"
+        "  - name: get_item\n    description: One item.\n    service: shop\n"
+        "    method: GET\n    path: /items/{sku}\n"
+        '    parameters:\n      sku: {type: string, description: The SKU, examples: ["W-1"]}\n'
+        "  - name: list_items\n    description: All items.\n    service: shop\n"
+        "    method: GET\n    path: /items\n",
+        encoding="utf-8",
+    )
+    code, _, err = run(capsys, "docs", str(catalog), "-o", str(tmp_path / "site"))
+    assert code == 0, err
+    page = (tmp_path / "site" / "tools" / "get_item.html").read_text(encoding="utf-8")
+    assert 'id="example-request"' in page and "http://127.0.0.1:9/items/W-1" in page
+    assert "s3cret-token" not in page  # the dry run masks secrets
+    other = (tmp_path / "site" / "tools" / "list_items.html").read_text(encoding="utf-8")
+    assert 'id="example-request"' not in other and "no examples of its own" in other
