@@ -28,6 +28,7 @@
     var count = doc.getElementById("count");
     var selects = Array.from(doc.querySelectorAll("select[data-filter]"));
     var index = null;
+    var reordered = false;  // whether the list is in ranked order now
     function getIndex() {
       if (!index && window.TOOLCAT_INDEX) index = new window.ToolcatIndex(window.TOOLCAT_INDEX);
       return index;
@@ -49,15 +50,17 @@
         order = hits.map(function (h) { return items[h.pos]; });
       }
       var shown = 0;
+      var moved = scores !== null || reordered;
       var frag = doc.createDocumentFragment();
       order.forEach(function (li) {
         var ok = keep(li);
-        li.hidden = !ok;
+        if (li.hidden === ok) li.hidden = !ok;
         if (ok) shown++;
-        frag.appendChild(li);
+        if (moved) frag.appendChild(li);
       });
       if (scores) items.forEach(function (li, pos) { if (!scores.has(pos)) { li.hidden = true; frag.appendChild(li); } });
-      list.appendChild(frag);
+      if (moved) list.appendChild(frag);  // catalog order with no query: nothing to move
+      reordered = scores !== null;
       count.textContent = shown + " of " + items.length + " tools";
       var hash = new URLSearchParams();
       if (query) hash.set("q", query);
