@@ -42,7 +42,8 @@ and friends written before the root existed still work)::
     │
     └── toolcat.cli
         ├── CliError                                a failure the user can fix (``code``)
-        └── DemoError                               the demo cannot run
+        ├── DemoError                               the demo cannot run
+        └── NotEmptyError                           ``toolcat docs`` into a folder with files
 
 Private control-flow exceptions (names starting with ``_``) derive from
 ``ToolcatError`` too, so none can escape as a bare ``Exception``; they are not

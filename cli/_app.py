@@ -26,6 +26,7 @@ _COMMAND_MODULES = (
     "import",
     "list",
     "search",
+    "docs",
     "schema",
     "catalog_schema",
     "call",

@@ -148,6 +148,12 @@ def register(sub: Any) -> None:
     from ._loading import add_ref_root
 
     add_ref_root(p)
+    p.add_argument(
+        "--docs",
+        action="store_true",
+        help="with --transport http: also serve the catalog browser ('toolcat docs') "
+        "read-only under /docs/",
+    )
     p.set_defaults(func=run)
 
 
@@ -186,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.pin and not args.tool_search:
         raise CliError("--pin needs --tool-search")
+    if args.docs and args.transport != "http":
+        raise CliError("--docs needs --transport http")
     try:
         server.load()
     except CatalogInputError as exc:
@@ -218,8 +226,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
+        if args.docs:
+            base = url.removesuffix(args.path)
+            print(f"toolcat serve: catalog browser on {base}/docs/", file=sys.stderr, flush=True)
 
     policy = _host_policy(args)
+    docs_dir = _docs_site(server.catalog) if args.docs else None
     try:
         anyio.run(
             lambda: server.run_http(
@@ -229,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
                 on_ready=ready,
                 host_policy=policy,
                 settings=settings,
+                docs_dir=docs_dir,
             )
         )
     except AuthConfigError as exc:
@@ -245,6 +258,21 @@ def run(args: argparse.Namespace) -> int:
             f"cannot listen on {_where(args.host, args.port)}; see the log above"
         ) from group
     return 0
+
+
+def _docs_site(catalog: Any) -> str:
+    """Write the catalog browser into a temporary folder (removed at exit); its path."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from ._docsite import build_site
+
+    folder = tempfile.mkdtemp(prefix="toolcat-docs-")
+    atexit.register(shutil.rmtree, folder, True)
+    build_site(catalog, Path(folder), title="toolcat serve")
+    return folder
 
 
 def _host_policy(args: argparse.Namespace) -> Any:

@@ -360,8 +360,12 @@ class McpServer:
         host_policy: HostPolicy | None = None,
         *,
         settings: ServerSettings | None = None,
+        docs_dir: str | None = None,
     ) -> None:
         """Serve streamable HTTP on ``host:port`` until cancelled.
+
+        ``docs_dir`` (a site ``toolcat docs`` wrote) is served read-only under
+        ``/docs/``, behind the same Host/Origin guard as ``path``.
 
         Every request passes :class:`HostGuard` first: a Host or Origin that
         ``host_policy`` (default: ``HostPolicy.for_bind(host)``) refuses gets
@@ -381,6 +385,12 @@ class McpServer:
             host=host,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
+        if docs_dir is not None:
+            from starlette.routing import Mount
+            from starlette.staticfiles import StaticFiles
+
+            # behind authentication too, when it is configured: the pages show every tool
+            app.routes.append(Mount("/docs", StaticFiles(directory=docs_dir, html=True)))
         app = _with_auth(app, settings, http_url(host, port, path), self.env)
         guarded = HostGuard(app, host_policy or HostPolicy.for_bind(host), port)
         config = uvicorn.Config(

@@ -1,0 +1,296 @@
+"""`toolcat docs`: a static catalog browser (search, filters, a page per tool).
+
+The site works from ``file://`` and any static host: no CDN, no fetch. The search
+index (``SearchIndex.to_dict()``) ships as ``assets/search-index.js``, a script that
+assigns a global, because browsers block ``fetch`` of JSON from ``file://``;
+``assets/search.js`` repeats the ranking of ``toolcat search`` exactly (tests
+compare the two in Chromium). Every string from the catalog goes through Jinja2's
+autoescape here, and the page script sets text only with ``textContent``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolcat._errors import ToolcatError
+
+if TYPE_CHECKING:
+    from toolcat.catalog import Catalog, ToolDefinition
+
+__all__ = ["NotEmptyError", "SiteReport", "build_site", "check_output"]
+
+#: Characters of a description shown in the list (the tool page shows all of it).
+SUMMARY_CHARS = 200
+ASSETS = ("style.css", "stem.js", "search.js", "app.js")
+_SAFE_FILE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+
+
+class NotEmptyError(ToolcatError):
+    """The output folder holds files and ``force`` was not given."""
+
+
+@dataclass(frozen=True, slots=True)
+class SiteReport:
+    tools: int
+    files: int
+    bytes: int
+
+
+def _asset(name: str) -> str:
+    return resources.files("toolcat.cli").joinpath("_site", name).read_text(encoding="utf-8")
+
+
+def _environment() -> Any:
+    import jinja2
+
+    # Plain (not sandboxed) is enough: the templates are ours, catalog text is only data.
+    return jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+
+
+def _file_name(name: str, taken: set[str]) -> str:
+    import hashlib
+
+    base = name if _SAFE_FILE.fullmatch(name) and not name.startswith(".") else ""
+    if not base or base.lower() in taken:
+        base = f"tool-{hashlib.sha256(name.encode()).hexdigest()[:16]}"
+    taken.add(base.lower())
+    return base + ".html"
+
+
+def _type_of(schema: Any) -> str:
+    if not isinstance(schema, Mapping):
+        return ""
+    t = schema.get("type")
+    if isinstance(t, list):
+        text = " | ".join(str(x) for x in t)
+    elif isinstance(t, str):
+        text = t
+    elif "$ref" in schema:
+        text = str(schema["$ref"]).rsplit("/", 1)[-1]
+    elif any(k in schema for k in ("anyOf", "oneOf")):
+        text = "one of"
+    else:
+        text = "any"
+    if text == "array" and isinstance(schema.get("items"), Mapping):
+        text = f"array of {_type_of(schema['items'])}"
+    if isinstance(schema.get("enum"), list):
+        text += ": " + ", ".join(json.dumps(v) for v in schema["enum"][:20])
+    return text
+
+
+def _args(tool: ToolDefinition) -> list[dict[str, Any]]:
+    schema = tool.input_schema
+    props = schema.get("properties")
+    if not isinstance(props, Mapping):
+        return []
+    required = set(schema.get("required") or ())
+    where = {p.argument: p.location.value for p in tool.command.parameters}
+    body = tool.command.body
+    out = []
+    for key, sub in props.items():
+        location = where.get(key, "body" if body is not None else "")
+        out.append(
+            {
+                "name": key,
+                "type": _type_of(sub),
+                "required": key in required,
+                "location": location,
+                "description": sub.get("description", "") if isinstance(sub, Mapping) else "",
+            }
+        )
+    return out
+
+
+def _badges(tool: ToolDefinition) -> list[tuple[str, str]]:
+    a = tool.annotations
+    out = []
+    if a.read_only:
+        out.append(("readonly", "read-only"))
+    if a.destructive:
+        out.append(("destructive", "destructive"))
+    if tool.confirm:
+        out.append(("confirm", "confirm"))
+    return out
+
+
+def _yes_no(value: bool | None) -> str:
+    return "not stated" if value is None else ("yes" if value else "no")
+
+
+def _source(tool: ToolDefinition, root: Path | None) -> str:
+    if tool.source is None:
+        return ""
+    file = Path(tool.source.file)
+    if root is not None:
+        try:
+            file = file.resolve().relative_to(root.resolve())
+        except (ValueError, OSError):
+            file = Path(file.name)
+    elif file.is_absolute():
+        file = Path(file.name)  # never an absolute path of the machine that built the site
+    return f"{file.as_posix()}:{tool.source.line}"
+
+
+def _provider_panels(tools: Iterable[ToolDefinition]) -> dict[str, list[dict[str, Any]]]:
+    """tool name -> [{name, json, notes}] for each registered provider."""
+    from toolcat.executor import providers
+
+    panels: dict[str, list[dict[str, Any]]] = {}
+    tools = list(tools)
+    for pname in providers.names():
+        prov = providers.get(pname)
+        for tool in tools:
+            try:
+                result = prov.tools([tool])
+                text = json.dumps(result.tools, indent=2, ensure_ascii=False)
+                notes = [n.message for n in result.notes]
+            except Exception as exc:  # one tool a provider cannot take must not stop the site
+                text, notes = "", [f"not exported: {exc}"]
+            panels.setdefault(tool.name, []).append({"name": pname, "json": text, "notes": notes})
+    return panels
+
+
+def _examples(catalog: Catalog) -> dict[str, dict[str, str]]:
+    """tool name -> {arguments, request}: the schema's own ``examples`` and what they render.
+
+    The catalog format holds no examples of its own; OpenAPI imports keep each
+    parameter's ``example``/``examples`` in its schema. A tool gets an example when
+    every property with one, taken together, is a call the executor accepts; the
+    request is the dry run's (secrets masked, nothing sent).
+    """
+    from toolcat.executor import Executor, PreparedRequest, ToolCall
+
+    out: dict[str, dict[str, str]] = {}
+    try:
+        executor = Executor(catalog, telemetry=False)
+    except Exception:  # e.g. a variable the catalog needs is unset: no examples, still a site
+        return out
+    with executor:
+        for tool in catalog:
+            props = tool.input_schema.get("properties")
+            if not isinstance(props, Mapping):
+                continue
+            args = {
+                k: v["examples"][0]
+                for k, v in props.items()
+                if isinstance(v, Mapping)
+                and isinstance(v.get("examples"), list | tuple)
+                and v["examples"]
+            }
+            if not args:
+                continue
+            try:
+                prepared = executor.prepare(ToolCall(tool.name, args, id="docs"))
+            except Exception:
+                continue
+            if isinstance(prepared, PreparedRequest):
+                out[tool.name] = {
+                    "arguments": json.dumps(args, indent=2, ensure_ascii=False, default=str),
+                    "request": json.dumps(
+                        prepared.to_dict(), indent=2, ensure_ascii=False, default=str
+                    ),
+                }
+    return out
+
+
+def check_output(out: Path, force: bool) -> None:
+    """Raise :class:`NotEmptyError` unless ``out`` is missing, empty, or ``force``."""
+    if out.exists() and not out.is_dir():
+        raise NotEmptyError(f"{out} is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise NotEmptyError(f"{out} is not empty (use --force to write into it)")
+
+
+def build_site(
+    catalog: Catalog,
+    out: Path,
+    *,
+    title: str = "toolcat catalog",
+    force: bool = False,
+    root: Path | None = None,
+) -> SiteReport:
+    """Write the site for ``catalog`` into ``out``; ``root`` makes source paths relative.
+
+    Raises :class:`NotEmptyError` when ``out`` holds files and ``force`` is false.
+    """
+    check_output(out, force)
+    env = _environment()
+    index_t = env.from_string(_asset("index.html.j2"))
+    tool_t = env.from_string(_asset("tool.html.j2"))
+    (out / "assets").mkdir(parents=True, exist_ok=True)
+    tools_dir = out / "tools"
+    tools_dir.mkdir(exist_ok=True)
+    if force:
+        for old in tools_dir.glob("*.html"):
+            old.unlink()
+    toolsets_of: dict[str, list[str]] = {}
+    for ts, names in catalog.toolsets.items():
+        for n in names:
+            toolsets_of.setdefault(n, []).append(ts)
+    taken: set[str] = set()
+    panels = _provider_panels(catalog)
+    examples = _examples(catalog)
+    rows: list[dict[str, Any]] = []
+    written = 0
+    size = 0
+    for tool in catalog:
+        a = tool.annotations
+        row: dict[str, Any] = {
+            "name": tool.name,
+            "file": _file_name(tool.name, taken),
+            "summary": tool.description[:SUMMARY_CHARS]
+            + ("…" if len(tool.description) > SUMMARY_CHARS else ""),
+            "description": tool.description,
+            "title": a.title or "",
+            "service": tool.command.service,
+            "method": tool.command.method,
+            "path": tool.command.path,
+            "tags": list(tool.tags),
+            "toolsets": toolsets_of.get(tool.name, []),
+            "badges": _badges(tool),
+        }
+        rows.append(row)
+        page = tool_t.render(
+            title=title,
+            t={
+                **row,
+                "args": _args(tool),
+                "annotations": [
+                    ("read-only", _yes_no(a.read_only)),
+                    ("destructive", _yes_no(a.destructive)),
+                    ("idempotent", _yes_no(a.idempotent)),
+                    ("open world", _yes_no(a.open_world)),
+                    ("confirm before running", "yes" if tool.confirm else "no"),
+                ],
+                "providers": panels.get(tool.name, []),
+                "source": _source(tool, root),
+                "example": examples.get(tool.name),
+            },
+        )
+        size += _write(tools_dir / row["file"], page)
+        written += 1
+    filters = [
+        ("toolset", "toolset", sorted(catalog.toolsets)),
+        ("tag", "tag", sorted({t for r in rows for t in r["tags"]})),
+        ("method", "method", sorted({r["method"] for r in rows})),
+        ("service", "service", sorted({r["service"] for r in rows})),
+    ]
+    size += _write(out / "index.html", index_t.render(title=title, tools=rows, filters=filters))
+    for name in ASSETS:
+        size += _write(out / "assets" / name, _asset(name))
+    data = json.dumps(catalog.search_index.to_dict(), ensure_ascii=True, separators=(",", ":"))
+    # ensure_ascii leaves no U+2028/2029 and "</" cannot end a script given as a file.
+    size += _write(out / "assets" / "search-index.js", f"window.TOOLCAT_INDEX = {data};\n")
+    return SiteReport(tools=len(rows), files=written + 2 + len(ASSETS), bytes=size)
+
+
+def _write(path: Path, text: str) -> int:
+    data = text.encode("utf-8")
+    path.write_bytes(data)
+    return len(data)

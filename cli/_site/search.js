@@ -1,0 +1,68 @@
+// The ranking of toolcat search (docs/search.md), repeated over the index that
+// SearchIndex.to_dict() exports (window.TOOLCAT_INDEX). No dependencies.
+"use strict";
+(function (root) {
+  var CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af";
+  var TOKEN = new RegExp("[" + CJK + "]|(?:(?![" + CJK + "])[\\p{L}\\p{Nl}\\p{No}])+|\\p{Nd}+", "gu");
+  var CAMEL = /(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/g;
+  var MARKS = /[\u0300-\u036f]/g;
+
+  function tokenize(text) {
+    var folded = text.normalize("NFKD").replace(MARKS, "").replace(CAMEL, " ");
+    var out = folded.match(TOKEN) || [];
+    return out.map(function (t) { return t.toLowerCase(); });
+  }
+  function firstChars(text, n) { // the first n code points (Python slicing)
+    var i = 0, count = 0;
+    while (i < text.length && count < n) {
+      var c = text.charCodeAt(i);
+      i += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
+      count++;
+    }
+    return text.slice(0, i);
+  }
+  function round6(x) { return Number(x.toFixed(6)); }
+
+  function Index(data) {
+    this.d = data;
+    this.stop = new Set(data.stop_words);
+    this.postings = new Map(Object.entries(data.postings));
+    this.synonyms = new Map(Object.entries(data.synonyms));
+  }
+  Index.prototype.queryTerms = function (query) {
+    var d = this.d, terms = new Map();
+    var toks = tokenize(firstChars(query, d.max_query_chars));
+    for (var i = 0; i < toks.length; i++) {
+      if (this.stop.has(toks[i])) continue;
+      terms.set(root.toolcatStem(toks[i]), 1.0);
+      if (terms.size >= d.max_query_terms) break;
+    }
+    var stems = Array.from(terms.keys());
+    for (var j = 0; j < stems.length; j++) {
+      var s = stems[j], syn = this.synonyms.get(s) || [];
+      for (var k = 0; k < syn.length; k++) if (!terms.has(syn[k])) terms.set(syn[k], d.synonym_weight);
+      for (var cut = s.length - 1; cut >= d.min_prefix; cut--) {
+        var p = s.slice(0, cut);
+        if (this.postings.has(p)) { if (!terms.has(p)) terms.set(p, d.prefix_weight); break; }
+      }
+    }
+    return terms;
+  };
+  // [{name, score, pos}] best first; top <= 0 or undefined: every matching tool.
+  Index.prototype.search = function (query, top) {
+    var scores = new Map(), self = this;
+    this.queryTerms(query).forEach(function (weight, term) {
+      var pl = self.postings.get(term);
+      if (!pl) return;
+      for (var i = 0; i < pl.length; i += 2) {
+        scores.set(pl[i], (scores.get(pl[i]) || 0) + weight * pl[i + 1]);
+      }
+    });
+    var ranked = Array.from(scores, function (e) { return {pos: e[0], score: round6(e[1])}; });
+    ranked.sort(function (a, b) { return b.score - a.score || a.pos - b.pos; });
+    if (top > 0) ranked = ranked.slice(0, top);
+    return ranked.map(function (r) { return {name: self.d.tools[r.pos], score: r.score, pos: r.pos}; });
+  };
+  root.ToolcatIndex = Index;
+  root.toolcatTokenize = tokenize;
+})(typeof window !== "undefined" ? window : globalThis);

@@ -1,0 +1,300 @@
+"""The catalog browser (`toolcat docs`) in headless Chromium, opened from file://.
+
+Needs a Chromium executable (Debian's ``chromium``; or ``TOOLCAT_CHROMIUM``) and
+Playwright for Python (the ``test`` extra); the tests skip with the reason otherwise.
+Playwright drives that executable: ``playwright install`` is never needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolcat.catalog import Catalog
+from toolcat.cli import main
+from toolcat.loader import load_catalog
+
+EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> & "quotes"'
+#: Requests of different kinds (verbs, nouns, abbreviations, stop words, non-ASCII).
+QUERIES = [
+    "list open issues",
+    "create a pull request",
+    "delete a repository",
+    "get the contents of a file",
+    "star a gist",
+    "who is the authenticated user",
+    "add a label to an issue",
+    "repositories of an organization",
+    "workflow runs for a repo",
+    "update branch protection",
+    "search code",
+    "listReposForOrg",
+    "GPG keys 2FA",
+    "café naïve résumé",
+    "列出 issues",
+    "",
+    "the and of",
+    "x" * 5000,
+]
+
+
+def chromium_path() -> str:
+    path = os.environ.get("TOOLCAT_CHROMIUM") or next(
+        filter(None, (shutil.which(n) for n in ("chromium", "chromium-browser"))), None
+    )
+    if not path:
+        pytest.skip("no Chromium executable (install Debian's chromium or set TOOLCAT_CHROMIUM)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = chromium_path()
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python missing")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=executable)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context()
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    context.close()
+    assert errors == [], errors  # no script error on any page
+
+
+def build(catalog: Path, out: Path) -> Path:
+    assert main(["docs", str(catalog), "-o", str(out)]) == 0
+    return out
+
+
+def open_site(page: Any, url: str) -> float:
+    """Open ``url`` and wait until the page script has run; the ready time in ms."""
+    page.goto(url)
+    page.wait_for_selector("html[data-ready]", state="attached")
+    return float(page.get_attribute("html", "data-ready"))
+
+
+def visible_names(page: Any) -> list[str]:
+    names: list[str] = page.eval_on_selector_all(
+        "#tools li:not([hidden]) .name", "els => els.map(e => e.textContent)"
+    )
+    return names
+
+
+def search(page: Any, query: str) -> None:
+    page.fill("#q", query)
+    page.press("#q", "Enter")
+
+
+def js_ranking(page: Any, queries: list[str]) -> list[list[str]]:
+    ranked: list[list[str]] = page.evaluate(
+        "qs => { const ix = new ToolcatIndex(window.TOOLCAT_INDEX);"
+        " return qs.map(q => ix.search(q, 10).map(h => h.name)); }",
+        queries,
+    )
+    return ranked
+
+
+# -- a small catalog, always (when Chromium is there) --------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Catalog]:
+    folder = tmp_path_factory.mktemp("small")
+    path = folder / "shop.yaml"
+    path.write_text(
+        "toolcat: 1\nservices:\n  shop:\n    base_url: http://127.0.0.1:9\n"
+        "  billing:\n    base_url: http://127.0.0.1:9\n"
+        "tools:\n"
+        f"  - name: evil_tool\n    description: {json.dumps(EVIL)}\n    service: shop\n"
+        "    method: DELETE\n    path: /items/{sku}\n    confirm: true\n"
+        "    annotations: {destructive: true}\n"
+        f"    parameters:\n      sku: {{type: string, description: {json.dumps(EVIL)}}}\n"
+        "    tags: [danger]\n"
+        "  - name: list_items\n    description: List the items in stock.\n    service: shop\n"
+        "    method: GET\n    path: /items\n    annotations: {read_only: true}\n"
+        "    tags: [inventory, stock]\n"
+        "  - name: get_item\n    description: Fetch one item by its SKU.\n    service: shop\n"
+        "    method: GET\n    path: /items/{sku}\n"
+        "    parameters:\n      sku: {type: string, description: The SKU}\n"
+        "    tags: [inventory]\n"
+        "  - name: refund_payment\n    description: Refund a payment to the customer.\n"
+        "    service: billing\n    method: POST\n    path: /refunds\n"
+        "    parameters:\n      payment: {type: string, description: The payment id}\n"
+        "    body:\n      payment: '{{ payment }}'\n"
+        "toolsets:\n  readonly: [list_items, get_item]\n",
+        encoding="utf-8",
+    )
+    out = build(path, folder / "site")
+    catalog = load_catalog([str(path)], progress=False).catalog
+    assert catalog is not None
+    return out, catalog
+
+
+def test_search_filter_and_tool_page(page: Any, small_site: tuple[Path, Catalog]) -> None:
+    out, catalog = small_site
+    open_site(page, (out / "index.html").as_uri())
+    assert len(visible_names(page)) == 4
+    search(page, "fetch an item")
+    expected = [h.name for h in catalog.search("fetch an item")]
+    page.wait_for_function(
+        f"document.getElementById('count').textContent.startsWith('{len(expected)} of')"
+    )
+    assert visible_names(page) == expected
+    page.select_option("select[data-filter=toolset]", "readonly")
+    assert visible_names(page) == [n for n in expected if n in catalog.toolsets["readonly"]]
+    search(page, "")
+    page.select_option("select[data-filter=toolset]", "")
+    page.select_option("select[data-filter=service]", "billing")
+    assert visible_names(page) == ["refund_payment"]
+    page.select_option("select[data-filter=service]", "")
+    page.select_option("select[data-filter=method]", "GET")
+    page.select_option("select[data-filter=tag]", "inventory")
+    assert visible_names(page) == ["list_items", "get_item"]
+    page.select_option("select[data-filter=tag]", "stock")  # a second tag of one tool
+    assert visible_names(page) == ["list_items"]
+    page.select_option("select[data-filter=tag]", "inventory")
+    page.click("text=get_item")
+    page.wait_for_selector("html[data-ready]", state="attached")
+    assert page.text_content("h1 .name") == "get_item"
+    assert "Fetch one item" in page.text_content("#description")
+    assert page.is_visible("#panel-openai") and not page.is_visible("#panel-anthropic")
+    page.click("#tab-anthropic")
+    assert page.is_visible("#panel-anthropic") and not page.is_visible("#panel-openai")
+    assert '"input_schema"' in page.text_content("#panel-anthropic pre")
+    assert "shop.yaml:" in page.text_content("#source")
+
+
+def test_catalog_text_never_runs(page: Any, small_site: tuple[Path, Catalog]) -> None:
+    out, _ = small_site
+    open_site(page, (out / "index.html").as_uri())
+    search(page, "pwned script")
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert EVIL[:40] in page.text_content("#tools")
+    open_site(page, (out / "tools" / "evil_tool.html").as_uri())
+    page.wait_for_timeout(200)  # an onerror would have fired by now
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    assert page.text_content("#description") == EVIL  # shown literally
+    assert page.locator("main img").count() == 0
+    assert "destructive" in page.text_content("main") and "confirm" in page.text_content("main")
+
+
+def test_search_ranks_like_the_catalog_small(page: Any, small_site: tuple[Path, Catalog]) -> None:
+    out, catalog = small_site
+    open_site(page, (out / "index.html").as_uri())
+    queries = ["refund", "items in stock", "get item sku", "fetching", "zzz", ""]
+    assert js_ranking(page, queries) == [[h.name for h in catalog.search(q)] for q in queries]
+
+
+# -- GitHub's 1,223 tools (the corpus) -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def github_site(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Catalog]:
+    folder = tmp_path_factory.mktemp("github")
+    spec = corpus_dir / "github-api.github.com.json"
+    (folder / "github.yaml").write_text(
+        "toolcat: 1\nservices:\n  github:\n    base_url: https://api.github.com\n"
+        f"openapi:\n  - spec: {json.dumps(str(spec))}\n    service: github\n",
+        encoding="utf-8",
+    )
+    start = time.perf_counter()
+    out = build(folder / "github.yaml", folder / "site")
+    print(f"GitHub site built in {time.perf_counter() - start:.1f} s")
+    catalog = load_catalog([str(folder / "github.yaml")], progress=False).catalog
+    assert catalog is not None
+    return out, catalog
+
+
+def test_github_site_ranks_like_toolcat_search(
+    page: Any, github_site: tuple[Path, Catalog]
+) -> None:
+    out, catalog = github_site
+    ready_ms = open_site(page, (out / "index.html").as_uri())
+    print(f"GitHub site first view ready in {ready_ms:.0f} ms")
+    assert ready_ms < 5000  # generous: measured about 0.7 s; benchmarks report it
+    assert len(catalog) > 1000
+    got = js_ranking(page, QUERIES)
+    for query, names in zip(QUERIES, got, strict=True):
+        assert names == [h.name for h in catalog.search(query)], query[:40]
+
+
+def test_github_site_search_filter_open_and_tabs(
+    page: Any, github_site: tuple[Path, Catalog]
+) -> None:
+    out, catalog = github_site
+    open_site(page, (out / "index.html").as_uri() + "#q=list+open+issues")
+    expected = [h.name for h in catalog.search("list open issues", top=1000)]
+    assert visible_names(page) == expected
+    page.select_option("select[data-filter=method]", "GET")
+    shown = visible_names(page)
+    assert shown and all(catalog[n].command.method == "GET" for n in shown)
+    assert shown == [n for n in expected if catalog[n].command.method == "GET"]
+    page.click(f"#tools li:not([hidden]) .name >> text='{shown[0]}'")
+    page.wait_for_selector("html[data-ready]", state="attached")
+    assert page.text_content("h1 .name") == shown[0]
+    assert catalog[shown[0]].command.path in page.text_content("main")
+    page.click("#tab-gemini")
+    assert page.is_visible("#panel-gemini") and not page.is_visible("#panel-openai")
+    assert shown[0] in page.text_content("#panel-gemini pre")
+    assert "github.yaml:" in page.text_content("#source")
+
+
+#: Words that exercise each step of the Snowball English stemmer (and its exceptions).
+STEM_WORDS = (
+    "dying lying tying inning outing canning evening herring earring proceed proceeding "
+    "exceeded succeeded agreed feed bleed hopping hoping filing fizzed sized generously "
+    "generate communication university past pasted pasting organization interesting "
+    "laterally emergency skies sky only early gently cried ties lies says sayyid yoyo boys "
+    "employed employing theology geology ecologist logical fluently happily hopefulness "
+    "repositories repository authenticated caresses ponies cats feeds agreement relational "
+    "conditional rational valenci hesitanci digitizer conformabli radicalli differentli vileli "
+    "analogousli vietnamization predication operator feudalism decisiveness hopefulness "
+    "callousness formaliti sensitiviti sensibiliti triplicate formative formalize electriciti "
+    "electrical hopeful goodness revival allowance inference airliner gyroscopic adjustable "
+    "defensible irritant replacement adjustment dependent adoption homologou communism "
+    "activate angulariti homologous effective bowdlerize probate rate cease controll roll "
+    "a is be by aa ab abs"
+).split()
+
+
+def test_the_stemmer_matches_snowballstemmer(page: Any, small_site: tuple[Path, Catalog]) -> None:
+    import snowballstemmer
+
+    out, catalog = small_site
+    open_site(page, (out / "index.html").as_uri())
+    words = STEM_WORDS + [w for t in catalog for w in t.description.lower().split()]
+    stem = snowballstemmer.stemmer("english").stemWord
+    got: list[str] = page.evaluate("ws => ws.map(w => window.toolcatStem(w))", words)
+    assert got == [stem(w) for w in words]
+
+
+def test_the_stemmer_matches_on_githubs_words(
+    page: Any, github_site: tuple[Path, Catalog], corpus_dir: Path
+) -> None:
+    import re
+
+    import snowballstemmer
+
+    out, _ = github_site
+    open_site(page, (out / "index.html").as_uri())
+    text = (corpus_dir / "github-api.github.com.json").read_text(encoding="utf-8")
+    words = sorted({w.lower() for w in re.findall(r"[A-Za-z]{1,30}", text)})
+    assert len(words) > 5000
+    stem = snowballstemmer.stemmer("english").stemWord
+    got: list[str] = page.evaluate("ws => ws.map(w => window.toolcatStem(w))", words)
+    assert [w for w, g in zip(words, got, strict=True) if g != stem(w)] == []

@@ -1,0 +1,122 @@
+"""`toolcat docs`: the static catalog browser's files (the browser tests drive them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from toolcat.cli import main
+from toolcat.loader import load_catalog
+
+EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> & "quotes"'
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def write_evil_catalog(folder: Path) -> Path:
+    """A small catalog whose texts try to inject HTML (used by the browser tests too)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "evil.yaml"
+    path.write_text(
+        "toolcat: 1\nservices:\n  shop:\n    base_url: http://127.0.0.1:9\n"
+        "tools:\n"
+        f"  - name: evil_tool\n    description: {json.dumps(EVIL)}\n    service: shop\n"
+        "    method: DELETE\n    path: /items/{sku}\n    confirm: true\n"
+        "    annotations: {destructive: true}\n"
+        f"    parameters:\n      sku: {{type: string, description: {json.dumps(EVIL)}}}\n"
+        "    tags: [danger]\n"
+        "  - name: list_items\n    description: List the items in stock.\n    service: shop\n"
+        "    method: GET\n    path: /items\n    annotations: {read_only: true}\n"
+        "    tags: [inventory]\n"
+        "toolsets:\n  readonly: [list_items]\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_docs_writes_a_site_for_the_demo(
+    repo_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "site"
+    code, _, err = run(capsys, "docs", str(repo_root / "examples" / "demo"), "-o", str(out))
+    assert code == 0, err
+    assert "wrote 4 tools" in err
+    assert sorted(p.name for p in (out / "tools").iterdir()) == [
+        "get_item.html",
+        "order_status.html",
+        "place_order.html",
+        "search_items.html",
+    ]
+    page = (out / "tools" / "get_item.html").read_text(encoding="utf-8")
+    assert "catalog.yaml:13" in page  # where it was declared, relative to the catalog
+    assert str(repo_root) not in page  # never the building machine's absolute path
+    for provider in ("openai", "anthropic", "gemini", "mcp"):
+        assert f'id="panel-{provider}"' in page
+    assert "cdn" not in (out / "index.html").read_text(encoding="utf-8").lower()
+
+
+def test_the_index_ships_as_a_script_assigning_a_global(
+    repo_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    demo = repo_root / "examples" / "demo"
+    run(capsys, "docs", str(demo), "-o", str(tmp_path))
+    text = (tmp_path / "assets" / "search-index.js").read_text(encoding="utf-8")
+    prefix = "window.TOOLCAT_INDEX = "
+    assert text.startswith(prefix)
+    catalog = load_catalog([str(demo)], progress=False).catalog
+    assert catalog is not None
+    assert json.loads(text[len(prefix) :].rstrip().rstrip(";")) == catalog.search_index.to_dict()
+
+
+def test_a_folder_that_is_not_empty_is_refused_without_force(
+    repo_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "keep.txt").write_text("mine")
+    demo = str(repo_root / "examples" / "demo")
+    code, out, err = run(capsys, "docs", demo, "-o", str(tmp_path))
+    assert code == 2
+    assert out == "" and err.count("\n") == 1 and "--force" in err
+    assert not (tmp_path / "index.html").exists()
+    code, _, _ = run(capsys, "docs", demo, "-o", str(tmp_path), "--force")
+    assert code == 0 and (tmp_path / "index.html").is_file()
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_catalog_text_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    catalog = write_evil_catalog(tmp_path / "cat")
+    out = tmp_path / "site"
+    code, _, err = run(capsys, "docs", str(catalog), "-o", str(out))
+    assert code == 0, err
+    for page in (out / "index.html", out / "tools" / "evil_tool.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "<script>window.pwned" not in html and "<img src=x" not in html
+        assert "&lt;script&gt;window.pwned=1&lt;/script&gt;" in html
+
+
+def test_a_tool_page_shows_its_schema_examples_and_the_request_they_render(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "c.yaml"
+    catalog.write_text(
+        "toolcat: 1\nservices:\n  shop:\n    base_url: http://127.0.0.1:9\n"
+        "    auth: {type: bearer, token: s3cret-token}\n"
+        "tools:\n"
+        "  - name: get_item\n    description: One item.\n    service: shop\n"
+        "    method: GET\n    path: /items/{sku}\n"
+        '    parameters:\n      sku: {type: string, description: The SKU, examples: ["W-1"]}\n'
+        "  - name: list_items\n    description: All items.\n    service: shop\n"
+        "    method: GET\n    path: /items\n",
+        encoding="utf-8",
+    )
+    code, _, err = run(capsys, "docs", str(catalog), "-o", str(tmp_path / "site"))
+    assert code == 0, err
+    page = (tmp_path / "site" / "tools" / "get_item.html").read_text(encoding="utf-8")
+    assert 'id="example-request"' in page and "http://127.0.0.1:9/items/W-1" in page
+    assert "s3cret-token" not in page  # the dry run masks secrets
+    other = (tmp_path / "site" / "tools" / "list_items.html").read_text(encoding="utf-8")
+    assert 'id="example-request"' not in other and "no examples of its own" in other
