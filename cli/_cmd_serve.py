@@ -92,6 +92,15 @@ def register(sub: Any) -> None:
         "0.3; at most 5 s of waiting), so a half-written file is not loaded; 0 loads at once",
     )
     p.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="HTTP: on SIGTERM, /readyz turns 503 and new requests get 503 with "
+        "Retry-After; calls in flight get this long to finish (default 30) before they "
+        "are cancelled with an error; then the server exits 0",
+    )
+    p.add_argument(
         "--yes",
         action="store_true",
         help="run tools marked confirm: true without asking (otherwise the client's "
@@ -161,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.settle < 0 or args.poll_interval <= 0:
         raise CliError("--settle must be 0 or more and --poll-interval more than 0")
+    if not 0 <= args.drain_timeout <= 86400:
+        raise CliError("--drain-timeout must be 0-86400 seconds")
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
@@ -229,6 +240,7 @@ def run(args: argparse.Namespace) -> int:
                 on_ready=ready,
                 host_policy=policy,
                 settings=settings,
+                drain_timeout=args.drain_timeout,
             )
         )
     except AuthConfigError as exc:
