@@ -101,6 +101,13 @@ def register(sub: Any) -> None:
         "are cancelled with an error; then the server exits 0",
     )
     p.add_argument(
+        "--metrics",
+        action="store_true",
+        help="HTTP: serve GET /metrics, the OpenTelemetry metrics in Prometheus text format "
+        "(needs the otel extra). Like /healthz and /readyz it answers any Host without "
+        "authentication, and it names the catalog's tools: restrict who reaches the port",
+    )
+    p.add_argument(
         "--yes",
         action="store_true",
         help="run tools marked confirm: true without asking (otherwise the client's "
@@ -172,6 +179,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--settle must be 0 or more and --poll-interval more than 0")
     if not 0 <= args.drain_timeout <= 86400:
         raise CliError("--drain-timeout must be 0-86400 seconds")
+    if args.metrics and args.transport != "http":
+        raise CliError("--metrics needs --transport http")
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
@@ -231,6 +240,11 @@ def run(args: argparse.Namespace) -> int:
         )
 
     policy = _host_policy(args)
+    if args.metrics:
+        try:
+            server.enable_metrics()
+        except RuntimeError as exc:
+            raise CliError(str(exc)) from exc
     try:
         anyio.run(
             lambda: server.run_http(

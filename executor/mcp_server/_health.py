@@ -5,19 +5,25 @@
   else 503; the JSON body says why (``catalog_loaded``, ``tools``, ``draining``,
   ``failed_reloads``, ``last_reload_error``). A broken ``--watch`` edit keeps the
   last good catalog, so the server stays ready and the body names the failure.
+- ``GET /metrics`` (with ``--metrics``, needs the ``otel`` extra): the OpenTelemetry
+  metrics (tool calls, errors, durations, catalog reloads) in Prometheus text format,
+  through the OTel Prometheus exporter. Labels are bounded: tool names of the catalog
+  (an unknown one is ``_unknown``), the executor's error types, ``ok``/``failed``.
 
-Both answer any ``Host`` and need no credentials: load balancers and kubelets
-probe with the pod's IP as Host, and the bodies say nothing about the tools or
-the callers (no names, no paths). Everything else goes on to HostGuard and auth.
+All three answer any ``Host`` and need no credentials: load balancers, kubelets and
+Prometheus send the pod's IP as Host. The probes' bodies name no tool, file or
+caller; ``/metrics`` (opt-in) names tools. Everything else goes on to HostGuard
+and auth.
 
 On SIGTERM (:func:`draining_server`): readiness turns false at once; a new
 session, tool call or stream on the MCP path is answered ``503`` with
 ``Retry-After`` and a JSON-RPC error (code ``SHUTTING_DOWN``) that the MCP SDK
-clients surface as such; replies and notifications from clients still pass (an
-in-flight call may be waiting for an elicitation answer). Tool calls already
-running finish, up to ``drain_timeout`` seconds; those still running then are
-cancelled and answered with the same JSON-RPC error. Then uvicorn shuts down
-(open streams get ``SHUTDOWN_GRACE`` seconds) and the process exits 0.
+clients surface as such; other requests (tools/list, ping), replies and
+notifications still pass (an in-flight call may be waiting for an elicitation
+answer). Tool calls already running finish, up to ``drain_timeout`` seconds;
+those still running then are cancelled and answered with the same JSON-RPC
+error. Then uvicorn shuts down (open streams get ``SHUTDOWN_GRACE`` seconds) and
+the process exits 0.
 """
 
 from __future__ import annotations
@@ -32,14 +38,22 @@ from typing import Any
 import anyio
 from mcp.shared.exceptions import MCPError
 
-__all__ = ["SHUTTING_DOWN", "DrainGate", "HealthRoutes", "Lifecycle", "draining_server"]
+__all__ = [
+    "SHUTTING_DOWN",
+    "DrainGate",
+    "HealthRoutes",
+    "Lifecycle",
+    "count_reload",
+    "draining_server",
+    "prometheus_exposition",
+]
 
 log = logging.getLogger("toolcat.serve")
 
 #: The JSON-RPC error code of a request refused or cancelled because the server shuts down
 #: (implementation-defined server error range); ``data.retryable`` is true.
 SHUTTING_DOWN = -32001
-HEALTH_PATHS = ("/healthz", "/readyz")
+HEALTH_PATHS = ("/healthz", "/readyz", "/metrics")
 #: Seconds uvicorn waits, once the drain is over, for open streams before closing them.
 SHUTDOWN_GRACE = 2
 #: The JSON-RPC methods refused while draining: new sessions, new calls, new long streams.
@@ -152,19 +166,28 @@ class HealthRoutes:
     """
 
     def __init__(
-        self, app: Any, lifecycle: Lifecycle, status: Callable[[], dict[str, Any]]
+        self,
+        app: Any,
+        lifecycle: Lifecycle,
+        status: Callable[[], dict[str, Any]],
+        metrics: Callable[[], tuple[bytes, str]] | None = None,
     ) -> None:
         self.app = app
         self.lifecycle = lifecycle
         self.status = status
+        self.metrics = metrics  # None: /metrics is not served (passed on: 404 or auth)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path") if scope["type"] == "http" else None
-        if path not in HEALTH_PATHS:
+        if path not in HEALTH_PATHS or (path == "/metrics" and self.metrics is None):
             await self.app(scope, receive, send)
             return
         if scope.get("method") not in ("GET", "HEAD"):
             await _answer(send, 405, {"error": "method not allowed"}, [(b"allow", b"GET, HEAD")])
+            return
+        if path == "/metrics" and self.metrics is not None:
+            body, content_type = self.metrics()
+            await _send(send, 200, body, content_type.encode(), head=scope["method"] == "HEAD")
             return
         if path == "/healthz":
             await _answer(send, 200, {"status": "alive"}, head=scope["method"] == "HEAD")
@@ -279,11 +302,74 @@ async def _answer(
     head: bool = False,
 ) -> None:
     body = json.dumps(payload).encode() + b"\n"
+    await _send(send, status, body, b"application/json", extra, head=head)
+
+
+async def _send(
+    send: Any,
+    status: int,
+    body: bytes,
+    content_type: bytes,
+    extra: list[tuple[bytes, bytes]] | None = None,
+    *,
+    head: bool = False,
+) -> None:
     headers = [
-        (b"content-type", b"application/json"),
+        (b"content-type", content_type),
         (b"content-length", str(len(body)).encode()),
         (b"cache-control", b"no-store"),
         *(extra or []),
     ]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": b"" if head else body})
+
+
+_reloads: Any = None
+
+
+def count_reload(ok: bool) -> None:
+    """Count a catalog reload (``toolcat.catalog.reloads``, ``outcome`` ok or failed) when
+    OpenTelemetry is installed; a no-op otherwise."""
+    global _reloads
+    try:
+        from opentelemetry import metrics
+    except ImportError:  # pragma: no cover - without the otel extra
+        return
+    if _reloads is None:
+        _reloads = metrics.get_meter("toolcat.serve").create_counter(
+            "toolcat.catalog.reloads",
+            unit="{reload}",
+            description="Catalog reloads by --watch; failed ones kept the last good catalog",
+        )
+    _reloads.add(1, {"outcome": "ok" if ok else "failed"})
+
+
+def prometheus_exposition() -> Callable[[], tuple[bytes, str]]:
+    """Install a global OpenTelemetry ``MeterProvider`` read by the Prometheus exporter
+    and return what renders ``/metrics`` (body, content type).
+
+    Raises ``RuntimeError`` (one line) without the exporter (the ``otel`` extra) or when
+    another meter provider is already installed (export with that one instead).
+    """
+    try:
+        from opentelemetry import metrics
+        from opentelemetry.exporter.prometheus import PrometheusMetricReader
+        from opentelemetry.sdk.metrics import MeterProvider
+        from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+    except ImportError as exc:
+        raise RuntimeError(
+            f"--metrics needs the otel extra (pip install 'toolcat[otel]'): {exc}"
+        ) from exc
+    if type(metrics.get_meter_provider()).__name__ != "_ProxyMeterProvider":
+        raise RuntimeError(
+            "--metrics: an OpenTelemetry meter provider is already installed; "
+            "export its metrics with its own reader"
+        )
+    registry = CollectorRegistry(auto_describe=True)
+    reader = PrometheusMetricReader(registry=registry)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+
+    def render() -> tuple[bytes, str]:
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+
+    return render

@@ -42,7 +42,15 @@ from toolcat.executor import (
     search_tool_definition,
 )
 
-from ._health import SHUTDOWN_GRACE, DrainGate, HealthRoutes, Lifecycle, draining_server
+from ._health import (
+    SHUTDOWN_GRACE,
+    DrainGate,
+    HealthRoutes,
+    Lifecycle,
+    count_reload,
+    draining_server,
+    prometheus_exposition,
+)
 from ._hosts import HostGuard, HostPolicy
 from ._watch import FileSnapshot, stamps
 
@@ -163,6 +171,7 @@ class McpServer:
         self.failed_reloads = 0  # broken edits seen while the last good catalog stayed
         self.last_reload_error: str | None = None  # the last failed reload, for /readyz
         self.lifecycle = Lifecycle()  # readiness and drain (HTTP); counts calls on stdio too
+        self._metrics: Callable[[], tuple[bytes, str]] | None = None  # GET /metrics
         self.server = _Server(
             watch,
             name=name,
@@ -393,7 +402,7 @@ class McpServer:
         app = _with_auth(app, settings, http_url(host, port, path), self.env)
         gated = DrainGate(app, self.lifecycle, path)
         guarded = HostGuard(gated, host_policy or HostPolicy.for_bind(host), port)
-        probed = HealthRoutes(guarded, self.lifecycle, self.readiness)
+        probed = HealthRoutes(guarded, self.lifecycle, self.readiness, self._metrics)
         self.lifecycle.drain_timeout = drain_timeout
         config = uvicorn.Config(
             probed,
@@ -416,6 +425,11 @@ class McpServer:
         await self.aclose()
         if hasattr(app, "aclose"):  # the authenticator's HTTP client
             await app.aclose()
+
+    def enable_metrics(self) -> None:
+        """Serve ``/metrics`` (Prometheus text) on the HTTP transport; installs the global
+        OpenTelemetry meter provider. Raises ``RuntimeError`` (one line) when it cannot."""
+        self._metrics = prometheus_exposition()
 
     def readiness(self) -> dict[str, Any]:
         """The catalog's part of ``/readyz``: nothing that names a tool, file or caller."""
@@ -507,6 +521,7 @@ class McpServer:
                 log.error("  %s", str(diagnostic))
             self.failed_reloads += 1
             self.last_reload_error = str(exc)  # "the catalog has N error(s)": no file names
+            count_reload(False)
             return False
         except Exception as exc:  # e.g. the toolset vanished: keep serving what works
             if settled is not None and await self._moved(settled):
@@ -515,8 +530,10 @@ class McpServer:
             log.error("reload failed, still serving the last good catalog: %s", exc)
             self.failed_reloads += 1
             self.last_reload_error = type(exc).__name__  # its text may name a toolset or tool
+            count_reload(False)
             return False
         self.reloads += 1
+        count_reload(True)
         self.last_reload_error = None
         log.warning("catalog reloaded: %d tools", len(served.listed))
         await self._close_idle_retired()

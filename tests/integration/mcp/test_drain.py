@@ -7,6 +7,7 @@ releases it, so "a call is in flight" is an observed fact, never a sleep.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import signal
@@ -251,7 +252,9 @@ def test_call_past_the_drain_deadline_is_cancelled_with_an_error(
 def test_broken_reload_stays_ready_and_says_so(
     tmp_path: Path, gate: tuple[Gate, str], stopper: list[Served]
 ) -> None:
-    served = serve(tmp_path, gate[1], "--watch", "--poll-interval", "0.05", "--settle", "0")
+    exporter = importlib.util.find_spec("opentelemetry.exporter.prometheus") is not None
+    flags = ["--watch", "--poll-interval", "0.05", "--settle", "0"]
+    served = serve(tmp_path, gate[1], *flags, *(["--metrics"] if exporter else []))
     stopper.append(served)
     (tmp_path / "catalog.yaml").write_text("toolcat: 1\ntools: [{name: broken}]\n")
     wait_for(lambda: served.get("/readyz").json()["failed_reloads"] >= 1)
@@ -260,3 +263,46 @@ def test_broken_reload_stays_ready_and_says_so(
     body = probe.json()
     assert body["tools"] == 1 and body["last_reload_error"].startswith("the catalog has")
     assert str(tmp_path) not in probe.text
+    if exporter:
+        text = served.get("/metrics").text
+        assert re.search(r'toolcat_catalog_reloads_total\{[^}]*outcome="failed"[^}]*\} 1', text)
+
+
+async def call_twice(url: str) -> list[bool | None]:
+    async with (
+        create_mcp_http_client() as http,
+        streamable_http_client(url, http_client=http) as (r, w),
+        ClientSession(r, w) as session,
+    ):
+        await session.initialize()
+        ok = await session.call_tool("wait", {})
+        unknown = await session.call_tool("no_such_tool_4711", {})
+        return [ok.is_error, unknown.is_error]
+
+
+def test_metrics_in_prometheus_format_with_bounded_labels(
+    tmp_path: Path, gate: tuple[Gate, str], stopper: list[Served]
+) -> None:
+    pytest.importorskip("opentelemetry.exporter.prometheus", reason="the otel extra is absent")
+    upstream, url = gate
+    upstream.release.set()
+    served = serve(tmp_path, url, "--metrics")
+    stopper.append(served)
+    assert anyio.run(call_twice, served.url) == [False, True]
+    scraped = served.get("/metrics", Host="10.1.2.3:8000")
+    assert scraped.status_code == 200
+    assert scraped.headers["content-type"].startswith("text/plain")
+    text = scraped.text
+    calls = re.search(r'toolcat_tool_calls_total\{[^}]*gen_ai_tool_name="wait"[^}]*\} (\S+)', text)
+    assert calls is not None and float(calls.group(1)) == 1.0, text
+    assert 'gen_ai_tool_name="_unknown"' in text
+    assert "no_such_tool_4711" not in text  # a model-chosen name never becomes a label
+    assert "toolcat_tool_duration_seconds_bucket" in text
+
+
+def test_metrics_are_off_by_default(
+    tmp_path: Path, gate: tuple[Gate, str], stopper: list[Served]
+) -> None:
+    served = serve(tmp_path, gate[1])
+    stopper.append(served)
+    assert served.get("/metrics").status_code == 404
