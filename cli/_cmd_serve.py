@@ -92,6 +92,22 @@ def register(sub: Any) -> None:
         "0.3; at most 5 s of waiting), so a half-written file is not loaded; 0 loads at once",
     )
     p.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="HTTP: on SIGTERM, /readyz turns 503 and new requests get 503 with "
+        "Retry-After; calls in flight get this long to finish (default 30) before they "
+        "are cancelled with an error; then the server exits 0",
+    )
+    p.add_argument(
+        "--metrics",
+        action="store_true",
+        help="HTTP: serve GET /metrics, the OpenTelemetry metrics in Prometheus text format "
+        "(needs the otel extra). Like /healthz and /readyz it answers any Host without "
+        "authentication, and it names the catalog's tools: restrict who reaches the port",
+    )
+    p.add_argument(
         "--yes",
         action="store_true",
         help="run tools marked confirm: true without asking (otherwise the client's "
@@ -167,6 +183,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.settle < 0 or args.poll_interval <= 0:
         raise CliError("--settle must be 0 or more and --poll-interval more than 0")
+    if not 0 <= args.drain_timeout <= 86400:
+        raise CliError("--drain-timeout must be 0-86400 seconds")
+    if args.metrics and args.transport != "http":
+        raise CliError("--metrics needs --transport http")
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
@@ -232,6 +252,11 @@ def run(args: argparse.Namespace) -> int:
 
     policy = _host_policy(args)
     docs_dir = _docs_site(server.catalog) if args.docs else None
+    if args.metrics:
+        try:
+            server.enable_metrics()
+        except RuntimeError as exc:
+            raise CliError(str(exc)) from exc
     try:
         anyio.run(
             lambda: server.run_http(
@@ -242,6 +267,7 @@ def run(args: argparse.Namespace) -> int:
                 host_policy=policy,
                 settings=settings,
                 docs_dir=docs_dir,
+                drain_timeout=args.drain_timeout,
             )
         )
     except AuthConfigError as exc:

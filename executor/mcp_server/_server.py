@@ -42,6 +42,15 @@ from toolcat.executor import (
     search_tool_definition,
 )
 
+from ._health import (
+    SHUTDOWN_GRACE,
+    DrainGate,
+    HealthRoutes,
+    Lifecycle,
+    count_reload,
+    draining_server,
+    prometheus_exposition,
+)
 from ._hosts import HostGuard, HostPolicy
 from ._watch import FileSnapshot, stamps
 
@@ -160,6 +169,9 @@ class McpServer:
         self._bus = InMemorySubscriptionBus()
         self.reloads = 0
         self.failed_reloads = 0  # broken edits seen while the last good catalog stayed
+        self.last_reload_error: str | None = None  # the last failed reload, for /readyz
+        self.lifecycle = Lifecycle()  # readiness and drain (HTTP); counts calls on stdio too
+        self._metrics: Callable[[], tuple[bytes, str]] | None = None  # GET /metrics
         self.server = _Server(
             watch,
             name=name,
@@ -307,7 +319,8 @@ class McpServer:
         token = _request.set(ctx)
         served.inflight += 1
         try:
-            with caller(_identity(ctx)):  # the verified caller, for the call path to read
+            # the verified caller, for the call path to read; a drain deadline cancels the call
+            with caller(_identity(ctx)), self.lifecycle.call():
                 result = await served.executor.aexecute(call)
         finally:
             _request.reset(token)
@@ -361,8 +374,9 @@ class McpServer:
         *,
         settings: ServerSettings | None = None,
         docs_dir: str | None = None,
+        drain_timeout: float = 30.0,
     ) -> None:
-        """Serve streamable HTTP on ``host:port`` until cancelled.
+        """Serve streamable HTTP on ``host:port`` until cancelled or SIGTERM.
 
         ``docs_dir`` (a site ``toolcat docs`` wrote) is served read-only under
         ``/docs/``, behind the same Host/Origin guard as ``path``.
@@ -373,6 +387,10 @@ class McpServer:
         which applies on loopback only and allows any port). Then, with
         ``settings.auth`` enabled, only authenticated callers get through (see
         :class:`AuthMiddleware`).
+
+        ``/healthz`` and ``/readyz`` answer before both (see ``_health``). SIGTERM
+        drains: new requests get 503, calls in flight get up to ``drain_timeout``
+        seconds, then the server stops.
         """
         import uvicorn
         from mcp.server.transport_security import TransportSecuritySettings
@@ -392,12 +410,22 @@ class McpServer:
             # behind authentication too, when it is configured: the pages show every tool
             app.routes.append(Mount("/docs", StaticFiles(directory=docs_dir, html=True)))
         app = _with_auth(app, settings, http_url(host, port, path), self.env)
-        guarded = HostGuard(app, host_policy or HostPolicy.for_bind(host), port)
+        gated = DrainGate(app, self.lifecycle, path)
+        guarded = HostGuard(gated, host_policy or HostPolicy.for_bind(host), port)
+        probed = HealthRoutes(guarded, self.lifecycle, self.readiness, self._metrics)
+        self.lifecycle.drain_timeout = drain_timeout
         config = uvicorn.Config(
-            guarded, host=host, port=port, log_level="warning", ws="none", lifespan="on"
+            probed,
+            host=host,
+            port=port,
+            log_level="warning",
+            ws="none",
+            lifespan="on",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE,
         )
-        uv = uvicorn.Server(config)
+        uv = draining_server(config, self.lifecycle)
         async with anyio.create_task_group() as tg:
+            tg.start_soon(self.lifecycle.drain_on_request, uv)
             if self.watch:
                 tg.start_soon(self.watch_files)
             if on_ready is not None:
@@ -407,6 +435,22 @@ class McpServer:
         await self.aclose()
         if hasattr(app, "aclose"):  # the authenticator's HTTP client
             await app.aclose()
+
+    def enable_metrics(self) -> None:
+        """Serve ``/metrics`` (Prometheus text) on the HTTP transport; installs the global
+        OpenTelemetry meter provider. Raises ``RuntimeError`` (one line) when it cannot."""
+        self._metrics = prometheus_exposition()
+
+    def readiness(self) -> dict[str, Any]:
+        """The catalog's part of ``/readyz``: nothing that names a tool, file or caller."""
+        served = self._served
+        return {
+            "catalog_loaded": served is not None,
+            "tools": len(served.tools) if served is not None else 0,
+            "reloads": self.reloads,
+            "failed_reloads": self.failed_reloads,
+            "last_reload_error": self.last_reload_error,
+        }
 
     async def aclose(self) -> None:
         done = self._retired + ([self._served] if self._served else [])
@@ -486,6 +530,8 @@ class McpServer:
             for diagnostic in exc.diagnostics:  # one record each: escaped, never a forged line
                 log.error("  %s", str(diagnostic))
             self.failed_reloads += 1
+            self.last_reload_error = str(exc)  # "the catalog has N error(s)": no file names
+            count_reload(False)
             return False
         except Exception as exc:  # e.g. the toolset vanished: keep serving what works
             if settled is not None and await self._moved(settled):
@@ -493,8 +539,12 @@ class McpServer:
                 return False
             log.error("reload failed, still serving the last good catalog: %s", exc)
             self.failed_reloads += 1
+            self.last_reload_error = type(exc).__name__  # its text may name a toolset or tool
+            count_reload(False)
             return False
         self.reloads += 1
+        count_reload(True)
+        self.last_reload_error = None
         log.warning("catalog reloaded: %d tools", len(served.listed))
         await self._close_idle_retired()
         await self._notify_changed()
