@@ -26,6 +26,7 @@ import typing as _t
 from toolcat._lazy import lazy_names as _lazy_names
 
 if _t.TYPE_CHECKING:
+    from ._access import AccessDecision, AccessGuard
     from ._arguments import format_loc, parse_arguments, sealed_validator
     from ._auth import TokenCache
     from ._calls import (
@@ -39,7 +40,7 @@ if _t.TYPE_CHECKING:
         parse_calls,
     )
     from ._executor import ConfirmCallback, Executor, PreparedRequest
-    from ._identity import CallerIdentity, caller, current_identity
+    from ._identity import CallerIdentity, ToolContext, caller, current_identity
     from ._logsafe import redacted_logs
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
@@ -53,6 +54,8 @@ if _t.TYPE_CHECKING:
     from .providers import PROVIDERS
 
 __all__ = [
+    "AccessDecision",
+    "AccessGuard",
     "CallerIdentity",
     "ConfirmCallback",
     "ERROR_TYPES",
@@ -65,6 +68,7 @@ __all__ = [
     "SEARCH_TOOL_NAME",
     "TokenCache",
     "ToolCall",
+    "ToolContext",
     "ToolError",
     "ToolResult",
     "backoff_delay",
@@ -85,6 +89,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "AccessDecision": "._access",
+    "AccessGuard": "._access",
     "CallerIdentity": "._identity",
     "ConfirmCallback": "._executor",
     "ERROR_TYPES": "._calls",
@@ -100,6 +106,7 @@ _LAZY = {
     "ToolError": "._calls",
     "ToolResult": "._calls",
     "backoff_delay": "._retry",
+    "ToolContext": "._identity",
     "caller": "._identity",
     "current_identity": "._identity",
     "echo_name": "._calls",

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from toolcat.catalog import FrozenDict, freeze
 
-__all__ = ["CallerIdentity", "caller", "current_identity"]
+__all__ = ["CallerIdentity", "ToolContext", "caller", "current_identity"]
 
 AuthMethod = Literal["jwt", "introspection", "api_key"]
 
@@ -54,6 +54,28 @@ class CallerIdentity:
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a call carries besides its arguments: the verified caller (set by a server
+    from the token, or by an embedding app that verified it) and application
+    ``values`` (set by the embedding app; frozen).
+
+    >>> ToolContext.make(values={"user_id": "u1"}).values["user_id"]
+    'u1'
+    """
+
+    identity: CallerIdentity | None = None
+    values: FrozenDict = field(default_factory=FrozenDict)
+
+    @classmethod
+    def make(
+        cls, identity: CallerIdentity | None = None, values: dict[str, Any] | None = None
+    ) -> ToolContext:
+        frozen = freeze(dict(values or {}))
+        assert isinstance(frozen, FrozenDict)
+        return cls(identity, frozen)
 
 
 _current: ContextVar[CallerIdentity | None] = ContextVar("toolcat_caller", default=None)

@@ -46,7 +46,7 @@ from ._hosts import HostGuard, HostPolicy
 from ._watch import FileSnapshot, stamps
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ServerSettings, ToolDefinition
+    from toolcat.catalog import AccessPolicy, Catalog, ServerSettings, ToolDefinition
     from toolcat.loader import LoadResult
 
 __all__ = ["CatalogLoadFailed", "McpServer"]
@@ -152,6 +152,7 @@ class McpServer:
         self._served: _Served | None = None
         # the catalog's ``server:`` section as last loaded; run_http takes the one it is given
         self.server_settings: ServerSettings | None = None
+        self._access: AccessPolicy | None = None  # server.access of the last load
         self._retired: list[_Served] = []
         self._files: tuple[str, ...] = ()  # every file the last load read, specs included
         self._missing: tuple[str, ...] = ()  # specs it named that were not there: may appear
@@ -184,6 +185,7 @@ class McpServer:
             self._files = tuple(result.files)
             self._missing = tuple(result.missing)
             self.server_settings = result.server
+            self._access = result.server.access if result.server else None
             seen.add_loaded(self._watched())  # files this load named for the first time
         finally:
             self._seen = seen  # also after a failed load: retried when a file changes
@@ -218,7 +220,7 @@ class McpServer:
                 subset[name]  # an unknown name raises UnknownToolError
             listed = [exported[n] for n in self.pinned if n in exported]
             listed.append(to_mcp_tool(search_tool_definition()))
-        executor = Executor(subset, env=self.env, confirm=self._confirm)
+        executor = Executor(subset, env=self.env, confirm=self._confirm, access=self._access)
         tool_map = {t.name: t for t in tools}
         return _Served(subset, executor, tool_map, listed, exported=exported)
 
@@ -286,7 +288,16 @@ class McpServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        listed = self._current().listed
+        served = self._current()
+        listed = served.listed
+        guard = served.executor.access
+        if guard.enabled:  # only what this caller may call
+            who = _identity(ctx)
+            listed = [
+                t
+                for t in listed
+                if t["name"] not in served.exported or guard.decide(who, t["name"]).allowed
+            ]
         return types.ListToolsResult.model_validate({"tools": listed})
 
     async def _call_tool(
