@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "call",
     "serve",
     "hash_key",
+    "access",
     "chat",
     "demo",
 )

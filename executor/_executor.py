@@ -306,9 +306,17 @@ class Executor:
         """A ``forbidden`` result when the access policy refuses the caller this tool."""
         if not self.access.enabled or call.name not in self.catalog.tools:
             return None  # an unknown name gets unknown_tool from _draft
-        decision = self.access.decide(current_identity(), call.name)
+        identity = current_identity()
+        decision = self.access.decide(identity, call.name)
         if decision.allowed:
             return None
+        # as record arguments: the log filter escapes control characters (a forged sub)
+        logger.info(
+            "access policy refused %s to %s (%s)",
+            call.name,
+            identity.subject if identity is not None else "an unauthenticated caller",
+            decision.reason,
+        )
         return error_result(
             call,
             [
