@@ -40,7 +40,14 @@ if _t.TYPE_CHECKING:
         parse_calls,
     )
     from ._executor import ConfirmCallback, Executor, PreparedRequest
-    from ._identity import CallerIdentity, ToolContext, caller, current_identity
+    from ._identity import (
+        CallerIdentity,
+        ToolContext,
+        caller,
+        current_context,
+        current_identity,
+        with_context,
+    )
     from ._logsafe import redacted_logs
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
@@ -73,6 +80,7 @@ __all__ = [
     "ToolResult",
     "backoff_delay",
     "caller",
+    "current_context",
     "current_identity",
     "echo_name",
     "error_result",
@@ -86,6 +94,7 @@ __all__ = [
     "run_search_tool",
     "sealed_validator",
     "search_tool_definition",
+    "with_context",
 ]
 
 _LAZY = {
@@ -108,7 +117,9 @@ _LAZY = {
     "backoff_delay": "._retry",
     "ToolContext": "._identity",
     "caller": "._identity",
+    "current_context": "._identity",
     "current_identity": "._identity",
+    "with_context": "._identity",
     "echo_name": "._calls",
     "error_result": "._results",
     "format_loc": "._arguments",

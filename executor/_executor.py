@@ -21,7 +21,7 @@ from ._auth import TokenCache
 from ._calls import ToolCall, ToolError, ToolResult, echo_name
 from ._deadline import bind_deadline
 from ._dispatch import Dispatcher, DispatchFailure
-from ._identity import ToolContext, caller, current_identity
+from ._identity import ToolContext, context_value, current_context, current_identity, with_context
 from ._plan import ToolPlan, compile_plan
 from ._redact import MASK, Redactor
 from ._render import Draft, render
@@ -202,9 +202,30 @@ class Executor:
         args = parse_arguments(call.arguments)
         if isinstance(args, ToolError):
             return error_result(call, [args])
+        bound = plan.tool.context_arguments
+        if bound:
+            sent = [a for a in bound if a in args]
+            if sent:  # a model must not choose the tenant, the user, ...
+                return error_result(
+                    call,
+                    [
+                        ToolError(
+                            "invalid_arguments",
+                            f"{a!r} is filled from the caller's context ({bound[a]}); "
+                            "do not send it",
+                            (a,),
+                        )
+                        for a in sent
+                    ],
+                )
         errors = plan.checker.check(args)
         if errors:
             return error_result(call, errors)
+        if bound:
+            filled = self._from_context(call, plan, args)
+            if isinstance(filled, ToolResult):
+                return filled
+            args = filled
         env = self._env if self._env is not None else os.environ
         draft = render(plan, args, env)
         if isinstance(draft, ToolError):
@@ -220,7 +241,7 @@ class Executor:
         task (:func:`current_identity`) is the caller. The access policy is checked first.
         """
         if context is not None:
-            with caller(context.identity):
+            with with_context(context):
                 return self.execute(call)
         start = time.perf_counter()
         if not self._telemetry.tracing():
@@ -261,7 +282,7 @@ class Executor:
     async def aexecute(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolResult:
         """Run one call on the event loop; the arguments are checked in a worker thread."""
         if context is not None:
-            with caller(context.identity):
+            with with_context(context):
                 return await self.aexecute(call)
         start = time.perf_counter()
         if not self._telemetry.tracing():
@@ -302,6 +323,34 @@ class Executor:
             return _dispatch_failed(call, exc, draft.redactor, start)
         return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
 
+    def _from_context(
+        self, call: ToolCall, plan: ToolPlan, args: dict[str, Any]
+    ) -> dict[str, Any] | ToolResult:
+        """``args`` with the context-bound arguments filled; a required one missing refuses."""
+        context = current_context()
+        required = {b.argument for b in plan.tool.command.parameters if b.required}
+        out = dict(args)
+        missing = []
+        for argument, source in plan.tool.context_arguments.items():
+            value = context_value(context, source)
+            if value is None:
+                if argument in required:
+                    missing.append(source)
+                continue
+            out[argument] = value
+        if missing:
+            return error_result(
+                call,
+                [
+                    ToolError(
+                        "refused_by_policy",
+                        f"this tool needs {', '.join(missing)} from the caller's context, "
+                        "which this call does not carry; it was not sent",
+                    )
+                ],
+            )
+        return out
+
     def _forbidden(self, call: ToolCall) -> ToolResult | None:
         """A ``forbidden`` result when the access policy refuses the caller this tool."""
         if not self.access.enabled or call.name not in self.catalog.tools:
@@ -341,7 +390,7 @@ class Executor:
         """Run the calls of one turn; results in call order, one failure never stops the others."""
         calls = list(calls)
         # worker threads do not inherit this thread's caller: each call is given it
-        ctx = context if context is not None else ToolContext(current_identity())
+        ctx = context if context is not None else current_context()
         if not concurrent or len(calls) <= 1:
             return [self.execute(c, context=ctx) for c in calls]
         workers = min(self.max_concurrency, len(calls))
@@ -358,7 +407,7 @@ class Executor:
         """The async twin of :meth:`execute_many` (at most ``max_concurrency`` at once)."""
         calls = list(calls)
         if context is not None:
-            with caller(context.identity):  # tasks copy this context when they start
+            with with_context(context):  # tasks copy this context when they start
                 return await self.aexecute_many(calls, concurrent=concurrent)
         if not concurrent or len(calls) <= 1:
             return [await self.aexecute(c) for c in calls]

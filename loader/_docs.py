@@ -432,6 +432,14 @@ class ParameterDoc(Doc):
     allow_reserved: bool | None
     content_type: str | None
     file: bool | None
+    from_: str | None
+
+
+_CONTEXT_SOURCE = re.compile(r"(claims|context)\.[A-Za-z0-9_:/-]+(\.[A-Za-z0-9_:/-]+)*")
+
+
+def _context_source(v: Any) -> Any:
+    return v if type(v) is str and _CONTEXT_SOURCE.fullmatch(v) else _BAD
 
 
 ParameterDoc.FIELDS = (
@@ -457,6 +465,7 @@ ParameterDoc.FIELDS = (
     _Field("allow_reserved", _optional(_bool), None),
     _Field("content_type", _optional(_str), None),
     _Field("file", _optional(_bool), None),
+    _Field("from_", _optional(_context_source), None, key="from"),
 )
 
 

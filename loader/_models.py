@@ -45,7 +45,7 @@ Style = Literal[
     "form", "spaceDelimited", "pipeDelimited", "deepObject", "simple", "label", "matrix"
 ]
 PLACEMENT_KEYS = frozenset(
-    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file"}
+    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file", "from"}
 )
 
 
@@ -168,6 +168,13 @@ class ParameterDoc(BaseModel):
     allow_reserved: bool | None = None
     content_type: str | None = Field(None, description="Serialize the value with this media type.")
     file: bool | None = Field(None, description="A multipart file part.")
+    from_: str | None = Field(
+        None,
+        alias="from",
+        pattern=r"^(claims|context)\.[A-Za-z0-9_:/-]+(\.[A-Za-z0-9_:/-]+)*$",
+        description="Filled by the runtime from the caller: claims.NAME (a verified token "
+        "claim) or context.NAME (a value the embedding app sets); never in exported schemas.",
+    )
 
 
 class ResponseDoc(BaseModel):
