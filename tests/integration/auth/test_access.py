@@ -46,11 +46,14 @@ class Upstream:
                 "headers": dict(request.headers),
             }
         )
-        return JSONResponse({"sku": request.path_params["sku"], "ok": True})
+        return JSONResponse({"path": request.url.path, "ok": True})
 
     def app(self) -> Starlette:
         return Starlette(
-            routes=[Route("/items/{sku}", self.handle, methods=["GET", "DELETE", "PUT"])]
+            routes=[
+                Route("/items/{sku}", self.handle, methods=["GET", "DELETE", "PUT"]),
+                Route("/tenants/{tenant}/orders", self.handle, methods=["GET"]),
+            ]
         )
 
 
@@ -78,8 +81,16 @@ tools:
     tags: [destructive]
     parameters:
       sku: {{type: string, description: The SKU}}
+  - name: list_orders
+    description: The orders of the caller's organisation.
+    service: shop
+    method: GET
+    path: /tenants/{{tenant}}/orders
+    parameters:
+      tenant: {{type: string, from: claims.tenant_id}}
+      status: {{type: string, description: Order status}}
 toolsets:
-  readonly: [get_item]
+  readonly: [get_item, list_orders]
   writes: [delete_item]
 server:
   resource: {RESOURCE}
@@ -164,7 +175,7 @@ def test_a_reader_sees_read_only_tools_and_cannot_call_a_hidden_write_tool(
     names, results = session(
         served, READER_KEY, [("delete_item", {"sku": "A-1"}), ("get_item", {"sku": "A-1"})]
     )
-    assert names == ["get_item"]
+    assert names == ["get_item", "list_orders"]
     (refused, text), (read_failed, _) = results
     assert refused and not read_failed
     error = json.loads(text)["error"]
@@ -177,14 +188,14 @@ def test_a_writer_sees_and_calls_everything(served: Served, upstream: tuple[Upst
     recorder, _ = upstream
     before = len(recorder.seen)
     names, results = session(served, WRITER_KEY, [("delete_item", {"sku": "B-2"})])
-    assert sorted(names) == ["delete_item", "get_item"]
+    assert sorted(names) == ["delete_item", "get_item", "list_orders"]
     assert results == [(False, results[0][1])]
     assert [(s["method"], s["path"]) for s in recorder.seen[before:]] == [("DELETE", "/items/B-2")]
 
 
 def test_jwt_claims_select_the_rules(served: Served, issuer: Issuer) -> None:
     reader = issuer.token(groups=["staff", "readers"])
-    assert session(served, reader, [])[0] == ["get_item"]
+    assert session(served, reader, [])[0] == ["get_item", "list_orders"]
     assert session(served, issuer.token(groups=["guests"]), [])[0] == []  # default closed
     suspended = issuer.token(groups=["readers"], suspended="true")  # deny wins
     names, results = session(served, suspended, [("get_item", {"sku": "C-3"})])
@@ -203,3 +214,46 @@ def test_newlines_in_claims_forge_no_log_line(served: Served, issuer: Issuer) ->
             not line.startswith("toolcat serve: FORGED")
             and "FORGED" not in line.split("mallory")[0]
         )
+
+
+def test_the_tenant_comes_from_the_token_and_never_from_the_model(
+    served: Served, issuer: Issuer, upstream: tuple[Upstream, str]
+) -> None:
+    recorder, _ = upstream
+
+    async def run(token: str) -> tuple[list[dict[str, Any]], list[tuple[bool, str]]]:
+        client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=20)
+        async with (
+            client,
+            streamable_http_client(served.url, http_client=client) as (r, w),
+            ClientSession(r, w) as s,
+        ):
+            await s.initialize()
+            listed = [
+                t.model_dump(mode="json", by_alias=True) for t in (await s.list_tools()).tools
+            ]
+            out = []
+            for args in ({"status": "open"}, {"status": "open", "tenant": "globex"}):
+                result = await s.call_tool("list_orders", args)
+                text = " ".join(getattr(c, "text", "") for c in result.content)
+                out.append((bool(result.is_error), text))
+            return listed, out
+
+    before = len(recorder.seen)
+    listed, results = anyio.run(run, issuer.token(groups=["readers"], tenant_id="acme"))
+    (orders,) = [t for t in listed if t["name"] == "list_orders"]
+    assert list(orders["inputSchema"]["properties"]) == ["status"]
+    assert "tenant" not in json.dumps(orders["inputSchema"])
+    (ok, _), (refused, text) = results
+    assert not ok and refused
+    error = json.loads(text)["error"]
+    assert error["type"] == "invalid_arguments" and "'tenant' is filled from" in error["message"]
+    seen = recorder.seen[before:]
+    assert [(s["path"], s["query"]) for s in seen] == [("/tenants/acme/orders", {"status": "open"})]
+
+    # a token without the claim: refused, nothing sent
+    before = len(recorder.seen)
+    _, results = anyio.run(run, issuer.token(groups=["readers"]))
+    assert results[0][0] is True
+    assert json.loads(results[0][1])["error"]["type"] == "refused_by_policy"
+    assert len(recorder.seen) == before
