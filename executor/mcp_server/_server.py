@@ -311,8 +311,12 @@ class McpServer:
         )
         if self.tool_search and params.name == SEARCH_TOOL_NAME:
             # a thread: the first search builds the index (about 0.5 s for 1,000 tools)
+            searchable: Any = served.tools
+            guard = served.executor.access
+            if guard.enabled:  # search finds only what this caller may call
+                searchable = guard.allowed(_identity(ctx), served.tools)
             found, _ = await anyio.to_thread.run_sync(
-                lambda: run_search_tool(served.catalog, call, served.tools, schemas=True)
+                lambda: run_search_tool(served.catalog, call, searchable, schemas=True)
             )
             return types.CallToolResult.model_validate(format_result("mcp", found))
         token = _request.set(ctx)

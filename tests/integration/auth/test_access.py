@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -257,3 +258,23 @@ def test_the_tenant_comes_from_the_token_and_never_from_the_model(
     assert results[0][0] is True
     assert json.loads(results[0][1])["error"]["type"] == "refused_by_policy"
     assert len(recorder.seen) == before
+
+
+def test_tool_search_finds_only_what_the_caller_may_call(
+    issuer: Issuer, upstream: tuple[Upstream, str], tmp_path: Path
+) -> None:
+    path = tmp_path / "catalog.yaml"
+    path.write_text(catalog(issuer.url))
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env["SHOP_URL"] = upstream[1]
+    server = start_serve(path, env, tmp_path / "stderr.log", "--tool-search")
+    try:
+        query = ("search_tools", {"query": "delete an item"})
+        names, [(failed, text)] = session(server, READER_KEY, [query])
+        assert names == ["search_tools"] and not failed
+        assert "get_item" in text and "delete_item" not in text
+        _, [(failed, text)] = session(server, WRITER_KEY, [query])
+        assert not failed and "delete_item" in text
+    finally:
+        server.proc.terminate()
+        server.proc.wait(10)
