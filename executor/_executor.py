@@ -193,6 +193,9 @@ class Executor:
             # A model-chosen name may be megabytes: echo (and compare) only its start.
             shown = echo_name(call.name)
             closest = self.catalog.closest(shown) if shown == call.name else ()
+            if closest and self.access.enabled:  # never suggest a tool the caller may not call
+                who = current_identity()
+                closest = tuple(n for n in closest if self.access.decide(who, n).allowed)
             hint = f"; did you mean: {', '.join(closest)}?" if closest else ""
             return error_result(
                 replace(call, name=shown) if shown != call.name else call,

@@ -191,3 +191,13 @@ def test_an_unknown_tool_is_still_unknown_tool(tmp_path: Path) -> None:
     executor = _executor(tmp_path, [])
     result = executor.execute(ToolCall("nope", {}), context=ToolContext(who()))
     assert result.error is not None and result.error.type == "unknown_tool"
+
+
+def test_unknown_tool_suggests_only_allowed_tools(tmp_path: Path) -> None:
+    executor = _executor(tmp_path, [])
+    reader = ToolContext(who(groups=["readers"]))
+    hidden = executor.execute(ToolCall("drop_al", {}), context=reader)
+    assert hidden.error is not None and "drop_all" not in hidden.content
+    writer = ToolContext(who(groups=["writers"]))
+    shown = executor.execute(ToolCall("drop_al", {}), context=writer)
+    assert "drop_all" in shown.content
