@@ -356,7 +356,11 @@ class Executor:
 
     def _forbidden(self, call: ToolCall) -> ToolResult | None:
         """A ``forbidden`` result when the access policy refuses the caller this tool."""
-        if not self.access.enabled or call.name not in self.catalog.tools:
+        if (
+            not self.access.enabled
+            or not isinstance(call.name, str)
+            or call.name not in self.catalog.tools
+        ):
             return None  # an unknown name gets unknown_tool from _draft
         identity = current_identity()
         decision = self.access.decide(identity, call.name)
