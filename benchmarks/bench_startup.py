@@ -17,6 +17,12 @@ Measures, as median wall and CPU time of whole processes:
 /tmp/old/.venv/bin/pip install -e /tmp/old``), in the same run, so before and after
 are measured against the same baseline. ``--write`` writes benchmarks/results/startup.md.
 
+The runs are interleaved: each round runs every command once (baselines, before and
+after), so a burst of load from other processes on a shared machine falls on all of
+them alike instead of on whichever block of runs it met (measured one block after the
+other, the Stripe ``schema`` row of the same two installations read 3.8x/5.7x in one
+run and 6.4x/4.7x in the next).
+
 Start-up is measured as an installed package runs: with bytecode caches. The
 commands run without ``PYTHONDONTWRITEBYTECODE`` (some development shells set it;
 then every toolcat module is compiled from source on every run, about 100 ms of
@@ -54,6 +60,32 @@ def make_catalog(folder: Path, tools: int = 10) -> Path:
     path = folder / "catalog.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one run of ``argv``, in seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def interleaved(
+    todo: dict[tuple[str, str], tuple[list[str], int]], env: dict[str, str]
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """Median wall and CPU time per command, ``todo`` mapping a key to (argv, runs):
+    round after round, each command that still needs runs runs once."""
+    samples: dict[tuple[str, str], list[tuple[float, float]]] = {key: [] for key in todo}
+    for round_ in range(max((runs for _, runs in todo.values()), default=0)):
+        for key, (argv, runs) in todo.items():
+            if round_ < runs:
+                samples[key].append(run_once(argv, env))
+    return {
+        key: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got))
+        for key, got in samples.items()
+    }
 
 
 def measure(argv: list[str], runs: int, env: dict[str, str]) -> tuple[float, float]:
@@ -170,15 +202,15 @@ def main() -> int:
             read = f"import json; json.load(open({str(stripe)!r}, 'rb'))"
             base_cases["json.load of Stripe's spec"] = [sys.executable, "-c", read]
         measure(base_cases["python -c pass"], 2, env)  # warm the file cache
-        results["baseline"] = {n: measure(a, args.runs, env) for n, a in base_cases.items()}
+        todo: dict[tuple[str, str], tuple[list[str], int]] = {
+            ("baseline", n): (a, args.runs) for n, a in base_cases.items()
+        }
         for label, python in installs.items():
-            todo = cases(python, catalog, stripe)
-            for argv in todo.values():  # warm the file cache and write the bytecode caches
-                measure(argv, 1, env)
-            results[label] = {
-                n: measure(a, max(3, args.runs // 3) if "schema" in n else args.runs, env)
-                for n, a in todo.items()
-            }
+            for n, a in cases(python, catalog, stripe).items():
+                measure(a, 1, env)  # warm the file cache and write the bytecode caches
+                todo[(label, n)] = (a, max(3, args.runs // 3) if "schema" in n else args.runs)
+        for (label, n), value in interleaved(todo, env).items():
+            results.setdefault(label, {})[n] = value
         imports = slowest_imports(["-m", "toolcat.cli", "list", str(catalog)], env)
         loader_parts = heavy_inside(["-m", "toolcat.cli", "list", str(catalog)], env)
     passed = results["baseline"]["python -c pass"]
@@ -190,7 +222,7 @@ def main() -> int:
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     lines = [
-        f"Median of {args.runs} runs (3 or more for `schema`); Python "
+        f"Median of {args.runs} runs (3 or more for `schema`), interleaved; Python "
         f"{platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, load "
         f"average {load:.1f} at the end. Ratios are CPU time (wall time in brackets) to "
         "`python -c pass`, and for `toolcat schema` to a process that only `json.load`s "

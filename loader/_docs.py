@@ -141,7 +141,9 @@ def _model(cls: type[Doc]) -> Check:
 
 def _make_check(cls: type[Doc]) -> Check:
     fields = cls.FIELDS
-    keys = {f.key: f for f in fields}
+    # plain tuples, looked up once here: the check runs for every parameter of every tool
+    keys = {f.key: (f.attr, f.check) for f in fields}
+    plan = tuple((f.attr, f.required, f.factory, f.default) for f in fields)
     attrs_only = {f.attr for f in fields if f.attr != f.key}  # populate_by_name: ask pydantic
 
     def check(data: Any) -> Any:
@@ -150,21 +152,21 @@ def _make_check(cls: type[Doc]) -> Check:
         values: dict[str, Any] = {}
         extra: dict[str, Any] | None = {} if cls.EXTRA else None
         for key, raw in data.items():
-            f = keys.get(key)
-            if f is None:
+            known = keys.get(key)
+            if known is None:
                 if extra is None or type(key) is not str or key in attrs_only:
                     return _BAD
                 extra[key] = raw
                 continue
-            value = f.check(raw)
+            value = known[1](raw)
             if value is _BAD:
                 return _BAD
-            values[f.attr] = value
-        for f in fields:
-            if f.attr not in values:
-                if f.required:
+            values[known[0]] = value
+        for attr, required, factory, default in plan:
+            if attr not in values:
+                if required:
                     return _BAD
-                values[f.attr] = f.factory() if f.factory is not None else f.default
+                values[attr] = factory() if factory is not None else default
         return _build(cls, values, extra)
 
     return check

@@ -40,7 +40,6 @@ from ._files import (
 from ._import import run_import
 from ._server import check_access_references, compile_server
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
-from ._yaml import parse_yaml, yaml11_warnings
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
@@ -228,6 +227,8 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
             state.add("TC001", f"not valid JSON: {getattr(exc, 'msg', exc)}", display, where)
             state.lost.append(display)
             return
+    from ._yaml import parse_yaml, yaml11_warnings  # PyYAML: not for a command given only JSON
+
     parsed = parse_yaml(text, display)
     state.ctx.diagnostics.extend(parsed.diagnostics)
     state.ctx.diagnostics.extend(yaml11_warnings(parsed))

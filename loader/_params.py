@@ -20,6 +20,7 @@ from typing import Any
 from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
 from ._docs import ToolDoc
+from ._schemas import ref_and_pattern_keys
 from ._scope import Scope
 
 __all__ = ["TOKEN", "CompiledParameters", "compile_parameters", "path_variables"]
@@ -165,7 +166,9 @@ def compile_parameters(
             out.required.append(arg)
         misspelt = False
         # imported schemas skip the checks that need the key, unless they hold a $ref
-        key = ctx.schemas.key(schema) if not trusted or _has_ref(schema) else None
+        # one walk tells both whether the key is needed and whether patterns are there
+        has_ref, has_pattern = ref_and_pattern_keys(schema) if trusted else (True, True)
+        key = ctx.schemas.key(schema) if not trusted or has_ref else None
         if key is not None and '"$ref"' in key:
             refs.update(_REF.findall(key))
             for target in sorted(set(_ANY_REF.findall(key))):
@@ -180,7 +183,9 @@ def compile_parameters(
                         ppath,
                         key=True,
                     )
-        for issue in ctx.schemas.check(schema, trusted=trusted, defs=defs, key=key):
+        for issue in ctx.schemas.check(
+            schema, trusted=trusted, defs=defs, key=key, patterns=has_pattern
+        ):
             scope.add(
                 issue.code,
                 f"parameter '{arg}': {issue.message}",

@@ -17,14 +17,14 @@ from ._server import CatalogLoadFailed, McpServer
 from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
 
 __all__ = [
-    "MAX_TOKEN_BYTES",
-    "METADATA_PATH",
     "AuthConfigError",
     "AuthMiddleware",
     "Authenticator",
     "CatalogLoadFailed",
     "HostGuard",
     "HostPolicy",
+    "MAX_TOKEN_BYTES",
+    "METADATA_PATH",
     "McpServer",
     "hash_api_key",
     "identity_of",

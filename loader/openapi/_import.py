@@ -11,11 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
 from toolcat.catalog import METHODS, method_semantics
 from toolcat.loader._diagnostics import Diagnostic
 from toolcat.loader._files import FileReadError, read_regular_file
-from toolcat.loader._yaml import Positions, compose_yaml
 
 from ._args import Arg, assign_names, conforming, safe_argument
 from ._bodies import JSON, request_body
@@ -23,7 +21,6 @@ from ._errors import OperationSkipped, RefError, SpecError
 from ._names import base_name, unique_name
 from ._options import ImportOptions, ImportResult, OperationReport
 from ._params import merged_parameters, parameter_args
-from ._read import detect_version, read_document
 from ._refs import Resolver, default_ref_root
 from ._responses import MAX_OUTPUT_DEFINITIONS, output_schema
 from ._schemas import SchemaConverter
@@ -43,6 +40,7 @@ from ._swagger2 import (
     schemes_as_v3,
     server_url,
 )
+from ._version import detect_version
 
 __all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
 
@@ -52,6 +50,14 @@ MAX_DESCRIPTION = 1024  # OpenAI's limit for a function description
 _PATH_ITEM_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
 _PLACEHOLDER = re.compile(r"[A-Za-z0-9_.\-~]+")
+
+
+def read_document(path: Path, max_bytes: int) -> Any:
+    """:func:`._read.read_document`, imported when a spec is read here: PyYAML (about
+    20 ms) stays out of a command whose JSON spec the loader parsed already."""
+    from ._read import read_document as read
+
+    return read(path, max_bytes)
 
 
 def import_openapi(
@@ -111,9 +117,15 @@ def _locate(result: ImportResult, path: Path, max_bytes: int) -> None:
         return
     try:
         data = read_regular_file(path, min(max_bytes, _LOCATE_MAX_BYTES))
+    except FileReadError:
+        return  # too large to read again: the path still says where
+    import yaml  # here: a JSON spec without findings to place loads no YAML reader
+    from toolcat.loader._yaml import Positions, compose_yaml
+
+    try:
         root = compose_yaml(data)
-    except (FileReadError, yaml.YAMLError, ValueError, RecursionError):
-        return  # too large, or not readable as nodes: the path still says where
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return  # not readable as nodes: the path still says where
     positions = Positions(shown, root)
     for i in pending:
         d = result.diagnostics[i]

@@ -9,7 +9,7 @@ from typing import Any
 
 from toolcat.loader._diagnostics import Diagnostic
 
-from ._read import DEFAULT_MAX_SPEC_BYTES
+from ._version import DEFAULT_MAX_SPEC_BYTES
 
 __all__ = ["ImportOptions", "ImportResult", "OperationReport", "Selection"]
 

@@ -21,7 +21,6 @@ from typing import Any
 import yaml
 from toolcat.catalog import loads_json
 from toolcat.loader._files import (
-    MAX_FILE_BYTES,
     FileReadError,
     duplicate_finder,
     read_regular_file,
@@ -29,10 +28,9 @@ from toolcat.loader._files import (
 from toolcat.loader._yaml import MAX_YAML_CHARS, MAX_YAML_VALUES, build_yaml, compose_yaml
 
 from ._errors import SpecError
+from ._version import DEFAULT_MAX_SPEC_BYTES, detect_version
 
 __all__ = ["DEFAULT_MAX_SPEC_BYTES", "detect_version", "read_document"]
-
-DEFAULT_MAX_SPEC_BYTES = MAX_FILE_BYTES  # the loader's one file cap (loader/_files.py)
 
 
 def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
@@ -130,25 +128,3 @@ def _duplicate_json_key(data: bytes, shown: str, key: str) -> SpecError:
         shown,
         f"duplicate key {key!r}; JSON parsers keep only the last one: remove or rename one",
     )
-
-
-def detect_version(doc: Any, path: str) -> str:
-    """``"2.0"``, ``"3.0"``, ``"3.1"`` or ``"3.2"``, else :class:`SpecError` (TC201/TC202)."""
-    if not isinstance(doc, dict):
-        raise SpecError("TC201", path, "the top level is not a mapping, so this is no OpenAPI spec")
-    if "swagger" in doc:
-        version = str(doc["swagger"]).strip()
-        if version in ("2.0", "2"):
-            return "2.0"
-        raise SpecError("TC202", path, f"Swagger version {version!r} is not supported (only 2.0)")
-    if "openapi" in doc:
-        version = str(doc["openapi"]).strip()
-        for major_minor in ("3.0", "3.1", "3.2"):
-            if version == major_minor or version.startswith(major_minor + "."):
-                return major_minor
-        raise SpecError(
-            "TC202",
-            path,
-            f"OpenAPI version {version!r} is not supported (3.0, 3.1, 3.2 and Swagger 2.0 are)",
-        )
-    raise SpecError("TC202", path, "no 'openapi:' or 'swagger:' key at the top level")

@@ -14,7 +14,6 @@ from typing import Any
 from urllib.parse import unquote
 
 from ._errors import RefError, SpecError
-from ._read import read_document
 
 __all__ = ["RefKey", "Resolver", "default_ref_root"]
 
@@ -55,6 +54,8 @@ class Resolver:
     def document(self, file: str) -> Any:
         doc = self._docs.get(file)
         if doc is None and file not in self._docs:
+            from ._read import read_document  # another file: JSON or YAML
+
             try:
                 doc = read_document(Path(file), self._max_bytes)
             except SpecError as exc:

@@ -409,7 +409,7 @@ class SchemaConverter:
                         del out["required"]
         if nullable:
             out = nullable_schema(out)
-        return FrozenDict(out) if all(_is_frozen(v) for v in out.values()) else freeze(out)
+        return FrozenDict(out) if _PLAIN.isdisjoint(map(type, out.values())) else freeze(out)
 
     def raw_closure_exceeds(self, schema: Any, file: str, limit: int) -> bool:
         """Whether the raw schema reaches over ``limit`` named schemas (cheap: no conversion)."""
@@ -464,14 +464,15 @@ def _compiles(pattern: str) -> bool:
     return True
 
 
-def _is_frozen(v: Any) -> bool:
-    t = type(v)
-    return t is not dict and t is not list
+# The exact types a value must not have to be kept as it is: plain (mutable) containers.
+# ``_PLAIN.isdisjoint(map(type, values))`` runs in C: a fifth of the conversion's time was
+# the generator of ``all(type(v) is not dict and ... for v in values)`` it replaces.
+_PLAIN = frozenset({dict, list})
 
 
 def _frozen_value(v: Any) -> Any:
     t = type(v)
-    if t is list and all(_is_frozen(x) for x in v):
+    if t is list and _PLAIN.isdisjoint(map(type, v)):
         return FrozenList(v)  # the common case: an enum of scalars
     if t is dict or t is list:
         return freeze(v)
