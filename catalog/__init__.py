@@ -66,6 +66,9 @@ from ._sandbox import (
 )
 from ._serving import (
     DEFAULT_JWT_ALGORITHMS,
+    AccessGrant,
+    AccessPolicy,
+    AccessRule,
     ApiKeyEntry,
     IntrospectionSettings,
     JwtSettings,
@@ -81,6 +84,9 @@ from ._strict import (
 )
 
 __all__ = [
+    "AccessGrant",
+    "AccessPolicy",
+    "AccessRule",
     "ApiKeyAuth",
     "ApiKeyEntry",
     "AuthSpec",

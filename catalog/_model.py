@@ -240,3 +240,6 @@ class ToolDefinition:
     return_direct: bool = False
     tags: tuple[str, ...] = ()
     source: SourceLocation | None = None
+    # arguments the runtime fills from the caller's context (``from: claims.tenant_id``,
+    # ``from: context.user_id``): argument -> source. They are not in ``input_schema``.
+    context_arguments: FrozenDict = field(default_factory=FrozenDict)

@@ -7,9 +7,13 @@ client's credentials) are kept raw; the server resolves them when it starts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 __all__ = [
     "DEFAULT_JWT_ALGORITHMS",
+    "AccessGrant",
+    "AccessPolicy",
+    "AccessRule",
     "ApiKeyEntry",
     "IntrospectionSettings",
     "JwtSettings",
@@ -70,9 +74,48 @@ class ServeAuth:
 
 
 @dataclass(frozen=True, slots=True)
+class AccessGrant:
+    """What a rule covers: tools named here (``*``: every tool), these toolsets, these tags."""
+
+    toolsets: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AccessRule:
+    """One rule of the access policy: callers matching every ``when`` entry are allowed
+    (or denied) the tools ``grant`` covers.
+
+    ``when`` pairs a claim (``sub``, ``groups``, ``realm_access.roles``, any claim;
+    ``scope``: the granted scopes; ``api_key``: the API key's name; ``client_id``)
+    with the values that match (``*``: any value); no entries: every caller.
+    """
+
+    name: str
+    effect: Literal["allow", "deny"]
+    grant: AccessGrant
+    when: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AccessPolicy:
+    """The ``server.access`` rules. None: every caller may call every tool (as before);
+    any: a caller may call a tool only when an ``allow`` rule covers it and no ``deny`` does.
+    """
+
+    rules: tuple[AccessRule, ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.rules)
+
+
+@dataclass(frozen=True, slots=True)
 class ServerSettings:
-    """The ``server:`` section: the resource URI the server answers as, and its auth."""
+    """The ``server:`` section: the resource URI the server answers as, its auth and access."""
 
     resource: str | None = None  # default: the URL it listens on
     auth: ServeAuth = field(default_factory=ServeAuth)
     authorization_servers: tuple[str, ...] = ()  # default: the JWT issuer, if any
+    access: AccessPolicy = field(default_factory=AccessPolicy)

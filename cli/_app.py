@@ -32,6 +32,7 @@ _COMMAND_MODULES = (
     "call",
     "serve",
     "hash_key",
+    "access",
     "chat",
     "demo",
 )

@@ -26,6 +26,7 @@ import typing as _t
 from toolcat._lazy import lazy_names as _lazy_names
 
 if _t.TYPE_CHECKING:
+    from ._access import AccessDecision, AccessGuard
     from ._arguments import format_loc, parse_arguments, sealed_validator
     from ._auth import TokenCache
     from ._calls import (
@@ -39,7 +40,14 @@ if _t.TYPE_CHECKING:
         parse_calls,
     )
     from ._executor import ConfirmCallback, Executor, PreparedRequest
-    from ._identity import CallerIdentity, caller, current_identity
+    from ._identity import (
+        CallerIdentity,
+        ToolContext,
+        caller,
+        current_context,
+        current_identity,
+        with_context,
+    )
     from ._logsafe import redacted_logs
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
@@ -53,6 +61,8 @@ if _t.TYPE_CHECKING:
     from .providers import PROVIDERS
 
 __all__ = [
+    "AccessDecision",
+    "AccessGuard",
     "CallerIdentity",
     "ConfirmCallback",
     "ERROR_TYPES",
@@ -65,10 +75,12 @@ __all__ = [
     "SEARCH_TOOL_NAME",
     "TokenCache",
     "ToolCall",
+    "ToolContext",
     "ToolError",
     "ToolResult",
     "backoff_delay",
     "caller",
+    "current_context",
     "current_identity",
     "echo_name",
     "error_result",
@@ -82,9 +94,12 @@ __all__ = [
     "run_search_tool",
     "sealed_validator",
     "search_tool_definition",
+    "with_context",
 ]
 
 _LAZY = {
+    "AccessDecision": "._access",
+    "AccessGuard": "._access",
     "CallerIdentity": "._identity",
     "ConfirmCallback": "._executor",
     "ERROR_TYPES": "._calls",
@@ -100,8 +115,11 @@ _LAZY = {
     "ToolError": "._calls",
     "ToolResult": "._calls",
     "backoff_delay": "._retry",
+    "ToolContext": "._identity",
     "caller": "._identity",
+    "current_context": "._identity",
     "current_identity": "._identity",
+    "with_context": "._identity",
     "echo_name": "._calls",
     "error_result": "._results",
     "format_loc": "._arguments",

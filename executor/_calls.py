@@ -28,6 +28,7 @@ ERROR_TYPES = (
     "invalid_json",
     "invalid_arguments",
     "refused_by_policy",
+    "forbidden",
     "not_confirmed",
     "missing_variable",
     "http_error",

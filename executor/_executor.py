@@ -13,13 +13,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
-from toolcat.catalog import Catalog, ToolDefinition
+from toolcat.catalog import AccessPolicy, Catalog, ToolDefinition
 
+from ._access import AccessGuard
 from ._arguments import parse_arguments
 from ._auth import TokenCache
 from ._calls import ToolCall, ToolError, ToolResult, echo_name
 from ._deadline import bind_deadline
 from ._dispatch import Dispatcher, DispatchFailure
+from ._identity import ToolContext, context_value, current_context, current_identity, with_context
 from ._plan import ToolPlan, compile_plan
 from ._redact import MASK, Redactor
 from ._render import Draft, render
@@ -83,6 +85,7 @@ class Executor:
         telemetry: bool = True,
         tracer_provider: Any = None,
         meter_provider: Any = None,
+        access: AccessPolicy | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
@@ -108,6 +111,8 @@ class Executor:
         self._confirm_lock = threading.Lock()
         self._async_confirm_locks: dict[int, asyncio.Lock] = {}
         self._client_lock = threading.Lock()
+        # the access policy (server.access): None or no rules lets every caller call every tool
+        self.access = AccessGuard(access or AccessPolicy(), catalog)
 
     # -- clients -------------------------------------------------------------------
 
@@ -188,6 +193,9 @@ class Executor:
             # A model-chosen name may be megabytes: echo (and compare) only its start.
             shown = echo_name(call.name)
             closest = self.catalog.closest(shown) if shown == call.name else ()
+            if closest and self.access.enabled:  # never suggest a tool the caller may not call
+                who = current_identity()
+                closest = tuple(n for n in closest if self.access.decide(who, n).allowed)
             hint = f"; did you mean: {', '.join(closest)}?" if closest else ""
             return error_result(
                 replace(call, name=shown) if shown != call.name else call,
@@ -197,9 +205,30 @@ class Executor:
         args = parse_arguments(call.arguments)
         if isinstance(args, ToolError):
             return error_result(call, [args])
+        bound = plan.tool.context_arguments
+        if bound:
+            sent = [a for a in bound if a in args]
+            if sent:  # a model must not choose the tenant, the user, ...
+                return error_result(
+                    call,
+                    [
+                        ToolError(
+                            "invalid_arguments",
+                            f"{a!r} is filled from the caller's context ({bound[a]}); "
+                            "do not send it",
+                            (a,),
+                        )
+                        for a in sent
+                    ],
+                )
         errors = plan.checker.check(args)
         if errors:
             return error_result(call, errors)
+        if bound:
+            filled = self._from_context(call, plan, args)
+            if isinstance(filled, ToolResult):
+                return filled
+            args = filled
         env = self._env if self._env is not None else os.environ
         draft = render(plan, args, env)
         if isinstance(draft, ToolError):
@@ -208,8 +237,15 @@ class Executor:
 
     # -- one call ----------------------------------------------------------------------
 
-    def execute(self, call: ToolCall) -> ToolResult:
-        """Run one call (blocking)."""
+    def execute(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolResult:
+        """Run one call (blocking).
+
+        ``context`` carries the caller; without it, the identity a server set for this
+        task (:func:`current_identity`) is the caller. The access policy is checked first.
+        """
+        if context is not None:
+            with with_context(context):
+                return self.execute(call)
         start = time.perf_counter()
         if not self._telemetry.tracing():
             result = self._guarded(call, start)
@@ -231,6 +267,9 @@ class Executor:
             return self._internal(call, exc, start)
 
     def _execute(self, call: ToolCall, start: float) -> ToolResult:
+        refused = self._forbidden(call)
+        if refused is not None:
+            return _timed(refused, start)
         prepared = self._draft(call)
         if isinstance(prepared, ToolResult):
             return _timed(prepared, start)
@@ -243,8 +282,11 @@ class Executor:
             return _dispatch_failed(call, exc, draft.redactor, start)
         return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
 
-    async def aexecute(self, call: ToolCall) -> ToolResult:
+    async def aexecute(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolResult:
         """Run one call on the event loop; the arguments are checked in a worker thread."""
+        if context is not None:
+            with with_context(context):
+                return await self.aexecute(call)
         start = time.perf_counter()
         if not self._telemetry.tracing():
             result = await self._aguarded(call, start)
@@ -269,6 +311,9 @@ class Executor:
         # Parsing, validating and rendering the arguments is CPU work sized by the model's
         # input and the spec's schema: it runs in a worker thread (the loop's default
         # executor, as asyncio.to_thread), so the event loop keeps serving other clients.
+        refused = self._forbidden(call)
+        if refused is not None:
+            return _timed(refused, start)
         prepared = await asyncio.to_thread(self._draft, call)
         if isinstance(prepared, ToolResult):
             return _timed(prepared, start)
@@ -281,24 +326,96 @@ class Executor:
             return _dispatch_failed(call, exc, draft.redactor, start)
         return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
 
+    def _from_context(
+        self, call: ToolCall, plan: ToolPlan, args: dict[str, Any]
+    ) -> dict[str, Any] | ToolResult:
+        """``args`` with the context-bound arguments filled; a required one missing refuses."""
+        context = current_context()
+        required = {b.argument for b in plan.tool.command.parameters if b.required}
+        out = dict(args)
+        missing = []
+        for argument, source in plan.tool.context_arguments.items():
+            value = context_value(context, source)
+            if value is None:
+                if argument in required:
+                    missing.append(source)
+                continue
+            out[argument] = value
+        if missing:
+            return error_result(
+                call,
+                [
+                    ToolError(
+                        "refused_by_policy",
+                        f"this tool needs {', '.join(missing)} from the caller's context, "
+                        "which this call does not carry; it was not sent",
+                    )
+                ],
+            )
+        return out
+
+    def _forbidden(self, call: ToolCall) -> ToolResult | None:
+        """A ``forbidden`` result when the access policy refuses the caller this tool."""
+        if (
+            not self.access.enabled
+            or not isinstance(call.name, str)
+            or call.name not in self.catalog.tools
+        ):
+            return None  # an unknown name gets unknown_tool from _draft
+        identity = current_identity()
+        decision = self.access.decide(identity, call.name)
+        if decision.allowed:
+            return None
+        # as record arguments: the log filter escapes control characters (a forged sub)
+        logger.info(
+            "access policy refused %s to %s (%s)",
+            call.name,
+            identity.subject if identity is not None else "an unauthenticated caller",
+            decision.reason,
+        )
+        return error_result(
+            call,
+            [
+                ToolError(
+                    "forbidden",
+                    f"the access policy does not let this caller call {call.name!r} "
+                    f"({decision.reason}); it was not sent. Use a tool the caller may call, "
+                    "or ask for access",
+                )
+            ],
+        )
+
     # -- several calls -------------------------------------------------------------------
 
     def execute_many(
-        self, calls: Iterable[ToolCall], *, concurrent: bool = True
+        self,
+        calls: Iterable[ToolCall],
+        *,
+        concurrent: bool = True,
+        context: ToolContext | None = None,
     ) -> list[ToolResult]:
         """Run the calls of one turn; results in call order, one failure never stops the others."""
         calls = list(calls)
+        # worker threads do not inherit this thread's caller: each call is given it
+        ctx = context if context is not None else current_context()
         if not concurrent or len(calls) <= 1:
-            return [self.execute(c) for c in calls]
+            return [self.execute(c, context=ctx) for c in calls]
         workers = min(self.max_concurrency, len(calls))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="toolcat") as pool:
-            return list(pool.map(self.execute, calls))
+            return list(pool.map(lambda c: self.execute(c, context=ctx), calls))
 
     async def aexecute_many(
-        self, calls: Iterable[ToolCall], *, concurrent: bool = True
+        self,
+        calls: Iterable[ToolCall],
+        *,
+        concurrent: bool = True,
+        context: ToolContext | None = None,
     ) -> list[ToolResult]:
         """The async twin of :meth:`execute_many` (at most ``max_concurrency`` at once)."""
         calls = list(calls)
+        if context is not None:
+            with with_context(context):  # tasks copy this context when they start
+                return await self.aexecute_many(calls, concurrent=concurrent)
         if not concurrent or len(calls) <= 1:
             return [await self.aexecute(c) for c in calls]
         if len(calls) <= self.max_concurrency:  # no gate needed: all run at once anyway

@@ -15,7 +15,15 @@ from typing import Any, Literal
 
 from toolcat.catalog import FrozenDict, freeze
 
-__all__ = ["CallerIdentity", "caller", "current_identity"]
+__all__ = [
+    "CallerIdentity",
+    "ToolContext",
+    "caller",
+    "context_value",
+    "current_context",
+    "current_identity",
+    "with_context",
+]
 
 AuthMethod = Literal["jwt", "introspection", "api_key"]
 
@@ -56,6 +64,28 @@ class CallerIdentity:
         return scope in self.scopes
 
 
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a call carries besides its arguments: the verified caller (set by a server
+    from the token, or by an embedding app that verified it) and application
+    ``values`` (set by the embedding app; frozen).
+
+    >>> ToolContext.make(values={"user_id": "u1"}).values["user_id"]
+    'u1'
+    """
+
+    identity: CallerIdentity | None = None
+    values: FrozenDict = field(default_factory=FrozenDict)
+
+    @classmethod
+    def make(
+        cls, identity: CallerIdentity | None = None, values: dict[str, Any] | None = None
+    ) -> ToolContext:
+        frozen = freeze(dict(values or {}))
+        assert isinstance(frozen, FrozenDict)
+        return cls(identity, frozen)
+
+
 _current: ContextVar[CallerIdentity | None] = ContextVar("toolcat_caller", default=None)
 
 
@@ -72,3 +102,40 @@ def caller(identity: CallerIdentity | None) -> Iterator[None]:
         yield
     finally:
         _current.reset(token)
+
+
+_values: ContextVar[FrozenDict | None] = ContextVar("toolcat_context_values", default=None)
+
+
+def current_context() -> ToolContext:
+    """The context of the call running here: the caller and the application's values."""
+    return ToolContext(_current.get(), _values.get() or FrozenDict())
+
+
+@contextmanager
+def with_context(context: ToolContext) -> Iterator[None]:
+    """While inside, calls run with ``context`` (its identity and values)."""
+    token = _values.set(context.values)
+    try:
+        with caller(context.identity):
+            yield
+    finally:
+        _values.reset(token)
+
+
+def context_value(context: ToolContext, source: str) -> Any:
+    """The value ``source`` names (``claims.a.b`` or ``context.a.b``), or ``None``."""
+    kind, _, path = source.partition(".")
+    if kind == "claims":
+        if context.identity is None:
+            return None
+        value: Any = context.identity.claims
+    else:
+        value = context.values
+    if path in value:
+        return value[path]
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value

@@ -246,10 +246,12 @@ def compile_tool(
     if scope.errors:
         return None
 
+    # arguments bound to the caller's context are filled by the runtime: no model sees them
+    bound = {arg: p.from_ for arg, p in (doc.parameters or {}).items() if p.from_}
     input_schema: dict[str, Any] = {
         "type": "object",
-        "properties": params.properties,
-        "required": params.required,
+        "properties": {k: v for k, v in params.properties.items() if k not in bound},
+        "required": [r for r in params.required if r not in bound],
         "additionalProperties": False,
     }
     if params.reachable:
@@ -282,6 +284,7 @@ def compile_tool(
         return_direct=doc.return_direct,
         tags=tuple(doc.tags),
         source=SourceLocation(file, line, col),
+        context_arguments=FrozenDict(bound),
     )
 
 

@@ -47,6 +47,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC015": ("duplicate-toolset", Severity.ERROR),
     "TC016": ("duplicate-server-section", Severity.ERROR),
     "TC017": ("duplicate-api-key", Severity.ERROR),
+    "TC018": ("unknown-access-reference", Severity.ERROR),
+    "TC019": ("invalid-access-rule", Severity.ERROR),
     # -- parameters ------------------------------------------------------------
     "TC020": ("path-variable-without-parameter", Severity.ERROR),
     "TC021": ("path-parameter-not-in-template", Severity.ERROR),

@@ -20,6 +20,8 @@ from typing import Any, ClassVar, Literal
 from toolcat.catalog import METHODS, HttpMethod
 
 __all__ = [
+    "AccessGrantDoc",
+    "AccessRuleDoc",
     "AnnotationsDoc",
     "ApiKeyAuthDoc",
     "ApiKeyEntryDoc",
@@ -432,6 +434,14 @@ class ParameterDoc(Doc):
     allow_reserved: bool | None
     content_type: str | None
     file: bool | None
+    from_: str | None
+
+
+_CONTEXT_SOURCE = re.compile(r"(claims|context)\.[A-Za-z0-9_:/-]+(\.[A-Za-z0-9_:/-]+)*")
+
+
+def _context_source(v: Any) -> Any:
+    return v if type(v) is str and _CONTEXT_SOURCE.fullmatch(v) else _BAD
 
 
 ParameterDoc.FIELDS = (
@@ -457,6 +467,7 @@ ParameterDoc.FIELDS = (
     _Field("allow_reserved", _optional(_bool), None),
     _Field("content_type", _optional(_str), None),
     _Field("file", _optional(_bool), None),
+    _Field("from_", _optional(_context_source), None, key="from"),
 )
 
 
@@ -697,16 +708,71 @@ ServerAuthDoc.FIELDS = (
 )
 
 
+_CLAIM_NAME = re.compile(r"[\x21-\x7E]{1,256}")
+
+
+def _claim_value(v: Any) -> Any:
+    return v if type(v) is str and 1 <= len(v) <= 1024 else _BAD
+
+
+def _claim_values(v: Any) -> Any:  # a value, or a list of them
+    return _claim_value(v) if type(v) is str else _list(_claim_value)(v)
+
+
+def _when(v: Any) -> Any:  # dict[ClaimName, ClaimValue | list[ClaimValue]]
+    if type(v) is not dict:
+        return _BAD
+    out = {}
+    for key, value in v.items():
+        if type(key) is not str or not _CLAIM_NAME.fullmatch(key):
+            return _BAD
+        checked = _claim_values(value)
+        if checked is _BAD:
+            return _BAD
+        out[key] = checked
+    return out
+
+
+class AccessGrantDoc(Doc):
+    toolsets: list[str]
+    tools: list[str]
+    tags: list[str]
+
+
+AccessGrantDoc.FIELDS = (
+    _Field("toolsets", _list(_str), factory=list),
+    _Field("tools", _list(_str), factory=list),
+    _Field("tags", _list(_str), factory=list),
+)
+
+
+class AccessRuleDoc(Doc):
+    name: str | None
+    when: dict[str, str | list[str]]
+    allow: AccessGrantDoc | None
+    deny: AccessGrantDoc | None
+
+
+AccessRuleDoc.FIELDS = (
+    _Field("name", _optional(_str), None),
+    _Field("when", _when, factory=dict),
+    _Field("allow", _optional(_nested(AccessGrantDoc)), None),
+    _Field("deny", _optional(_nested(AccessGrantDoc)), None),
+)
+
+
 class ServerDoc(Doc):
     resource: str | None
     authorization_servers: list[str] | None
     auth: ServerAuthDoc | None
+    access: list[AccessRuleDoc] | None
 
 
 ServerDoc.FIELDS = (
     _Field("resource", _optional(_str), None),
     _Field("authorization_servers", _optional(_list(_str)), None),
     _Field("auth", _optional(_nested(ServerAuthDoc)), None),
+    _Field("access", _optional(_list(_nested(AccessRuleDoc))), None),
 )
 
 
@@ -753,6 +819,8 @@ _BY_NAME: dict[str, type[Doc]] = {
         IntrospectionDoc,
         ApiKeyEntryDoc,
         ServerAuthDoc,
+        AccessGrantDoc,
+        AccessRuleDoc,
         ServerDoc,
     )
 }

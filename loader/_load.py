@@ -38,7 +38,7 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
-from ._server import compile_server
+from ._server import check_access_references, compile_server
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
@@ -109,6 +109,7 @@ class _State:
     lost: list[str] = field(default_factory=list)
     ref_root: Path | None = None  # --ref-root: for openapi imports without their own
     server: tuple[ServerSettings, str, tuple[int, int]] | None = None  # with where it is
+    server_doc: tuple[ServerDoc, str, Locator] | None = None  # for the access references
 
     def add(
         self,
@@ -412,6 +413,7 @@ def _check_server(state: _State, body: Any, file: str, locate: Locator) -> None:
     if doc is not None:
         settings = compile_server(doc, file=file, locate=locate, out=state.ctx.diagnostics)
         state.server = (settings, file, locate(base, True))
+        state.server_doc = (doc, file, locate)
 
 
 def _section(
@@ -634,6 +636,17 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
         if compiled is not None and not tool.broken:
             tools.append(compiled)
     toolsets = _check_toolsets(state, first)
+    if state.server_doc is not None:
+        server_doc, server_file, server_locate = state.server_doc
+        check_access_references(
+            server_doc,
+            # every tool's name (a broken one has its own finding), the compiled ones' tags
+            tools=[*((name, ()) for name in first), *((t.name, t.tags) for t in tools)],
+            toolsets=toolsets,
+            file=server_file,
+            locate=server_locate,
+            out=state.ctx.diagnostics,
+        )
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))
     catalog = None
     if not any(d.severity is Severity.ERROR for d in diagnostics):

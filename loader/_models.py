@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_val
 from toolcat.catalog import METHODS, HttpMethod
 
 __all__ = [
+    "AccessGrantDoc",
+    "AccessRuleDoc",
     "ApiKeyAuthDoc",
     "ApiKeyEntryDoc",
     "AuthDoc",
@@ -43,7 +45,7 @@ Style = Literal[
     "form", "spaceDelimited", "pipeDelimited", "deepObject", "simple", "label", "matrix"
 ]
 PLACEMENT_KEYS = frozenset(
-    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file"}
+    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file", "from"}
 )
 
 
@@ -166,6 +168,13 @@ class ParameterDoc(BaseModel):
     allow_reserved: bool | None = None
     content_type: str | None = Field(None, description="Serialize the value with this media type.")
     file: bool | None = Field(None, description="A multipart file part.")
+    from_: str | None = Field(
+        None,
+        alias="from",
+        pattern=r"^(claims|context)\.[A-Za-z0-9_:/-]+(\.[A-Za-z0-9_:/-]+)*$",
+        description="Filled by the runtime from the caller: claims.NAME (a verified token "
+        "claim) or context.NAME (a value the embedding app sets); never in exported schemas.",
+    )
 
 
 class ResponseDoc(BaseModel):
@@ -344,6 +353,34 @@ class ServerAuthDoc(BaseModel):
     )
 
 
+# a claim name: printable ASCII without space (dots walk into objects: realm_access.roles)
+ClaimName = Annotated[str, Field(pattern=r"^[\x21-\x7E]{1,256}$")]
+ClaimValue = Annotated[str, Field(min_length=1, max_length=1024)]
+
+
+class AccessGrantDoc(BaseModel):
+    """What a rule covers: tools by name ('*': all), toolsets and tags."""
+
+    model_config = _STRICT
+    toolsets: list[str] = Field(default_factory=list, description="Every tool of these toolsets.")
+    tools: list[str] = Field(default_factory=list, description="These tools; '*' for every tool.")
+    tags: list[str] = Field(default_factory=list, description="Every tool with one of these tags.")
+
+
+class AccessRuleDoc(BaseModel):
+    """A rule: callers matching every 'when' entry are allowed or denied what it covers."""
+
+    model_config = _STRICT
+    name: str | None = Field(None, description="Named in refusals and `toolcat access`.")
+    when: dict[ClaimName, ClaimValue | list[ClaimValue]] = Field(
+        default_factory=dict,
+        description="Claim (sub, groups, any claim; scope; api_key; client_id) to the value "
+        "or values that match ('*': any). All entries must match; none: every caller.",
+    )
+    allow: AccessGrantDoc | None = None
+    deny: AccessGrantDoc | None = None
+
+
 class ServerDoc(BaseModel):
     """How `toolcat serve --transport http` answers: its resource URI and authentication."""
 
@@ -357,6 +394,11 @@ class ServerDoc(BaseModel):
         None, description="Announced in the protected-resource metadata (default: the issuer)."
     )
     auth: ServerAuthDoc | None = None
+    access: list[AccessRuleDoc] | None = Field(
+        None,
+        description="Who may call what. No rules: everyone may call every tool; any rule: "
+        "only what an allow rule covers and no deny rule does.",
+    )
 
 
 class CatalogFileDoc(BaseModel):

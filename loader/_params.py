@@ -193,7 +193,8 @@ def compile_parameters(
                 key=issue.key,
             )
             misspelt = misspelt or "'description'?" in issue.message
-        if not (trusted or misspelt) and "description" not in schema and "$ref" not in schema:
+        no_description = "description" not in schema and "$ref" not in schema
+        if not (trusted or misspelt or p.from_) and no_description:  # from: no model sees it
             scope.add(
                 "TC103",
                 f"parameter '{arg}' has no description; add one so the model knows what to pass",

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Literal
+
 from toolcat.catalog import (
     DEFAULT_JWT_ALGORITHMS,
+    AccessGrant,
+    AccessPolicy,
+    AccessRule,
     ApiKeyEntry,
     IntrospectionSettings,
     JwtSettings,
@@ -15,16 +21,19 @@ from ._diagnostics import Diagnostic
 from ._docs import ServerDoc
 from ._shape import Locator
 
-__all__ = ["compile_server"]
+__all__ = ["check_access_references", "compile_server"]
 
 
 def compile_server(
     doc: ServerDoc, *, file: str, locate: Locator, out: list[Diagnostic]
 ) -> ServerSettings:
     """``doc`` as :class:`~toolcat.catalog.ServerSettings`; problems go to ``out``."""
+    access = _compile_access(doc, file=file, locate=locate, out=out)
     auth = doc.auth
     if auth is None:
-        return ServerSettings(doc.resource, ServeAuth(), tuple(doc.authorization_servers or ()))
+        return ServerSettings(
+            doc.resource, ServeAuth(), tuple(doc.authorization_servers or ()), access
+        )
     jwt = None
     if auth.jwt is not None:
         j = auth.jwt
@@ -65,4 +74,100 @@ def compile_server(
             seen[f"{label}:{value}"] = n
     keys = tuple(ApiKeyEntry(k.name, k.hash, tuple(k.scopes)) for k in auth.api_keys)
     settings = ServeAuth(jwt, introspection, keys, tuple(auth.required_scopes))
-    return ServerSettings(doc.resource, settings, tuple(doc.authorization_servers or ()))
+    return ServerSettings(doc.resource, settings, tuple(doc.authorization_servers or ()), access)
+
+
+def _compile_access(
+    doc: ServerDoc, *, file: str, locate: Locator, out: list[Diagnostic]
+) -> AccessPolicy:
+    rules = []
+    names: dict[str, int] = {}
+    for n, rule in enumerate(doc.access or ()):
+        base: tuple[str | int, ...] = ("server", "access", n)
+
+        def problem(message: str, where: tuple[str | int, ...] = base) -> None:
+            line, col = locate(where)
+            out.append(Diagnostic.make("TC019", message, file, line, col, where))
+
+        if (rule.allow is None) == (rule.deny is None):
+            problem(f"access[{n}]: give exactly one of 'allow' or 'deny'")
+            continue
+        effect: Literal["allow", "deny"] = "allow" if rule.allow is not None else "deny"
+        grant = rule.allow if rule.allow is not None else rule.deny
+        assert grant is not None
+        if not (grant.toolsets or grant.tools or grant.tags):
+            problem(
+                f"access[{n}]: '{effect}' covers nothing; name toolsets, tools ('*' for all) "
+                "or tags",
+                (*base, effect),
+            )
+            continue
+        name = rule.name or f"access[{n}]"
+        if name in names:
+            problem(
+                f"access[{n}]: the rule name '{name}' is taken by access[{names[name]}]; "
+                "refusals name the rule, so each needs its own",
+                (*base, "name"),
+            )
+        names[name] = n
+        when = tuple(
+            (claim, (value,) if isinstance(value, str) else tuple(value))
+            for claim, value in rule.when.items()
+        )
+        for claim, values in when:
+            if not values:
+                problem(
+                    f"access[{n}]: when.{claim} lists no value, so the rule never matches; "
+                    "use '*' for any value",
+                    (*base, "when", claim),
+                )
+        compiled = AccessGrant(tuple(grant.toolsets), tuple(grant.tools), tuple(grant.tags))
+        rules.append(AccessRule(name, effect, compiled, when))
+    return AccessPolicy(tuple(rules))
+
+
+def check_access_references(
+    doc: ServerDoc,
+    *,
+    tools: Iterable[tuple[str, tuple[str, ...]]],
+    toolsets: Iterable[str],
+    file: str,
+    locate: Locator,
+    out: list[Diagnostic],
+) -> None:
+    """TC018 for each toolset, tool or tag a rule names that the catalog does not have."""
+    if not doc.access:
+        return
+    names: set[str] = {"*"}
+    tags: set[str] = set()
+    for name, tool_tags in tools:
+        names.add(name)
+        tags.update(tool_tags)
+    sets = set(toolsets)
+    for n, rule in enumerate(doc.access):
+        for effect, grant in (("allow", rule.allow), ("deny", rule.deny)):
+            if grant is None:
+                continue
+            label = rule.name or f"access[{n}]"
+            for kind, listed, known in (
+                ("toolsets", grant.toolsets, sets),
+                ("tools", grant.tools, names),
+                ("tags", grant.tags, tags),
+            ):
+                for i, value in enumerate(listed):
+                    if value in known:
+                        continue
+                    where: tuple[str | int, ...] = ("server", "access", n, effect, kind, i)
+                    line, col = locate(where)
+                    out.append(
+                        Diagnostic.make(
+                            "TC018",
+                            f"access rule '{label}' names {kind[:-1]} '{value}', which the "
+                            "catalog does not have (a typo here would "
+                            f"{'let callers through' if effect == 'deny' else 'lock them out'})",
+                            file,
+                            line,
+                            col,
+                            where,
+                        )
+                    )

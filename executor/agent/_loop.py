@@ -6,11 +6,19 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence, Set
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.executor import ToolCall, ToolError, ToolResult, error_result
+from toolcat.executor import (
+    ToolCall,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    error_result,
+    with_context,
+)
 
 from ._common import ModelTurn, Usage
 from ._protocols import ModelClient, TextCallback
@@ -167,7 +175,9 @@ class AgentLoop:
         tool_selection: ToolSelection = "all",
         pinned: Sequence[str] = (),
         max_tools: int | None = None,
+        context: ToolContext | None = None,
     ) -> None:
+        self.context = context  # the caller every tool call runs for (identity, app values)
         if tool_selection not in ("all", "search"):
             raise ValueError(f"tool_selection must be 'all' or 'search', not {tool_selection!r}")
         if max_iterations < 1:
@@ -231,9 +241,15 @@ class AgentLoop:
         tools: Sequence[str] = (),
         tool_choice: str | None = None,
         max_iterations: int | None = None,
+        context: ToolContext | None = None,
     ) -> LoopResult:
-        """Run until a stop condition; ``history`` continues an earlier conversation."""
-        with self._telemetry.agent():
+        """Run until a stop condition; ``history`` continues an earlier conversation.
+
+        ``context`` (default: the loop's) is the caller the tool calls run for: the
+        access policy and ``from: claims.x``/``context.x`` parameters read it.
+        """
+        ctx = context if context is not None else self.context
+        with self._telemetry.agent(), with_context(ctx) if ctx is not None else nullcontext():
             return await self._run(prompt, history, tools, tool_choice, max_iterations)
 
     async def _run(

@@ -55,7 +55,7 @@ from ._hosts import HostGuard, HostPolicy
 from ._watch import FileSnapshot, stamps
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ServerSettings, ToolDefinition
+    from toolcat.catalog import AccessPolicy, Catalog, ServerSettings, ToolDefinition
     from toolcat.loader import LoadResult
 
 __all__ = ["CatalogLoadFailed", "McpServer"]
@@ -161,6 +161,7 @@ class McpServer:
         self._served: _Served | None = None
         # the catalog's ``server:`` section as last loaded; run_http takes the one it is given
         self.server_settings: ServerSettings | None = None
+        self._access: AccessPolicy | None = None  # server.access of the last load
         self._retired: list[_Served] = []
         self._files: tuple[str, ...] = ()  # every file the last load read, specs included
         self._missing: tuple[str, ...] = ()  # specs it named that were not there: may appear
@@ -196,6 +197,7 @@ class McpServer:
             self._files = tuple(result.files)
             self._missing = tuple(result.missing)
             self.server_settings = result.server
+            self._access = result.server.access if result.server else None
             seen.add_loaded(self._watched())  # files this load named for the first time
         finally:
             self._seen = seen  # also after a failed load: retried when a file changes
@@ -230,7 +232,7 @@ class McpServer:
                 subset[name]  # an unknown name raises UnknownToolError
             listed = [exported[n] for n in self.pinned if n in exported]
             listed.append(to_mcp_tool(search_tool_definition()))
-        executor = Executor(subset, env=self.env, confirm=self._confirm)
+        executor = Executor(subset, env=self.env, confirm=self._confirm, access=self._access)
         tool_map = {t.name: t for t in tools}
         return _Served(subset, executor, tool_map, listed, exported=exported)
 
@@ -298,7 +300,16 @@ class McpServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        listed = self._current().listed
+        served = self._current()
+        listed = served.listed
+        guard = served.executor.access
+        if guard.enabled:  # only what this caller may call
+            who = _identity(ctx)
+            listed = [
+                t
+                for t in listed
+                if t["name"] not in served.exported or guard.decide(who, t["name"]).allowed
+            ]
         return types.ListToolsResult.model_validate({"tools": listed})
 
     async def _call_tool(
@@ -312,8 +323,12 @@ class McpServer:
         )
         if self.tool_search and params.name == SEARCH_TOOL_NAME:
             # a thread: the first search builds the index (about 0.5 s for 1,000 tools)
+            searchable: Any = served.tools
+            guard = served.executor.access
+            if guard.enabled:  # search finds only what this caller may call
+                searchable = guard.allowed(_identity(ctx), served.tools)
             found, _ = await anyio.to_thread.run_sync(
-                lambda: run_search_tool(served.catalog, call, served.tools, schemas=True)
+                lambda: run_search_tool(served.catalog, call, searchable, schemas=True)
             )
             return types.CallToolResult.model_validate(format_result("mcp", found))
         token = _request.set(ctx)
