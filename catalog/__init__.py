@@ -64,17 +64,6 @@ from ._sandbox import (
     render_text,
     sandbox_environment,
 )
-from ._serving import (
-    DEFAULT_JWT_ALGORITHMS,
-    AccessGrant,
-    AccessPolicy,
-    AccessRule,
-    ApiKeyEntry,
-    IntrospectionSettings,
-    JwtSettings,
-    ServeAuth,
-    ServerSettings,
-)
 from ._strict import (
     NotStrictable,
     StrictResult,
@@ -162,14 +151,49 @@ __all__ = [
 
 if _t.TYPE_CHECKING:
     from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
+    from ._serving import (
+        DEFAULT_JWT_ALGORITHMS,
+        AccessGrant,
+        AccessPolicy,
+        AccessRule,
+        ApiKeyEntry,
+        IntrospectionSettings,
+        JwtSettings,
+        ServeAuth,
+        ServerSettings,
+    )
 
 # The search names load on first use: importing the catalog (every command) skips
 # compiling the tokenizer's patterns (about 5 ms).
+# So do the serving settings (the ``server:`` section): about 10 ms of dataclasses
+# that only `serve`, the executor's access checks and catalogs with one need.
 __getattr__, __dir__ = _lazy_names(
     __name__,
     {
-        name: "._search"
-        for name in ("MAX_QUERY_CHARS", "MAX_QUERY_TERMS", "SearchHit", "SearchIndex", "tokenize")
+        **{
+            name: "._search"
+            for name in (
+                "MAX_QUERY_CHARS",
+                "MAX_QUERY_TERMS",
+                "SearchHit",
+                "SearchIndex",
+                "tokenize",
+            )
+        },
+        **{
+            name: "._serving"
+            for name in (
+                "DEFAULT_JWT_ALGORITHMS",
+                "AccessGrant",
+                "AccessPolicy",
+                "AccessRule",
+                "ApiKeyEntry",
+                "IntrospectionSettings",
+                "JwtSettings",
+                "ServeAuth",
+                "ServerSettings",
+            )
+        },
     },
     __all__,
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -100,6 +99,8 @@ class Catalog:
 
     def closest(self, name: str, n: int = 3) -> tuple[str, ...]:
         """The tool names most like ``name``, best first (for error messages)."""
+        import difflib  # here: only a near miss needs it
+
         return tuple(difflib.get_close_matches(name, self._tools.keys(), n=n, cutoff=0.5))
 
     # -- search --------------------------------------------------------------

@@ -13,12 +13,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from toolcat.catalog import (
     Catalog,
-    ServerSettings,
     Service,
     ToolDefinition,
     loads_json,
@@ -26,6 +25,10 @@ from toolcat.catalog import (
 )
 
 from ._compile import CompileContext, compile_service, compile_tool
+
+if TYPE_CHECKING:
+    from toolcat.catalog import ServerSettings
+
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._docs import OpenApiEntryDoc, ServerDoc, ServiceDoc, ToolDoc, openapi_entry
 from ._files import (
@@ -38,7 +41,6 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
-from ._server import check_access_references, compile_server
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
@@ -411,6 +413,8 @@ def _check_server(state: _State, body: Any, file: str, locate: Locator) -> None:
         out=state.ctx.diagnostics,
     )
     if doc is not None:
+        from ._server import compile_server  # only a catalog with a server: section
+
         settings = compile_server(doc, file=file, locate=locate, out=state.ctx.diagnostics)
         state.server = (settings, file, locate(base, True))
         state.server_doc = (doc, file, locate)
@@ -637,6 +641,8 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             tools.append(compiled)
     toolsets = _check_toolsets(state, first)
     if state.server_doc is not None:
+        from ._server import check_access_references
+
         server_doc, server_file, server_locate = state.server_doc
         check_access_references(
             server_doc,

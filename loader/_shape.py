@@ -9,7 +9,6 @@ allowed values.
 from __future__ import annotations
 
 import copy
-import difflib
 import re
 import types
 import typing
@@ -117,6 +116,8 @@ def closest(
     word: str, choices: Sequence[str] | set[str] | frozenset[str], cutoff: float = 0.6
 ) -> str | None:
     """The valid choice most like ``word`` (for "did you mean ...?")."""
+    import difflib  # here: only a near miss needs it
+
     found = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=cutoff)
     return found[0] if found else None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import os
 import re
@@ -310,6 +309,8 @@ class _Importer:
             progress.flush()
         for op_id in self.options.overrides:
             if op_id not in seen_ids:
+                import difflib  # here: only a near miss needs it
+
                 close = difflib.get_close_matches(str(op_id), sorted(map(str, seen_ids)), 1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 self.result.diagnostics.append(
