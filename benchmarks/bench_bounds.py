@@ -21,66 +21,33 @@ import gzip
 import json
 import socket
 import tempfile
-import threading
 import time
 import tracemalloc
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 from toolcat.executor import Executor, ToolCall
 from toolcat.loader import load, load_catalog
+from toolcat.testing import RawServer, zeros_gzip
 
 _CAP = 10_000_000
 
 
-def zeros_gzip(size: int) -> bytes:
-    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
-    block = bytes(1 << 20)
-    parts = [packer.compress(block) for _ in range(size >> 20)]
-    return b"".join([*parts, packer.flush()])
-
-
-class Server:
+class Server(RawServer):
     """Answers every request with the current ``(body, encoding)``."""
 
     def __init__(self) -> None:
         self.body, self.encoding = b"{}", "identity"
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        threading.Thread(target=self._run, daemon=True).start()
+        super().__init__(self._answer)
 
-    def _run(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    piece = conn.recv(65536)
-                    if not piece:
-                        return
-                    data += piece
-                head = (
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                    f"Content-Encoding: {self.encoding}\r\nContent-Length: {len(self.body)}\r\n"
-                    "Connection: close\r\n\r\n"
-                ).encode()
-                conn.sendall(head + self.body)
-            except OSError:
-                pass
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+    def _answer(self, conn: socket.socket) -> None:
+        head = (
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            f"Content-Encoding: {self.encoding}\r\nContent-Length: {len(self.body)}\r\n"
+            "Connection: close\r\n\r\n"
+        ).encode()
+        conn.sendall(head + self.body)
 
 
 def measure(run: Callable[[], str]) -> tuple[int, float, str]:

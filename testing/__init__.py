@@ -6,12 +6,16 @@ this package. ``toolcat demo`` and the test suite do.
 
 from ._background import BackgroundServer
 from ._demo_service import make_service
+from ._raw import RawHandler, RawServer, zeros_gzip
 from ._scripted import RecordedRequest, ScriptedModel, ScriptedTurn
 
 __all__ = [
     "BackgroundServer",
+    "RawHandler",
+    "RawServer",
     "RecordedRequest",
     "ScriptedModel",
     "ScriptedTurn",
     "make_service",
+    "zeros_gzip",
 ]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import socket
-import threading
 import time
 import tracemalloc
 import zlib
@@ -18,62 +17,11 @@ from typing import Any
 import pytest
 from toolcat.executor import Executor, ToolCall, ToolResult
 from toolcat.loader import load
-
-Handler = Callable[[socket.socket], None]
+from toolcat.testing import RawHandler as Handler
+from toolcat.testing import RawServer, zeros_gzip
 
 _CAP = 10_000_000  # the default max_response_bytes
 _MEMORY_BOUND = 100_000_000  # a sanity bound on peak Python memory for one call
-
-
-class RawServer:
-    """A loopback HTTP/1.1 server that answers every connection with ``handler``."""
-
-    def __init__(self, handler: Handler) -> None:
-        self.handler = handler
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.closed = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        with conn:
-            conn.settimeout(5)
-            try:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    piece = conn.recv(65536)
-                    if not piece:
-                        return
-                    data += piece
-                self.handler(conn)
-            except OSError:
-                pass
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-
-    def close(self) -> None:
-        self.closed.set()
-        self.sock.close()
-
-
-def _zeros_gzip(size: int) -> bytes:
-    """``size`` zero bytes, gzipped without holding them all in memory."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
-    block = bytes(1 << 20)
-    parts = [packer.compress(block) for _ in range(size >> 20)]
-    return b"".join([*parts, packer.flush()])
 
 
 def _answer(body: bytes, encoding: str, ctype: str = "application/json") -> Handler:
@@ -91,12 +39,12 @@ def _answer(body: bytes, encoding: str, ctype: str = "application/json") -> Hand
 @pytest.fixture(scope="module")
 def stacked_bomb() -> bytes:
     # 200 MB of zeros, gzipped twice: about 1 KB on the wire, 20 times the cap decoded
-    return gzip.compress(_zeros_gzip(200 << 20))
+    return gzip.compress(zeros_gzip(200 << 20))
 
 
 @pytest.fixture(scope="module")
 def single_bomb() -> bytes:
-    return _zeros_gzip(200 << 20)  # about 200 KB on the wire
+    return zeros_gzip(200 << 20)  # about 200 KB on the wire
 
 
 def _run(tmp_path: Path, handler: Handler, mode: str, timeout: str = "10") -> ToolResult:
