@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from toolcat.loader import MAX_FILE_BYTES
+
+from .conftest import one_line_refusal
 
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]
 
@@ -50,31 +51,9 @@ def call(catalog: str, args: str, input: str | None = None) -> subprocess.Comple
     )
 
 
-def one_line_refusal(done: subprocess.CompletedProcess[str], *words: str) -> None:
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
-    assert "Traceback" not in done.stderr
-
-
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_args_from_dev_zero_are_refused_without_reading_it(catalog: str) -> None:
     one_line_refusal(call(catalog, "@/dev/zero"), "/dev/zero", "a device, not a regular file")
-
-
-@pytest.fixture
-def fifo(tmp_path: Path) -> Iterator[Path]:
-    if not hasattr(os, "mkfifo"):
-        pytest.skip("needs os.mkfifo")
-    path = tmp_path / "args.json"
-    os.mkfifo(path)
-    writer = os.open(path, os.O_RDWR)  # a writer that never writes: a read would block forever
-    try:
-        yield path
-    finally:
-        os.close(writer)
 
 
 def test_args_from_a_fifo_are_refused_before_it_is_opened(catalog: str, fifo: Path) -> None:

@@ -11,11 +11,12 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from toolcat.loader._files import MAX_FILE_BYTES
+
+from .conftest import one_line_refusal
 
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]
 
@@ -26,31 +27,9 @@ def validate(*paths: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def one_line_refusal(done: subprocess.CompletedProcess[str], path: str, words: str) -> None:
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    assert path in lines[0]
-    assert words in lines[0]
-    assert "Traceback" not in done.stderr
-
-
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_a_device_is_refused_without_reading_it() -> None:
     one_line_refusal(validate("/dev/zero"), "/dev/zero", "a device, not a regular file")
-
-
-@pytest.fixture
-def fifo(tmp_path: Path) -> Iterator[Path]:
-    if not hasattr(os, "mkfifo"):
-        pytest.skip("needs os.mkfifo")
-    path = tmp_path / "catalog.yaml"
-    os.mkfifo(path)
-    writer = os.open(path, os.O_RDWR)  # a writer that never writes: a read would block forever
-    try:
-        yield path
-    finally:
-        os.close(writer)
 
 
 def test_a_fifo_is_refused_before_it_is_opened(fifo: Path) -> None:
