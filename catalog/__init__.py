@@ -9,7 +9,9 @@ What the loader builds and the executor reads (module names)::
 and the facts every layer above shares, each in one module: HTTP method semantics
 (_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the fast JSON
 Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
-(_strict, _gemini, _schema_walk), and the lexical tool search (_search).
+(_strict, _gemini, _schema_walk), and the lexical tool search (_search). Every
+frozen record of the package is a ``@record`` (_record): a frozen slotted dataclass
+whose equality, hash and repr are shared rather than compiled per class.
 """
 
 import typing as _t
@@ -55,6 +57,7 @@ from ._model import (
     ToolDefinition,
 )
 from ._printable import escape_controls, escape_json_controls
+from ._record import record
 from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
 from ._sandbox import (
     MAX_TEMPLATE_LOOPS,
@@ -137,6 +140,7 @@ __all__ = [
     "method_semantics",
     "pattern_problem",
     "pattern_search",
+    "record",
     "recursion_headroom",
     "references",
     "render_text",

@@ -9,11 +9,12 @@ executor when a call runs, never at load time.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from ._frozen import FrozenDict
 from ._methods import HttpMethod
+from ._record import record
 
 __all__ = [
     "ApiKeyAuth",
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SourceLocation:
     """Where a value was declared: a file and a 1-based line and column."""
 
@@ -58,7 +59,7 @@ class ParamLocation(enum.StrEnum):
     BODY = "body"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ParameterBinding:
     """How one top-level argument of a tool reaches the wire.
 
@@ -82,7 +83,7 @@ class ParameterBinding:
     content_type: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BodySpec:
     """How the request body is built from the arguments.
 
@@ -113,7 +114,7 @@ class BodySpec:
     required: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ResponseSpec:
     """How a response is shaped for the model."""
 
@@ -121,7 +122,7 @@ class ResponseSpec:
     max_chars: int | None = None  # overrides the service's max_response_chars
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Timeouts:
     """Seconds; ``None`` means the default (or the service's value)."""
 
@@ -130,7 +131,7 @@ class Timeouts:
     total: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RetryPolicy:
     """Retries for idempotent methods (or tools that opt in with ``retry_unsafe``)."""
 
@@ -141,25 +142,25 @@ class RetryPolicy:
     retry_after_cap: float = 30.0  # longest Retry-After honoured, seconds
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NoAuth:
     type: Literal["none"] = "none"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BearerAuth:
     token: str  # raw, may hold ${VAR}
     type: Literal["bearer"] = "bearer"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BasicAuth:
     username: str
     password: str
     type: Literal["basic"] = "basic"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApiKeyAuth:
     location: Literal["header", "query", "cookie"]
     name: str
@@ -167,7 +168,7 @@ class ApiKeyAuth:
     type: Literal["api_key"] = "api_key"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OAuth2ClientCredentials:
     token_url: str
     client_id: str
@@ -179,7 +180,7 @@ class OAuth2ClientCredentials:
 AuthSpec = NoAuth | BearerAuth | BasicAuth | ApiKeyAuth | OAuth2ClientCredentials
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Service:
     """An HTTP service that tools call. Raw strings may hold ``${VAR}``."""
 
@@ -194,7 +195,7 @@ class Service:
     source: SourceLocation | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HttpCommand:
     """The HTTP request a tool sends, with every argument's placement decided."""
 
@@ -215,7 +216,7 @@ class HttpCommand:
         return tuple(p for p in self.parameters if p.location is location)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolAnnotations:
     """Behaviour hints, as MCP names them. ``None`` means "not stated"."""
 
@@ -226,7 +227,7 @@ class ToolAnnotations:
     open_world: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolDefinition:
     """One tool as a model sees it, with the command that runs it."""
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
+
+from toolcat.catalog import record
 
 __all__ = [
     "ERROR_TYPES",
@@ -54,7 +56,7 @@ def echo_name(name: object) -> str:
     return f"{text[:MAX_ECHOED_NAME_CHARS]}…[+{len(text) - MAX_ECHOED_NAME_CHARS} chars]"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCall:
     """One call of a tool by a model: the arguments are a JSON string or an object."""
 
@@ -63,7 +65,7 @@ class ToolCall:
     id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolError:
     """What went wrong with a call; ``loc`` is the path inside the arguments, if any."""
 
@@ -78,7 +80,7 @@ class ToolError:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolResult:
     """The outcome of one call: ``content`` is the text the model reads.
 

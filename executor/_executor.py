@@ -9,11 +9,11 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 import httpx
-from toolcat.catalog import AccessPolicy, Catalog, ToolDefinition
+from toolcat.catalog import AccessPolicy, Catalog, ToolDefinition, record
 
 from ._access import AccessGuard
 from ._arguments import parse_arguments
@@ -33,7 +33,7 @@ __all__ = ["ConfirmCallback", "Executor", "PreparedRequest"]
 ConfirmCallback = Callable[[ToolCall, ToolDefinition], "bool | Awaitable[bool]"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PreparedRequest:
     """The request a call would send (a dry run): secrets are already masked."""
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from toolcat._errors import ToolcatError
+from toolcat.catalog import record
 
 __all__ = ["CODES", "CatalogError", "Diagnostic", "Severity", "sort_diagnostics"]
 
@@ -87,7 +88,7 @@ CODES: dict[str, tuple[str, Severity]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Diagnostic:
     """One finding: ``file:line:col: severity code message``.
 

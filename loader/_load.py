@@ -29,6 +29,8 @@ from ._compile import CompileContext, compile_service, compile_tool
 if TYPE_CHECKING:
     from toolcat.catalog import ServerSettings
 
+from toolcat.catalog import record
+
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._docs import OpenApiEntryDoc, ServerDoc, ServiceDoc, ToolDoc, openapi_entry
 from ._files import (
@@ -50,7 +52,7 @@ TOOLSET_LIMIT = 128
 _TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi", "server")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LoadResult:
     """What loading found: the catalog (``None`` on errors), every diagnostic, the files read.
 

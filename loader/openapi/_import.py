@@ -118,7 +118,8 @@ def _locate(result: ImportResult, path: Path, max_bytes: int) -> None:
         data = read_regular_file(path, min(max_bytes, _LOCATE_MAX_BYTES))
     except FileReadError:
         return  # too large to read again: the path still says where
-    import yaml  # here: a JSON spec without findings to place loads no YAML reader
+    # here: a JSON spec without findings to place loads no YAML reader
+    from toolcat.loader._pyyaml import yaml
     from toolcat.loader._yaml import Positions, compose_yaml
 
     try:

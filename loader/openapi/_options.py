@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolcat.catalog import record
 from toolcat.loader._diagnostics import Diagnostic
 
 from ._version import DEFAULT_MAX_SPEC_BYTES
@@ -14,7 +15,7 @@ from ._version import DEFAULT_MAX_SPEC_BYTES
 __all__ = ["ImportOptions", "ImportResult", "OperationReport", "Selection"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Selection:
     """Operations picked by tag, operationId, path glob (``fnmatch``) or HTTP method.
 
@@ -31,7 +32,7 @@ class Selection:
         return bool(self.tags or self.operations or self.paths or self.methods)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ImportOptions:
     """How to import one spec.
 
@@ -57,7 +58,7 @@ class ImportOptions:
     spec_url: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OperationReport:
     """What became of one operation: a tool name, or the reason it was left out."""
 
