@@ -131,3 +131,73 @@ def test_the_ir_records_use_it() -> None:
     assert loc == SourceLocation("a.yaml", 1, 2) and len({loc, SourceLocation("a.yaml", 1, 2)}) == 1
     assert repr(loc) == "SourceLocation(file='a.yaml', line=1, column=2)"
     assert ToolAnnotations() == ToolAnnotations()
+
+
+@record
+class Made:
+    name: str
+    items: list[int] = field(default_factory=list)
+    size: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class TwinMade:
+    name: str
+    items: list[int] = field(default_factory=list)
+    size: int = 3
+
+
+def test_init_as_dataclass_writes_it() -> None:
+    import inspect
+
+    assert str(inspect.signature(Made)) == str(inspect.signature(TwinMade))
+    a, b = Made("a"), Made("b", size=5)
+    assert a.items == [] and a.items is not b.items and b.size == 5
+    assert Made("c", [1], 2) == Made(name="c", items=[1], size=2)
+    given: list[int] = [7]
+    assert Made("d", given).items is given
+    assert Made.__init__.__qualname__ == "Made.__init__"
+    assert Made.__init__.__annotations__ == TwinMade.__init__.__annotations__
+    untyped: Any = Made
+    bad: list[tuple[tuple[Any, ...], dict[str, Any]]] = [((), {}), (("a",), {"nope": 1})]
+    for args, kwargs in [*bad, (("a", [], 1, 2), {})]:
+        with pytest.raises(TypeError, match=r"__init__\(\)"):
+            untyped(*args, **kwargs)
+
+
+def test_a_class_without_docstring_gets_dataclass_s_doc() -> None:
+    @record
+    class Bare:
+        x: int
+        y: str = "a"
+
+    @dataclass(frozen=True, slots=True)
+    class TwinBare:
+        x: int
+        y: str = "a"
+
+    assert Bare.__doc__ == (TwinBare.__doc__ or "").replace("TwinBare", "Bare")
+
+
+def test_what_it_does_not_take_is_refused_at_definition() -> None:
+    with pytest.raises(TypeError, match="non-default argument"):
+
+        @record
+        class Order:
+            x: int = 0
+            y: int  # type: ignore[misc]
+
+    with pytest.raises(TypeError, match="plain fields"):
+
+        @record
+        class Keyword:
+            x: int = field(kw_only=True)
+
+    with pytest.raises(TypeError, match="plain fields"):
+
+        @record
+        class Post:
+            x: int
+
+            def __post_init__(self) -> None:
+                pass
