@@ -127,8 +127,8 @@ class SchemaDiff:
     def _compare(
         self, old: Any, new: Any, at: tuple[str | int, ...], names: tuple[str, ...]
     ) -> None:
-        if self._same_defs and old == new:
-            return
+        if old == new and (self._same_defs or not _has_ref(old)):
+            return  # equal, and no definition inside that could differ
         old, old_ref = self._resolve(old, self._old_root)
         new, new_ref = self._resolve(new, self._new_root)
         if old_ref is not None and new_ref is not None:  # a definition pair: compared once
@@ -384,7 +384,8 @@ class SchemaDiff:
                 if not before:
                     narrower = len(after)  # a choice where any value was accepted
             if narrower:
-                self._say("TD105", (*at, key), f"{name}: {key} now accepts less")
+                rule = "TD107" if key == "allOf" else "TD105"  # a constraint, or a choice gone
+                self._say(rule, (*at, key), f"{name}: {key} now accepts less")
             if wider:
                 self._say("TD305", (*at, key), f"{name}: {key} now accepts more")
             if not narrower and not wider:
@@ -407,6 +408,14 @@ class SchemaDiff:
 
 
 # -- small pure helpers -------------------------------------------------------------------
+
+
+def _has_ref(node: Any) -> bool:
+    if isinstance(node, Mapping):
+        return "$ref" in node or any(_has_ref(v) for v in node.values())
+    if isinstance(node, list | tuple):
+        return any(_has_ref(v) for v in node)
+    return False
 
 
 def _get(root: Any, key: str) -> Any:
