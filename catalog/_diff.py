@@ -207,9 +207,9 @@ class _ToolDiff:
             self._new.services.get(b.service),
         )
         if _base_url(a, old_service) != _base_url(b, new_service):
+            # the URL itself is not shown: like auth values, it may carry a credential
             where = "/command/base_url" if a.base_url or b.base_url else "/service/base_url"
-            shown = f"{_base_url(a, old_service)} -> {_base_url(b, new_service)}"
-            self._say("TD111", where, f"base URL {shown}")
+            self._say("TD111", where, "base URL changed")
         old_auth, new_auth = _auth(a, old_service), _auth(b, new_service)
         if old_auth != new_auth:
             where = "/command/auth" if a.auth or b.auth else "/service/auth"
@@ -291,6 +291,8 @@ class _ToolDiff:
     def _other(self) -> None:
         a, b = self._a, self._b
         for field in ("idempotent", "open_world"):
+            if field == "idempotent" and _follows_method(a, b):
+                continue  # the method's own answer on both sides: TD108 says it
             if getattr(a.annotations, field) != getattr(b.annotations, field):
                 shown = f"{getattr(a.annotations, field)} -> {getattr(b.annotations, field)}"
                 self._say("TD307", f"/annotations/{field}", f"{field} hint {shown}")
@@ -334,6 +336,14 @@ def _show_auth(auth: AuthSpec | None) -> str:
     if scopes:
         parts.append(f"scopes {' '.join(scopes)}")
     return " ".join(parts)
+
+
+def _follows_method(a: ToolDefinition, b: ToolDefinition) -> bool:
+    """Whether each tool's idempotent hint is its method's (so a change comes from it)."""
+    return all(
+        t.annotations.idempotent in (None, method_semantics(t.command.method).idempotent)
+        for t in (a, b)
+    )
 
 
 def _read_only(tool: ToolDefinition) -> bool:

@@ -70,22 +70,32 @@ def run(args: argparse.Namespace) -> int:
         old, ok_old = _load([args.paths[0]], args.ref_root, "OLD", None)
         new, ok_new = _load([args.paths[1]], args.ref_root, "NEW", None)
         return _report(old, new, ok_old and ok_new, args, args.paths[0], args.paths[1])
+    from pathlib import Path
+
+    from toolcat.catalog import Catalog
+
     from ._gitrev import tree_at
 
-    new, ok_new = _load(args.paths, args.ref_root, "NEW", None)  # a bad PATH: exit 2 first
+    here = [p for p in args.paths if Path(p).exists()]
+    gone = [p for p in args.paths if not Path(p).exists()]
     with tree_at(args.base, args.paths) as tree:
-        old_ref_root = _ref_root_at(tree, args.ref_root)
+        missing = [p for p in gone if p in tree.absent]
+        if missing:  # in neither: a typo, not a catalog deleted since REF
+            _load(missing, args.ref_root, "NEW", None)  # says why, as one line (exit 2)
+        if gone:
+            shown = ", ".join(gone)
+            print(f"toolcat: note: {shown}: deleted since {args.base}", file=sys.stderr)
         if tree.absent:
             shown = ", ".join(tree.absent)
             print(
                 f"toolcat: note: not in {args.base}: {shown} (its tools are new)", file=sys.stderr
             )
+        empty = Catalog(tools=[], services=[])
+        new, ok_new = _load(here, args.ref_root, "NEW", None) if here else (empty, True)
         if tree.paths:
-            old, ok_old = _load(list(tree.paths), old_ref_root, "OLD", tree)
+            old, ok_old = _load(list(tree.paths), _ref_root_at(tree, args.ref_root), "OLD", tree)
         else:
-            from toolcat.catalog import Catalog
-
-            old, ok_old = Catalog(tools=[], services=[]), True
+            old, ok_old = empty, True
         new_name = " ".join(args.paths)
         old_name = " ".join(f"{args.base}:{p}" for p in args.paths)
         return _report(old, new, ok_old and ok_new, args, old_name, new_name, tree)

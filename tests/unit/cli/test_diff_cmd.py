@@ -277,6 +277,16 @@ def test_base_with_a_path_new_since_ref(
     assert "not in HEAD" in err
 
 
+def test_base_with_a_catalog_deleted_since_ref(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "catalogs" / "orders.yaml").unlink()
+    code, out, err = run(capsys, "--base", "HEAD", "catalogs/orders.yaml", "--format", "json")
+    assert code == 1
+    assert {c["rule"] for c in json.loads(out)["changes"]} == {"TD101"}
+    assert "deleted since HEAD" in err
+
+
 def test_base_with_a_broken_old_revision(
     repo: Path, good: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

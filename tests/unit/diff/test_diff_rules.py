@@ -448,6 +448,12 @@ TOOL_CASES = [
     pytest.param({"command": {"method": "POST"}, "annotations": ToolAnnotations("Search")}, {}, [
         ("TD108", "/command/method"), ("TD202", "/command/method"),
     ], id="method"),
+    # as the loader compiles it: every hint stated, each the method's answer
+    pytest.param({"command": {"method": "POST"}, "annotations": ToolAnnotations(
+        "Search", read_only=False, destructive=True, idempotent=False
+    )}, {}, [
+        ("TD108", "/command/method"), ("TD202", "/annotations/read_only"),
+    ], id="method-with-derived-hints"),
     pytest.param({"command": {"path": "/things"}}, {}, [("TD109", "/command/path")], id="path"),
     pytest.param({"command": {"base_url": "https://v2.example"}}, {}, [
         ("TD111", "/command/base_url"),
@@ -536,9 +542,11 @@ def test_changes_come_breaking_then_safety_then_notes() -> None:
 
 def test_no_message_shows_a_credential() -> None:
     old = catalog(tool())
-    new = catalog(tool(), svc=service(auth=BearerAuth(SECRET + "-2")))
+    new = catalog(
+        tool(), svc=service(auth=BearerAuth(SECRET + "-2"), base_url=f"https://u:{SECRET}@x")
+    )
     changes = diff_catalogs(old, new)
-    assert [c.rule for c in changes] == ["TD112"]
+    assert [c.rule for c in changes] == ["TD111", "TD112"]
     assert SECRET not in repr(changes)
 
 
