@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from ._catalog import Catalog
+from ._depth import recursion_headroom
 from ._diff_schema import SchemaDiff, pointer
 from ._methods import method_semantics
 from ._model import AuthSpec, HttpCommand, Service, SourceLocation, ToolDefinition
@@ -130,6 +131,13 @@ def diff_catalogs(old: Catalog, new: Catalog) -> tuple[ToolChange, ...]:
     >>> diff_catalogs(empty, empty)
     ()
     """
+    with recursion_headroom():  # schemas nest up to MAX_NESTING_DEPTH; the walk recurses
+        found = _diff(old, new)
+    ranked = sorted(enumerate(found), key=lambda pair: (pair[1].kind.rank, pair[0]))
+    return tuple(change for _, change in ranked)
+
+
+def _diff(old: Catalog, new: Catalog) -> list[ToolChange]:
     found: list[ToolChange] = []
     added = [t for t in new if t.name not in old]
     removed = [t for t in old if t.name not in new]
@@ -147,8 +155,7 @@ def diff_catalogs(old: Catalog, new: Catalog) -> tuple[ToolChange, ...]:
         hint = renamed_from.get(tool.name)
         said = f" (likely renamed from '{hint}': same method and path)" if hint else ""
         found.append(ToolChange("TD301", tool.name, "", f"tool added{said}", tool.source))
-    ranked = sorted(enumerate(found), key=lambda pair: (pair[1].kind.rank, pair[0]))
-    return tuple(change for _, change in ranked)
+    return found
 
 
 def _renames(removed: list[ToolDefinition], added: list[ToolDefinition]) -> dict[str, str]:

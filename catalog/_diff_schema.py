@@ -34,7 +34,7 @@ _HANDLED = frozenset(
     | {"additionalProperties", "anyOf", "oneOf", "allOf", "pattern", "format", "multipleOf"}
     | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "uniqueItems"}
     | {"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"}
-    | {"$ref", "$defs", "definitions", "$schema", "$id"}
+    | {"$defs", "definitions", "$schema", "$id"}  # a $ref left here did not resolve: compared
 )
 _LOWER_COUNTS = ("minLength", "minItems", "minProperties")  # a larger value refuses more
 _UPPER_COUNTS = ("maxLength", "maxItems", "maxProperties")  # a smaller value refuses more
@@ -468,10 +468,12 @@ def _bound(schema: Mapping[str, Any], inclusive: str, exclusive: str, side: str)
     found: list[Bound] = []
     value = schema.get(inclusive)
     flag = schema.get(exclusive)
-    if _is_number(value):
-        found.append((Fraction(str(value)), flag is True, inclusive))  # draft 4: a boolean flag
-    if _is_number(flag):
-        found.append((Fraction(str(flag)), True, exclusive))
+    exact = _fraction(value)
+    if exact is not None:
+        found.append((exact, flag is True, inclusive))  # draft 4: a boolean flag
+    exact = _fraction(flag)
+    if exact is not None:
+        found.append((exact, True, exclusive))
     if not found:
         return None
     best = found[0]
@@ -498,7 +500,17 @@ def _show_bound(bound: Bound | None, side: str) -> str:
 
 def _divides(new: Any, old: Any) -> bool:
     """Whether every multiple of ``old`` is a multiple of ``new`` (the change widens)."""
-    if not _is_number(new) or not _is_number(old) or new == 0:
+    old_exact, new_exact = _fraction(old), _fraction(new)
+    if old_exact is None or new_exact is None or new_exact == 0:
         return False
-    ratio = Fraction(str(old)) / Fraction(str(new))
-    return ratio.denominator == 1
+    return (old_exact / new_exact).denominator == 1
+
+
+def _fraction(value: Any) -> Fraction | None:
+    """``value`` as an exact number, or ``None`` (not a number, or infinite)."""
+    if not _is_number(value):
+        return None
+    try:
+        return Fraction(str(value))
+    except (ValueError, OverflowError):
+        return None
