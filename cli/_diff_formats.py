@@ -110,7 +110,7 @@ def _change_json(ch: ToolChange) -> dict[str, Any]:
     return {
         "rule": ch.rule,
         "name": ch.name,
-        "kind": str(ch.kind),
+        "severity": str(ch.kind),
         "tool": ch.tool,
         "location": ch.location,
         "message": ch.message,
@@ -121,12 +121,13 @@ def _change_json(ch: ToolChange) -> dict[str, Any]:
 
 
 def format_json(changes: Sequence[ToolChange], report: DiffReport) -> str:
-    """``{"version": 1, "old", "new", "changes", "counts", "failOn", "failed"}``."""
+    """``{"version": 1, "old", "new", "findings", "counts", "failOn", "failed"}``; each
+    finding's ``severity`` is its class (``breaking``, ``safety``, ``note``)."""
     doc = {
         "version": 1,
         "old": report.old,
         "new": report.new,
-        "changes": [_change_json(ch) for ch in changes],
+        "findings": [_change_json(ch) for ch in changes],
         "counts": _counts(changes),
         "failOn": report.fail_on,
         "failed": any(is_failure(ch, report.fail_on) for ch in changes),
@@ -167,7 +168,7 @@ def _sarif_rule(rule_id: str, repo_docs: str | None) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary},
         "help": {"text": "See docs/cli.md, section 'toolcat diff', for every rule."},
         "defaultConfiguration": {"level": _SARIF_LEVEL[str(rule.kind)]},
-        "properties": {"kind": str(rule.kind)},
+        "properties": {"severity": str(rule.kind)},
     }
     if repo_docs:
         entry["helpUri"] = f"{repo_docs}#toolcat-diff"

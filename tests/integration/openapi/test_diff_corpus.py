@@ -26,7 +26,7 @@ def _diff(
     out, err = capsys.readouterr()
     assert "Traceback" not in err
     doc: dict[str, Any] = json.loads(out)
-    return code, [(c["rule"], c["tool"], c["location"]) for c in doc["changes"]], doc
+    return code, [(c["rule"], c["tool"], c["location"]) for c in doc["findings"]], doc
 
 
 def _write(spec: dict[str, Any], path: Path) -> Path:
@@ -98,7 +98,7 @@ def test_github_revision_gives_exactly_the_planned_changes(
             ("TD301", root_new, ""),
         ]
     )
-    removed = next(c for c in doc["changes"] if c["rule"] == "TD101")
+    removed = next(c for c in doc["findings"] if c["rule"] == "TD101")
     assert f"likely renamed to '{root_new}'" in removed["message"]
     assert code == 1
     # the same spec against itself: nothing

@@ -55,11 +55,11 @@ def test_json_lists_exactly_the_planned_changes(
 ) -> None:
     code, out, _ = run(capsys, "good.yaml", "new.yaml", "--format", "json")
     doc = json.loads(out)
-    assert [(c["rule"], c["tool"], c["location"]) for c in doc["changes"]] == EXPECTED
+    assert [(c["rule"], c["tool"], c["location"]) for c in doc["findings"]] == EXPECTED
     assert doc["counts"] == {"breaking": 1, "safety": 1, "note": 1}
     assert (doc["failOn"], doc["failed"], code) == ("breaking", True, 1)
-    first = doc["changes"][0]
-    assert (first["name"], first["kind"], first["file"], first["line"]) == (
+    first = doc["findings"][0]
+    assert (first["name"], first["severity"], first["file"], first["line"]) == (
         "constraint-tightened",
         "breaking",
         "new.yaml",
@@ -245,7 +245,7 @@ def test_base_reads_old_from_git_and_touches_nothing(
     code, out, _ = run(capsys, "--base", "HEAD", "catalogs/orders.yaml", "--format", "json")
     assert code == 1
     doc = json.loads(out)
-    assert [(c["rule"], c["tool"], c["location"]) for c in doc["changes"]] == EXPECTED
+    assert [(c["rule"], c["tool"], c["location"]) for c in doc["findings"]] == EXPECTED
     assert doc["old"] == "HEAD:catalogs/orders.yaml"
     assert _state(repo) == before
     # a directory works the same, and the committed revision against itself is empty
@@ -273,7 +273,7 @@ def test_base_with_a_path_new_since_ref(
     (repo / "catalogs" / "more.yaml").write_text(good.replace("orders", "shop"), encoding="utf-8")
     code, out, err = run(capsys, "--base", "HEAD", "catalogs/more.yaml", "--format", "json")
     assert code == 0
-    assert {c["rule"] for c in json.loads(out)["changes"]} == {"TD301"}
+    assert {c["rule"] for c in json.loads(out)["findings"]} == {"TD301"}
     assert "not in HEAD" in err
 
 
@@ -283,7 +283,7 @@ def test_base_with_a_catalog_deleted_since_ref(
     (repo / "catalogs" / "orders.yaml").unlink()
     code, out, err = run(capsys, "--base", "HEAD", "catalogs/orders.yaml", "--format", "json")
     assert code == 1
-    assert {c["rule"] for c in json.loads(out)["changes"]} == {"TD101"}
+    assert {c["rule"] for c in json.loads(out)["findings"]} == {"TD101"}
     assert "deleted since HEAD" in err
 
 
