@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._app import CliError
@@ -67,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(
                 f"diff takes OLD and NEW (got {len(args.paths)} paths); or use --base REF PATH"
             )
-        old, ok_old = _load([args.paths[0]], args.ref_root, "OLD", None)
-        new, ok_new = _load([args.paths[1]], args.ref_root, "NEW", None)
-        return _report(old, new, ok_old and ok_new, args, args.paths[0], args.paths[1])
+        old = _load([args.paths[0]], args.ref_root, "OLD", None)
+        new = _load([args.paths[1]], args.ref_root, "NEW", None)
+        return _report(old, new, args, args.paths[0], args.paths[1])
     from pathlib import Path
 
     from toolcat.catalog import Catalog
@@ -91,14 +92,12 @@ def run(args: argparse.Namespace) -> int:
                 f"toolcat: note: not in {args.base}: {shown} (its tools are new)", file=sys.stderr
             )
         empty = Catalog(tools=[], services=[])
-        new, ok_new = _load(here, args.ref_root, "NEW", None) if here else (empty, True)
-        if tree.paths:
-            old, ok_old = _load(list(tree.paths), _ref_root_at(tree, args.ref_root), "OLD", tree)
-        else:
-            old, ok_old = empty, True
+        new = _load(here, args.ref_root, "NEW", None) if here else empty
+        old_ref_root = _ref_root_at(tree, args.ref_root)
+        old = _load(list(tree.paths), old_ref_root, "OLD", tree) if tree.paths else empty
         new_name = " ".join(args.paths)
         old_name = " ".join(f"{args.base}:{p}" for p in args.paths)
-        return _report(old, new, ok_old and ok_new, args, old_name, new_name, tree)
+        return _report(old, new, args, old_name, new_name, tree)
 
 
 def _ref_root_at(tree: RevisionTree, ref_root: str | None) -> str:
@@ -117,17 +116,27 @@ def _ref_root_at(tree: RevisionTree, ref_root: str | None) -> str:
     return ref_root
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """A side that did not load: its diagnostics (already printed on stderr)."""
+
+    side: str
+    diagnostics: list[Any]
+    files: list[str]
+
+
 def _load(
     paths: Sequence[str], ref_root: str | None, side: str, tree: RevisionTree | None
-) -> tuple[Catalog | None, bool]:
-    """The catalog, or ``None`` after its diagnostics went to stderr (as validate prints them)."""
+) -> Catalog | _Failed:
+    """The catalog, or its diagnostics after they went to stderr (as validate prints them)."""
     import dataclasses
 
     from ._loading import read_catalog, report_failed_load
 
     result = read_catalog(paths, ref_root)
     if result.catalog is not None:
-        return result.catalog, True
+        catalog: Catalog = result.catalog
+        return catalog
     diagnostics = list(result.diagnostics)
     files = list(result.files)
     if tree is not None:
@@ -136,28 +145,30 @@ def _load(
     errors = report_failed_load(diagnostics, files)
     noun = "error" if errors == 1 else "errors"
     print(f"toolcat: {side} does not load ({errors} {noun}); nothing compared", file=sys.stderr)
-    return None, False
+    return _Failed(side, diagnostics, files)
 
 
 def _report(
-    old: Catalog | None,
-    new: Catalog | None,
-    ok: bool,
+    old: Catalog | _Failed,
+    new: Catalog | _Failed,
     args: argparse.Namespace,
     old_name: str,
     new_name: str,
     tree: RevisionTree | None = None,
 ) -> int:
-    if not ok or old is None or new is None:
+    from ._diff_formats import DIFF_FORMATS, DiffReport, format_load_failure, is_failure, summary
+
+    report = DiffReport(old_name, new_name, args.fail_on)
+    if isinstance(old, _Failed) or isinstance(new, _Failed):
+        failed = [(s.side, s.diagnostics, s.files) for s in (old, new) if isinstance(s, _Failed)]
+        sys.stdout.write(format_load_failure(args.format, failed, report))
+        sys.stdout.flush()
         return 1
     from toolcat.catalog import diff_catalogs
-
-    from ._diff_formats import DIFF_FORMATS, DiffReport, is_failure, summary
 
     changes = diff_catalogs(old, new)
     if tree is not None:
         changes = tuple(_shown(ch, tree) for ch in changes)
-    report = DiffReport(old_name, new_name, args.fail_on)
     sys.stdout.write(DIFF_FORMATS[args.format](changes, report))
     sys.stdout.flush()
     if args.format == "text":

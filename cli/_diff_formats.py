@@ -26,7 +26,15 @@ from ._formats import (
 if TYPE_CHECKING:
     from toolcat.catalog import ToolChange
 
-__all__ = ["DIFF_FORMATS", "FAIL_ON", "MARKDOWN_ROWS", "DiffReport", "is_failure", "summary"]
+__all__ = [
+    "DIFF_FORMATS",
+    "FAIL_ON",
+    "MARKDOWN_ROWS",
+    "DiffReport",
+    "format_load_failure",
+    "is_failure",
+    "summary",
+]
 
 # --fail-on: the least serious class that fails the run (a ladder, like validate's)
 FAIL_ON = {"breaking": 0, "safety": 1, "any": 2}
@@ -246,3 +254,38 @@ DIFF_FORMATS: dict[str, DiffFormatter] = {
     "sarif": format_sarif,
     "github": format_github,
 }
+
+
+def format_load_failure(
+    fmt: str, failed: Sequence[tuple[str, Sequence[Any], Sequence[str]]], report: DiffReport
+) -> str:
+    """What stdout holds when OLD or NEW does not load: nothing was compared, and the
+    machine formats still parse (their diagnostics as ``toolcat validate`` gives them)."""
+    from ._formats import FORMATS, format_text
+
+    diagnostics = [d for _, found, _ in failed for d in found]
+    files = [f for _, _, read in failed for f in read]
+    sides = " and ".join(side for side, _, _ in failed)
+    if fmt == "text":
+        return ""  # stderr has every line already
+    if fmt == "markdown":
+        lines = format_text(diagnostics, files, "error")
+        return (
+            f"### toolcat diff: {sides} does not load; nothing compared\n\n"
+            f"`{_cell(report.old)}` → `{_cell(report.new)}`\n\n```\n{lines}```\n"
+        )
+    if fmt == "json":
+        validate_doc = json.loads(FORMATS["json"](diagnostics, files, "error"))
+        doc = {
+            "version": 1,
+            "old": report.old,
+            "new": report.new,
+            "findings": [],
+            "counts": {"breaking": 0, "safety": 0, "note": 0},
+            "failOn": report.fail_on,
+            "failed": True,
+            "notLoaded": [side for side, _, _ in failed],
+            "diagnostics": validate_doc["diagnostics"],
+        }
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return FORMATS[fmt](diagnostics, files, "error")  # sarif, github: as validate writes them

@@ -163,13 +163,32 @@ def test_sarif_is_valid_and_names_the_rules(
 def test_a_broken_catalog_prints_its_diagnostics_and_exits_1(
     catalogs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for argv in (("good.yaml", "bad.yaml"), ("bad.yaml", "good.yaml")):
+    for argv, side in ((("good.yaml", "bad.yaml"), "NEW"), (("bad.yaml", "good.yaml"), "OLD")):
         code, out, err = run(capsys, *argv, "--format", "json")
         assert code == 1
-        assert out == ""
+        doc = json.loads(out)  # the machine format still parses: nothing compared
+        assert (doc["findings"], doc["failed"], doc["notLoaded"]) == ([], True, [side])
+        assert [d["code"] for d in doc["diagnostics"]][0] == "TC012"
         assert "bad.yaml:7:14: error TC012" in err
-        assert "does not load" in err
+        assert f"{side} does not load" in err
         assert "Traceback" not in err
+    code, out, err = run(capsys, "bad.yaml", "bad.yaml")
+    assert (code, out) == (1, "")
+    assert "OLD does not load" in err and "NEW does not load" in err
+    code, out, _ = run(capsys, "good.yaml", "bad.yaml", "--format", "markdown")
+    assert code == 1 and out.startswith("### toolcat diff: NEW does not load; nothing compared")
+    assert "bad.yaml:7:14: error TC012" in out
+
+
+def test_a_broken_catalog_in_sarif_is_still_valid_sarif(
+    catalogs: Path, capsys: pytest.CaptureFixture[str], data_dir: Path
+) -> None:
+    code, out, _ = run(capsys, "good.yaml", "bad.yaml", "--format", "sarif")
+    assert code == 1
+    schema = json.loads((data_dir / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.validate(json.loads(out), schema)
+    code, out, _ = run(capsys, "good.yaml", "bad.yaml", "--format", "github")
+    assert code == 1 and out.startswith("::error file=bad.yaml,line=7,col=14,title=TC012")
 
 
 @pytest.mark.parametrize(
