@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         old_ref_root = _ref_root_at(tree, args.ref_root)
         old = _load(list(tree.paths), old_ref_root, "OLD", tree) if tree.paths else empty
         new_name = " ".join(args.paths)
-        old_name = " ".join(f"{args.base}:{p}" for p in args.paths)
+        old_name = " ".join(tree.name(p) for p in args.paths)
         return _report(old, new, args, old_name, new_name, tree)
 
 

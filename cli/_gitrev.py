@@ -30,6 +30,7 @@ class RevisionTree:
     """The paths at REF: ``paths`` (those that exist there), ``absent`` (those that do not)."""
 
     ref: str
+    top: Path  # the repository's working tree
     root: Path  # the revision's tree, in the temporary folder
     paths: tuple[str, ...]
     absent: tuple[str, ...]
@@ -40,6 +41,14 @@ class RevisionTree:
             rel = Path(file).resolve().relative_to(self.root.resolve())
         except (ValueError, OSError):
             return file
+        return f"{self.ref}:{rel.as_posix()}"
+
+    def name(self, path: str) -> str:
+        """A working-tree ``path`` as git names it at the revision: ``REF:repo/relative``."""
+        try:
+            rel = Path(path).resolve().relative_to(self.top)
+        except ValueError:
+            return f"{self.ref}:{path}"
         return f"{self.ref}:{rel.as_posix()}"
 
 
@@ -113,6 +122,6 @@ def tree_at(ref: str, paths: Sequence[str]) -> Iterator[RevisionTree]:
                 present.append(str(there))
             else:
                 absent.append(path)
-        yield RevisionTree(ref, root, tuple(present), tuple(absent))
+        yield RevisionTree(ref, top, root, tuple(present), tuple(absent))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

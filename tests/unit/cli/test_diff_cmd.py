@@ -267,6 +267,13 @@ def test_base_reads_old_from_git_and_touches_nothing(
     assert [(c["rule"], c["tool"], c["location"]) for c in doc["findings"]] == EXPECTED
     assert doc["old"] == "HEAD:catalogs/orders.yaml"
     assert _state(repo) == before
+    # from a subfolder: the same changes, OLD named as git names it (from the top)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(repo / "catalogs")
+        code, out, _ = run(capsys, "--base", "HEAD", "orders.yaml", "--format", "json")
+    doc = json.loads(out)
+    assert (doc["old"], doc["new"]) == ("HEAD:catalogs/orders.yaml", "orders.yaml")
+    assert [(c["rule"], c["tool"], c["location"]) for c in doc["findings"]] == EXPECTED
     # a directory works the same, and the committed revision against itself is empty
     _git(repo, "stash", "-q")
     assert run(capsys, "--base", "HEAD", "catalogs", "--fail-on", "any")[:2] == (0, "")
