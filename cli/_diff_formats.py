@@ -83,8 +83,10 @@ def format_text(changes: Sequence[ToolChange], report: DiffReport) -> str:
     """One ``file:line:col: class RULE tool /location: message`` line per change."""
     lines = []
     for ch in changes:
-        at = f" {ch.location}" if ch.location else ""
-        lines.append(f"{_where(ch)}{ch.kind} {ch.rule} {ch.tool}{at}: {_one_line(ch.message)}\n")
+        at = f" {ch.location}" if ch.location else ""  # property names may hold anything
+        lines.append(
+            _one_line(f"{_where(ch)}{ch.kind} {ch.rule} {ch.tool}{at}: {ch.message}") + "\n"
+        )
     return "".join(lines)
 
 

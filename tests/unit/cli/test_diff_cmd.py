@@ -347,3 +347,16 @@ def test_base_outside_a_repository(catalogs: Path, capsys: pytest.CaptureFixture
         pytest.skip("git is not installed")
     code, _, err = run(capsys, "--base", "HEAD", "good.yaml")
     assert code == 2 and "not inside a git repository" in err
+
+
+def test_text_and_markdown_escape_what_a_catalog_may_hold() -> None:
+    from toolcat.catalog import ToolChange
+    from toolcat.cli._diff_formats import DiffReport, format_markdown, format_text
+
+    odd = ToolChange(
+        "TD102", "t", "/input_schema/properties/a|\x1b[31m", "argument 'a\x1b' removed"
+    )
+    text = format_text([odd], DiffReport("a", "b"))
+    assert "\x1b" not in text and "\\x1b[31m" in text
+    table = format_markdown([odd], DiffReport("a", "b"))
+    assert "\x1b" not in table and "a\\|" in table
