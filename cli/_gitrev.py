@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolcat._errors import ToolcatError
+
 from ._app import CliError
 
 __all__ = ["GIT_TIMEOUT", "RevisionTree", "tree_at"]
@@ -73,8 +75,8 @@ def _git(args: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> s
     return done.stdout
 
 
-class _GitFailed(Exception):
-    pass
+class _GitFailed(ToolcatError):
+    """A git command exited non-zero (turned into a one-line CliError by its caller)."""
 
 
 def _toplevel(path: str) -> Path:
