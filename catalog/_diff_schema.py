@@ -383,6 +383,8 @@ class SchemaDiff:
                 narrower, wider = (gone if after else 0), (came if before else 0)
                 if not before:
                     narrower = len(after)  # a choice where any value was accepted
+                if not after:
+                    wider = len(before)  # no choice left to make: any value passes it
             if narrower:
                 rule = "TD107" if key == "allOf" else "TD105"  # a constraint, or a choice gone
                 self._say(rule, (*at, key), f"{name}: {key} now accepts less")

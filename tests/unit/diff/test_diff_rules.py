@@ -364,6 +364,12 @@ SCHEMA_CASES = [
         id="alternatives-reordered",
     ),
     pytest.param(
+        schema(props(v={"anyOf": [{"type": "string"}, {"type": "integer"}]})),
+        schema(props(v={"type": "string"})),
+        [("TD105", f"{P}/v/type"), ("TD305", f"{P}/v/anyOf")],
+        id="anyOf-replaced-by-a-type",
+    ),
+    pytest.param(
         schema(props(v={"allOf": [{"type": "string"}]})),
         schema(props(v={"allOf": [{"type": "string"}, {"maxLength": 3}]})),
         [("TD107", f"{P}/v/allOf")],
