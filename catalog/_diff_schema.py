@@ -381,8 +381,10 @@ class SchemaDiff:
                 narrower, wider = came, gone
             else:
                 narrower, wider = (gone if after else 0), (came if before else 0)
-                if not before:
-                    narrower = len(after)  # a choice where any value was accepted
+                if not before:  # a choice where there was none: narrower, unless one of
+                    # the new alternatives is the old schema itself (made nullable, say)
+                    narrower = 0 if self._offers(old, after, key) else len(after)
+                    wider = 1 - min(narrower, 1)
                 if not after:
                     wider = len(before)  # no choice left to make: any value passes it
             if narrower:
@@ -392,6 +394,14 @@ class SchemaDiff:
                 self._say("TD305", (*at, key), f"{name}: {key} now accepts more")
             if not narrower and not wider:
                 self._say("TD306", (*at, key), f"{name}: {key} changed")
+
+    def _offers(self, old: Mapping[str, Any], alternatives: Sequence[Any], key: str) -> bool:
+        """Whether one of ``alternatives`` (new) accepts what the old schema did by itself."""
+        core = _canon(_core(old, key))
+        return any(
+            _canon(_core(self._resolve(alt, self._new_root)[0], key)) == core
+            for alt in alternatives
+        )
 
     def _compare_rest(
         self, old: Mapping[str, Any], new: Mapping[str, Any], at: tuple[str | int, ...], names: Any
@@ -410,6 +420,17 @@ class SchemaDiff:
 
 
 # -- small pure helpers -------------------------------------------------------------------
+
+
+def _core(schema: Any, skip: str) -> Any:
+    """``schema`` without the keywords that accept or refuse nothing (and ``skip``)."""
+    if not isinstance(schema, Mapping):
+        return schema
+    return {
+        k: v
+        for k, v in schema.items()
+        if k != skip and k not in _TEXT_KEYS and not k.startswith("x-")
+    }
 
 
 def _has_ref(node: Any) -> bool:

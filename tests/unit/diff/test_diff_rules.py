@@ -370,6 +370,25 @@ SCHEMA_CASES = [
         id="anyOf-replaced-by-a-type",
     ),
     pytest.param(
+        schema(props(v={"type": "string", "maxLength": 5, "description": "V"})),
+        schema(
+            props(
+                v={
+                    "anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}],
+                    "description": "V",
+                }
+            )
+        ),
+        [("TD305", f"{P}/v/type"), ("TD305", f"{P}/v/maxLength"), ("TD305", f"{P}/v/anyOf")],
+        id="made-nullable-with-anyOf",
+    ),
+    pytest.param(
+        schema(props(v={"type": "string"})),
+        schema(props(v={"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}]})),
+        [("TD305", f"{P}/v/type"), ("TD105", f"{P}/v/anyOf")],
+        id="anyOf-that-refuses-old-values",
+    ),
+    pytest.param(
         schema(props(v={"allOf": [{"type": "string"}]})),
         schema(props(v={"allOf": [{"type": "string"}, {"maxLength": 3}]})),
         [("TD107", f"{P}/v/allOf")],
