@@ -9,9 +9,10 @@ What the loader builds and the executor reads (module names)::
 and the facts every layer above shares, each in one module: HTTP method semantics
 (_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the fast JSON
 Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
-(_strict, _gemini, _schema_walk), and the lexical tool search (_search). Every
-frozen record of the package is a ``@record`` (_record): a frozen slotted dataclass
-whose equality, hash and repr are shared rather than compiled per class.
+(_strict, _gemini, _schema_walk), the lexical tool search (_search), and what changed
+between two catalogs (_diff, _diff_schema). Every frozen record of the package is a
+``@record`` (_record): a frozen slotted dataclass whose methods other than
+``__init__`` are shared rather than compiled per class.
 """
 
 import typing as _t
@@ -85,7 +86,10 @@ __all__ = [
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
+    "CHANGE_RULES",
     "Catalog",
+    "ChangeKind",
+    "ChangeRule",
     "DEFAULT_JWT_ALGORITHMS",
     "EnvSyntaxError",
     "FrozenDict",
@@ -123,6 +127,7 @@ __all__ = [
     "StrictResult",
     "Timeouts",
     "ToolAnnotations",
+    "ToolChange",
     "ToolDefinition",
     "UnknownToolError",
     "UnknownToolsetError",
@@ -130,6 +135,7 @@ __all__ = [
     "check_strict_schema",
     "compile_check",
     "constant_bound_error",
+    "diff_catalogs",
     "escape_controls",
     "escape_json_controls",
     "freeze",
@@ -154,6 +160,7 @@ __all__ = [
 ]
 
 if _t.TYPE_CHECKING:
+    from ._diff import CHANGE_RULES, ChangeKind, ChangeRule, ToolChange, diff_catalogs
     from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
     from ._serving import (
         DEFAULT_JWT_ALGORITHMS,
@@ -171,9 +178,14 @@ if _t.TYPE_CHECKING:
 # compiling the tokenizer's patterns (about 5 ms).
 # So do the serving settings (the ``server:`` section): about 10 ms of dataclasses
 # that only `serve`, the executor's access checks and catalogs with one need.
+# So does the catalog diff (``toolcat diff``): only that command reads it.
 __getattr__, __dir__ = _lazy_names(
     __name__,
     {
+        **{
+            name: "._diff"
+            for name in ("CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs")
+        },
         **{
             name: "._search"
             for name in (

@@ -24,6 +24,7 @@ __all__ = ["CliError", "main"]
 _COMMAND_MODULES = (
     "validate",
     "import",
+    "diff",
     "list",
     "search",
     "docs",
