@@ -53,6 +53,7 @@ from ._model import (
     Timeouts,
     ToolAnnotations,
     ToolDefinition,
+    ToolExample,
 )
 from ._printable import escape_controls, escape_json_controls
 from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
@@ -121,6 +122,7 @@ __all__ = [
     "Timeouts",
     "ToolAnnotations",
     "ToolDefinition",
+    "ToolExample",
     "UnknownToolError",
     "UnknownToolsetError",
     "check_env_syntax",
