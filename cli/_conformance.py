@@ -14,7 +14,6 @@ in one line (exit 2).
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +27,8 @@ if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
     from toolcat.loader import Diagnostic
 
-__all__ = ["ConformanceOutcome", "SpecIndex", "check_conformance", "openapi_request"]
+__all__ = ["ConformanceOutcome", "SpecIndex", "check_conformance"]
 
-_HOST = "http://toolcat.test"  # the one server the checked spec is given
-_OPERATIONS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_CASES = 1000  # --cases above this is refused: a run must stay bounded
 
 
@@ -68,142 +65,30 @@ def _need() -> None:
 # -- specs --------------------------------------------------------------------------------
 
 
-def _read_spec(path: str) -> Any:
-    from toolcat.loader import read_regular_file
-
-    data = read_regular_file(path)
-    text = data.decode("utf-8")
-    if text.lstrip().startswith("{"):
-        return json.loads(text)
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
-
-
-def _one_server(spec: dict[str, Any]) -> dict[str, Any]:
-    """The spec with one server, ``_HOST``: requests are matched by their path alone."""
-    paths: dict[str, Any] = {}
-    for key, item in (spec.get("paths") or {}).items():
-        if isinstance(item, dict):
-            item = {k: v for k, v in item.items() if k != "servers"}
-            for op in _OPERATIONS:
-                if isinstance(item.get(op), dict) and "servers" in item[op]:
-                    item[op] = {k: v for k, v in item[op].items() if k != "servers"}
-        paths[key] = item
-    return {**spec, "servers": [{"url": _HOST}], "paths": paths}
-
-
 class SpecIndex:
-    """Specs read once, each with its operations by (method, path template)."""
+    """Specs read once; which one holds a tool's operation."""
 
     def __init__(self) -> None:
-        self._specs: dict[str, tuple[Any, dict[tuple[str, str], Any], str | None]] = {}
+        self._specs: dict[str, Any] = {}  # path -> OpenApiSpec, or the reason it is unusable
 
     def load(self, path: str) -> str | None:
         """Read ``path``; the reason it cannot be checked, or ``None``."""
-        if path in self._specs:
-            return self._specs[path][2]
-        why: str | None = None
-        openapi: Any = None
-        ops: dict[tuple[str, str], Any] = {}
-        try:
-            spec = _read_spec(path)
-        except Exception as exc:
-            why = f"cannot read {path}: {exc}"
-        else:
-            version = str(spec.get("openapi", "")) if isinstance(spec, dict) else ""
-            if not version.startswith("3."):
-                why = f"{path} is not an OpenAPI 3.x spec (openapi-core checks 3.0 to 3.2)"
-            else:
-                for key, item in (spec.get("paths") or {}).items():
-                    if isinstance(item, dict):
-                        for op in _OPERATIONS:
-                            if isinstance(item.get(op), dict):
-                                ops[(op.upper(), str(key))] = item[op]
-                openapi = _build(_one_server(spec), path)
-        self._specs[path] = (openapi, ops, why)
-        return why
+        from toolcat.executor import OpenApiSpec, SpecUnavailable
 
-    def find(self, paths: Sequence[str], method: str, template: str) -> tuple[str, Any] | None:
+        if path not in self._specs:
+            try:
+                self._specs[path] = OpenApiSpec.read(path)
+            except SpecUnavailable as exc:
+                self._specs[path] = str(exc)
+        found = self._specs[path]
+        return found if isinstance(found, str) else None
+
+    def find(self, paths: Sequence[str], method: str, template: str) -> Any:
+        """The first spec of ``paths`` with the operation ``method template``, or ``None``."""
         for path in paths:
-            if self.load(path) is None:
-                openapi, ops, _ = self._specs[path]
-                if (method.upper(), template) in ops:
-                    return path, openapi
+            if self.load(path) is None and self._specs[path].has(method, template):
+                return self._specs[path]
         return None
-
-    def openapi(self, path: str) -> Any:
-        self.load(path)
-        return self._specs[path][0]
-
-
-def _build(spec: dict[str, Any], path: str) -> Any:
-    """An ``openapi_core.OpenAPI`` of ``spec``; ``$ref``s may read local files, never URLs."""
-    from jsonschema_path import SchemaPath
-    from jsonschema_path.handlers.file import FileHandler
-    from openapi_core import Config, OpenAPI
-
-    schema_path = SchemaPath.from_dict(
-        spec, base_uri=Path(path).resolve().as_uri(), handlers={"file": FileHandler()}
-    )
-    # None: the spec is not validated first (openapi-core checks for it; its stub says not)
-    config = Config(spec_validator_cls=None)  # type: ignore[arg-type]
-    return OpenAPI(schema_path, config=config)
-
-
-# -- requests ---------------------------------------------------------------------------
-
-
-class _Request:
-    """An ``openapi_core`` request (its protocol) made from a rendered ``httpx.Request``."""
-
-    def __init__(self, request: httpx.Request, base_path: str) -> None:
-        from http.cookies import SimpleCookie
-
-        from openapi_core.datatypes import RequestParameters
-        from werkzeug.datastructures import Headers, ImmutableMultiDict
-
-        raw = request.url.raw_path.decode("ascii", errors="replace").split("?", 1)[0]
-        if base_path and raw.startswith(base_path):
-            raw = raw[len(base_path) :] or "/"
-        self.host_url = _HOST
-        self.path = raw
-        self.full_url_pattern = _HOST + raw
-        self.method = request.method.lower()
-        cookies: dict[str, str] = {}
-        for header in request.headers.get_list("cookie"):
-            jar: SimpleCookie = SimpleCookie()
-            jar.load(header)
-            cookies.update({k: m.value for k, m in jar.items()})
-        self.parameters = RequestParameters(
-            query=ImmutableMultiDict(list(request.url.params.multi_items())),
-            header=Headers(list(request.headers.multi_items())),
-            cookie=ImmutableMultiDict(cookies),
-        )
-        self.content_type = request.headers.get("content-type", "").lower()
-        self.body = request.content or None
-
-
-def openapi_request(request: httpx.Request, base_path: str = "") -> Any:
-    """``request`` as openapi-core reads one, its path taken below ``base_path``."""
-    return _Request(request, base_path)
-
-
-def describe(exc: BaseException) -> str:
-    """An openapi-core validation error with its causes, on one line."""
-    parts = [str(exc)]
-    seen = {id(exc)}
-    cause = exc.__cause__ or exc.__context__
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        text = str(cause)
-        if text and text not in parts and not text.startswith("(<"):
-            parts.append(text)
-        for error in getattr(cause, "schema_errors", ()) or ():
-            parts.append(getattr(error, "message", str(error)))
-        cause = cause.__cause__ or cause.__context__
-    return "; ".join(" ".join(p.split()) for p in parts if p)[:2000]
 
 
 # -- generating arguments ----------------------------------------------------------------
@@ -391,21 +276,21 @@ def check_conformance(
         found = index.find(candidates, tool.command.method, tool.command.path)
         if found is None:
             continue  # not an operation of a spec: nothing to conform to
-        out.append(_check_tool(catalog, tool, found[1], env, cases, seed))
+        out.append(_check_tool(catalog, tool, found, env, cases, seed))
     return out
 
 
 def _check_tool(
     catalog: Catalog,
     tool: ToolDefinition,
-    openapi: Any,
+    spec: Any,
     env: Mapping[str, str],
     cases: int,
     seed: int,
 ) -> ConformanceOutcome:
     import httpx
     from toolcat.catalog import interpolate
-    from toolcat.executor import Executor, ToolCall
+    from toolcat.executor import Executor, ToolCall, openapi_request
     from toolcat.loader import Diagnostic
 
     src = tool.source
@@ -446,16 +331,13 @@ def _check_tool(
             if not sent:
                 continue  # refused before sending (the executor's own checks): not a request
             request = sent[-1]
-            try:
-                with warnings.catch_warnings():  # "Unsupported scheme type" (oauth2...)
-                    warnings.simplefilter("ignore")
-                    openapi.validate_request(openapi_request(request, base_path))
-            except Exception as exc:
+            problem = spec.request_problem(openapi_request(request, base_path))
+            if problem is not None:
                 shown = json.dumps(args, ensure_ascii=False, default=str)[:500]
                 url = str(request.url)[:300]
                 message = (
                     f"tool '{tool.name}': the request does not conform to the spec's "
-                    f"{tool.command.method} {tool.command.path}: {describe(exc)}\n"
+                    f"{tool.command.method} {tool.command.path}: {problem}\n"
                     f"arguments: {shown}\nrequest: {request.method} {url}"
                 )
                 diag = Diagnostic.make("TC068", message, file, line, column, ("tools", tool.name))

@@ -199,19 +199,38 @@ def _request_views(
             stated_body = _form_text(stated_body)
         if isinstance(stated_body, str) and not isinstance(actual_body, str):
             actual_body = request.content.decode("utf-8", errors="replace") or None
+            if actual_body is not None:
+                stated_body, actual_body = _text_views(stated_body, actual_body)
         want["body"] = stated_body
         got["body"] = actual_body
     return want, got
 
 
+def _as_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+_NOT_JSON: Any = object()
+
+
+def _text_views(stated: str, actual: str) -> tuple[Any, Any]:
+    """Two texts; JSON texts that differ only in spacing or key order are the same value."""
+    if stated != actual:
+        a, b = _as_json(stated), _as_json(actual)
+        if a is not _NOT_JSON and b is not _NOT_JSON and a == b:
+            return a, b
+    return stated, actual
+
+
 def _result_views(expected: Any, content: str) -> tuple[Any, Any]:
     stated = _thaw(expected)
     if isinstance(stated, str):
-        return stated, content
-    try:
-        return stated, json.loads(content)
-    except ValueError:
-        return stated, content
+        return _text_views(stated, content)
+    parsed = _as_json(content)
+    return stated, content if parsed is _NOT_JSON else parsed
 
 
 def _dump(value: Any) -> list[str]:

@@ -312,3 +312,23 @@ def test_conformance_bad_spec_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
     code, _, err = run(capsys, "test", str(ORDERS), "--conformance", "--spec", str(swagger))
     assert code == 2
     assert "not an OpenAPI 3.x spec" in err
+
+
+def test_json_written_as_text_compares_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = edited(
+        tmp_path,
+        "result: {id: A1, total: 12.5}",
+        """result: '{"total":12.5,"id":"A1"}'""",
+    )
+    assert run(capsys, "test", str(path))[0] == 0
+    path = edited(
+        tmp_path, "body: {sku: X-1, quantity: 2}", """body: '{"quantity": 2, "sku": "X-1"}'"""
+    )
+    assert run(capsys, "test", str(path))[0] == 0
+    path = edited(
+        tmp_path, "body: {sku: X-1, quantity: 2}", """body: '{"quantity": 3, "sku": "X-1"}'"""
+    )
+    code, out, _ = run(capsys, "test", str(path))
+    assert code == 1 and "TC066" in out
