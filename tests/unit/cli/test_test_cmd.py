@@ -332,3 +332,29 @@ def test_json_written_as_text_compares_as_json(
     )
     code, out, _ = run(capsys, "test", str(path))
     assert code == 1 and "TC066" in out
+
+
+def test_an_example_that_cannot_send_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ctx.yaml"
+    path.write_text(
+        """\
+toolcat: 1
+services:
+  shop: {base_url: "https://shop.example"}
+tools:
+  - name: my_orders
+    description: My orders.
+    service: shop
+    method: GET
+    path: /orders
+    parameters:
+      user: {type: string, in: query, from: context.user_id, description: The user.}
+    examples:
+      - arguments: {}
+"""
+    )
+    code, out, _ = run(capsys, "test", str(path))
+    assert code == 1
+    assert "13:9: error TC069 tool 'my_orders': example 'example 1': the call failed" in out
