@@ -290,7 +290,7 @@ def _check_tool(
 ) -> ConformanceOutcome:
     import httpx
     from toolcat.catalog import interpolate
-    from toolcat.executor import Executor, ToolCall, openapi_request
+    from toolcat.executor import Executor, SpecUnavailable, ToolCall, openapi_request
     from toolcat.loader import Diagnostic
 
     src = tool.source
@@ -331,7 +331,11 @@ def _check_tool(
             if not sent:
                 continue  # refused before sending (the executor's own checks): not a request
             request = sent[-1]
-            problem = spec.request_problem(openapi_request(request, base_path))
+            try:
+                problem = spec.request_problem(openapi_request(request, base_path))
+            except SpecUnavailable as exc:
+                note = f"{checked} requests conform; then not checked: {exc}"
+                return ConformanceOutcome(tool.name, f"{label}: {note}", file, line, column)
             if problem is not None:
                 shown = json.dumps(args, ensure_ascii=False, default=str)[:500]
                 url = str(request.url)[:300]

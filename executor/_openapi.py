@@ -114,24 +114,36 @@ class OpenApiSpec:
         return (method.upper(), template) in self.operations
 
     def request_problem(self, request: Any) -> str | None:
-        """Why ``request`` (from :func:`openapi_request`) does not conform, or ``None``."""
+        """Why ``request`` (from :func:`openapi_request`) does not conform, or ``None``;
+        :class:`SpecUnavailable` when openapi-core cannot check it."""
+        return self._problem(self.openapi.validate_request, request)
+
+    @staticmethod
+    def _problem(check: Any, *args: Any) -> str | None:
+        """openapi-core's finding (its ``OpenAPIError``) as text; anything else it raises
+        means it could not check, which is :class:`SpecUnavailable`, not a finding."""
+        from openapi_core.exceptions import OpenAPIError
+
         try:
             with warnings.catch_warnings():  # "Unsupported scheme type" (oauth2, openIdConnect)
                 warnings.simplefilter("ignore")
-                self.openapi.validate_request(request)
+                check(*args)
+        except OpenAPIError as exc:
+            cause = _foreign_cause(exc)
+            if cause is None:
+                return describe_violation(exc)
+            raise SpecUnavailable(
+                f"openapi-core could not check it ({type(cause).__name__}: {cause})"[:500]
+            ) from exc
         except Exception as exc:
-            return describe_violation(exc)
+            raise SpecUnavailable(
+                f"openapi-core could not check it ({type(exc).__name__}: {exc})"[:500]
+            ) from exc
         return None
 
     def response_problem(self, request: Any, response: Any) -> str | None:
         """Why ``response`` to ``request`` does not conform, or ``None``."""
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.openapi.validate_response(request, response)
-        except Exception as exc:
-            return describe_violation(exc)
-        return None
+        return self._problem(self.openapi.validate_response, request, response)
 
 
 class _Request:
@@ -183,6 +195,31 @@ def openapi_request(request: httpx.Request, base_path: str = "") -> Any:
 
 def openapi_response(status: int, headers: httpx.Headers, body: bytes) -> Any:
     return _Response(status, headers, body)
+
+
+def _foreign_cause(exc: BaseException) -> BaseException | None:
+    """An exception under openapi-core's error that is not its own (a KeyError of a style
+    it cannot deserialize): a limit of the checker, not a finding about the request."""
+    from openapi_core.exceptions import OpenAPIError
+
+    seen: set[int] = set()
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if not isinstance(cause, OpenAPIError) and not _is_schema_error(cause):
+            return cause
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def _is_schema_error(exc: BaseException) -> bool:
+    """jsonschema's and the casters' findings about a value are findings too; openapi-core's
+    ValueError("not available") is not: the spec pairs a style and a type that it cannot
+    read (Stripe's deepObject arrays), whatever the request holds."""
+    module = type(exc).__module__
+    if module.startswith(("jsonschema", "openapi_schema_validator")):
+        return True
+    return isinstance(exc, ValueError) and str(exc) != "not available"
 
 
 def describe_violation(exc: BaseException) -> str:
@@ -237,4 +274,10 @@ def response_problem(plan: ToolPlan, draft: Draft, reply: Reply) -> str | None:
         return None
     base_path = draft.base.raw_path.decode("ascii", errors="replace").split("?", 1)[0]
     request = openapi_request(httpx.Request(draft.method, reply.url), base_path.rstrip("/"))
-    return spec.response_problem(request, openapi_response(reply.status, reply.headers, reply.body))
+    try:
+        return spec.response_problem(
+            request, openapi_response(reply.status, reply.headers, reply.body)
+        )
+    except SpecUnavailable as exc:
+        _once(f"service {service.name}: a response of tool {plan.tool.name} was not checked: {exc}")
+        return None

@@ -358,3 +358,21 @@ tools:
     code, out, _ = run(capsys, "test", str(path))
     assert code == 1
     assert "13:9: error TC069 tool 'my_orders': example 'example 1': the call failed" in out
+
+
+def test_a_style_the_checker_cannot_read_is_not_a_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Stripe's deepObject arrays: openapi-core cannot read them at all, so the tool is
+    reported as not checked (and passes) rather than as non-conforming."""
+    spec = tmp_path / "deep.yaml"
+    spec.write_text(
+        SPEC.replace(
+            "        - name: tags\n          in: query\n",
+            "        - name: tags\n          in: query\n          style: deepObject\n"
+            "          explode: true\n",
+        )
+    )
+    code, out, _ = run(capsys, "test", str(spec), "--conformance")
+    assert code == 0, out
+    assert "not checked: openapi-core could not check it (ValueError: not available)" in out
