@@ -166,6 +166,8 @@ def _summary(outcomes: Sequence[Any], checks: Sequence[Any]) -> str:
     parts = [
         f"{len(outcomes)} example{'s' if len(outcomes) != 1 else ''}: "
         f"{len(outcomes) - failed} passed, {failed} failed"
+        if outcomes
+        else "no examples in the catalog"
     ]
     if checks:
         bad = sum(1 for c in checks if not c.passed)

@@ -23,12 +23,12 @@ if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition, ToolExample
     from toolcat.loader import Diagnostic
 
-__all__ = ["ExampleOutcome", "fake_env", "run_examples"]
+__all__ = ["ExampleOutcome", "TOKEN_REPLY", "fake_env", "run_examples", "token_urls"]
 
 # ${NAME} without a default (``${NAME:-x}`` keeps its default in a test run)
 _BARE_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
-_TOKEN_REPLY = {"access_token": "test-access-token", "token_type": "Bearer", "expires_in": 3600}
+TOKEN_REPLY = {"access_token": "test-access-token", "token_type": "Bearer", "expires_in": 3600}
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +268,7 @@ class _Exchange:
 
         url = str(request.url.copy_with(query=None))
         if url in self.token_urls:  # OAuth2 client credentials: a fake token
-            return httpx.Response(200, json=_TOKEN_REPLY)
+            return httpx.Response(200, json=TOKEN_REPLY)
         self.requests.append(request)
         return _response(self.response)
 
@@ -293,7 +293,7 @@ def _response(recorded: Mapping[str, Any] | None) -> httpx.Response:
     return httpx.Response(int(recorded.get("status", 200)), headers=headers, content=content)
 
 
-def _token_urls(catalog: Catalog, env: Mapping[str, str]) -> set[str]:
+def token_urls(catalog: Catalog, env: Mapping[str, str]) -> set[str]:
     from toolcat.catalog import interpolate
 
     urls: set[str] = set()
@@ -333,7 +333,7 @@ def run_examples(
     import httpx
     from toolcat.executor import Executor, ToolCall
 
-    exchange = _Exchange(_token_urls(catalog, env))
+    exchange = _Exchange(token_urls(catalog, env))
     client = httpx.Client(transport=httpx.MockTransport(exchange), follow_redirects=False)
     outcomes: list[ExampleOutcome] = []
     with (

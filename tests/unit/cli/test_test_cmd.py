@@ -376,3 +376,37 @@ def test_a_style_the_checker_cannot_read_is_not_a_finding(
     code, out, _ = run(capsys, "test", str(spec), "--conformance")
     assert code == 0, out
     assert "not checked: openapi-core could not check it (ValueError: not available)" in out
+
+
+def test_oauth2_tokens_come_from_the_offline_transport(
+    tmp_path: Path, no_sockets: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "oauth.yaml"
+    path.write_text(
+        """\
+toolcat: 1
+services:
+  crm:
+    base_url: https://crm.example/api
+    auth:
+      type: oauth2_client_credentials
+      token_url: https://auth.example/token
+      client_id: toolcat
+      client_secret: ${CRM_SECRET}
+tools:
+  - name: get_contact
+    description: One contact.
+    service: crm
+    method: GET
+    path: /contacts/{id}
+    parameters:
+      id: {type: string, description: The id.}
+    examples:
+      - arguments: {id: c1}
+        request:
+          path: /contacts/c1
+          headers: {authorization: Bearer test-access-token}
+"""
+    )
+    code, out, _ = run(capsys, "test", str(path))
+    assert (code, out) == (0, "ok    get_contact: example 1\n")
