@@ -171,7 +171,9 @@ def _request_views(
         want["path"] = stated
         # the path below the base URL, or the whole URL path: either may be stated
         matched = _norm_path(stated) in (_norm_path(relative), _norm_path(full))
-        got["path"] = stated if matched else relative
+        # a mismatch is shown in the form the example uses (with the base path or without)
+        with_base = bool(base_path) and stated.startswith(base_path + "/")
+        got["path"] = stated if matched else full if with_base else relative
     if "query" in expected:
         stated_q = {
             k: [_text(x) for x in v] if isinstance(v, list | tuple) else [_text(v)]

@@ -410,3 +410,14 @@ tools:
     )
     code, out, _ = run(capsys, "test", str(path))
     assert (code, out) == (0, "ok    get_contact: example 1\n")
+
+
+def test_the_path_may_include_the_base_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = edited(tmp_path, "path: /orders/A1", "path: /api/orders/A1")
+    assert run(capsys, "test", str(path))[0] == 0
+    path = edited(tmp_path, "path: /orders/A1", "path: /api/order/A1")
+    code, out, _ = run(capsys, "test", str(path))
+    assert code == 1
+    assert '-  "path": "/api/order/A1",' in out and '+  "path": "/api/orders/A1",' in out
