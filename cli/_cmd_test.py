@@ -137,7 +137,13 @@ def run(args: argparse.Namespace) -> int:
         from ._conformance import check_conformance
 
         checks = check_conformance(
-            catalog, args.spec, env, tools=args.tool, cases=args.cases, seed=args.seed
+            catalog,
+            args.spec,
+            env,
+            tools=args.tool,
+            cases=args.cases,
+            seed=args.seed,
+            read=files,
         )
     write_report(args.format, outcomes, checks, files)
     failed = any(not o.passed for o in outcomes) or any(not c.passed for c in checks)

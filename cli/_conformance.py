@@ -254,8 +254,10 @@ def check_conformance(
     tools: Sequence[str] = (),
     cases: int = 25,
     seed: int = 0,
+    read: Sequence[str] = (),
 ) -> list[ConformanceOutcome]:
-    """One outcome per tool found in a spec (``specs``, else its service's ``spec``)."""
+    """One outcome per tool found in a spec: ``specs``, else its service's ``spec``, else
+    any spec among the files the load ``read``."""
     _need()
     if cases > MAX_CASES:
         raise CliError(f"--cases {cases}: at most {MAX_CASES}")
@@ -273,6 +275,8 @@ def check_conformance(
             continue
         service = catalog.service_for(tool)
         candidates = list(specs) or ([service.spec] if service.spec else [])
+        if not specs:
+            candidates += [f for f in read if f.endswith((".json", ".yaml", ".yml"))]
         found = index.find(candidates, tool.command.method, tool.command.path)
         if found is None:
             continue  # not an operation of a spec: nothing to conform to

@@ -551,7 +551,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
                 service = dataclasses.replace(service, spec=os.path.normpath(spec))
                 _add_service(state, service, file, where)
         named = state.services.get(entry.service or "")
-        if named is not None and named[0].validate_responses and named[0].spec is None:
+        if named is not None and named[0].spec is None:  # the first spec imported into it
             state.services[named[0].name] = (
                 dataclasses.replace(named[0], spec=os.path.normpath(spec)),
                 *named[1:],

@@ -421,3 +421,18 @@ def test_the_path_may_include_the_base_path(
     code, out, _ = run(capsys, "test", str(path))
     assert code == 1
     assert '-  "path": "/api/order/A1",' in out and '+  "path": "/api/orders/A1",' in out
+
+
+def test_conformance_finds_the_spec_an_openapi_entry_imports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "sample-service.yaml").write_text(SAMPLE_SPEC.read_text())
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(
+        "toolcat: 1\nservices:\n  warehouse: {base_url: 'http://127.0.0.1:8765'}\n"
+        "openapi:\n  - {spec: sample-service.yaml, service: warehouse}\n"
+    )
+    code, out, err = run(capsys, "test", str(catalog), "--conformance", "--cases", "3")
+    assert code == 0, out
+    assert out.count(": 3 requests\n") == 4
+    assert err == "toolcat: no examples in the catalog; conformance: 4 tools, 4 passed, 0 failed\n"
