@@ -56,6 +56,7 @@ from ._model import (
     Timeouts,
     ToolAnnotations,
     ToolDefinition,
+    ToolExample,
 )
 from ._printable import escape_controls, escape_json_controls
 from ._record import record
@@ -129,6 +130,7 @@ __all__ = [
     "ToolAnnotations",
     "ToolChange",
     "ToolDefinition",
+    "ToolExample",
     "UnknownToolError",
     "UnknownToolsetError",
     "check_env_syntax",

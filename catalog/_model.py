@@ -34,6 +34,7 @@ __all__ = [
     "Timeouts",
     "ToolAnnotations",
     "ToolDefinition",
+    "ToolExample",
 ]
 
 
@@ -193,6 +194,9 @@ class Service:
     max_response_chars: int = 20000
     max_response_bytes: int = 10_000_000
     source: SourceLocation | None = None
+    # check responses against the OpenAPI spec at ``spec`` (a path): "warn", "error" or None
+    validate_responses: str | None = None
+    spec: str | None = None
 
 
 @record
@@ -228,6 +232,24 @@ class ToolAnnotations:
 
 
 @record
+class ToolExample:
+    """One example a catalog carries for a tool (``toolcat test`` runs it offline).
+
+    ``request`` holds the keys the request must match (``method``, ``path``,
+    ``query``, ``headers``: a subset, ``body``); ``response`` the recorded answer
+    (``status``, ``headers``, ``body``); ``result`` what the model must get
+    (``None``: not compared). Values are frozen JSON.
+    """
+
+    arguments: FrozenDict
+    name: str | None = None
+    request: FrozenDict | None = None
+    response: FrozenDict | None = None
+    result: Any = None
+    source: SourceLocation | None = None
+
+
+@record
 class ToolDefinition:
     """One tool as a model sees it, with the command that runs it."""
 
@@ -244,3 +266,4 @@ class ToolDefinition:
     # arguments the runtime fills from the caller's context (``from: claims.tenant_id``,
     # ``from: context.user_id``): argument -> source. They are not in ``input_schema``.
     context_arguments: FrozenDict = field(default_factory=FrozenDict)
+    examples: tuple[ToolExample, ...] = ()

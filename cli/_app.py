@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "schema",
     "catalog_schema",
     "call",
+    "test",
     "serve",
     "hash_key",
     "access",

@@ -49,6 +49,7 @@ if _t.TYPE_CHECKING:
         with_context,
     )
     from ._logsafe import redacted_logs
+    from ._openapi import OpenApiSpec, SpecUnavailable, openapi_request
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
     from ._retry import backoff_delay, retry_after
@@ -69,10 +70,12 @@ __all__ = [
     "Executor",
     "MAX_ECHOED_NAME_CHARS",
     "MAX_SEARCH_RESULTS",
+    "OpenApiSpec",
     "PROVIDERS",
     "PreparedRequest",
     "Redactor",
     "SEARCH_TOOL_NAME",
+    "SpecUnavailable",
     "TokenCache",
     "ToolCall",
     "ToolContext",
@@ -87,6 +90,7 @@ __all__ = [
     "format_loc",
     "format_result",
     "is_sensitive_header",
+    "openapi_request",
     "parse_arguments",
     "parse_calls",
     "redacted_logs",
@@ -106,6 +110,9 @@ _LAZY = {
     "Executor": "._executor",
     "MAX_ECHOED_NAME_CHARS": "._calls",
     "MAX_SEARCH_RESULTS": "._toolsearch",
+    "OpenApiSpec": "._openapi",
+    "SpecUnavailable": "._openapi",
+    "openapi_request": "._openapi",
     "PROVIDERS": ".providers",
     "PreparedRequest": "._executor",
     "Redactor": "._redact",

@@ -38,6 +38,7 @@ ERROR_TYPES = (
     "connection_error",
     "response_too_large",
     "invalid_response",
+    "nonconforming_response",
     "internal",
 )
 
@@ -100,6 +101,8 @@ class ToolResult:
     elapsed: float = 0.0
     return_direct: bool = False
     truncated: bool = False
+    # what the runtime noticed besides the result (a response that breaks the spec)
+    notes: tuple[str, ...] = ()
 
     @property
     def error(self) -> ToolError | None:
@@ -118,6 +121,7 @@ class ToolResult:
             "errors": [e.to_dict() for e in self.errors],
             "headers": dict(self.headers),
             "elapsed": round(self.elapsed, 6),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 

@@ -64,6 +64,12 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
     "TC045": ("external-schema-ref", Severity.ERROR),
+    # -- examples and `toolcat test` ------------------------------------------
+    "TC065": ("example-invalid-arguments", Severity.ERROR),
+    "TC066": ("example-request-differs", Severity.ERROR),
+    "TC067": ("example-result-differs", Severity.ERROR),
+    "TC068": ("request-not-conforming", Severity.ERROR),
+    "TC069": ("example-not-run", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -75,6 +81,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC108": ("body-on-get", Severity.WARNING),
     "TC109": ("yaml11-value", Severity.WARNING),
     "TC110": ("pattern-not-checked", Severity.WARNING),
+    "TC120": ("example-result-without-response", Severity.WARNING),
+    "TC121": ("duplicate-example-name", Severity.WARNING),
+    "TC122": ("response-validation-without-spec", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

@@ -29,6 +29,9 @@ __all__ = [
     "BasicAuthDoc",
     "BearerAuthDoc",
     "Doc",
+    "ExampleDoc",
+    "ExampleRequestDoc",
+    "ExampleResponseDoc",
     "IntrospectionDoc",
     "JwtAuthDoc",
     "NoAuthDoc",
@@ -405,6 +408,8 @@ class ServiceDoc(Doc):
     retry: RetryDoc | None
     max_response_chars: int | None
     max_response_bytes: int | None
+    validate_responses: Literal["warn", "error"] | None
+    spec: str | None
 
 
 ServiceDoc.FIELDS = (
@@ -416,6 +421,8 @@ ServiceDoc.FIELDS = (
     _Field("retry", _optional(_nested(RetryDoc)), None),
     _Field("max_response_chars", _optional(_int(1)), None),
     _Field("max_response_bytes", _optional(_int(1)), None),
+    _Field("validate_responses", _optional(_literal("warn", "error")), None),
+    _Field("spec", _optional(_str), None),
 )
 
 
@@ -499,6 +506,53 @@ AnnotationsDoc.FIELDS = (
 )
 
 
+class ExampleRequestDoc(Doc):
+    method: HttpMethod | None
+    path: str | None
+    query: dict[str, str | int | float | bool | list[str | int | float | bool]] | None
+    headers: dict[str, str | int | float | bool] | None
+    body: Any
+
+
+ExampleRequestDoc.FIELDS = (
+    _Field("method", _optional(_method), None),
+    _Field("path", _optional(_str), None),
+    _Field("query", _optional(_dict(_first(_header, _list(_header)))), None),
+    _Field("headers", _optional(_dict(_header)), None),
+    _Field("body", _any, None),
+)
+
+
+class ExampleResponseDoc(Doc):
+    status: int
+    headers: dict[str, str | int | float | bool]
+    body: Any
+
+
+ExampleResponseDoc.FIELDS = (
+    _Field("status", _int(100, 599), 200),
+    _Field("headers", _dict(_header), factory=dict),
+    _Field("body", _any, None),
+)
+
+
+class ExampleDoc(Doc):
+    name: str | None
+    arguments: dict[str, Any]
+    request: ExampleRequestDoc | None
+    response: ExampleResponseDoc | None
+    result: Any
+
+
+ExampleDoc.FIELDS = (
+    _Field("name", _optional(_str), None),
+    _Field("arguments", _plain_dict, factory=dict),
+    _Field("request", _optional(_nested(ExampleRequestDoc)), None),
+    _Field("response", _optional(_nested(ExampleResponseDoc)), None),
+    _Field("result", _any, None),
+)
+
+
 class ToolDoc(Doc):
     name: str
     description: str | None
@@ -522,6 +576,7 @@ class ToolDoc(Doc):
     auth: AuthDoc | None
     base_url: str | None
     headers: dict[str, str | int | float | bool]
+    examples: list[ExampleDoc] | None
 
 
 ToolDoc.FIELDS = (
@@ -547,6 +602,7 @@ ToolDoc.FIELDS = (
     _Field("auth", _optional(_auth), None),
     _Field("base_url", _optional(_str), None),
     _Field("headers", _dict(_header), factory=dict),
+    _Field("examples", _optional(_list(_nested(ExampleDoc))), None),
 )
 
 
@@ -811,6 +867,9 @@ _BY_NAME: dict[str, type[Doc]] = {
         ParameterDoc,
         ResponseDoc,
         AnnotationsDoc,
+        ExampleRequestDoc,
+        ExampleResponseDoc,
+        ExampleDoc,
         ToolDoc,
         OpenApiSelectionDoc,
         OpenApiOverrideDoc,

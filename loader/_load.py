@@ -549,7 +549,15 @@ def _run_imports(state: _State, progress: bool | None) -> None:
                 service = compile_service(
                     name, doc, ctx=state.ctx, file=file, base=(), locate=at, trusted=True
                 )
+                # the spec it came from: what `validate_responses` checks responses against
+                service = dataclasses.replace(service, spec=os.path.normpath(spec))
                 _add_service(state, service, file, where)
+        named = state.services.get(entry.service or "")
+        if named is not None and named[0].spec is None:  # the first spec imported into it
+            state.services[named[0].name] = (
+                dataclasses.replace(named[0], spec=os.path.normpath(spec)),
+                *named[1:],
+            )
         for body in outcome.tools:
             raw_name = body.get("name")
             label = f"imported tool '{raw_name}'"
@@ -642,6 +650,16 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
         if compiled is not None and not tool.broken:
             tools.append(compiled)
     toolsets = _check_toolsets(state, first)
+    for service, service_file, service_where in state.services.values():
+        if service.validate_responses and service.spec is None:
+            state.add(
+                "TC122",
+                f"service '{service.name}': validate_responses needs the OpenAPI spec to "
+                "check against; add 'spec: FILE' (or import the service's tools from it)",
+                service_file,
+                service_where,
+                ("services", service.name, "validate_responses"),
+            )
     if state.server_doc is not None:
         from ._server import check_access_references
 

@@ -21,6 +21,9 @@ __all__ = [
     "BasicAuthDoc",
     "BearerAuthDoc",
     "CatalogFileDoc",
+    "ExampleDoc",
+    "ExampleRequestDoc",
+    "ExampleResponseDoc",
     "IntrospectionDoc",
     "JwtAuthDoc",
     "NoAuthDoc",
@@ -149,6 +152,15 @@ class ServiceDoc(BaseModel):
     retry: RetryDoc | None = None
     max_response_chars: int | None = Field(None, ge=1)
     max_response_bytes: int | None = Field(None, ge=1)
+    validate_responses: Literal["warn", "error"] | None = Field(
+        None,
+        description="Check responses against the OpenAPI spec: warn (a note) or error.",
+    )
+    spec: str | None = Field(
+        None,
+        description="The OpenAPI spec that validate_responses checks against, relative to "
+        "this file (default: the spec the service was imported from).",
+    )
 
 
 class ParameterDoc(BaseModel):
@@ -200,6 +212,48 @@ def _upper(value: Any) -> Any:
     return value.upper() if isinstance(value, str) else value
 
 
+QueryValue = str | int | float | bool
+
+
+class ExampleRequestDoc(BaseModel):
+    """The request an example's arguments must render; every key is optional."""
+
+    model_config = _STRICT
+    method: HttpMethod | None = Field(None, description="HTTP method, any case.")
+    path: str | None = Field(
+        None, description="The rendered path below the base URL, percent-encoded as sent."
+    )
+    query: dict[str, QueryValue | list[QueryValue]] | None = Field(
+        None, description="The whole query: name to value (a list for a repeated name)."
+    )
+    headers: dict[str, HeaderValue] | None = Field(
+        None, description="Headers that must be sent with these values (others may be too)."
+    )
+    body: Any = Field(None, description="The body: a JSON value, or the text sent.")
+
+    _normalise_method = field_validator("method", mode="before")(_upper)
+
+
+class ExampleResponseDoc(BaseModel):
+    """A recorded response that the offline test answers the request with."""
+
+    model_config = _STRICT
+    status: int = Field(200, ge=100, le=599)
+    headers: dict[str, HeaderValue] = Field(default_factory=dict)
+    body: Any = Field(None, description="A JSON value (sent as JSON), or text.")
+
+
+class ExampleDoc(BaseModel):
+    """One example of a tool: arguments, the request they render, a response, the result."""
+
+    model_config = _STRICT
+    name: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    request: ExampleRequestDoc | None = None
+    response: ExampleResponseDoc | None = None
+    result: Any = Field(None, description="What the model gets: text, or a JSON value.")
+
+
 class ToolDoc(BaseModel):
     """One HTTP tool."""
 
@@ -231,6 +285,9 @@ class ToolDoc(BaseModel):
     auth: AuthDoc | None = None
     base_url: str | None = None
     headers: dict[str, HeaderValue] = Field(default_factory=dict)
+    examples: list[ExampleDoc] | None = Field(
+        None, description="Checked by `toolcat test`: arguments, request, response, result."
+    )
 
     _normalise_method = field_validator("method", mode="before")(_upper)
 

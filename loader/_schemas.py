@@ -23,7 +23,7 @@ from ._simple_schema import (
     is_simple_valid,
 )
 
-__all__ = ["SchemaChecker", "SchemaIssue", "ref_loops"]
+__all__ = ["SchemaChecker", "SchemaIssue", "example_validator", "ref_loops"]
 
 # Keywords of the 2020-12 vocabularies, plus annotations that OpenAPI and editors use.
 KNOWN_KEYWORDS = frozenset(
@@ -127,6 +127,11 @@ def _validator(schema: Any) -> Any:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(schema, registry=_sealed_registry())
+
+
+def example_validator(schema: Any) -> Any:
+    """A validator of a tool's arguments against its input schema (examples, TC065)."""
+    return _validator(schema)
 
 
 _REF_KEYWORDS = ("$ref", "$dynamicRef")
