@@ -12,7 +12,6 @@ one line) and left as it is.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -52,6 +51,13 @@ def register_update(p: Any, o: Any) -> None:
         default=None,
         help="re-import into FILE (written by toolcat import openapi) from the spec and "
         "options it records, keeping what was changed by hand",
+    )
+    p.add_argument(
+        "-q",
+        "--quiet",
+        dest="update_quiet",
+        action="store_true",
+        help="with --update: report only the operations left out, the edits kept and the summary",
     )
 
 
@@ -137,7 +143,9 @@ def run_update_only(args: argparse.Namespace) -> int:
     record = _record_of(file)
     folder = Path(file).parent
     spec = folder / record.spec
-    ns = _OPENAPI[0].parse_args([str(spec), *_from_record(record.argv, folder), "--update", file])
+    quiet = ["-q"] if getattr(args, "update_quiet", False) else []
+    argv = [str(spec), *_from_record(record.argv, folder), "--update", file, *quiet]
+    ns = _OPENAPI[0].parse_args(argv)
     result: int = ns.func(ns)
     return result
 
@@ -180,12 +188,11 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path) -> int:
     ops = {r.tool: operation_key(r.method, r.path, r.operation_id) for r in result.report if r.tool}
     new = catalog_document(result)
     outcome = merge_update(current, record, new, ops)
-    empty = dataclasses.replace(result, tools=[], services={})
-    header = "".join(
-        line
-        for line in render_catalog(empty, spec).splitlines(keepends=True)
-        if line.startswith("#")
-    )
+    header = ""  # the writer's own header, whatever it says
+    for line in render_catalog(result, spec).splitlines(keepends=True):
+        if not line.startswith("#"):
+            break
+        header += line
     merged = header + render_document(outcome.doc) + record_text(args, result, spec)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:

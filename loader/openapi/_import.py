@@ -95,10 +95,9 @@ def import_openapi(
         doc = _overlaid(doc, options, result)
     _Importer(path, doc, result.version, options, result).run(_want_progress(progress))
     _locate(result, path, options.max_spec_bytes)
-    if options.rules or options.overrides:
-        from ._rules import apply_rules
+    from ._rules import apply_rules  # rules, overrides, the spec's x-toolcat-confirm
 
-        apply_rules(result, doc, options.rules, options.overrides, str(path))
+    apply_rules(result, doc, options.rules, options.overrides, str(path))
     return result
 
 

@@ -1,10 +1,11 @@
 """Rules for many operations at once, then per-operation overrides, on imported tool documents.
 
 Applied after the tools are made (so they work on whatever the writer of tool
-documents produces): each rule of an ``openapi:`` entry, in order, sets
-``confirm``, ``timeout``, ``retry``, a description prefix, toolset membership,
-or leaves the operations out; then each ``tools:`` override (keyed by
-operationId) sets any tool field, so an override wins over every rule.
+documents produces): first an operation's ``x-toolcat-confirm: true|false``
+extension (an overlay can add it), then each rule of an ``openapi:`` entry, in
+order, sets ``confirm``, ``timeout``, ``retry``, a description prefix, toolset
+membership, or leaves the operations out; then each ``tools:`` override (keyed
+by operationId) sets any tool field, so an override wins over every rule.
 """
 
 from __future__ import annotations
@@ -19,15 +20,22 @@ from toolcat.loader._diagnostics import Diagnostic
 
 from ._options import ImportResult, OperationReport
 
-__all__ = ["apply_rules"]
+__all__ = ["CONFIRM_EXTENSION", "apply_rules"]
+
+# an operation's `x-toolcat-confirm: true|false` (written by an overlay, say) sets the tool's
+# confirm; rules and then overrides win over it
+CONFIRM_EXTENSION = "x-toolcat-confirm"
 
 _SETS = ("confirm", "toolsets", "timeout", "retry", "description_prefix", "exclude")
 
 
-def _tags_of(doc: Any, method: str, path: str) -> list[str]:
+def _operation(doc: Any, method: str, path: str) -> Any:
     paths = doc.get("paths") if isinstance(doc, dict) else None
     item = paths.get(path) if isinstance(paths, dict) else None
-    op = item.get(method.lower()) if isinstance(item, dict) else None
+    return item.get(method.lower()) if isinstance(item, dict) else None
+
+
+def _tags_of(op: Any) -> list[str]:
     tags = op.get("tags") if isinstance(op, dict) else None
     return [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
 
@@ -74,7 +82,12 @@ def apply_rules(
     """
     by_name = {t.get("name"): t for t in result.tools}
     imported = [(i, r) for i, r in enumerate(result.report) if r.tool and r.tool in by_name]
-    tags = {i: _tags_of(doc, r.method, r.path) for i, r in imported}
+    ops = {i: _operation(doc, r.method, r.path) for i, r in imported}
+    tags = {i: _tags_of(op) for i, op in ops.items()}
+    for i, report in imported:  # the spec's (or an overlay's) own word comes first
+        flag = ops[i].get(CONFIRM_EXTENSION) if isinstance(ops[i], dict) else None
+        if isinstance(flag, bool):
+            by_name[report.tool]["confirm"] = flag
     dropped: dict[int, str] = {}
     for n, rule in enumerate(rules):
         if not any(rule.get(k) is not None for k in _SETS):

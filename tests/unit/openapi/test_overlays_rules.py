@@ -61,7 +61,7 @@ actions:
     description: a description the model reads better
     update: {summary: List every item in the shop.}
   - target: $.paths.*[?@.operationId == 'createItem']
-    update: {x-note: kept, summary: Add an item to the shop.}
+    update: {x-toolcat-confirm: true, summary: Add an item to the shop.}
   - target: $.paths['/admin/stats']
     remove: true
   - target: $.paths['/items'].get.parameters
@@ -75,6 +75,7 @@ def test_an_overlay_changes_the_spec_before_import(shop: Path) -> None:
     assert result.catalog is not None
     assert result.catalog["listItems"].description == "List every item in the shop."
     assert result.catalog["createItem"].description == "Add an item to the shop."
+    assert result.catalog["createItem"].confirm  # the overlay's x-toolcat-confirm
     assert "adminStats" not in [t.name for t in result.catalog]
     assert set(result.catalog["listItems"].input_schema["properties"]) == {"limit", "cursor"}
 
