@@ -518,6 +518,9 @@ def _run_imports(state: _State, progress: bool | None) -> None:
         )
         if outcome.available and base:  # a spec named as PATH is listed already
             state.specs.append(os.path.normpath(spec))
+            state.specs.extend(
+                os.path.normpath(Path(file).parent / o) for o in entry.overlays or ()
+            )
         if not outcome.available:
             state.add(
                 "TC208",
