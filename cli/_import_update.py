@@ -77,8 +77,8 @@ def _record_of(file: str) -> Any:
     record = parse_record(text)
     if record is None:
         raise CliError(
-            f"{file}: not written by 'toolcat import openapi' (no import record at its end); "
-            "refusing to update it, nothing changed"
+            f"{file}: not written by 'toolcat import openapi' (no import record at its end, "
+            "or the record was changed); refusing to update it, nothing changed"
         )
     return record
 

@@ -146,6 +146,28 @@ def test_a_removed_field_stays_removed(written: Path, capsys: Any) -> None:
     assert "annotations" not in _tools(written)["listItems"]
 
 
+def test_services_and_sections_keep_hand_edits(written: Path, capsys: Any) -> None:
+    def change(doc: dict[str, Any]) -> None:
+        service = next(iter(doc["services"].values()))
+        service["base_url"] = "${SHOP_URL:-https://shop.example.com/v1}"
+        service["headers"] = {"X-Team": "ops"}
+        doc["toolsets"] = {"reads": ["listItems", "getItem"]}
+
+    _edit(written, change)
+    code, err = _update(written, capsys)
+    assert code == 0
+    service = next(iter(read_yaml(written.read_text(), str(written))["services"]))
+    assert sorted(err[-4:-1]) == [
+        f"kept   service {service}: base_url (edited by hand)",
+        f"kept   service {service}: headers (added by hand)",
+        "kept   toolset reads (added by hand)",
+    ], err
+    doc = read_yaml(written.read_text(), str(written))
+    assert doc["services"][service]["base_url"] == "${SHOP_URL:-https://shop.example.com/v1}"
+    assert doc["toolsets"] == {"reads": ["listItems", "getItem"]}
+    assert load_catalog([written], progress=False).catalog is not None
+
+
 def test_update_with_a_new_spec_keeps_the_recorded_options(tmp_path: Path, capsys: Any) -> None:
     (tmp_path / "spec.json").write_text(json.dumps(_spec()))
     (tmp_path / "overlay.yaml").write_text(
