@@ -203,10 +203,11 @@ def run(args: argparse.Namespace) -> int:
         if diag.code not in ("TC203", "TC204"):  # those are in the report above
             print(str(diag), file=sys.stderr)
 
-    if args.update:
-        return finish_update(args, result, spec)
     target = args.output or "<stdout>"
-    text = render_catalog(result, spec) + record_text(args, result, spec)
+    text = render_catalog(result, spec)
+    if args.update:  # FILE's hand edits merged into this import, under this header
+        return finish_update(args, result, spec, text)
+    text += record_text(args, result, spec)
     if args.output:
         out = Path(args.output)
         tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")

@@ -162,14 +162,16 @@ def record_text(args: argparse.Namespace, result: Any, spec: Path) -> str:
     return text
 
 
-def finish_update(args: argparse.Namespace, result: Any, spec: Path) -> int:
-    """Merge the fresh import into ``args.update`` and write it; one line per edit kept."""
+def finish_update(args: argparse.Namespace, result: Any, spec: Path, written: str) -> int:
+    """Merge the fresh import into ``args.update`` and write it; one line per edit kept.
+
+    ``written``: the import as the writer wrote it; its header comments head the file.
+    """
     from toolcat.loader import CatalogError, read_yaml
     from toolcat.loader.openapi import (
         catalog_document,
         merge_update,
         operation_key,
-        render_catalog,
         render_document,
     )
 
@@ -189,7 +191,7 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path) -> int:
     new = catalog_document(result)
     outcome = merge_update(current, record, new, ops)
     header = ""  # the writer's own header, whatever it says
-    for line in render_catalog(result, spec).splitlines(keepends=True):
+    for line in written.splitlines(keepends=True):
         if not line.startswith("#"):
             break
         header += line
