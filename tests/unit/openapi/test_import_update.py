@@ -99,6 +99,7 @@ def test_hand_edits_survive_and_spec_changes_come_through(
             {"name": "ping", "service": "shop", "method": "GET", "path": "/ping", "confirm": False}
         )
 
+    untouched = _tools(written)["listItems"]["parameters"]["q"]
     _edit(written, change)
     (tmp_path / "spec.json").write_text(json.dumps(_spec(extra_op=True, summary="List all.")))
     code, err = _update(written, capsys)
@@ -120,7 +121,7 @@ def test_hand_edits_survive_and_spec_changes_come_through(
     assert tools["listItems"]["confirm"] is True
     assert tools["listItems"]["description"] == "List all."  # untouched: the spec's new text
     assert tools["listItems"]["parameters"]["limit"]["description"] == "At most this many."
-    assert "description" not in tools["listItems"]["parameters"]["q"]
+    assert tools["listItems"]["parameters"]["q"] == untouched
     loaded = load_catalog([written], progress=False)
     assert loaded.catalog is not None, [str(d) for d in loaded.diagnostics]
     # a second update keeps the same edits and changes nothing more
