@@ -64,6 +64,12 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
     "TC045": ("external-schema-ref", Severity.ERROR),
+    # -- OpenAPI overlays and rules (issue 9 part 3) ------------------------------
+    "TC060": ("overlay-unreadable", Severity.ERROR),
+    "TC061": ("overlay-invalid", Severity.ERROR),
+    "TC062": ("overlay-bad-target", Severity.ERROR),
+    "TC063": ("overlay-action-failed", Severity.ERROR),
+    "TC064": ("openapi-rule-sets-nothing", Severity.ERROR),
     # -- examples and `toolcat test` ------------------------------------------
     "TC065": ("example-invalid-arguments", Severity.ERROR),
     "TC066": ("example-request-differs", Severity.ERROR),
@@ -94,6 +100,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC207": ("openapi-spec-too-large", Severity.ERROR),
     "TC208": ("openapi-not-available", Severity.ERROR),
     "TC209": ("openapi-server-outside-service", Severity.WARNING),
+    "TC220": ("overlay-target-matches-nothing", Severity.WARNING),
+    "TC221": ("openapi-rule-matches-nothing", Severity.WARNING),
 }
 
 

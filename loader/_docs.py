@@ -38,6 +38,8 @@ __all__ = [
     "OAuth2ClientCredentialsDoc",
     "OpenApiEntryDoc",
     "OpenApiOverrideDoc",
+    "OpenApiRuleDoc",
+    "OpenApiRuleMatchDoc",
     "OpenApiSelectionDoc",
     "ParameterDoc",
     "ResponseDoc",
@@ -627,6 +629,23 @@ class OpenApiOverrideDoc(Doc):
     confirm: bool | None
     return_direct: bool | None
     tags: list[str] | None
+    service: str | None
+    method: HttpMethod | None
+    path: str | None
+    parameters: dict[str, ParameterDoc] | None
+    body: Any
+    body_argument: str | None
+    content_type: str | None
+    response: ResponseDoc | None
+    timeout: float | TimeoutDoc | None
+    retry: RetryDoc | None
+    retry_unsafe: bool | None
+    definitions: dict[str, dict[str, Any] | bool] | None
+    output_schema: dict[str, Any] | bool | None
+    annotations: AnnotationsDoc | None
+    auth: AuthDoc | None
+    base_url: str | None
+    headers: dict[str, str | int | float | bool] | None
 
 
 OpenApiOverrideDoc.FIELDS = (
@@ -635,6 +654,59 @@ OpenApiOverrideDoc.FIELDS = (
     _Field("confirm", _optional(_bool), None),
     _Field("return_direct", _optional(_bool), None),
     _Field("tags", _optional(_list(_str)), None),
+    _Field("service", _optional(_str), None),
+    _Field("method", _optional(_method), None),
+    _Field("path", _optional(_str), None),
+    _Field("parameters", _optional(_dict(_nested(ParameterDoc))), None),
+    _Field("body", _any, None),
+    _Field("body_argument", _optional(_str), None),
+    _Field("content_type", _optional(_str), None),
+    _Field("response", _optional(_nested(ResponseDoc)), None),
+    _Field("timeout", _optional(_timeout), None),
+    _Field("retry", _optional(_nested(RetryDoc)), None),
+    _Field("retry_unsafe", _optional(_bool), None),
+    _Field("definitions", _optional(_dict(_first(_plain_dict, _bool))), None),
+    _Field("output_schema", _optional(_first(_plain_dict, _bool)), None),
+    _Field("annotations", _optional(_nested(AnnotationsDoc)), None),
+    _Field("auth", _optional(_auth), None),
+    _Field("base_url", _optional(_str), None),
+    _Field("headers", _optional(_dict(_header)), None),
+)
+
+
+class OpenApiRuleMatchDoc(Doc):
+    tags: list[str] | None
+    methods: list[HttpMethod] | None
+    paths: list[str] | None
+    operations: list[str] | None
+
+
+OpenApiRuleMatchDoc.FIELDS = (
+    _Field("tags", _optional(_list(_str)), None),
+    _Field("methods", _optional(_list(_method)), None),
+    _Field("paths", _optional(_list(_str)), None),
+    _Field("operations", _optional(_list(_str)), None),
+)
+
+
+class OpenApiRuleDoc(Doc):
+    match: OpenApiRuleMatchDoc | None
+    confirm: bool | None
+    toolsets: list[str] | None
+    timeout: float | TimeoutDoc | None
+    retry: RetryDoc | None
+    description_prefix: str | None
+    exclude: bool | None
+
+
+OpenApiRuleDoc.FIELDS = (
+    _Field("match", _optional(_nested(OpenApiRuleMatchDoc)), None),
+    _Field("confirm", _optional(_bool), None),
+    _Field("toolsets", _optional(_list(_str)), None),
+    _Field("timeout", _optional(_timeout), None),
+    _Field("retry", _optional(_nested(RetryDoc)), None),
+    _Field("description_prefix", _optional(_str), None),
+    _Field("exclude", _optional(_bool), None),
 )
 
 
@@ -646,6 +718,8 @@ class OpenApiEntryDoc(Doc):
     prefix: str
     tools: dict[str, OpenApiOverrideDoc] | None
     ref_root: str | None
+    overlays: list[str] | None
+    rules: list[OpenApiRuleDoc] | None
 
 
 OpenApiEntryDoc.FIELDS = (
@@ -656,6 +730,8 @@ OpenApiEntryDoc.FIELDS = (
     _Field("prefix", _str, ""),
     _Field("tools", _optional(_dict(_nested(OpenApiOverrideDoc))), None),
     _Field("ref_root", _optional(_str), None),
+    _Field("overlays", _optional(_list(_str)), None),
+    _Field("rules", _optional(_list(_nested(OpenApiRuleDoc))), None),
 )
 
 
@@ -874,6 +950,8 @@ _BY_NAME: dict[str, type[Doc]] = {
         OpenApiSelectionDoc,
         OpenApiOverrideDoc,
         OpenApiEntryDoc,
+        OpenApiRuleMatchDoc,
+        OpenApiRuleDoc,
         JwtAuthDoc,
         IntrospectionDoc,
         ApiKeyEntryDoc,

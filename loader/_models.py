@@ -30,6 +30,8 @@ __all__ = [
     "OAuth2ClientCredentialsDoc",
     "OpenApiEntryDoc",
     "OpenApiOverrideDoc",
+    "OpenApiRuleDoc",
+    "OpenApiRuleMatchDoc",
     "OpenApiSelectionDoc",
     "ParameterDoc",
     "RetryDoc",
@@ -316,6 +318,58 @@ class OpenApiOverrideDoc(BaseModel):
     confirm: bool | None = None
     return_direct: bool | None = None
     tags: list[str] | None = None
+    # every other tool field (issue 9 part 3); the merged tool is validated as a written one
+    service: str | None = None
+    method: HttpMethod | None = Field(
+        None,
+        description="HTTP method, any case.",
+        json_schema_extra={"enum": [*METHODS, *(m.lower() for m in METHODS)]},
+    )
+    path: str | None = None
+    parameters: dict[str, ParameterDoc] | None = None
+    body: Any = None
+    body_argument: str | None = None
+    content_type: str | None = None
+    response: ResponseDoc | None = None
+    timeout: Timeout | None = None
+    retry: RetryDoc | None = None
+    retry_unsafe: bool | None = None
+    definitions: dict[str, dict[str, Any] | bool] | None = None
+    output_schema: dict[str, Any] | bool | None = None
+    annotations: AnnotationsDoc | None = None
+    auth: AuthDoc | None = None
+    base_url: str | None = None
+    headers: dict[str, HeaderValue] | None = None
+
+    _normalise_method = field_validator("method", mode="before")(_upper)
+
+
+class OpenApiRuleMatchDoc(BaseModel):
+    """Which operations a rule applies to: every given list must match (any value of it)."""
+
+    model_config = _STRICT
+    tags: list[str] | None = None
+    methods: list[HttpMethod] | None = Field(None, description="HTTP methods, any case.")
+    paths: list[str] | None = Field(None, description="Path globs such as /repos/*.")
+    operations: list[str] | None = Field(None, description="operationId globs such as delete*.")
+
+    @field_validator("methods", mode="before")
+    @classmethod
+    def _normalise_methods(cls, value: Any) -> Any:
+        return [_upper(v) for v in value] if isinstance(value, list) else value
+
+
+class OpenApiRuleDoc(BaseModel):
+    """What to set on every imported operation a rule matches (in order; tools: wins)."""
+
+    model_config = _STRICT
+    match: OpenApiRuleMatchDoc | None = Field(None, description="Default: every operation.")
+    confirm: bool | None = None
+    toolsets: list[str] | None = Field(None, description="Toolsets the tools join.")
+    timeout: Timeout | None = None
+    retry: RetryDoc | None = None
+    description_prefix: str | None = None
+    exclude: bool | None = Field(None, description="true leaves the operations out.")
 
 
 class OpenApiEntryDoc(BaseModel):
@@ -332,6 +386,14 @@ class OpenApiEntryDoc(BaseModel):
         default=None,
         description="Folder that the spec's $refs may read files under, relative to "
         "this file (default: the enclosing git repository, else the spec's folder).",
+    )
+    overlays: list[str] | None = Field(
+        None,
+        description="OpenAPI Overlay 1.0 files applied to the spec in order, relative to "
+        "this file.",
+    )
+    rules: list[OpenApiRuleDoc] | None = Field(
+        None, description="Settings for many operations at once, applied in order."
     )
 
 

@@ -44,6 +44,9 @@ class ImportOptions:
     may only reach files below it (default: the enclosing git repository, the nearest
     folder holding ``.git``, else the spec's own folder).
     ``spec_url``: where the spec was downloaded from, to resolve relative servers.
+    ``overlays``: OpenAPI Overlay 1.0 files applied to the spec before import.
+    ``rules``: settings for many operations at once (``openapi:`` entries' ``rules:``);
+    ``overrides`` win over them. Overrides may set any tool field.
     """
 
     service: str | None = None
@@ -56,6 +59,10 @@ class ImportOptions:
     max_spec_bytes: int = DEFAULT_MAX_SPEC_BYTES
     ref_root: Path | None = None
     spec_url: str | None = None
+    # issue 9 part 3: Overlay 1.0 files applied to the spec first (in order), and rules
+    # (mappings as an ``openapi:`` entry's ``rules:`` items) applied to the tools made
+    overlays: tuple[Path, ...] = ()
+    rules: tuple[Mapping[str, Any], ...] = ()
 
 
 @record
@@ -86,6 +93,7 @@ class ImportResult:
     report: list[OperationReport] = field(default_factory=list)
     service: str | None = None
     version: str | None = None
+    toolsets: dict[str, list[str]] = field(default_factory=dict)  # from rules
 
     @property
     def ok(self) -> bool:
