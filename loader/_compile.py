@@ -318,18 +318,26 @@ def _set_keys(doc: Any, keys: tuple[str, ...]) -> dict[str, Any] | None:
 def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple[ToolExample, ...]:
     """The tool's examples, each checked: arguments against the input schema (TC065),
     a result without a response (TC120), a name used twice (TC121)."""
-    from toolcat.catalog import linear_regex
+    if not doc.examples:
+        return ()
+    from toolcat.catalog import compile_check, linear_regex
 
     from ._schemas import example_validator
 
-    validator = example_validator(input_schema)
+    # the fast check first (same verdicts): jsonschema is imported and a validator built
+    # only to explain arguments it refuses or cannot judge, not on every load
+    check = compile_check(input_schema)
+    validator: Any = None
     out: list[ToolExample] = []
     names: set[str] = set()
-    for i, example in enumerate(doc.examples or ()):
+    for i, example in enumerate(doc.examples):
         at = ("examples", i)
         label = f"example {example.name!r}" if example.name else f"example {i + 1}"
-        with linear_regex():
-            errors = sorted(validator.iter_errors(example.arguments), key=lambda e: e.path)
+        errors: list[Any] = []
+        if check is None or not check(example.arguments):
+            validator = validator or example_validator(input_schema)
+            with linear_regex():
+                errors = sorted(validator.iter_errors(example.arguments), key=lambda e: e.path)
         for error in errors[:5]:
             where = "/".join(str(p) for p in error.absolute_path)
             scope.add(

@@ -1,4 +1,5 @@
-"""Help is as wide as shutil would say, and a run of `toolcat list` never imports shutil."""
+"""Help is as wide as shutil would say, and a run of `toolcat list` imports none of the slow
+modules it does not need (shutil for the width; jsonschema, pydantic, jinja2, httpx)."""
 
 from __future__ import annotations
 
@@ -29,13 +30,13 @@ def test_help_wraps_at_that_width(monkeypatch: pytest.MonkeyPatch) -> None:
     assert max(map(len, narrow.splitlines())) <= 38 < max(map(len, wide.splitlines()))
 
 
-def test_list_imports_no_shutil() -> None:
+def test_list_imports_no_shutil_nor_the_heavy_libraries() -> None:
     code = (
         "import sys, io, contextlib\n"
         "from toolcat.cli._app import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    assert main(['list', {str(DEMO)!r}]) == 0\n"
-        "print(sorted(m for m in ('shutil', 'bz2', 'lzma') if m in sys.modules))\n"
+        "print(sorted(m for m in ('shutil', 'bz2', 'lzma', 'jsonschema', 'pydantic', 'jinja2', 'httpx') if m in sys.modules))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
