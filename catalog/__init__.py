@@ -41,6 +41,7 @@ from ._model import (
     BasicAuth,
     BearerAuth,
     BodySpec,
+    ForwardCallerToken,
     HttpCommand,
     NoAuth,
     OAuth2ClientCredentials,
@@ -51,8 +52,10 @@ from ._model import (
     Service,
     SourceLocation,
     Timeouts,
+    TokenExchange,
     ToolAnnotations,
     ToolDefinition,
+    credentials_may_travel,
 )
 from ._printable import escape_controls, escape_json_controls
 from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
@@ -85,6 +88,7 @@ __all__ = [
     "Catalog",
     "DEFAULT_JWT_ALGORITHMS",
     "EnvSyntaxError",
+    "ForwardCallerToken",
     "FrozenDict",
     "FrozenList",
     "GeminiResult",
@@ -119,6 +123,7 @@ __all__ = [
     "SourceLocation",
     "StrictResult",
     "Timeouts",
+    "TokenExchange",
     "ToolAnnotations",
     "ToolDefinition",
     "UnknownToolError",
@@ -127,6 +132,7 @@ __all__ = [
     "check_strict_schema",
     "compile_check",
     "constant_bound_error",
+    "credentials_may_travel",
     "escape_controls",
     "escape_json_controls",
     "freeze",

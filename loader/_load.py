@@ -20,11 +20,12 @@ from toolcat.catalog import (
     Catalog,
     Service,
     ToolDefinition,
+    credentials_may_travel,
     loads_json,
     recursion_headroom,
 )
 
-from ._compile import CompileContext, compile_service, compile_tool
+from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
     from toolcat.catalog import ServerSettings
@@ -627,6 +628,19 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
                     tool.file,
                     tool.locate((*tool.base, "base_url")),
                     (*tool.base, "base_url"),
+                )
+        auth_type = getattr(tool.doc.auth, "type", None)
+        if auth_type in CALLER_TOKEN_AUTH and not tool.doc.base_url and found is not None:
+            target = found[0].base_url
+            if "$" not in target and not credentials_may_travel(target):
+                state.add(
+                    "TC075",
+                    f"tool '{name}': auth {auth_type} sends the caller's token, so the base_url "
+                    f"of service '{service_name}' must be https (or http to a loopback "
+                    f"address), not {target!r}",
+                    tool.file,
+                    tool.locate((*tool.base, "auth"), True),
+                    (*tool.base, "auth"),
                 )
         compiled = compile_tool(
             tool.doc,
