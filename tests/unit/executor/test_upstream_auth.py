@@ -375,3 +375,63 @@ def test_the_exchanged_token_never_outlives_the_callers(f: Any) -> None:
         for _ in range(2):
             assert ex.execute(ToolCall("t", {}), context=ctx("daves-token", expiring)).ok
     assert len(idp.exchanges) == 2  # already expired: never reused
+
+
+class _TwoCallModel:
+    """Asks for ``calls`` once, then answers; keeps the tool messages it read."""
+
+    provider = "openai"
+    model = "scripted"
+
+    def __init__(self, *calls: ToolCall) -> None:
+        self.calls = calls
+        self.read: list[Any] = []
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        return {"role": "user", "content": text}
+
+    def tool_specs(self, tools: Any) -> list[dict[str, Any]]:
+        return [{"name": t.name} for t in tools]
+
+    def result_messages(self, results: Any) -> list[dict[str, Any]]:
+        from toolcat.executor import format_result
+
+        return [format_result("openai", r) for r in results]
+
+    async def create(self, messages: Any, **_: Any) -> Any:
+        from toolcat.executor.agent import ModelTurn
+
+        if not self.read:
+            self.read.append(None)
+            return ModelTurn({"role": "assistant", "content": ""}, "", self.calls)
+        self.read = [m for m in messages if m.get("role") == "tool"]
+        return ModelTurn({"role": "assistant", "content": "done"}, "done")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_the_agent_loop_carries_the_token(f: Any) -> None:
+    from toolcat.catalog import Catalog, Service
+    from toolcat.executor.agent import AgentLoop
+
+    idp = Idp()
+    services = [
+        Service("fw", HTTPS, auth=ForwardCallerToken()),
+        Service("ex", HTTPS, auth=EXCHANGE),
+    ]
+    cat = Catalog([f.tool("fwd", service="fw"), f.tool("exc", service="ex")], services)
+    model = _TwoCallModel(ToolCall("fwd", {}, "c1"), ToolCall("exc", {}, "c2"))
+
+    async def go() -> None:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(idp)) as client:
+            executor = Executor(cat, async_client=client, env=ENV)
+            await AgentLoop(model, executor, context=ctx()).arun("go")
+
+    asyncio.run(go())
+    sent = sorted(r.headers["authorization"] for r in idp.upstream)
+    assert sent[0].startswith(f"Bearer {EXCHANGED}") and sent[1] == f"Bearer {INBOUND}"
+    assert len(model.read) == 2
+    for message in model.read:
+        assert INBOUND not in message["content"] and EXCHANGED not in message["content"]
+        assert "Bearer ***" in message["content"]
