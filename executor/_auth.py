@@ -314,14 +314,15 @@ class TokenCache:
 
     def _keep(self, key: Any, token: _Token) -> None:
         tokens = self._tokens
-        tokens.pop(key, None)  # re-inserted last: the dict's order is the age order
-        if len(tokens) >= self.max_tokens:
-            now = self._clock()
-            for old in [k for k, t in tokens.items() if t.expires_at <= now]:
-                del tokens[old]
-            while len(tokens) >= self.max_tokens:
-                del tokens[next(iter(tokens))]
-        tokens[key] = token
+        with self._guard:  # other keys' fetches store at the same time
+            tokens.pop(key, None)  # re-inserted last: the dict's order is the age order
+            if len(tokens) >= self.max_tokens:
+                now = self._clock()
+                for old in [k for k, t in tokens.items() if t.expires_at <= now]:
+                    del tokens[old]
+                while len(tokens) >= self.max_tokens:
+                    del tokens[next(iter(tokens))]
+            tokens[key] = token
 
 
 def _token_request(

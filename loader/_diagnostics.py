@@ -79,6 +79,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC109": ("yaml11-value", Severity.WARNING),
     "TC110": ("pattern-not-checked", Severity.WARNING),
     "TC130": ("token-exchange-secret-in-file", Severity.WARNING),
+    "TC131": ("caller-token-without-oauth-callers", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

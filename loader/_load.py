@@ -667,12 +667,35 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             locate=server_locate,
             out=state.ctx.diagnostics,
         )
+        _check_caller_token_sources(state, server_doc)
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))
     catalog = None
     if not any(d.severity is Severity.ERROR for d in diagnostics):
         catalog = Catalog(tools, (s for s, _, _ in state.services.values()), toolsets)
     server = state.server[0] if state.server else None
     return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)
+
+
+def _check_caller_token_sources(state: _State, server: ServerDoc) -> None:
+    """TC131: services that need the caller's OAuth token, on a server that accepts only
+    API keys (which are never forwarded): every served call to them would be refused."""
+    auth = server.auth
+    if auth is None or auth.jwt is not None or auth.introspection is not None:
+        return
+    if not auth.api_keys:
+        return
+    for name, (service, file, where) in state.services.items():
+        if service.auth.type in CALLER_TOKEN_AUTH:
+            state.add(
+                "TC131",
+                f"service '{name}': auth {service.auth.type} needs the caller's OAuth token, "
+                "but server.auth accepts only API keys, which are never forwarded or "
+                "exchanged; every call through `toolcat serve` would be refused. Add "
+                "server.auth.jwt or introspection, or give the service its own credentials",
+                file,
+                where,
+                ("services", name),
+            )
 
 
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:
