@@ -381,7 +381,7 @@ def _caller_credentials(
             return None
         token = ""
     else:
-        redactor.add(token)
+        redactor.add_token(token)
         if not is_bearer_text(token):
             raise _Refused(
                 ToolError(

@@ -435,3 +435,54 @@ def test_the_agent_loop_carries_the_token(f: Any) -> None:
     for message in model.read:
         assert INBOUND not in message["content"] and EXCHANGED not in message["content"]
         assert "Bearer ***" in message["content"]
+
+
+ODD = 'ab/cd+ef=<gh>&ij~kl-mn_op.qr"st\\uv'
+
+
+def _go(token: str, hexes: str) -> str:
+    """JSON as Go's encoding/json writes it: <, > and & as \\u escapes."""
+    text = token.replace("\\", "\\\\").replace('"', '\\"')
+    for ch in "<>&":
+        text = text.replace(ch, "\\u" + hexes.format(ord(ch)))
+    return text
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        lambda t: t,
+        lambda t: t.replace("\\", "\\\\").replace('"', '\\"'),
+        lambda t: t.replace("\\", "\\\\").replace('"', '\\"').replace("/", "\\/"),
+        lambda t: _go(t, "{:04x}"),
+        lambda t: _go(t, "{:04X}"),
+        lambda t: __import__("urllib.parse").parse.quote(t, safe=""),
+        lambda t: __import__("urllib.parse").parse.quote(t, safe="").lower(),
+    ],
+    ids=["plain", "json", "json-slash", "go-html", "go-html-upper", "percent", "percent-lower"],
+)
+def test_echoes_of_a_forwarded_token_are_masked(f: Any, echo: Any) -> None:
+    from toolcat.executor._redact import Redactor
+
+    text = f"got: {echo(ODD)} end"
+    redactor = Redactor()
+    redactor.add_token(ODD)
+    masked = redactor(text)
+    assert masked.startswith("got: ") and masked.endswith(" end") and "***" in masked
+    assert "gh" not in masked and "ij~kl" not in masked
+
+
+def test_a_long_caller_token_costs_no_pattern_per_call() -> None:
+    """A JWT-sized token that changes per caller is masked without compiling a regex."""
+    from toolcat.executor._redact import Redactor
+
+    text = "an echo with escapes \\u00e9 %20 + and the token in it: "
+    start = time.perf_counter()
+    for i in range(50):
+        token = f"eyJ{i:04d}" + "a-b_" * 250  # about 1 KB, another per caller
+        redactor = Redactor()
+        redactor.add_token(token)
+        masked = redactor(text + token)
+        assert token not in masked and masked.endswith("***")
+    # a compiled per-character pattern costs about 0.3 s per token on a quiet machine
+    assert (time.perf_counter() - start) / 50 < 0.05
