@@ -7,6 +7,7 @@ to loopback; an exchange is cached per subject and bounded; no token shows anywh
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from typing import Any
@@ -486,3 +487,62 @@ def test_a_long_caller_token_costs_no_pattern_per_call() -> None:
         assert token not in masked and masked.endswith("***")
     # a compiled per-character pattern costs about 0.3 s per token on a quiet machine
     assert (time.perf_counter() - start) / 50 < 0.05
+
+
+@pytest.mark.parametrize("auth", [ForwardCallerToken(), EXCHANGE], ids=["forward", "exchange"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "https://evil.test/steal",
+        "http://api.test/v1/x",  # the same host over plain http
+        "https://api.test/other",  # outside the base path
+        "https://api.test.evil.test/v1/x",
+    ],
+)
+def test_the_callers_credential_never_follows_a_redirect_elsewhere(
+    f: Any, auth: Any, target: str
+) -> None:
+    idp = Idp()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "idp.test":
+            return idp(request)
+        request.read()
+        idp.upstream.append(request)
+        if request.url.path == "/v1/items":
+            return httpx.Response(302, headers={"Location": target})
+        return httpx.Response(200, json={})
+
+    cat = f.catalog(f.tool(), base_url=HTTPS, auth=auth)
+    with Executor(cat, client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV) as ex:
+        result = ex.execute(ToolCall("t", {}), context=ctx())
+    assert result.error is not None and result.error.type == "refused_by_policy"
+    assert [str(r.url) for r in idp.upstream] == ["https://api.test/v1/items"]
+
+
+def test_no_parameter_can_read_the_token(tmp_path: Any) -> None:
+    from toolcat.loader import load
+
+    (tmp_path / "c.yaml").write_text(
+        """\
+toolcat: 1
+services:
+  svc: {base_url: "https://api.test/v1"}
+tools:
+  - name: t
+    description: T.
+    service: svc
+    method: GET
+    path: /items
+    parameters:
+      token: {type: string, from: context.token}
+      tok: {type: string, from: claims.token, required: false}
+"""
+    )
+    idp = Idp()
+    with Executor(load([tmp_path]), client=idp.client()) as ex:
+        result = ex.execute(ToolCall("t", {}), context=ctx())
+        exported = json.dumps(ex.catalog["t"].input_schema)
+    assert result.error is not None and result.error.type == "refused_by_policy"
+    assert "context.token" in result.error.msg and idp.upstream == []
+    assert "token" not in exported
