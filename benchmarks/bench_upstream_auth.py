@@ -2,8 +2,9 @@
 
     python benchmarks/bench_upstream_auth.py [--calls 300] [--rounds 10]
 
-The demo's sample service runs on 127.0.0.1 (in-process, real sockets), with a
-loopback RFC 8693 token endpoint. One executor calls the same tool through three
+The demo's sample service runs on 127.0.0.1 in its own uvicorn process (real
+sockets, no GIL shared with the client), with a loopback RFC 8693 token endpoint
+(in-process: it is asked once). One executor calls the same tool through three
 services that differ only in ``auth``: ``bearer`` (the service's own token),
 ``forward_caller_token`` and ``token_exchange`` (cached: one exchange per subject,
 then every call reuses it), each call carrying the caller's context. Each round
@@ -16,9 +17,14 @@ is what a cached exchange adds to a call besides its header.
 from __future__ import annotations
 
 import argparse
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -27,7 +33,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from toolcat.executor import CallerIdentity, Executor, ToolCall, ToolContext
 from toolcat.loader import load
-from toolcat.testing import BackgroundServer, make_service
+from toolcat.testing import BackgroundServer
 
 CATALOG = """\
 toolcat: 1
@@ -63,6 +69,35 @@ def idp_app() -> Starlette:
         )
 
     return Starlette(routes=[Route("/token", token, methods=["POST"])])
+
+
+@contextmanager
+def sample_service() -> Iterator[str]:
+    """The sample service in a uvicorn subprocess; its base URL."""
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "toolcat.testing:make_service", "--factory",
+         "--host", "127.0.0.1", "--port", str(port), "--log-level", "error",
+         "--no-access-log", "--lifespan", "off", "--ws", "none"]
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                httpx.get(url + "/health", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        else:
+            raise SystemExit("the sample service did not start")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def chunk(executor: Executor, mode: str, n: int, context: ToolContext) -> float:
@@ -106,13 +141,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     with (
-        BackgroundServer(make_service()) as service,
+        sample_service() as service_url,
         BackgroundServer(idp_app()) as idp,
         tempfile.TemporaryDirectory() as tmp,
     ):
         path = Path(tmp) / "catalog.yaml"
         tools = "".join(TOOL.format(mode=m) for m in MODES)
-        path.write_text(CATALOG.format(url=service.url, idp=idp.url, tools=tools))
+        path.write_text(CATALOG.format(url=service_url, idp=idp.url, tools=tools))
         catalog = load([path])
         env = {"OWN_TOKEN": "own-service-token-0123456789", "SECRET": "bench-secret"}
         identity = CallerIdentity.make(subject="bench", method="jwt")
