@@ -413,15 +413,10 @@ class _TwoCallModel:
 
 
 def test_the_agent_loop_carries_the_token(f: Any) -> None:
-    from toolcat.catalog import Catalog, Service
     from toolcat.executor.agent import AgentLoop
 
     idp = Idp()
-    services = [
-        Service("fw", HTTPS, auth=ForwardCallerToken()),
-        Service("ex", HTTPS, auth=EXCHANGE),
-    ]
-    cat = Catalog([f.tool("fwd", service="fw"), f.tool("exc", service="ex")], services)
+    cat = _two_services(f)
     model = _TwoCallModel(ToolCall("fwd", {}, "c1"), ToolCall("exc", {}, "c2"))
 
     async def go() -> None:
@@ -546,3 +541,38 @@ tools:
     assert result.error is not None and result.error.type == "refused_by_policy"
     assert "context.token" in result.error.msg and idp.upstream == []
     assert "token" not in exported
+
+
+def test_no_token_in_any_span(f: Any) -> None:
+    from opentelemetry.sdk import trace as sdk_trace
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = sdk_trace.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    idp = Idp()
+    cat = _two_services(f)
+    with Executor(cat, client=idp.client(), env=ENV, tracer_provider=provider) as ex:
+        assert ex.execute(ToolCall("fwd", {}), context=ctx()).ok
+        assert ex.execute(ToolCall("exc", {}), context=ctx()).ok
+        failing = Idp({"error": "invalid_grant", "error_description": INBOUND}, 400)
+        ex._client = failing.client()  # the next exchange fails: its span too
+        assert not ex.execute(ToolCall("exc", {}), context=ctx("another-caller-token")).ok
+    spans = exporter.get_finished_spans()
+    assert len(spans) == 3
+    dumped = " ".join(span.to_json() for span in spans)
+    exchanged = [r.headers["authorization"].removeprefix("Bearer ") for r in idp.upstream]
+    for secret in (INBOUND, "another-caller-token", "exchange-client-secret", *exchanged):
+        assert secret not in dumped
+
+
+def _two_services(f: Any) -> Any:
+    """Tool ``fwd`` on a forwarding service, ``exc`` on an exchanging one."""
+    from toolcat.catalog import Catalog, Service
+
+    services = [
+        Service("fw", HTTPS, auth=ForwardCallerToken()),
+        Service("ex", HTTPS, auth=EXCHANGE),
+    ]
+    return Catalog([f.tool("fwd", service="fw"), f.tool("exc", service="ex")], services)
