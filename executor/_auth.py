@@ -45,6 +45,9 @@ _MAX_TOKEN_BODY = 65_536
 #: Tokens a cache holds at most (exchanged tokens are one per caller): past it, expired
 #: ones go first, then the oldest.
 MAX_CACHED_TOKENS = 10_000
+# Seconds a failed token request answers the callers that queued behind it: they fail
+# with it at once instead of each waiting out its own timeout in turn.
+_FAILURE_HOLD = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +187,7 @@ class TokenCache:
         self._locks: dict[Any, threading.Lock] = {}
         self._alocks: dict[Any, asyncio.Lock] = {}
         self._guard = threading.Lock()
+        self._failures: dict[Any, tuple[TokenError, float]] = {}
         self.requests = 0  # token requests sent (for tests and metrics)
 
     def _cached(self, key: Any, stale: str | None) -> str | None:
@@ -212,20 +216,25 @@ class TokenCache:
             hit = self._cached(key, stale)
             if hit is not None:
                 return hit
+            self._raise_held(key)
             self.requests += 1
             request = _token_request(client, config, timeout)
             try:
-                response = client.send(request, stream=True)
                 try:
-                    body = _CappedBody()
-                    for chunk in response.iter_bytes():
-                        if body.add(chunk):
-                            break
-                finally:
-                    response.close()
-            except httpx.TransportError as exc:
-                raise _transport_error(exc, config.label) from exc
-            return self._store(config, response.status_code, body.value())
+                    response = client.send(request, stream=True)
+                    try:
+                        body = _CappedBody()
+                        for chunk in response.iter_bytes():
+                            if body.add(chunk):
+                                break
+                    finally:
+                        response.close()
+                except httpx.TransportError as exc:
+                    raise _transport_error(exc, config.label) from exc
+                return self._store(config, response.status_code, body.value())
+            except TokenError as exc:
+                self._hold(key, exc)
+                raise
 
     async def aget(
         self,
@@ -248,20 +257,41 @@ class TokenCache:
             hit = self._cached(key, stale)
             if hit is not None:
                 return hit
+            self._raise_held(key)
             self.requests += 1
             request = _token_request(client, config, timeout)
             try:
-                response = await client.send(request, stream=True)
                 try:
-                    body = _CappedBody()
-                    async for chunk in response.aiter_bytes():
-                        if body.add(chunk):
-                            break
-                finally:
-                    await response.aclose()
-            except httpx.TransportError as exc:
-                raise _transport_error(exc, config.label) from exc
-            return self._store(config, response.status_code, body.value())
+                    response = await client.send(request, stream=True)
+                    try:
+                        body = _CappedBody()
+                        async for chunk in response.aiter_bytes():
+                            if body.add(chunk):
+                                break
+                    finally:
+                        await response.aclose()
+                except httpx.TransportError as exc:
+                    raise _transport_error(exc, config.label) from exc
+                return self._store(config, response.status_code, body.value())
+            except TokenError as exc:
+                self._hold(key, exc)
+                raise
+
+    def _raise_held(self, key: Any) -> None:
+        """Fail with the error of a request that just failed for ``key``, if any."""
+        held = self._failures.get(key)
+        if held is not None and held[1] > self._clock():
+            raise TokenError(held[0].error, held[0].status)
+
+    def _hold(self, key: Any, error: TokenError) -> None:
+        with self._guard:
+            if len(self._failures) >= self.max_tokens:
+                now = self._clock()
+                for old in [k for k, (_, until) in self._failures.items() if until <= now]:
+                    del self._failures[old]
+                while len(self._failures) >= self.max_tokens:
+                    del self._failures[next(iter(self._failures))]
+            self._failures[key] = (error, self._clock() + _FAILURE_HOLD)
 
     def _prune(self, table: dict[Any, Any]) -> None:
         """Keep ``table`` (a lock table) within the bound; an idle lock is dropped first.

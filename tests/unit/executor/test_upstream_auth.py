@@ -576,3 +576,29 @@ def _two_services(f: Any) -> Any:
         Service("ex", HTTPS, auth=EXCHANGE),
     ]
     return Catalog([f.tool("fwd", service="fw"), f.tool("exc", service="ex")], services)
+
+
+def test_callers_queued_behind_a_failing_exchange_fail_with_it(f: Any) -> None:
+    """A slow endpoint: the calls that waited on the one exchange fail at once with its
+    error, instead of each waiting out another timeout in turn."""
+    asked = []
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "idp.test":
+            asked.append(1)
+            await asyncio.sleep(0.3)
+            raise httpx.ReadTimeout("slow", request=request)
+        raise AssertionError("the service must not be called")
+
+    async def go() -> tuple[list[Any], float]:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
+            ex = Executor(cat, async_client=client, env=ENV)
+            start = time.perf_counter()
+            calls = [ToolCall("t", {}, str(i)) for i in range(8)]
+            results = await ex.aexecute_many(calls, context=ctx())
+            return results, time.perf_counter() - start
+
+    results, elapsed = asyncio.run(go())
+    assert [r.error.type if r.error else None for r in results] == ["timeout"] * 8
+    assert len(asked) == 1 and elapsed < 0.3 * 4  # one wait, not eight in turn
