@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from urllib.parse import quote
 
 from toolcat.catalog import interpolate, references
@@ -50,7 +51,8 @@ def _encoded(secret: str) -> re.Pattern[str]:
     return re.compile("".join(_char(ch) for ch in secret))
 
 
-def _echoes(token: str) -> set[str]:
+@lru_cache(maxsize=256)  # a caller's token recurs on each of its calls
+def _echoes(token: str) -> tuple[str, ...]:
     """The forms an upstream's echo may give ``token``: JSON (``\\/``, ``\\"``,
     ``\\\\``; ``\\u003c`` for ``<>&`` as Go writes them, in either hex case) and
     percent-encoding (either hex case)."""
@@ -62,7 +64,7 @@ def _echoes(token: str) -> set[str]:
     forms.add(quote(token, safe=""))
     forms.add(token.translate(_PERCENT_LOWER))
     forms.discard(token)
-    return forms
+    return tuple(forms)
 
 
 _HTML_ESCAPES = tuple(
@@ -103,7 +105,7 @@ class Redactor:
         for token in tokens:
             if not token or len(token) < _MIN_SECRET:
                 continue
-            forms = {token, *_echoes(token)}
+            forms = (token, *_echoes(token))
             self._literal.update(forms)
             self.add(*forms)
 
