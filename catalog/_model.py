@@ -9,6 +9,7 @@ executor when a call runs, never at load time.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -219,6 +220,7 @@ AuthSpec = (
 )
 
 
+@functools.lru_cache(maxsize=1024)  # base URLs and token endpoints: a handful per catalog
 def credentials_may_travel(url: str) -> bool:
     """Whether a caller's token may be sent to ``url``: https, or http to a loopback address
     (``localhost``, ``127.0.0.0/8``, ``::1``); a token read on the way could be replayed.

@@ -324,7 +324,8 @@ def _render(
 
     grant: TokenGrant | None = auth.oauth
     if auth.forward or auth.exchange is not None:
-        grant = _caller_credentials(auth, url, service, context, redactor, headers, preview)
+        # the base URL decides (the request lies under it): one check per service, cached
+        grant = _caller_credentials(auth, home, service, context, redactor, headers, preview)
     wire_headers: list[tuple[str, str | bytes]] = [
         (k, v if v.isascii() else v.encode()) for k, v in headers
     ]
