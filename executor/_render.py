@@ -13,23 +13,17 @@ from urllib.parse import unquote, urlencode
 
 import httpx
 from toolcat._errors import ToolcatError
-from toolcat.catalog import MissingVariableError, ParameterBinding, credentials_may_travel
+from toolcat.catalog import MissingVariableError, ParameterBinding
 
-from ._auth import ResolvedAuth, TokenGrant, resolve_auth
+from ._auth import TokenGrant, resolve_auth
 from ._calls import ToolError
-from ._exchange import ExchangeGrant, not_after
 from ._identity import ToolContext
 from ._plan import ToolPlan
-from ._policy import (
-    MAX_HEADER_VALUE,
-    MAX_URL_LENGTH,
-    bad_header_char,
-    is_bearer_text,
-    under_base,
-)
-from ._redact import MASK, Redactor, is_sensitive_header, resolve
+from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, under_base
+from ._redact import Redactor, is_sensitive_header, resolve
 from ._styles import cookie_text, header_text, path_value, query_pairs, to_text
 from ._templates import TemplateFailure
+from ._upstream import CallerTokenRefused, caller_credentials
 
 __all__ = ["Draft", "render", "request_for"]
 
@@ -325,7 +319,10 @@ def _render(
     grant: TokenGrant | None = auth.oauth
     if auth.forward or auth.exchange is not None:
         # the base URL decides (the request lies under it): one check per service, cached
-        grant = _caller_credentials(auth, home, service, context, redactor, headers, preview)
+        try:
+            grant = caller_credentials(auth, home, service, context, redactor, headers, preview)
+        except CallerTokenRefused as exc:
+            raise _Refused(exc.error) from None
     wire_headers: list[tuple[str, str | bytes]] = [
         (k, v if v.isascii() else v.encode()) for k, v in headers
     ]
@@ -333,75 +330,6 @@ def _render(
     if plan.body is not None:
         _body(plan, args, draft)
     return draft
-
-
-def _caller_credentials(
-    auth: ResolvedAuth,
-    url: httpx.URL,
-    service: str,
-    context: ToolContext,
-    redactor: Redactor,
-    headers: list[tuple[str, str]],
-    preview: bool,
-) -> ExchangeGrant | None:
-    """The caller's token as a header (forward), or the exchange to make for it.
-
-    Refused, with nothing sent: a URL that is not https or loopback, no caller token,
-    a token that could not be a header value.
-    """
-    how = "forwards" if auth.forward else "exchanges"
-    if not credentials_may_travel(str(url)):
-        raise _Refused(
-            ToolError(
-                "refused_by_policy",
-                f"service {service!r} {how} the caller's token, which goes only over https "
-                f"or to a loopback address, not to {url.scheme}://{url.host}; nothing was sent",
-            )
-        )
-    exchange = auth.exchange
-    if exchange is not None and not credentials_may_travel(exchange.token_url):
-        raise _Refused(
-            ToolError(
-                "refused_by_policy",
-                f"the token_url of service {service!r} is not https or a loopback address; "
-                "the caller's token was not sent to it",
-            )
-        )
-    token = context.token
-    if token is None:
-        if not preview:
-            raise _Refused(
-                ToolError(
-                    "refused_by_policy",
-                    f"service {service!r} {how} the caller's token, and this call carries "
-                    "none (the caller must sign in with a bearer token); it was not sent",
-                )
-            )
-        if exchange is None:
-            headers.append(("Authorization", "Bearer " + MASK))
-            return None
-        token = ""
-    else:
-        redactor.add_token(token)
-        if not is_bearer_text(token):
-            raise _Refused(
-                ToolError(
-                    "refused_by_policy",
-                    "the caller's token is not a bearer token that can be sent "
-                    "(empty, too long, or holding spaces or control characters); it was not sent",
-                )
-            )
-    if exchange is None:
-        headers.append(("Authorization", f"Bearer {token}"))
-        return None
-    identity = context.identity
-    return ExchangeGrant(
-        exchange,
-        service,
-        identity.subject if identity is not None else None,
-        token,
-        not_after(identity.claims.get("exp")) if identity is not None else None,
-    )
 
 
 def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
