@@ -44,6 +44,7 @@ from ._model import (
     BasicAuth,
     BearerAuth,
     BodySpec,
+    ForwardCallerToken,
     HttpCommand,
     NoAuth,
     OAuth2ClientCredentials,
@@ -54,9 +55,11 @@ from ._model import (
     Service,
     SourceLocation,
     Timeouts,
+    TokenExchange,
     ToolAnnotations,
     ToolDefinition,
     ToolExample,
+    credentials_may_travel,
 )
 from ._printable import escape_controls, escape_json_controls
 from ._record import record
@@ -93,6 +96,7 @@ __all__ = [
     "ChangeRule",
     "DEFAULT_JWT_ALGORITHMS",
     "EnvSyntaxError",
+    "ForwardCallerToken",
     "FrozenDict",
     "FrozenList",
     "GeminiResult",
@@ -127,6 +131,7 @@ __all__ = [
     "SourceLocation",
     "StrictResult",
     "Timeouts",
+    "TokenExchange",
     "ToolAnnotations",
     "ToolChange",
     "ToolDefinition",
@@ -138,6 +143,7 @@ __all__ = [
     "compile_check",
     "constant_bound_error",
     "diff_catalogs",
+    "credentials_may_travel",
     "escape_controls",
     "escape_json_controls",
     "freeze",

@@ -9,6 +9,7 @@ executor when a call runs, never at load time.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import field
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ __all__ = [
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
+    "ForwardCallerToken",
     "HttpCommand",
     "NoAuth",
     "OAuth2ClientCredentials",
@@ -32,9 +34,11 @@ __all__ = [
     "Service",
     "SourceLocation",
     "Timeouts",
+    "TokenExchange",
     "ToolAnnotations",
     "ToolDefinition",
     "ToolExample",
+    "credentials_may_travel",
 ]
 
 
@@ -178,7 +182,77 @@ class OAuth2ClientCredentials:
     type: Literal["oauth2_client_credentials"] = "oauth2_client_credentials"
 
 
-AuthSpec = NoAuth | BearerAuth | BasicAuth | ApiKeyAuth | OAuth2ClientCredentials
+@record
+class ForwardCallerToken:
+    """Send the caller's own bearer token (the one it authenticated with) upstream.
+
+    Only services marked with it get the token, and only over HTTPS or to a loopback
+    address (checked at load, and again at run time on the resolved URL).
+    """
+
+    type: Literal["forward_caller_token"] = "forward_caller_token"
+
+
+@record
+class TokenExchange:
+    """OAuth 2.0 token exchange (RFC 8693): the caller's token is exchanged at
+    ``token_url`` for one meant for this service (``audience``/``resource``/``scopes``);
+    the result is cached per subject until it expires. ``timeout`` bounds the exchange
+    (seconds); ``max_lifetime`` caps how long an exchanged token is cached (seconds)."""
+
+    token_url: str
+    client_id: str
+    client_secret: str
+    audience: str | None = None
+    resource: str | None = None
+    scopes: tuple[str, ...] = ()
+    timeout: float = 5.0
+    max_lifetime: float = 3600.0
+    type: Literal["token_exchange"] = "token_exchange"
+
+
+AuthSpec = (
+    NoAuth
+    | BearerAuth
+    | BasicAuth
+    | ApiKeyAuth
+    | OAuth2ClientCredentials
+    | ForwardCallerToken
+    | TokenExchange
+)
+
+
+@functools.lru_cache(maxsize=1024)  # base URLs and token endpoints: a handful per catalog
+def credentials_may_travel(url: str) -> bool:
+    """Whether a caller's token may be sent to ``url``: https, or http to a loopback address
+    (``localhost``, ``127.0.0.0/8``, ``::1``); a token read on the way could be replayed.
+
+    >>> credentials_may_travel("https://api.example"), credentials_may_travel("http://[::1]:8080")
+    (True, True)
+    >>> credentials_may_travel("http://api.example")
+    False
+    """
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return False
+    if not host:
+        return False
+    scheme = parts.scheme.lower()
+    if scheme == "https":
+        return True
+    if scheme != "http":
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # another name may resolve anywhere
 
 
 @record

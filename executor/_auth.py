@@ -1,4 +1,5 @@
-"""Auth at run time: static credentials, and OAuth2 client-credentials tokens with a cache."""
+"""Auth at run time: static credentials, and OAuth2 tokens (client credentials, or a token
+exchange for the caller, see :mod:`._exchange`) with a bounded cache."""
 
 from __future__ import annotations
 
@@ -18,18 +19,36 @@ from toolcat.catalog import (
     AuthSpec,
     BasicAuth,
     BearerAuth,
+    ForwardCallerToken,
     NoAuth,
     OAuth2ClientCredentials,
+    TokenExchange,
     record,
 )
 
 from ._calls import ToolError
+from ._exchange import ExchangeConfig, ExchangeGrant
+from ._policy import is_bearer_text
 from ._redact import Redactor, resolve
 
-__all__ = ["OAuthConfig", "ResolvedAuth", "TokenCache", "TokenError", "resolve_auth"]
+__all__ = [
+    "MAX_CACHED_TOKENS",
+    "OAuthConfig",
+    "ResolvedAuth",
+    "TokenCache",
+    "TokenError",
+    "TokenGrant",
+    "resolve_auth",
+]
 
 _EXPIRY_MARGIN = 30.0  # seconds before the stated expiry that a token counts as expired
 _MAX_TOKEN_BODY = 65_536
+#: Tokens a cache holds at most (exchanged tokens are one per caller): past it, expired
+#: ones go first, then the oldest.
+MAX_CACHED_TOKENS = 10_000
+# Seconds a failed token request answers the callers that queued behind it: they fail
+# with it at once instead of each waiting out its own timeout in turn.
+_FAILURE_HOLD = 1.0
 
 
 @record
@@ -41,9 +60,28 @@ class OAuthConfig:
     client_secret: str = field(repr=False)
     scopes: tuple[str, ...] = ()
 
+    label = "OAuth2 token endpoint"
+
     @property
     def key(self) -> tuple[str, str, str, tuple[str, ...]]:
         return (self.token_url, self.client_id, self.client_secret, self.scopes)
+
+    def form(self) -> dict[str, str]:
+        data = {"grant_type": "client_credentials"}
+        if self.scopes:
+            data["scope"] = " ".join(self.scopes)
+        return data
+
+    def time_cap(self) -> float | None:
+        return None  # the call's own timeouts bound it
+
+    def lifetime_cap(self, now: float) -> float:
+        return float("inf")
+
+
+#: A token to fetch before sending: the service's own (client credentials), or one
+#: exchanged for the caller's.
+TokenGrant = OAuthConfig | ExchangeGrant
 
 
 @dataclass(slots=True)
@@ -52,6 +90,8 @@ class ResolvedAuth:
     query: list[str] = field(default_factory=list)
     cookies: list[str] = field(default_factory=list)
     oauth: OAuthConfig | None = None
+    forward: bool = False  # send the caller's token
+    exchange: ExchangeConfig | None = None  # exchange the caller's token (RFC 8693)
 
 
 _NONE = ResolvedAuth()
@@ -92,7 +132,25 @@ def resolve_auth(
             scopes=tuple(spec.scopes),
         )
         return ResolvedAuth(oauth=config)
+    if isinstance(spec, ForwardCallerToken):
+        return ResolvedAuth(forward=True)
+    if isinstance(spec, TokenExchange):
+        exchange = ExchangeConfig(
+            token_url=resolve(spec.token_url, env, redactor, where=where, secret=False),
+            client_id=resolve(spec.client_id, env, redactor, where=where, secret=False),
+            client_secret=resolve(spec.client_secret, env, redactor, where=where, secret=True),
+            audience=_maybe(spec.audience, env, redactor, where),
+            resource=_maybe(spec.resource, env, redactor, where),
+            scopes=tuple(spec.scopes),
+            timeout=spec.timeout,
+            max_lifetime=spec.max_lifetime,
+        )
+        return ResolvedAuth(exchange=exchange)
     raise TypeError(f"unknown auth spec {spec!r}")
+
+
+def _maybe(text: str | None, env: Mapping[str, str], redactor: Redactor, where: str) -> str | None:
+    return None if text is None else resolve(text, env, redactor, where=where, secret=False)
 
 
 class TokenError(ToolcatError):
@@ -111,20 +169,26 @@ class _Token:
 
 
 class TokenCache:
-    """OAuth2 client-credentials tokens, cached until they expire.
+    """OAuth2 tokens, cached until they expire.
 
-    One token per (token URL, client, scopes). Concurrent callers that need a
-    new token wait for a single request (a lock per key, for threads and for
-    each event loop). :meth:`get` with ``stale=`` set to a token the API just
-    rejected with 401 fetches a new one, unless another caller already did.
+    One client-credentials token per (token URL, client, scopes); one exchanged
+    token per (service, exchange settings, subject, hash of the caller's token).
+    Concurrent callers that need a new token wait for a single request (a lock per
+    key, for threads and for each event loop). :meth:`get` with ``stale=`` set to a
+    token the API just rejected with 401 fetches a new one, unless another caller
+    already did. At most ``max_tokens`` are kept.
     """
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, *, max_tokens: int = MAX_CACHED_TOKENS
+    ) -> None:
         self._clock = clock
+        self.max_tokens = max_tokens
         self._tokens: dict[Any, _Token] = {}
         self._locks: dict[Any, threading.Lock] = {}
         self._alocks: dict[Any, asyncio.Lock] = {}
         self._guard = threading.Lock()
+        self._failures: dict[Any, tuple[TokenError, float]] = {}
         self.requests = 0  # token requests sent (for tests and metrics)
 
     def _cached(self, key: Any, stale: str | None) -> str | None:
@@ -136,7 +200,7 @@ class TokenCache:
     def get(
         self,
         client: httpx.Client,
-        config: OAuthConfig,
+        config: TokenGrant,
         timeout: dict[str, float | None],
         stale: str | None = None,
     ) -> str:
@@ -145,30 +209,38 @@ class TokenCache:
         if hit is not None:
             return hit
         with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
+            lock = self._locks.get(key)
+            if lock is None:
+                self._prune(self._locks)
+                lock = self._locks[key] = threading.Lock()
         with lock:
             hit = self._cached(key, stale)
             if hit is not None:
                 return hit
+            self._raise_held(key)
             self.requests += 1
             request = _token_request(client, config, timeout)
             try:
-                response = client.send(request, stream=True)
                 try:
-                    body = _CappedBody()
-                    for chunk in response.iter_bytes():
-                        if body.add(chunk):
-                            break
-                finally:
-                    response.close()
-            except httpx.TransportError as exc:
-                raise _transport_error(exc) from exc
-            return self._store(key, response.status_code, body.value())
+                    response = client.send(request, stream=True)
+                    try:
+                        body = _CappedBody()
+                        for chunk in response.iter_bytes():
+                            if body.add(chunk):
+                                break
+                    finally:
+                        response.close()
+                except httpx.TransportError as exc:
+                    raise _transport_error(exc, config.label) from exc
+                return self._store(config, response.status_code, body.value())
+            except TokenError as exc:
+                self._hold(key, exc)
+                raise
 
     async def aget(
         self,
         client: httpx.AsyncClient,
-        config: OAuthConfig,
+        config: TokenGrant,
         timeout: dict[str, float | None],
         stale: str | None = None,
     ) -> str:
@@ -180,57 +252,117 @@ class TokenCache:
         with self._guard:
             lock = self._alocks.get(loop_key)
             if lock is None:
+                self._prune(self._alocks)
                 lock = self._alocks[loop_key] = asyncio.Lock()
         async with lock:
             hit = self._cached(key, stale)
             if hit is not None:
                 return hit
+            self._raise_held(key)
             self.requests += 1
             request = _token_request(client, config, timeout)
             try:
-                response = await client.send(request, stream=True)
                 try:
-                    body = _CappedBody()
-                    async for chunk in response.aiter_bytes():
-                        if body.add(chunk):
-                            break
-                finally:
-                    await response.aclose()
-            except httpx.TransportError as exc:
-                raise _transport_error(exc) from exc
-            return self._store(key, response.status_code, body.value())
+                    response = await client.send(request, stream=True)
+                    try:
+                        body = _CappedBody()
+                        async for chunk in response.aiter_bytes():
+                            if body.add(chunk):
+                                break
+                    finally:
+                        await response.aclose()
+                except httpx.TransportError as exc:
+                    raise _transport_error(exc, config.label) from exc
+                return self._store(config, response.status_code, body.value())
+            except TokenError as exc:
+                self._hold(key, exc)
+                raise
 
-    def _store(self, key: Any, status: int, body: bytes) -> str:
+    def _raise_held(self, key: Any) -> None:
+        """Fail with the error of a request that just failed for ``key``, if any."""
+        held = self._failures.get(key)
+        if held is not None and held[1] > self._clock():
+            raise TokenError(held[0].error, held[0].status)
+
+    def _hold(self, key: Any, error: TokenError) -> None:
+        with self._guard:
+            if len(self._failures) >= self.max_tokens:
+                now = self._clock()
+                for old in [k for k, (_, until) in self._failures.items() if until <= now]:
+                    del self._failures[old]
+                while len(self._failures) >= self.max_tokens:
+                    del self._failures[next(iter(self._failures))]
+            self._failures[key] = (error, self._clock() + _FAILURE_HOLD)
+
+    def _prune(self, table: dict[Any, Any]) -> None:
+        """Keep ``table`` (a lock table) within the bound; an idle lock is dropped first.
+
+        A lock dropped just before its caller took it costs at most one extra request."""
+        if len(table) < self.max_tokens:
+            return
+        for key in [k for k, lock in table.items() if not lock.locked()][: len(table) // 2 + 1]:
+            del table[key]
+
+    def _store(self, config: TokenGrant, status: int, body: bytes) -> str:
         import json
 
+        label = config.label
         if status >= 400:
-            raise TokenError(
-                ToolError("http_error", f"the OAuth2 token endpoint answered HTTP {status}"), status
-            )
+            raise TokenError(ToolError("http_error", f"the {label} answered HTTP {status}"), status)
         try:
             payload = json.loads(body)
             value = payload["access_token"]
             if not isinstance(value, str) or not value:
                 raise TypeError("access_token is not a string")
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            error = ToolError("http_error", f"the {label} gave no access_token")
+            raise TokenError(error, status) from exc
+        if not is_bearer_text(value):
+            # never sent: it could add a header line, and it is not echoed either
             raise TokenError(
-                ToolError("http_error", "the OAuth2 token endpoint gave no access_token"), status
-            ) from exc
+                ToolError("invalid_response", f"the {label} gave an access_token that is not a "
+                          "bearer token (control characters, spaces or too long)"),
+                status,
+            )  # fmt: skip
+        token_type = payload.get("token_type")
+        if isinstance(config, ExchangeGrant) and not (
+            token_type is None or (isinstance(token_type, str) and token_type.lower() == "bearer")
+        ):
+            raise TokenError(
+                ToolError("invalid_response", f"the {label} gave a token that is not a bearer "
+                          "token (token_type)"),
+                status,
+            )  # fmt: skip
+        now = self._clock()
         lifetime = payload.get("expires_in")
         if isinstance(lifetime, int | float) and not isinstance(lifetime, bool) and lifetime > 0:
-            expires = self._clock() + max(lifetime - _EXPIRY_MARGIN, lifetime / 2)
+            expires = now + max(lifetime - _EXPIRY_MARGIN, lifetime / 2)
         else:
             expires = float("inf")
-        self._tokens[key] = _Token(value, expires)
+        expires = min(expires, config.lifetime_cap(now))
+        self._keep(config.key, _Token(value, expires))
         return value
+
+    def _keep(self, key: Any, token: _Token) -> None:
+        tokens = self._tokens
+        with self._guard:  # other keys' fetches store at the same time
+            tokens.pop(key, None)  # re-inserted last: the dict's order is the age order
+            if len(tokens) >= self.max_tokens:
+                now = self._clock()
+                for old in [k for k, t in tokens.items() if t.expires_at <= now]:
+                    del tokens[old]
+                while len(tokens) >= self.max_tokens:
+                    del tokens[next(iter(tokens))]
+            tokens[key] = token
 
 
 def _token_request(
-    client: httpx.Client | httpx.AsyncClient, config: OAuthConfig, timeout: dict[str, float | None]
+    client: httpx.Client | httpx.AsyncClient, config: TokenGrant, timeout: dict[str, float | None]
 ) -> httpx.Request:
-    data = {"grant_type": "client_credentials"}
-    if config.scopes:
-        data["scope"] = " ".join(config.scopes)
+    data = config.form()
+    cap = config.time_cap()
+    if cap is not None:  # an exchange answers in its own bounded time, within the call's
+        timeout = {k: cap if v is None else min(v, cap) for k, v in timeout.items()}
     basic = base64.b64encode(
         f"{quote(config.client_id, safe='')}:{quote(config.client_secret, safe='')}".encode()
     ).decode("ascii")
@@ -244,15 +376,12 @@ def _token_request(
     return request
 
 
-def _transport_error(exc: httpx.TransportError) -> TokenError:
+def _transport_error(exc: httpx.TransportError, label: str) -> TokenError:
     """The result for the model when the token request got no answer."""
     if isinstance(exc, httpx.TimeoutException):
-        return TokenError(ToolError("timeout", "the OAuth2 token request timed out"))
+        return TokenError(ToolError("timeout", f"the request to the {label} timed out"))
     return TokenError(
-        ToolError(
-            "connection_error",
-            f"the OAuth2 token endpoint is unreachable: {type(exc).__name__}",
-        )
+        ToolError("connection_error", f"the {label} is unreachable: {type(exc).__name__}")
     )
 
 

@@ -17,6 +17,7 @@ from ._auth import TokenCache, TokenError
 from ._calls import ToolError
 from ._deadline import deadline_scope
 from ._encoding import ACCEPT_ENCODING, BodyDecoder, BodyTooLarge, EncodingRefused
+from ._exchange import ExchangeGrant
 from ._logsafe import redacted_logs
 from ._plan import ToolPlan
 from ._policy import MAX_REDIRECTS, under_base
@@ -277,7 +278,10 @@ class Dispatcher:
     def _with_token(draft: Draft, token: str | None) -> Draft:
         if token is None:
             return draft
-        draft.redactor.add(token)
+        if isinstance(draft.oauth, ExchangeGrant):
+            draft.redactor.add_token(token)  # one per caller: no pattern compiled per token
+        else:
+            draft.redactor.add(token)
         headers = [*draft.headers, ("Authorization", f"Bearer {token}")]
         return Draft(
             draft.method,

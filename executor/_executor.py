@@ -187,7 +187,9 @@ class Executor:
             plan = self._plans[name] = compile_plan(tool, self.catalog.service_for(tool))
         return plan
 
-    def _draft(self, call: ToolCall) -> tuple[ToolPlan, Draft] | ToolResult:
+    def _draft(
+        self, call: ToolCall, *, preview: bool = False
+    ) -> tuple[ToolPlan, Draft] | ToolResult:
         plan = self.plan(call.name) if isinstance(call.name, str) else None
         if plan is None:
             # A model-chosen name may be megabytes: echo (and compare) only its start.
@@ -230,7 +232,7 @@ class Executor:
                 return filled
             args = filled
         env = self._env if self._env is not None else os.environ
-        draft = render(plan, args, env)
+        draft = render(plan, args, env, context=current_context(), preview=preview)
         if isinstance(draft, ToolError):
             return error_result(call, [draft])
         return plan, draft
@@ -436,12 +438,19 @@ class Executor:
 
     # -- dry run -------------------------------------------------------------------------
 
-    def prepare(self, call: ToolCall) -> PreparedRequest | ToolResult:
+    def prepare(
+        self, call: ToolCall, *, context: ToolContext | None = None
+    ) -> PreparedRequest | ToolResult:
         """The request ``call`` would send, with secrets masked; sends nothing.
 
-        Returns the error result instead when the call could not be sent.
+        Returns the error result instead when the call could not be sent. A service
+        that forwards or exchanges the caller's token shows ``Bearer ***``, with or
+        without a token in ``context``; no exchange is made.
         """
-        prepared = self._draft(call)
+        if context is not None:
+            with with_context(context):
+                return self.prepare(call)
+        prepared = self._draft(call, preview=True)
         if isinstance(prepared, ToolResult):
             return prepared
         _, draft = prepared

@@ -2,7 +2,9 @@
 
 The MCP server sets it from the token of the HTTP request a tool call runs for;
 an access policy, ``from: claims.x`` bindings and audit lines read it through
-:func:`current_identity`. It never holds the token itself.
+:func:`current_identity`. It never holds the token itself: the caller's token
+travels apart, in :attr:`ToolContext.token`, read only by services configured to
+forward or exchange it (``auth: forward_caller_token`` / ``token_exchange``).
 """
 
 from __future__ import annotations
@@ -67,23 +69,35 @@ class CallerIdentity:
 @record
 class ToolContext:
     """What a call carries besides its arguments: the verified caller (set by a server
-    from the token, or by an embedding app that verified it) and application
-    ``values`` (set by the embedding app; frozen).
+    from the token, or by an embedding app that verified it), application
+    ``values`` (set by the embedding app; frozen) and the caller's bearer ``token``
+    (the server's inbound token, or one the app holds for its user).
+
+    The token goes upstream only to services that say so (``forward_caller_token``,
+    or exchanged first with ``token_exchange``); it is never shown in a ``repr``,
+    never a value ``from: context.x`` can read, and never part of a schema.
 
     >>> ToolContext.make(values={"user_id": "u1"}).values["user_id"]
     'u1'
+    >>> "s3cret" in repr(ToolContext.make(token="s3cret"))
+    False
     """
 
     identity: CallerIdentity | None = None
     values: FrozenDict = field(default_factory=FrozenDict)
+    token: str | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def make(
-        cls, identity: CallerIdentity | None = None, values: dict[str, Any] | None = None
+        cls,
+        identity: CallerIdentity | None = None,
+        values: dict[str, Any] | None = None,
+        *,
+        token: str | None = None,
     ) -> ToolContext:
         frozen = freeze(dict(values or {}))
         assert isinstance(frozen, FrozenDict)
-        return cls(identity, frozen)
+        return cls(identity, frozen, token)
 
 
 _current: ContextVar[CallerIdentity | None] = ContextVar("toolcat_caller", default=None)
@@ -105,21 +119,25 @@ def caller(identity: CallerIdentity | None) -> Iterator[None]:
 
 
 _values: ContextVar[FrozenDict | None] = ContextVar("toolcat_context_values", default=None)
+_bearer: ContextVar[str | None] = ContextVar("toolcat_caller_token", default=None)
 
 
 def current_context() -> ToolContext:
-    """The context of the call running here: the caller and the application's values."""
-    return ToolContext(_current.get(), _values.get() or FrozenDict())
+    """The context of the call running here: the caller, the application's values and
+    the caller's token."""
+    return ToolContext(_current.get(), _values.get() or FrozenDict(), _bearer.get())
 
 
 @contextmanager
 def with_context(context: ToolContext) -> Iterator[None]:
-    """While inside, calls run with ``context`` (its identity and values)."""
+    """While inside, calls run with ``context`` (its identity, values and token)."""
     token = _values.set(context.values)
+    bearer = _bearer.set(context.token)
     try:
         with caller(context.identity):
             yield
     finally:
+        _bearer.reset(bearer)
         _values.reset(token)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 
 __all__ = [
@@ -9,6 +11,7 @@ __all__ = [
     "MAX_REDIRECTS",
     "MAX_URL_LENGTH",
     "bad_header_char",
+    "is_bearer_text",
     "same_origin",
     "under_base",
 ]
@@ -29,6 +32,17 @@ def bad_header_char(value: str) -> str | None:
         if ch in _FORBIDDEN:
             return ch
     return None
+
+
+# What a bearer token may hold to be sent as ``Bearer <token>``: visible ASCII, no space.
+_BEARER_TEXT = re.compile(r"[\x21-\x7e]+")
+
+
+def is_bearer_text(token: str) -> bool:
+    """Whether ``token`` can go in ``Authorization: Bearer <token>`` as it is: visible
+    ASCII without spaces, at most :data:`MAX_HEADER_VALUE` characters (nothing that
+    could split the header or add one)."""
+    return len(token) <= MAX_HEADER_VALUE and _BEARER_TEXT.fullmatch(token) is not None
 
 
 def origin(url: httpx.URL) -> tuple[str, str, int | None]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from urllib.parse import quote
 
 from toolcat.catalog import interpolate, references
 
@@ -49,6 +51,30 @@ def _encoded(secret: str) -> re.Pattern[str]:
     return re.compile("".join(_char(ch) for ch in secret))
 
 
+@lru_cache(maxsize=256)  # a caller's token recurs on each of its calls
+def _echoes(token: str) -> tuple[str, ...]:
+    """The forms an upstream's echo may give ``token``: JSON (``\\/``, ``\\"``,
+    ``\\\\``; ``\\u003c`` for ``<>&`` as Go writes them, in either hex case) and
+    percent-encoding (either hex case)."""
+    json_text = token.replace("\\", "\\\\").replace('"', '\\"')
+    forms = {json_text, json_text.replace("/", "\\/")}
+    if any(ch in token for ch in "<>&"):
+        for table in _HTML_ESCAPES:
+            forms |= {text.translate(table) for text in list(forms)}
+    forms.add(quote(token, safe=""))
+    forms.add(token.translate(_PERCENT_LOWER))
+    forms.discard(token)
+    return tuple(forms)
+
+
+_HTML_ESCAPES = tuple(
+    str.maketrans({ch: "\\u" + fmt.format(ord(ch)) for ch in "<>&"}) for fmt in ("{:04x}", "{:04X}")
+)
+# percent-encoding with lower-case hex, as quote(safe="") encodes (ASCII)
+_UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~"
+_PERCENT_LOWER = {i: f"%{i:02x}" for i in range(128) if chr(i) not in _UNRESERVED}
+
+
 def is_sensitive_header(name: str) -> bool:
     return _SENSITIVE_HEADER.search(name) is not None
 
@@ -56,11 +82,12 @@ def is_sensitive_header(name: str) -> bool:
 class Redactor:
     """The secret values of one call; :meth:`__call__` masks them in any text."""
 
-    __slots__ = ("_patterns", "_secrets")
+    __slots__ = ("_literal", "_patterns", "_secrets")
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._secrets: list[str] = []
         self._patterns: dict[str, re.Pattern[str]] = {}
+        self._literal: set[str] = set()  # masked by their listed forms only, no pattern
         self.add(*secrets)
 
     def add(self, *values: str) -> None:
@@ -69,6 +96,18 @@ class Redactor:
                 self._secrets.append(value)
         # Longest first, so a secret that contains another is masked whole.
         self._secrets.sort(key=len, reverse=True)
+
+    def add_token(self, *tokens: str) -> None:
+        """Bearer tokens (a caller's, an exchanged one): masked as written and in the forms
+        an echo gives them (JSON escapes, percent-encoding in either case), by plain
+        replacement. A long token that changes with each caller would otherwise cost a
+        regex compile per call (about 0.3 s for a 1 KB JWT)."""
+        for token in tokens:
+            if not token or len(token) < _MIN_SECRET:
+                continue
+            forms = (token, *_echoes(token))
+            self._literal.update(forms)
+            self.add(*forms)
 
     def __bool__(self) -> bool:
         return bool(self._secrets)
@@ -79,7 +118,7 @@ class Redactor:
                 text = text.replace(secret, MASK)
         if "\\" in text or "%" in text or "+" in text:
             for secret in self._secrets:  # an echo that escaped it: JSON, URL-encoding
-                if len(secret) <= MAX_ENCODED_SECRET:
+                if len(secret) <= MAX_ENCODED_SECRET and secret not in self._literal:
                     pattern = self._patterns.get(secret)
                     if pattern is None:
                         pattern = self._patterns[secret] = _encoded(secret)

@@ -15,13 +15,15 @@ import httpx
 from toolcat._errors import ToolcatError
 from toolcat.catalog import MissingVariableError, ParameterBinding
 
-from ._auth import OAuthConfig, resolve_auth
+from ._auth import TokenGrant, resolve_auth
 from ._calls import ToolError
+from ._identity import ToolContext
 from ._plan import ToolPlan
 from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, under_base
 from ._redact import Redactor, is_sensitive_header, resolve
 from ._styles import cookie_text, header_text, path_value, query_pairs, to_text
 from ._templates import TemplateFailure
+from ._upstream import CallerTokenRefused, caller_credentials
 
 __all__ = ["Draft", "render", "request_for"]
 
@@ -44,7 +46,7 @@ class Draft:
     data: dict[str, Any] | None = None  # multipart fields
     files: list[tuple[str, tuple[str | None, bytes, str]]] | None = None  # multipart parts
     preview: Any = None  # the body for a dry run
-    oauth: OAuthConfig | None = None
+    oauth: TokenGrant | None = None  # a token to fetch (or exchange) before sending
     base: httpx.URL = field(default_factory=lambda: httpx.URL())
 
 
@@ -171,11 +173,22 @@ def _shown(url: httpx.URL) -> str:
     return f"{url.scheme}://{url.host}{port}{url.raw_path.decode('ascii', 'replace')}"
 
 
-def render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str]) -> Draft | ToolError:
-    """The request for ``args`` (already validated), or the error that stops it."""
+def render(
+    plan: ToolPlan,
+    args: Mapping[str, Any],
+    env: Mapping[str, str],
+    *,
+    context: ToolContext | None = None,
+    preview: bool = False,
+) -> Draft | ToolError:
+    """The request for ``args`` (already validated), or the error that stops it.
+
+    ``context`` gives the caller's token to a service that forwards or exchanges it;
+    a ``preview`` (a dry run) needs none and shows ``Bearer ***`` in its place.
+    """
     redactor = Redactor()
     try:
-        return _render(plan, args, env, redactor)
+        return _render(plan, args, env, redactor, context or ToolContext(), preview)
     except _Refused as exc:
         return exc.error
     except MissingVariableError as exc:
@@ -185,7 +198,12 @@ def render(plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str]) -> D
 
 
 def _render(
-    plan: ToolPlan, args: Mapping[str, Any], env: Mapping[str, str], redactor: Redactor
+    plan: ToolPlan,
+    args: Mapping[str, Any],
+    env: Mapping[str, str],
+    redactor: Redactor,
+    context: ToolContext,
+    preview: bool,
 ) -> Draft:
     service = plan.service.name
     # path
@@ -298,10 +316,17 @@ def _render(
             )
         )
 
+    grant: TokenGrant | None = auth.oauth
+    if auth.forward or auth.exchange is not None:
+        # the base URL decides (the request lies under it): one check per service, cached
+        try:
+            grant = caller_credentials(auth, home, service, context, redactor, headers, preview)
+        except CallerTokenRefused as exc:
+            raise _Refused(exc.error) from None
     wire_headers: list[tuple[str, str | bytes]] = [
         (k, v if v.isascii() else v.encode()) for k, v in headers
     ]
-    draft = Draft(plan.method, url, wire_headers, redactor, oauth=auth.oauth, base=home)
+    draft = Draft(plan.method, url, wire_headers, redactor, oauth=grant, base=home)
     if plan.body is not None:
         _body(plan, args, draft)
     return draft

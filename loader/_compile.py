@@ -17,6 +17,7 @@ from toolcat.catalog import (
     BasicAuth,
     BearerAuth,
     BodySpec,
+    ForwardCallerToken,
     FrozenDict,
     FrozenList,
     HttpCommand,
@@ -27,9 +28,11 @@ from toolcat.catalog import (
     Service,
     SourceLocation,
     Timeouts,
+    TokenExchange,
     ToolAnnotations,
     ToolDefinition,
     ToolExample,
+    credentials_may_travel,
     freeze,
     method_semantics,
 )
@@ -41,7 +44,10 @@ from ._scope import CompileContext, Scope
 from ._shape import Locator, closest
 from ._templates import template_strings
 
-__all__ = ["CompileContext", "compile_service", "compile_tool"]
+__all__ = ["CALLER_TOKEN_AUTH", "CompileContext", "compile_service", "compile_tool"]
+
+#: The auth types that send (or exchange) the caller's own token.
+CALLER_TOKEN_AUTH = frozenset({"forward_caller_token", "token_exchange"})
 
 _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
@@ -87,7 +93,65 @@ def _auth(doc: AuthDoc | None) -> AuthSpec | None:
             client_secret=doc.client_secret,
             scopes=tuple(scopes),
         )
+    if doc.type == "forward_caller_token":
+        return ForwardCallerToken()
+    if doc.type == "token_exchange":
+        scopes = doc.scopes.split() if isinstance(doc.scopes, str) else doc.scopes
+        return TokenExchange(
+            token_url=doc.token_url,
+            client_id=doc.client_id,
+            client_secret=doc.client_secret,
+            audience=doc.audience,
+            resource=doc.resource,
+            scopes=tuple(scopes),
+            timeout=doc.timeout,
+            max_lifetime=doc.max_lifetime,
+        )
     return NoAuth()
+
+
+def _literal_url(text: str) -> str | None:
+    """``text`` when it is a URL as written (no ``${VAR}``); else ``None`` (checked at run time)."""
+    return None if "$" in text else text
+
+
+def _check_caller_token(scope: Scope, base_url: str | None, auth: AuthDoc) -> None:
+    """TC075-TC077, TC130: where a caller's token may go, and what an exchange needs."""
+    if auth.type not in CALLER_TOKEN_AUTH:
+        return
+    target = _literal_url(base_url) if base_url is not None else None
+    if target is not None and not credentials_may_travel(target):
+        scope.add(
+            "TC075",
+            f"auth {auth.type} sends the caller's token, so base_url must be https "
+            f"(or http to a loopback address), not {target!r}",
+            ("base_url",),
+        )
+    if auth.type != "token_exchange":
+        return
+    token_url = _literal_url(auth.token_url)
+    if token_url is not None and not credentials_may_travel(token_url):
+        scope.add(
+            "TC076",
+            "token_url receives the caller's token and the client secret, so it must be "
+            f"https (or http to a loopback address), not {token_url!r}",
+            ("auth", "token_url"),
+        )
+    if not auth.audience and not auth.resource:
+        scope.add(
+            "TC077",
+            "a token exchange needs audience or resource (or both): the service the "
+            "exchanged token is meant for",
+            ("auth",),
+            key=True,
+        )
+    if "$" not in auth.client_secret:
+        scope.add(
+            "TC130",
+            "client_secret is written in the file; give it as ${VAR} so the secret "
+            "stays out of the catalog",
+            ("auth", "client_secret"),
+        )
 
 
 def _header_text(value: Any) -> str:
@@ -151,6 +215,7 @@ def _check_strings(
         for key, value in auth.model_dump(by_alias=True).items():
             if isinstance(value, str) and key != "type":
                 scope.env(("auth", key), value)
+        _check_caller_token(scope, base_url, auth)
 
 
 def compile_service(

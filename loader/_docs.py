@@ -32,6 +32,7 @@ __all__ = [
     "ExampleDoc",
     "ExampleRequestDoc",
     "ExampleResponseDoc",
+    "ForwardCallerTokenDoc",
     "IntrospectionDoc",
     "JwtAuthDoc",
     "NoAuthDoc",
@@ -48,6 +49,7 @@ __all__ = [
     "ServerDoc",
     "ServiceDoc",
     "TimeoutDoc",
+    "TokenExchangeDoc",
     "ToolDoc",
     "from_model",
     "openapi_entry",
@@ -383,13 +385,58 @@ OAuth2ClientCredentialsDoc.FIELDS = (
     _Field("scopes", _first(_list(_str), _str), factory=list),
 )
 
-AuthDoc = NoAuthDoc | BearerAuthDoc | BasicAuthDoc | ApiKeyAuthDoc | OAuth2ClientCredentialsDoc
+
+class ForwardCallerTokenDoc(Doc):
+    type: Literal["forward_caller_token"]
+
+
+class TokenExchangeDoc(Doc):
+    type: Literal["token_exchange"]
+    token_url: str
+    client_id: str
+    client_secret: str
+    audience: str | None
+    resource: str | None
+    scopes: list[str] | str
+    timeout: float
+    max_lifetime: float
+
+
+def _exchange_timeout(v: Any) -> Any:
+    value = _float(gt=0)(v)
+    return _BAD if value is _BAD or value > 60 else value
+
+
+ForwardCallerTokenDoc.FIELDS = (_Field("type", _literal("forward_caller_token")),)
+TokenExchangeDoc.FIELDS = (
+    _Field("type", _literal("token_exchange")),
+    _Field("token_url", _str),
+    _Field("client_id", _str),
+    _Field("client_secret", _str),
+    _Field("audience", _optional(_str), None),
+    _Field("resource", _optional(_str), None),
+    _Field("scopes", _first(_list(_str), _str), factory=list),
+    _Field("timeout", _exchange_timeout, 5.0),
+    _Field("max_lifetime", _float(gt=0), 3600.0),
+)
+
+AuthDoc = (
+    NoAuthDoc
+    | BearerAuthDoc
+    | BasicAuthDoc
+    | ApiKeyAuthDoc
+    | OAuth2ClientCredentialsDoc
+    | ForwardCallerTokenDoc
+    | TokenExchangeDoc
+)
 _AUTH_TYPES: dict[str, type[Doc]] = {
     "none": NoAuthDoc,
     "bearer": BearerAuthDoc,
     "basic": BasicAuthDoc,
     "api_key": ApiKeyAuthDoc,
     "oauth2_client_credentials": OAuth2ClientCredentialsDoc,
+    "forward_caller_token": ForwardCallerTokenDoc,
+    "token_exchange": TokenExchangeDoc,
 }
 
 
@@ -939,6 +986,8 @@ _BY_NAME: dict[str, type[Doc]] = {
         BasicAuthDoc,
         ApiKeyAuthDoc,
         OAuth2ClientCredentialsDoc,
+        ForwardCallerTokenDoc,
+        TokenExchangeDoc,
         ServiceDoc,
         ParameterDoc,
         ResponseDoc,

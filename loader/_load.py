@@ -20,11 +20,12 @@ from toolcat.catalog import (
     Catalog,
     Service,
     ToolDefinition,
+    credentials_may_travel,
     loads_json,
     recursion_headroom,
 )
 
-from ._compile import CompileContext, compile_service, compile_tool
+from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
     from toolcat.catalog import ServerSettings
@@ -661,6 +662,19 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
                     tool.locate((*tool.base, "base_url")),
                     (*tool.base, "base_url"),
                 )
+        auth_type = getattr(tool.doc.auth, "type", None)
+        if auth_type in CALLER_TOKEN_AUTH and not tool.doc.base_url and found is not None:
+            target = found[0].base_url
+            if "$" not in target and not credentials_may_travel(target):
+                state.add(
+                    "TC075",
+                    f"tool '{name}': auth {auth_type} sends the caller's token, so the base_url "
+                    f"of service '{service_name}' must be https (or http to a loopback "
+                    f"address), not {target!r}",
+                    tool.file,
+                    tool.locate((*tool.base, "auth"), True),
+                    (*tool.base, "auth"),
+                )
         compiled = compile_tool(
             tool.doc,
             ctx=state.ctx,
@@ -696,12 +710,35 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             locate=server_locate,
             out=state.ctx.diagnostics,
         )
+        _check_caller_token_sources(state, server_doc)
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))
     catalog = None
     if not any(d.severity is Severity.ERROR for d in diagnostics):
         catalog = Catalog(tools, (s for s, _, _ in state.services.values()), toolsets)
     server = state.server[0] if state.server else None
     return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)
+
+
+def _check_caller_token_sources(state: _State, server: ServerDoc) -> None:
+    """TC131: services that need the caller's OAuth token, on a server that accepts only
+    API keys (which are never forwarded): every served call to them would be refused."""
+    auth = server.auth
+    if auth is None or auth.jwt is not None or auth.introspection is not None:
+        return
+    if not auth.api_keys:
+        return
+    for name, (service, file, where) in state.services.items():
+        if service.auth.type in CALLER_TOKEN_AUTH:
+            state.add(
+                "TC131",
+                f"service '{name}': auth {service.auth.type} needs the caller's OAuth token, "
+                "but server.auth accepts only API keys, which are never forwarded or "
+                "exchanged; every call through `toolcat serve` would be refused. Add "
+                "server.auth.jwt or introspection, or give the service its own credentials",
+                file,
+                where,
+                ("services", name),
+            )
 
 
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:

@@ -24,6 +24,7 @@ __all__ = [
     "ExampleDoc",
     "ExampleRequestDoc",
     "ExampleResponseDoc",
+    "ForwardCallerTokenDoc",
     "IntrospectionDoc",
     "JwtAuthDoc",
     "NoAuthDoc",
@@ -39,6 +40,7 @@ __all__ = [
     "ServerDoc",
     "ServiceDoc",
     "TimeoutDoc",
+    "TokenExchangeDoc",
     "ToolDoc",
     "PLACEMENT_KEYS",
 ]
@@ -134,8 +136,41 @@ class OAuth2ClientCredentialsDoc(BaseModel):
     )
 
 
+class ForwardCallerTokenDoc(BaseModel):
+    """Send the caller's own bearer token upstream (HTTPS or loopback services only)."""
+
+    model_config = _STRICT
+    type: Literal["forward_caller_token"]
+
+
+class TokenExchangeDoc(BaseModel):
+    """OAuth 2.0 token exchange (RFC 8693): the caller's token is exchanged for one meant
+    for this service, cached per subject until it expires."""
+
+    model_config = _STRICT
+    type: Literal["token_exchange"]
+    token_url: str = Field(description="The token endpoint: https, or http to a loopback address.")
+    client_id: str
+    client_secret: str = Field(description="Use ${VAR} so the secret stays out of the file.")
+    audience: str | None = Field(None, description="The logical name of the service (RFC 8693).")
+    resource: str | None = Field(None, description="The URI of the service (RFC 8693, RFC 8707).")
+    scopes: list[str] | str = Field(
+        default_factory=list, description="A list, or one space-separated string as OAuth sends it."
+    )
+    timeout: float = Field(5.0, gt=0, le=60, description="Seconds one exchange may take at most.")
+    max_lifetime: float = Field(
+        3600.0, gt=0, description="Seconds an exchanged token is cached at most."
+    )
+
+
 AuthDoc = Annotated[
-    NoAuthDoc | BearerAuthDoc | BasicAuthDoc | ApiKeyAuthDoc | OAuth2ClientCredentialsDoc,
+    NoAuthDoc
+    | BearerAuthDoc
+    | BasicAuthDoc
+    | ApiKeyAuthDoc
+    | OAuth2ClientCredentialsDoc
+    | ForwardCallerTokenDoc
+    | TokenExchangeDoc,
     Field(discriminator="type"),
 ]
 

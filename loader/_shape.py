@@ -323,7 +323,17 @@ def _existing(data: Any, path: tuple[str | int, ...]) -> tuple[str | int, ...]:
 
 _JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
 _UNION_TAGS = frozenset(
-    {"seconds", "phases", "none", "bearer", "basic", "api_key", "oauth2_client_credentials"}
+    {
+        "seconds",
+        "phases",
+        "none",
+        "bearer",
+        "basic",
+        "api_key",
+        "oauth2_client_credentials",
+        "forward_caller_token",
+        "token_exchange",
+    }
 )
 
 
@@ -494,7 +504,8 @@ def _diagnostic(
             rel = rel + ("type",)
             owner = _model_at(model, loc)
             choices = error.get("ctx", {}).get("expected_tags") or (
-                "none, bearer, basic, api_key, oauth2_client_credentials"
+                "none, bearer, basic, api_key, oauth2_client_credentials, "
+                "forward_caller_token, token_exchange"
             )
             advice = f"add 'type:' ({choices})"
         else:

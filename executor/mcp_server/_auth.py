@@ -16,6 +16,10 @@ metadata (RFC 6750 §3):
 An accepted request carries the SDK's ``AuthenticatedUser`` in ``scope["user"]``
 (the SDK binds each session to the credential that opened it) and the
 :class:`~toolcat.executor.CallerIdentity` for the call path (:func:`identity_of`).
+A token verified as a JWT or by introspection is kept, for this request only, under
+``scope["toolcat.caller_token"]`` (:func:`caller_token_of`): services configured to
+forward or exchange it read it from there. An API key is never kept: it is this
+server's own secret, not a token an upstream could accept.
 """
 
 from __future__ import annotations
@@ -32,9 +36,10 @@ from toolcat.executor import CallerIdentity
 
 from ._verify import Authenticator, VerifiedToken, access_token
 
-__all__ = ["METADATA_PATH", "AuthMiddleware", "identity_of", "metadata_url"]
+__all__ = ["METADATA_PATH", "AuthMiddleware", "caller_token_of", "identity_of", "metadata_url"]
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
+_CALLER_TOKEN = "toolcat.caller_token"
 # RFC 6750 §2.1 b64token
 _B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
@@ -54,6 +59,14 @@ def identity_of(request: Any) -> CallerIdentity | None:
     user = scope.get("user") if isinstance(scope, dict) else None
     token = getattr(user, "access_token", None)
     return token.identity if isinstance(token, VerifiedToken) else None
+
+
+def caller_token_of(request: Any) -> str | None:
+    """The bearer token the HTTP request (a Starlette ``Request``) was verified with, when
+    it is an OAuth access token (JWT or introspected); ``None`` for an API key or none."""
+    scope = getattr(request, "scope", None)
+    token = scope.get(_CALLER_TOKEN) if isinstance(scope, dict) else None
+    return token if isinstance(token, str) else None
 
 
 class AuthMiddleware:
@@ -133,6 +146,8 @@ class AuthMiddleware:
         inner = dict(scope)
         inner["user"] = AuthenticatedUser(verified)
         inner["auth"] = AuthCredentials(sorted(identity.scopes))
+        if identity.method != "api_key":
+            inner[_CALLER_TOKEN] = token
         await self.app(inner, receive, send)
 
     def _closing(self, send: Send) -> Send:

@@ -36,10 +36,11 @@ from toolcat.executor import (
     SEARCH_TOOL_NAME,
     Executor,
     ToolCall,
-    caller,
+    ToolContext,
     format_result,
     run_search_tool,
     search_tool_definition,
+    with_context,
 )
 
 from ._health import (
@@ -335,7 +336,9 @@ class McpServer:
         served.inflight += 1
         try:
             # the verified caller, for the call path to read; a drain deadline cancels the call
-            with caller(_identity(ctx)), self.lifecycle.call():
+            # and its token, for services that forward or exchange it
+            context = ToolContext(_identity(ctx), token=_caller_token(ctx))
+            with with_context(context), self.lifecycle.call():
                 result = await served.executor.aexecute(call)
         finally:
             _request.reset(token)
@@ -582,6 +585,12 @@ def _identity(ctx: ServerRequestContext[Any, Any]) -> Any:
     from ._auth import identity_of
 
     return identity_of(ctx.request) if ctx.request is not None else None
+
+
+def _caller_token(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    from ._auth import caller_token_of
+
+    return caller_token_of(ctx.request) if ctx.request is not None else None
 
 
 def _with_auth(

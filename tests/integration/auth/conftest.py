@@ -1,6 +1,7 @@
 """An OAuth issuer on 127.0.0.1 for `toolcat serve` auth tests: keys made here, a JWKS
-endpoint whose behaviour a test can change (slow, down, garbage), and an RFC 7662
-introspection endpoint; plus a catalog whose ``server:`` section trusts it."""
+endpoint whose behaviour a test can change (slow, down, garbage), an RFC 7662
+introspection endpoint and an RFC 8693 token-exchange endpoint (whose behaviour a test
+can change too); plus a catalog whose ``server:`` section trusts it."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ class Issuer:
     jwks_fetches: list[str] = field(default_factory=list)
     opaque: dict[str, dict[str, Any]] = field(default_factory=dict)  # token -> answer
     introspections: int = 0
+    exchange_mode: str = "ok"  # ok | slow | down | garbage | injection
+    exchanges: list[dict[str, str]] = field(default_factory=list)  # the forms received
     url: str = ""
 
     def public_jwk(self, key: rsa.RSAPrivateKey, kid: str) -> dict[str, Any]:
@@ -98,12 +101,61 @@ class Issuer:
         answer = self.opaque.get(str(form.get("token")), {"active": False})
         return JSONResponse(answer)
 
+    async def exchange(self, request: Request) -> Response:
+        """RFC 8693: a token of this issuer (its signature checked) for one meant for the
+        requested audience, with the same subject and ``act`` naming the client."""
+        form = {k: str(v) for k, v in (await request.form()).items()}
+        self.exchanges.append(form)
+        if self.exchange_mode == "slow":
+            await anyio.sleep(3)
+        if self.exchange_mode == "down":
+            return Response("unavailable", status_code=503)
+        if self.exchange_mode == "garbage":
+            return Response(b"\x00not json{" * 10, media_type="application/json")
+        if self.exchange_mode == "injection":
+            return JSONResponse({"access_token": "x\r\nX-Injected: 1", "token_type": "Bearer"})
+        client = request.headers.get("authorization", "")
+        if client != "Basic " + base64.b64encode(b"toolcat-exchange:s3cret-exchange").decode():
+            return JSONResponse({"error": "invalid_client"}, status_code=401)
+        if (
+            form.get("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange"
+            or form.get("subject_token_type") != "urn:ietf:params:oauth:token-type:access_token"
+        ):
+            return JSONResponse({"error": "unsupported_grant_type"}, status_code=400)
+        try:
+            subject = jwt.decode(
+                form.get("subject_token", ""),
+                self.key.public_key(),
+                algorithms=["RS256"],
+                audience=RESOURCE,
+                issuer=self.url + "/",
+            )
+        except jwt.PyJWTError:
+            return JSONResponse({"error": "invalid_grant"}, status_code=400)
+        issued = self.token(
+            aud=form.get("audience"),
+            sub=subject.get("sub"),
+            scope=form.get("scope"),
+            client_id="toolcat-exchange",
+            act={"sub": "toolcat-exchange"},
+            jti=f"x{len(self.exchanges)}",
+        )
+        return JSONResponse(
+            {
+                "access_token": issued,
+                "issued_token_type": "urn:ietf:params:oauth:token-type:access_token",
+                "token_type": "Bearer",
+                "expires_in": 300,
+            }
+        )
+
     def app(self) -> Starlette:
         return Starlette(
             routes=[
                 Route("/jwks", self.jwks),
                 Route("/evil", self.other),
                 Route("/introspect", self.introspect, methods=["POST"]),
+                Route("/token", self.exchange, methods=["POST"]),
             ]
         )
 

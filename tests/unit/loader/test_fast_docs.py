@@ -196,6 +196,65 @@ TRICKY: list[tuple[type[_docs.Doc], Any]] = [
             },
         },
     ),
+    (_docs.ServiceDoc, {**SERVICE, "auth": {"type": "forward_caller_token"}}),
+    (_docs.ServiceDoc, {**SERVICE, "auth": {"type": "forward_caller_token", "token": "x"}}),
+    (
+        _docs.ServiceDoc,
+        {
+            **SERVICE,
+            "auth": {
+                "type": "token_exchange",
+                "token_url": "https://t",
+                "client_id": "c",
+                "client_secret": "${S}",
+                "audience": "orders",
+                "resource": "https://api",
+                "scopes": ["a", "b"],
+                "timeout": 2,
+                "max_lifetime": 60.5,
+            },
+        },
+    ),
+    (
+        _docs.ServiceDoc,
+        {
+            **SERVICE,
+            "auth": {
+                "type": "token_exchange",
+                "token_url": "https://t",
+                "client_id": "c",
+                "client_secret": "s",
+                "scopes": "a b",
+            },
+        },
+    ),
+    (
+        _docs.ServiceDoc,
+        {
+            **SERVICE,
+            "auth": {
+                "type": "token_exchange",
+                "token_url": "https://t",
+                "client_id": "c",
+                "client_secret": "s",
+                "timeout": 61,
+            },
+        },
+    ),
+    (
+        _docs.ServiceDoc,
+        {
+            **SERVICE,
+            "auth": {
+                "type": "token_exchange",
+                "token_url": "https://t",
+                "client_id": "c",
+                "client_secret": "s",
+                "max_lifetime": 0,
+                "audience": None,
+            },
+        },
+    ),
     (_docs.ServiceDoc, {**SERVICE, "auth": {"type": "digest"}}),
     (_docs.ServiceDoc, {**SERVICE, "auth": "token"}),
     (_docs.ServiceDoc, {**SERVICE, "max_response_chars": 0}),
