@@ -26,6 +26,7 @@ and friends written before the root existed still work)::
     │   ├── EncodingRefused                         a body encoded twice over, unknown or corrupt
     │   ├── BodyTooLarge                            a decoded body past ``max_response_bytes``
     │   ├── DispatchFailure                         a request that got no usable response
+    │   ├── CallerTokenRefused                      the caller's token may not be sent or exchanged
     │   └── SpecUnavailable                         a spec that responses cannot be checked against
     │
     ├── toolcat.executor.providers
