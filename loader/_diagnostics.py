@@ -63,6 +63,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
     "TC045": ("external-schema-ref", Severity.ERROR),
+    # -- running the check (validate) ---------------------------------------------
+    "TC070": ("cannot-check", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -74,6 +76,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC108": ("body-on-get", Severity.WARNING),
     "TC109": ("yaml11-value", Severity.WARNING),
     "TC110": ("pattern-not-checked", Severity.WARNING),
+    "TC125": ("unused-suppression", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),
