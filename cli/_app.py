@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "schema",
     "catalog_schema",
     "call",
+    "env",
     "serve",
     "hash_key",
     "access",

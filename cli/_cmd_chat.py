@@ -199,6 +199,9 @@ def run(args: argparse.Namespace) -> int:
     from ._loading import load_or_exit
 
     catalog = load_or_exit([args.path], args.ref_root, like_validate=True)
+    from ._envuses import warn_unset
+
+    warn_unset(catalog, prefix="toolcat chat")  # one line per ${VAR} a call would miss
     prompts = _prompts(args.prompt)
     import asyncio
 

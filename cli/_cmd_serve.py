@@ -226,6 +226,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot serve: the catalog has {errors} {noun}", 1) from exc
     except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
         raise CliError(str(exc)) from exc
+    _warn_unset(server)
     tools = server.tools
     names = ", ".join(t["name"] for t in tools) or "none"
     logging.getLogger("toolcat.serve").info("serving %d tools: %s", len(tools), names)
@@ -427,3 +428,10 @@ def _check_address(host: str, port: int) -> None:
 
 def _where(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _warn_unset(server: Any) -> None:
+    """One line per ``${VAR}`` without a default that is not set (calls needing it would fail)."""
+    from ._envuses import warn_unset
+
+    warn_unset(server.catalog, server.server_settings, prefix="toolcat serve")
