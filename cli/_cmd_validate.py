@@ -71,7 +71,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--write-baseline",
         metavar="FILE",
-        help="write every finding to FILE as the new baseline, and exit 0",
+        help="write every finding to FILE as the new baseline (printing only the summary "
+        "line), and exit 0",
     )
     p.add_argument(
         "--max-annotations",
@@ -158,6 +159,9 @@ def _run(args: argparse.Namespace) -> int:
         if gone:
             note += f", {gone} baseline entries no longer found (rewrite it with --write-baseline)"
 
+    if args.write_baseline is not None:  # the findings went to the baseline: only the summary
+        print(f"toolcat: {summary_line(diagnostics, files)}{note}", file=sys.stderr)
+        return 0
     if args.format == "github":
         cap = args.max_annotations
         if cap is None:
@@ -173,8 +177,6 @@ def _run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     if args.format == "text" or note:
         print(f"toolcat: {summary_line(diagnostics, files)}{note}", file=sys.stderr)
-    if args.write_baseline is not None:
-        return 0
     return 1 if any(is_failure(d, args.fail_on) for d in diagnostics) else 0
 
 
