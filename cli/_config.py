@@ -112,9 +112,11 @@ def find_config(start: Path | None = None) -> Path | None:
             return candidate
         pyproject = here / "pyproject.toml"
         if pyproject.is_file():
+            from toolcat.loader import FileReadError, read_regular_file
+
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                data = tomllib.loads(read_regular_file(pyproject).decode("utf-8"))
+            except (FileReadError, OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 data = {}  # not ours to judge: only a [tool.toolcat] table makes it ours
             if isinstance(data.get("tool"), dict) and "toolcat" in data["tool"]:
                 return pyproject
@@ -129,11 +131,10 @@ def load_config(path: Path | None) -> Config:
 
     if path is None:
         return Config()
+    from ._inputs import read_user_file
+
     shown = _shown(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"{shown}: cannot read the toolcat settings: {exc}") from exc
+    text = read_user_file(str(path), "the toolcat settings")  # a FIFO or a huge file: exit 2
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -12,7 +12,7 @@ import dataclasses
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -57,16 +57,18 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(item, f"{path}[{i}]")
 
 
-@cache
-def _lines(file: str) -> tuple[str, ...]:
+def _read_lines(file: str) -> tuple[str, ...]:
+    from toolcat.loader import FileReadError, read_regular_file
+
     try:
-        with open(file, encoding="utf-8-sig") as f:
-            return tuple(f.read().splitlines())
-    except (OSError, UnicodeDecodeError):
+        return tuple(read_regular_file(file).decode("utf-8-sig").splitlines())
+    except (FileReadError, OSError, UnicodeDecodeError):
         return ()
 
 
-def _where(name: str, source: Any, files: tuple[str, ...]) -> str:
+def _where(
+    name: str, source: Any, files: tuple[str, ...], _lines: Callable[[str], tuple[str, ...]]
+) -> str:
     """``file:line`` of the first mention of ``${name`` at or after ``source``."""
     needle = "${" + name
     if source is not None:
@@ -100,8 +102,10 @@ def collect_variables(
                 seen.add((name, where, what))
                 var.uses.append((where, what))
 
+    lines = cache(_read_lines)  # each file read once per call, never kept across calls
+
     def locate(name: str, source: Any) -> str:
-        return _where(name, source, files)
+        return _where(name, source, files, lines)
 
     for service in catalog.services.values():
         for path, text in _strings(

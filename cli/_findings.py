@@ -56,15 +56,15 @@ def apply_suppressions(diagnostics: Sequence[Any], files: Iterable[str]) -> list
     A comment covers findings on its own line, and, when the comment is the whole line,
     findings on the next line too.
     """
-    from toolcat.loader import Diagnostic
+    from toolcat.loader import Diagnostic, FileReadError, read_regular_file
 
     tables: dict[str, dict[int, tuple[set[str], bool]]] = {}
     for file in dict.fromkeys(files):
         if not file.lower().endswith(_YAML):
             continue
-        try:
-            text = Path(file).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError):
+        try:  # under the loader's cap: a file it refused as too large is not read here either
+            text = read_regular_file(file).decode("utf-8-sig")
+        except (FileReadError, OSError, UnicodeDecodeError):
             continue
         if "toolcat:" in text:
             table = _suppressions(text)

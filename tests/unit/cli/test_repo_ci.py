@@ -4,6 +4,7 @@ machine formats on exit 2, and the capped GitHub annotations."""
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -299,3 +300,14 @@ def test_github_annotations_are_capped_and_end_with_a_summary(
     assert len(out.splitlines()) == 4
     _, out, _ = run(capsys, "validate", "--format", "github", "--max-annotations", "0")
     assert out.splitlines()[0].startswith("toolcat: 0 errors, 62 warnings")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_settings_file_or_baseline_that_is_a_pipe_is_refused_unread(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo(repo / "pipe.toml")
+    code, _, err = run(capsys, "validate", "--config", "pipe.toml")
+    assert code == 2 and err.startswith("toolcat: cannot read the toolcat settings from pipe.toml")
+    code, _, err = run(capsys, "validate", "--baseline", "pipe.toml")
+    assert code == 2 and err.startswith("toolcat: cannot read the baseline from pipe.toml")
