@@ -225,6 +225,8 @@ def _write_problem(fmt: str, message: str, fail_on: str) -> None:
     files = [] if finding.file == "toolcat" else [finding.file]
     if fmt == "github":
         out = format_github([finding], files, fail_on, summary=True)
+        if not files:  # no file to point at: an annotation on the run itself
+            out = out.replace("file=toolcat,line=1,col=1,", "", 1)
     else:
         out = FORMATS[fmt]([finding], files, fail_on)
     if fmt == "sarif":  # the run itself failed: say so where SARIF viewers look
