@@ -313,3 +313,21 @@ def test_a_settings_file_or_baseline_that_is_a_pipe_is_refused_unread(
     assert code == 2 and err.startswith("toolcat: cannot read the toolcat settings from pipe.toml")
     code, _, err = run(capsys, "validate", "--baseline", "pipe.toml")
     assert code == 2 and err.startswith("toolcat: cannot read the baseline from pipe.toml")
+
+
+def test_suppression_comments_are_found_with_their_lines() -> None:
+    from toolcat.cli._findings import _suppressions
+
+    text = (
+        "toolcat: 1\n"
+        "# toolcat: ignore[TC104]\n"
+        "tools:\n"
+        "  - name: a  #toolcat:ignore[TC101,TC103 ]\n"
+        "    # toolcat: ignore[]\n"
+        "    description: 'no # toolcat: ignore here' \n"
+    )
+    assert _suppressions(text) == {
+        2: ({"TC104"}, True),
+        4: ({"TC101", "TC103"}, False),
+        5: (set(), True),
+    }
