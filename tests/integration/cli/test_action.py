@@ -110,11 +110,24 @@ def run_action(
     with_: dict[str, str],
     event: str = "push",
     pr: dict[str, Any] | None = None,
+    stub_diff: bool = False,
 ) -> Run:
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     inputs = {name: spec.get("default", "") for name, spec in action["inputs"].items()}
     stubs = tmp / "stubs"
-    stubs.mkdir()
+    stubs.mkdir(parents=True)
+    if stub_diff:  # `toolcat diff` answers from a script; every other command is the real one
+        real = shutil.which("toolcat", path=str(Path(sys.executable).parent))
+        stub = stubs / "toolcat"
+        stub.write_text(
+            "#!/usr/bin/env bash\n"
+            'if [ "$1" = diff ]; then\n'
+            f'  echo "$*" >> "{tmp}/toolcat-diff.log"\n'
+            '  echo "### 1 breaking change"; echo "- make_thing: confirm dropped"; exit 1\n'
+            "fi\n"
+            f'exec "{real}" "$@"\n'
+        )
+        stub.chmod(0o755)
     for name in ("python", "gh"):
         stub = stubs / name
         stub.write_text(
@@ -295,3 +308,35 @@ def test_pull_request_comments_the_diff(repo: Path, tmp_path: Path) -> None:
     assert (tmp_path / "gh.log").read_text().startswith("pr comment 7 --edit-last --body-file")
     body = (tmp_path / "gh.body").read_text()
     assert body.startswith("<!-- toolcat-diff -->") and "make_thing" in body
+
+
+@needs_git
+@pytest.mark.parametrize(
+    "fail_on, result", [("none", ("success", 0)), ("breaking", ("failure", 1))]
+)
+def test_pull_request_wiring_with_a_scripted_diff(
+    repo: Path, tmp_path: Path, fail_on: str, result: tuple[str, int]
+) -> None:
+    """The diff step's merge base, arguments, the one comment and the job result, with
+    `toolcat diff` answered by a script (the real command runs in the test above)."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    subprocess.run(["git", "checkout", "-qb", "change"], cwd=repo, check=True)
+    (repo / "teams" / "alpha" / "catalog.yaml").write_text(TEAM.replace("    confirm: true\n", ""))
+    subprocess.run([*git, "commit", "-qam", "drop the confirmation"], cwd=repo, check=True)
+    pr = {"base": {"sha": base}, "number": 7}
+    with_ = {"diff-paths": "teams/alpha", "diff-fail-on": fail_on}
+    run = run_action(repo, tmp_path, with_, "pull_request", pr, stub_diff=True)
+    assert run.steps["toolcat diff"]["outcome"] == "success"
+    extra = "" if fail_on == "none" else f" --fail-on {fail_on}"
+    assert (tmp_path / "toolcat-diff.log").read_text() == (
+        f"diff --base {base} teams/alpha --format markdown{extra}\n"
+    )
+    assert (tmp_path / "gh.log").read_text().startswith("pr comment 7 --edit-last --body-file ")
+    assert (tmp_path / "gh.body").read_text() == (
+        "<!-- toolcat-diff -->\n### 1 breaking change\n- make_thing: confirm dropped\n"
+    )
+    assert run.uploads == ["toolcat.sarif"]  # validate ran too (TC104 is a warning: exit 0)
+    assert (run.steps["Result"]["outcome"], run.steps["Result"]["code"]) == result

@@ -126,3 +126,46 @@ def test_diff_hook_compares_with_the_merge_base(team_repo: Path, tmp_path: Path)
     )
     out = proc.stdout + proc.stderr
     assert "make_thing" in out, out
+
+
+def test_diff_hook_script_finds_the_merge_base(team_repo: Path, tmp_path: Path) -> None:
+    """The hook's small script, run as pre-commit runs an entry (split like a shell, with
+    the hook's args), against a scripted `toolcat` that records what it is asked."""
+    import shlex
+
+    import yaml
+
+    hooks = {h["id"]: h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["toolcat-validate"]["entry"] == "toolcat validate"
+    entry = shlex.split(hooks["toolcat-diff"]["entry"])
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=team_repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    subprocess.run(["git", "checkout", "-qb", "change"], cwd=team_repo, check=True)
+    (team_repo / "teams" / "alpha" / "catalog.yaml").write_text(TEAM.replace("confirm: true", ""))
+    subprocess.run([*GIT, "commit", "-qam", "change"], cwd=team_repo, check=True)
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    (stubs / "toolcat").write_text(f'#!/usr/bin/env bash\necho "$*" > "{tmp_path}/args"\n')
+    (stubs / "toolcat").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "TOOLCAT_DIFF"))}
+    env["PATH"] = f"{stubs}{os.pathsep}{env['PATH']}"
+
+    def hook(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*entry, *args], cwd=team_repo, env=env | extra, capture_output=True, text=True
+        )
+
+    proc = hook("teams/alpha", TOOLCAT_DIFF_BASE="main")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "args").read_text() == f"diff --base {base} teams/alpha\n"
+    proc = hook(TOOLCAT_DIFF_BASE="main", TOOLCAT_DIFF_PATHS="teams/alpha teams/beta")
+    assert (tmp_path / "args").read_text() == f"diff --base {base} teams/alpha teams/beta\n"
+    # no origin/HEAD in this repository: one line, exit 2, toolcat never runs
+    (tmp_path / "args").unlink()
+    proc = hook("teams/alpha")
+    assert proc.returncode == 2 and not (tmp_path / "args").exists()
+    assert proc.stderr == (
+        "toolcat-diff: no merge base between HEAD and origin/HEAD "
+        "(fetch it, or set TOOLCAT_DIFF_BASE)\n"
+    )
