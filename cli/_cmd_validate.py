@@ -139,11 +139,12 @@ def _run(args: argparse.Namespace) -> int:
         baseline = read_baseline(baseline_file)
 
     diagnostics: list[Any] = []
-    files: list[str] = []
+    read: dict[str, None] = {}  # the files of every root, in order, once each
     for paths in catalogs:
         result = _read(paths, args.ref_root, exclude if predicates else None)
         diagnostics.extend(result.diagnostics)
-        files.extend(f for f in result.files if f not in files)
+        read.update(dict.fromkeys(result.files))
+    files = list(read)
     diagnostics = apply_suppressions(diagnostics, files)
     diagnostics = apply_settings(diagnostics, config.ignore, config.severity)
     from toolcat.loader import sort_diagnostics
