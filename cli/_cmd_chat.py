@@ -199,9 +199,6 @@ def run(args: argparse.Namespace) -> int:
     from ._loading import load_or_exit
 
     catalog = load_or_exit([args.path], args.ref_root, like_validate=True)
-    from ._envuses import warn_unset
-
-    warn_unset(catalog, prefix="toolcat chat")  # one line per ${VAR} a call would miss
     prompts = _prompts(args.prompt)
     import asyncio
 
@@ -247,7 +244,13 @@ async def _chat(
             sys.stdout.write(escape_controls(piece, lines=True))
             sys.stdout.flush()
 
+    warned = []
+
     def on_step(step: Any) -> None:
+        if not warned:  # the session has started (the model answered): say what calls will miss
+            from ._envuses import warn_unset
+
+            warned.append(warn_unset(catalog, prefix="toolcat chat"))
         # Text streamed before tool calls ends its line before the trace and the next turn.
         if step.phase == "model" and step.reply.tool_calls and streamed["any"]:
             if args.format == "text":

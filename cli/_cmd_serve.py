@@ -226,11 +226,11 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot serve: the catalog has {errors} {noun}", 1) from exc
     except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
         raise CliError(str(exc)) from exc
-    _warn_unset(server)
     tools = server.tools
     names = ", ".join(t["name"] for t in tools) or "none"
     logging.getLogger("toolcat.serve").info("serving %d tools: %s", len(tools), names)
     if args.transport == "stdio":
+        _warn_unset(server)
         anyio.run(server.run_stdio)
         return 0
 
@@ -250,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
         if args.docs:
             base = url.removesuffix(args.path)
             print(f"toolcat serve: catalog browser on {base}/docs/", file=sys.stderr, flush=True)
+        _warn_unset(server)  # once listening: a start that fails stays one line
 
     policy = _host_policy(args)
     docs_dir = _docs_site(server.catalog) if args.docs else None
@@ -435,3 +436,4 @@ def _warn_unset(server: Any) -> None:
     from ._envuses import warn_unset
 
     warn_unset(server.catalog, server.server_settings, prefix="toolcat serve")
+    sys.stderr.flush()

@@ -36,7 +36,7 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def test_serve_warns_at_start(tmp_path: Path) -> None:
+def test_serve_warns_once_started(tmp_path: Path) -> None:
     (tmp_path / "catalog.yaml").write_text(CATALOG, encoding="utf-8")
     run = [*TOOLCAT, "serve", "catalog.yaml"]
     proc = subprocess.run(
@@ -56,7 +56,28 @@ def test_serve_warns_at_start(tmp_path: Path) -> None:
     assert "warning" not in proc.stderr
 
 
-def test_chat_warns_at_start(tmp_path: Path) -> None:
+def test_chat_warns_once_the_model_answers(tmp_path: Path) -> None:
+    from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn
+
+    (tmp_path / "catalog.yaml").write_text(CATALOG, encoding="utf-8")
+    model = ScriptedModel([ScriptedTurn(text="Hello."), ScriptedTurn(text="Again.")])
+    with BackgroundServer(model.app) as endpoint:
+        argv = [*TOOLCAT, "chat", "catalog.yaml", "--base-url", endpoint.url + "/v1"]
+        proc = subprocess.run(
+            [*argv, "--model", "m", "--api-key-env", "CHAT_KEY"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=_env(CHAT_KEY="sk-test"),
+            input="hi\nand again\n",
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines().count(f"toolcat chat{WARNING}") == 1  # once per session
+
+
+def test_chat_says_nothing_more_when_the_model_fails(tmp_path: Path) -> None:
+    """A failure before the session starts stays one line (the warning waits for a reply)."""
     (tmp_path / "catalog.yaml").write_text(CATALOG, encoding="utf-8")
     with socket.socket() as closed:  # bound, never listening: the model call is refused
         closed.bind(("127.0.0.1", 0))
@@ -71,4 +92,4 @@ def test_chat_warns_at_start(tmp_path: Path) -> None:
             env=_env(),
         )
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[0] == f"toolcat chat{WARNING}"
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr
