@@ -244,7 +244,7 @@ async def _chat(
             sys.stdout.write(escape_controls(piece, lines=True))
             sys.stdout.flush()
 
-    warned = []
+    warned: list[int] = []
 
     def on_step(step: Any) -> None:
         if not warned:  # the session has started (the model answered): say what calls will miss
