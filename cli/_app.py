@@ -32,6 +32,7 @@ _COMMAND_MODULES = (
     "catalog_schema",
     "call",
     "test",
+    "env",
     "serve",
     "hash_key",
     "access",

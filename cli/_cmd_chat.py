@@ -244,7 +244,13 @@ async def _chat(
             sys.stdout.write(escape_controls(piece, lines=True))
             sys.stdout.flush()
 
+    warned: list[int] = []
+
     def on_step(step: Any) -> None:
+        if not warned:  # the session has started (the model answered): say what calls will miss
+            from ._envuses import warn_unset
+
+            warned.append(warn_unset(catalog, prefix="toolcat chat"))
         # Text streamed before tool calls ends its line before the trace and the next turn.
         if step.phase == "model" and step.reply.tool_calls and streamed["any"]:
             if args.format == "text":

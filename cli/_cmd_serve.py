@@ -230,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
     names = ", ".join(t["name"] for t in tools) or "none"
     logging.getLogger("toolcat.serve").info("serving %d tools: %s", len(tools), names)
     if args.transport == "stdio":
+        _warn_unset(server)
         anyio.run(server.run_stdio)
         return 0
 
@@ -249,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
         if args.docs:
             base = url.removesuffix(args.path)
             print(f"toolcat serve: catalog browser on {base}/docs/", file=sys.stderr, flush=True)
+        _warn_unset(server)  # once listening: a start that fails stays one line
 
     policy = _host_policy(args)
     docs_dir = _docs_site(server.catalog) if args.docs else None
@@ -427,3 +429,11 @@ def _check_address(host: str, port: int) -> None:
 
 def _where(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _warn_unset(server: Any) -> None:
+    """One line per ``${VAR}`` without a default that is not set (calls needing it would fail)."""
+    from ._envuses import warn_unset
+
+    warn_unset(server.catalog, server.server_settings, prefix="toolcat serve")
+    sys.stderr.flush()

@@ -20,6 +20,7 @@ __all__ = [
     "SEVERITY_RANK",
     "counts",
     "format_github",
+    "github_summary",
     "format_json",
     "format_junit",
     "format_sarif",
@@ -160,17 +161,42 @@ def _gh_prop(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(diagnostics: Sequence[DiagnosticLike], files: Sequence[str], fail_on: str) -> str:
-    """``::error file=F,line=L,col=C,title=CODE name::message`` per finding (escaped per GitHub)."""
+def format_github(
+    diagnostics: Sequence[DiagnosticLike],
+    files: Sequence[str],
+    fail_on: str,
+    *,
+    max_annotations: int | None = None,
+    summary: bool = False,
+) -> str:
+    """``::error file=F,line=L,col=C,title=CODE name::message`` per finding (escaped per GitHub).
+
+    ``max_annotations``: at most this many annotations (the most relevant come first);
+    ``summary``: end with one plain line of totals, by code (not an annotation).
+    """
     lines = []
-    for d in diagnostics:
+    shown = diagnostics if max_annotations is None else diagnostics[:max_annotations]
+    for d in shown:
         command = _GITHUB_COMMAND.get(_sev(d), "notice")
         props = (
             f"file={_gh_prop(_relative(d.file))},line={d.line},col={d.column},"
             f"title={_gh_prop(f'{d.code} {d.name}')}"
         )
         lines.append(f"::{command} {props}::{_gh_data(d.message)}\n")
+    if summary:
+        lines.append(github_summary(diagnostics, files, len(shown)) + "\n")
     return "".join(lines)
+
+
+def github_summary(diagnostics: Sequence[DiagnosticLike], files: Sequence[str], shown: int) -> str:
+    """``toolcat: 3 errors, ... in 12 files; 50 annotated, 9 not shown; by code: TC103 8, ...``"""
+    total = len(diagnostics)
+    line = f"toolcat: {summary_line(diagnostics, files)}"
+    if total:
+        line += f"; {shown} annotated" + (f", {total - shown} not shown" if total > shown else "")
+        by_code = Counter(d.code for d in diagnostics).most_common()
+        line += "; by code: " + ", ".join(f"{code} {n}" for code, n in by_code)
+    return _one_line(line)
 
 
 # -- SARIF 2.1.0 -------------------------------------------------------------------

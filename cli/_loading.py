@@ -39,12 +39,17 @@ def check_ref_root(ref_root: str | None) -> None:
         raise CliError(f"--ref-root {ref_root}: not a directory")
 
 
-def read_catalog(paths: Sequence[str], ref_root: str | None = None) -> Any:
-    """``load_catalog(paths)``; a missing or unreadable PATH becomes a one-line exit 2."""
+def read_catalog(paths: Sequence[str], ref_root: str | None = None, exclude: Any = None) -> Any:
+    """``load_catalog(paths)``; a missing or unreadable PATH becomes a one-line exit 2.
+
+    ``exclude``: a predicate on the files met while walking a directory PATH.
+    """
     from toolcat.loader import CatalogInputError, load_catalog
 
     check_ref_root(ref_root)
     try:
+        if exclude is not None:
+            return load_catalog(list(paths), ref_root=ref_root, exclude=exclude)
         if ref_root is None:
             return load_catalog(list(paths))
         return load_catalog(list(paths), ref_root=ref_root)

@@ -76,6 +76,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC067": ("example-result-differs", Severity.ERROR),
     "TC068": ("request-not-conforming", Severity.ERROR),
     "TC069": ("example-not-run", Severity.ERROR),
+    # -- running the check (validate) ---------------------------------------------
+    "TC070": ("cannot-check", Severity.ERROR),
     # -- upstream credentials ----------------------------------------------------
     "TC075": ("caller-token-over-plain-http", Severity.ERROR),
     "TC076": ("token-endpoint-not-https", Severity.ERROR),
@@ -94,6 +96,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC120": ("example-result-without-response", Severity.WARNING),
     "TC121": ("duplicate-example-name", Severity.WARNING),
     "TC122": ("response-validation-without-spec", Severity.WARNING),
+    "TC125": ("unused-suppression", Severity.WARNING),
     "TC130": ("token-exchange-secret-in-file", Severity.WARNING),
     "TC131": ("caller-token-without-oauth-callers", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------

@@ -163,8 +163,14 @@ class SourceFile:
     top: bool
 
 
-def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
-    """The files a list of PATHs names: files as given, directories walked (sorted)."""
+def find_files(
+    paths: Sequence[str | os.PathLike[str]], exclude: Callable[[Path], bool] | None = None
+) -> list[SourceFile]:
+    """The files a list of PATHs names: files as given, directories walked (sorted).
+
+    ``exclude``: files found while walking a directory for which it is true are left out
+    (a PATH named itself is always read).
+    """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]  # one PATH given bare, not as a list
     found: list[SourceFile] = []
@@ -183,6 +189,7 @@ def find_files(paths: Sequence[str | os.PathLike[str]]) -> list[SourceFile]:
                 if p.suffix.lower() in _SUFFIXES
                 and p.is_file()
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                and (exclude is None or not exclude(p))
             )
             if not members:
                 raise CatalogInputError(display, "directory holds no *.yaml or *.yml catalog files")

@@ -10,7 +10,7 @@ import dataclasses
 import gc
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,6 +132,7 @@ def load_catalog(
     *,
     progress: bool | None = None,
     ref_root: str | os.PathLike[str] | None = None,
+    exclude: Callable[[Path], bool] | None = None,
 ) -> LoadResult:
     """Load and check catalogs; never raises for problems inside files.
 
@@ -142,10 +143,11 @@ def load_catalog(
     Raises :class:`CatalogInputError` when a PATH is missing or unreadable, or
     a directory holds no ``*.yaml``/``*.yml`` file. ``ref_root``: the folder that
     imported specs' ``$ref`` may read under, for ``openapi:`` entries without their
-    own ``ref_root:`` (default: each spec's git repository, else its folder).
+    own ``ref_root:`` (default: each spec's git repository, else its folder). ``exclude``:
+    files met while walking a directory PATH for which it is true are not read.
     """
     with recursion_headroom():  # schemas up to the nesting limit: jsonschema recurses per level
-        return _load_catalog(paths, progress=progress, ref_root=ref_root)
+        return _load_catalog(paths, progress=progress, ref_root=ref_root, exclude=exclude)
 
 
 def _load_catalog(
@@ -153,8 +155,9 @@ def _load_catalog(
     *,
     progress: bool | None,
     ref_root: str | os.PathLike[str] | None,
+    exclude: Callable[[Path], bool] | None = None,
 ) -> LoadResult:
-    files = find_files(paths)
+    files = find_files(paths, exclude)
     state = _State()
     state.ref_root = Path(ref_root) if ref_root is not None else None
     meter = Progress(len(files), progress)
