@@ -243,3 +243,5 @@ class ToolDefinition:
     # arguments the runtime fills from the caller's context (``from: claims.tenant_id``,
     # ``from: context.user_id``): argument -> source. They are not in ``input_schema``.
     context_arguments: FrozenDict = field(default_factory=FrozenDict)
+    # arguments the catalog marks ``sensitive: true``: masked in audit lines
+    sensitive_arguments: tuple[str, ...] = ()

@@ -285,6 +285,9 @@ def compile_tool(
         tags=tuple(doc.tags),
         source=SourceLocation(file, line, col),
         context_arguments=FrozenDict(bound),
+        sensitive_arguments=tuple(
+            arg for arg, p in (doc.parameters or {}).items() if p.sensitive and arg not in bound
+        ),
     )
 
 

@@ -63,6 +63,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
     "TC045": ("external-schema-ref", Severity.ERROR),
+    # -- audit and quotas (server:) ---------------------------------------------
+    "TC080": ("invalid-quota", Severity.ERROR),
+    "TC081": ("unknown-quota-reference", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),

@@ -652,6 +652,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             file=server_file,
             locate=server_locate,
             out=state.ctx.diagnostics,
+            services=state.services.keys(),
         )
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))
     catalog = None
