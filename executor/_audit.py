@@ -18,10 +18,8 @@ import os
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import IO, Any, Literal, Protocol
 
 from toolcat.catalog import AuditSettings, ToolDefinition, method_semantics
@@ -238,26 +236,27 @@ class AuditLog:
             self._warn("this call's line is lost")
 
     def line(self, result: ToolResult, trail: AuditTrail, identity: CallerIdentity | None) -> str:
-        """The JSON line (with its newline) for one call."""
+        """The JSON line (with its newline) for one call; ``arguments`` comes last."""
         call = result.call
         error = result.error
         record: dict[str, Any] = {
-            "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            "request_id": uuid.uuid4().hex,
+            "time": _now(),
+            "request_id": os.urandom(16).hex(),
             "call_id": echo_name(call.id) if call.id is not None else None,
             "identity": _identity(identity),
             "tool": echo_name(call.name),
             "decision": trail.decision,
             "rule": trail.rule,
-            "arguments": self._arguments(call.arguments, trail),
             "status": result.status,
             "outcome": "ok" if error is None else error.type,
             "duration_ms": round((time.perf_counter() - trail.start) * 1000, 3),
         }
         # ensure_ascii: CR, LF, U+2028 and every other control stays escaped in the line
-        return json.dumps(record, ensure_ascii=True, separators=(",", ":"), default=str) + "\n"
+        head = json.dumps(record, ensure_ascii=True, separators=(",", ":"), default=str)
+        return f'{head[:-1]},"arguments":{self._arguments(call.arguments, trail)}}}\n'
 
-    def _arguments(self, raw: Any, trail: AuditTrail) -> Any:
+    def _arguments(self, raw: Any, trail: AuditTrail) -> str:
+        """The arguments as JSON text (ASCII), masked, cut at ``max_argument_chars``."""
         args = trail.arguments
         if args is None:
             if isinstance(raw, Mapping):
@@ -266,23 +265,23 @@ class AuditLog:
                 try:
                     args = json.loads(raw)
                 except ValueError:
-                    return {"_unparsed_chars": len(raw)}
+                    return _dumps({"_unparsed_chars": len(raw)})
             else:
-                return {"_unparsed_chars": len(raw) if isinstance(raw, str) else None}
+                return _dumps({"_unparsed_chars": len(raw) if isinstance(raw, str) else None})
         if trail.tool is not None:
             args = masked(args, trail.tool, self._paths)
-        text = json.dumps(args, ensure_ascii=False, default=str)
+        text = _dumps(args)
         if trail.redactor:  # the call's own secrets, wherever an argument holds one
             masked_text = trail.redactor(text)
             if masked_text != text:
                 text = masked_text
                 try:
-                    args = json.loads(text)
-                except ValueError:  # a mask inside an escape: keep the text only
-                    return {"_truncated": text[: self.max_argument_chars], "_chars": len(text)}
+                    json.loads(text)
+                except ValueError:  # a mask inside an escape: keep the text only, as a string
+                    return _dumps({"_truncated": text[: self.max_argument_chars]})
         if len(text) > self.max_argument_chars:
-            return {"_truncated": text[: self.max_argument_chars], "_chars": len(text)}
-        return args
+            return _dumps({"_truncated": text[: self.max_argument_chars], "_chars": len(text)})
+        return text
 
     def _warn(self, what: str) -> None:
         now = time.monotonic()
@@ -292,6 +291,22 @@ class AuditLog:
 
     def close(self) -> None:
         self.sink.close()
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
+
+
+_second: list[Any] = [None, ""]  # the last whole second formatted, and its text
+
+
+def _now() -> str:
+    """UTC now as 2026-12-01T03:04:05.678Z (the seconds' text is cached)."""
+    now = time.time()
+    whole = int(now)
+    if _second[0] != whole:
+        _second[:] = [whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))]
+    return f"{_second[1]}.{int((now - whole) * 1000):03d}Z"
 
 
 def _identity(identity: CallerIdentity | None) -> dict[str, Any] | None:
