@@ -294,3 +294,33 @@ def test_dash_writes_to_standard_output(tmp_path: Path, capsys: pytest.CaptureFi
     executor.execute(ToolCall("get_item", {}))
     (line,) = capsys.readouterr().out.splitlines()
     assert json.loads(line)["tool"] == "get_item"
+
+
+def test_spans_carry_the_same_caller_and_decision(tmp_path: Path) -> None:
+    sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = sdk_trace.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    catalog, server = _load(tmp_path, CATALOG + ACCESS)
+    assert server is not None
+    with Executor(
+        catalog,
+        env={},
+        access=server.access,
+        client=httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200))),
+        tracer_provider=provider,
+    ) as executor:
+        reader = ToolContext(who("a" * 300, groups=["readers"]))
+        executor.execute(ToolCall("get_item", {}), context=reader)
+        executor.execute(ToolCall("secret_pin", {"pin": "1"}), context=reader)
+        executor.execute(ToolCall("get_item", {}))  # no caller
+    allowed, denied, anonymous = (s.attributes or {} for s in exporter.get_finished_spans())
+    assert allowed["enduser.id"] == "a" * 256  # cut: bounded attribute size
+    assert allowed["toolcat.client.id"] == "agent-1"
+    assert allowed["toolcat.auth.method"] == "jwt"
+    assert (allowed["toolcat.decision"], allowed["toolcat.decision.rule"]) == ("allow", "readers")
+    assert denied["toolcat.decision"] == "deny" and denied["error.type"] == "forbidden"
+    assert "enduser.id" not in anonymous and anonymous["toolcat.decision"] == "deny"
