@@ -252,7 +252,7 @@ class AuditLog:
             "duration_ms": round((time.perf_counter() - trail.start) * 1000, 3),
         }
         # ensure_ascii: CR, LF, U+2028 and every other control stays escaped in the line
-        head = json.dumps(record, ensure_ascii=True, separators=(",", ":"), default=str)
+        head = _ENCODER.encode(record)
         return f'{head[:-1]},"arguments":{self._arguments(call.arguments, trail)}}}\n'
 
     def _arguments(self, raw: Any, trail: AuditTrail) -> str:
@@ -293,8 +293,12 @@ class AuditLog:
         self.sink.close()
 
 
+# one encoder for every line: json.dumps with options builds a new one each call
+_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str)
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
+    return _ENCODER.encode(value)
 
 
 _second: list[Any] = [None, ""]  # the last whole second formatted, and its text

@@ -168,3 +168,23 @@ def test_an_audit_log_that_cannot_be_written_fails_closed_for_writes(
     assert error["type"] == "refused_by_policy" and "audit log" in error["message"]
     assert [s["method"] for s in recorder.seen[sent:]] == ["GET"]  # nothing deleted
     assert "the audit log cannot be written" in server.stderr()
+
+
+def test_the_audit_log_cannot_take_stdout_on_stdio(issuer: Issuer, tmp_path: Path) -> None:
+    import subprocess
+
+    from .conftest import TOOLCAT
+
+    path = tmp_path / "catalog.yaml"
+    path.write_text(_catalog(issuer.url, None))
+    env = {**os.environ, "SHOP_URL": "http://127.0.0.1:9"}
+    proc = subprocess.run(
+        [*TOOLCAT, "serve", str(path), "--audit-log", "-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "standard output carries MCP" in proc.stderr and "Traceback" not in proc.stderr
