@@ -301,11 +301,11 @@ class Executor:
         if isinstance(prepared, ToolResult):
             return _timed(prepared, start)
         plan, draft = prepared
-        if plan.tool.confirm and not self._confirmed_sync(call, plan.tool):
-            return _timed(_refused(call), start)
-        unaudited = self._unaudited(call, plan, trail)
+        unaudited = self._unaudited(call, plan, trail)  # before the user is asked to confirm
         if unaudited is not None:
             return _timed(unaudited, start)
+        if plan.tool.confirm and not self._confirmed_sync(call, plan.tool):
+            return _timed(_refused(call), start)
         with self.quotas.slot(plan.tool.command.service) as slot:
             if not slot.allowed:
                 return _timed(_rate_limited(call, slot, trail), start)
@@ -357,11 +357,11 @@ class Executor:
         if isinstance(prepared, ToolResult):
             return _timed(prepared, start)
         plan, draft = prepared
-        if plan.tool.confirm and not await self._confirmed_async(call, plan.tool):
-            return _timed(_refused(call), start)
-        unaudited = self._unaudited(call, plan, trail)
+        unaudited = self._unaudited(call, plan, trail)  # before the user is asked to confirm
         if unaudited is not None:
             return _timed(unaudited, start)
+        if plan.tool.confirm and not await self._confirmed_async(call, plan.tool):
+            return _timed(_refused(call), start)
         with self.quotas.slot(plan.tool.command.service) as slot:
             if not slot.allowed:
                 return _timed(_rate_limited(call, slot, trail), start)
