@@ -25,7 +25,8 @@ and friends written before the root existed still work)::
     │   ├── TokenError                              the OAuth2 token endpoint gave no token
     │   ├── EncodingRefused                         a body encoded twice over, unknown or corrupt
     │   ├── BodyTooLarge                            a decoded body past ``max_response_bytes``
-    │   └── DispatchFailure                         a request that got no usable response
+    │   ├── DispatchFailure                         a request that got no usable response
+    │   └── SpecUnavailable                         a spec that responses cannot be checked against
     │
     ├── toolcat.executor.providers
     │   └── UnknownProviderError      [ValueError]  no provider of that name (``known``)

@@ -9,7 +9,10 @@ What the loader builds and the executor reads (module names)::
 and the facts every layer above shares, each in one module: HTTP method semantics
 (_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the fast JSON
 Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
-(_strict, _gemini, _schema_walk), and the lexical tool search (_search).
+(_strict, _gemini, _schema_walk), the lexical tool search (_search), and what changed
+between two catalogs (_diff, _diff_schema). Every frozen record of the package is a
+``@record`` (_record): a frozen slotted dataclass whose methods other than
+``__init__`` are shared rather than compiled per class.
 """
 
 import typing as _t
@@ -53,8 +56,10 @@ from ._model import (
     Timeouts,
     ToolAnnotations,
     ToolDefinition,
+    ToolExample,
 )
 from ._printable import escape_controls, escape_json_controls
+from ._record import record
 from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
 from ._sandbox import (
     MAX_TEMPLATE_LOOPS,
@@ -83,7 +88,10 @@ __all__ = [
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
+    "CHANGE_RULES",
     "Catalog",
+    "ChangeKind",
+    "ChangeRule",
     "DEFAULT_JWT_ALGORITHMS",
     "EnvSyntaxError",
     "FrozenDict",
@@ -123,13 +131,16 @@ __all__ = [
     "StrictResult",
     "Timeouts",
     "ToolAnnotations",
+    "ToolChange",
     "ToolDefinition",
+    "ToolExample",
     "UnknownToolError",
     "UnknownToolsetError",
     "check_env_syntax",
     "check_strict_schema",
     "compile_check",
     "constant_bound_error",
+    "diff_catalogs",
     "escape_controls",
     "escape_json_controls",
     "freeze",
@@ -140,6 +151,7 @@ __all__ = [
     "method_semantics",
     "pattern_problem",
     "pattern_search",
+    "record",
     "recursion_headroom",
     "references",
     "render_text",
@@ -153,6 +165,7 @@ __all__ = [
 ]
 
 if _t.TYPE_CHECKING:
+    from ._diff import CHANGE_RULES, ChangeKind, ChangeRule, ToolChange, diff_catalogs
     from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
     from ._serving import (
         DEFAULT_JWT_ALGORITHMS,
@@ -173,9 +186,14 @@ if _t.TYPE_CHECKING:
 # compiling the tokenizer's patterns (about 5 ms).
 # So do the serving settings (the ``server:`` section): about 10 ms of dataclasses
 # that only `serve`, the executor's access checks and catalogs with one need.
+# So does the catalog diff (``toolcat diff``): only that command reads it.
 __getattr__, __dir__ = _lazy_names(
     __name__,
     {
+        **{
+            name: "._diff"
+            for name in ("CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs")
+        },
         **{
             name: "._search"
             for name in (

@@ -9,11 +9,12 @@ executor when a call runs, never at load time.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from ._frozen import FrozenDict
 from ._methods import HttpMethod
+from ._record import record
 
 __all__ = [
     "ApiKeyAuth",
@@ -33,10 +34,11 @@ __all__ = [
     "Timeouts",
     "ToolAnnotations",
     "ToolDefinition",
+    "ToolExample",
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SourceLocation:
     """Where a value was declared: a file and a 1-based line and column."""
 
@@ -58,7 +60,7 @@ class ParamLocation(enum.StrEnum):
     BODY = "body"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ParameterBinding:
     """How one top-level argument of a tool reaches the wire.
 
@@ -82,7 +84,7 @@ class ParameterBinding:
     content_type: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BodySpec:
     """How the request body is built from the arguments.
 
@@ -113,7 +115,7 @@ class BodySpec:
     required: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ResponseSpec:
     """How a response is shaped for the model."""
 
@@ -121,7 +123,7 @@ class ResponseSpec:
     max_chars: int | None = None  # overrides the service's max_response_chars
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Timeouts:
     """Seconds; ``None`` means the default (or the service's value)."""
 
@@ -130,7 +132,7 @@ class Timeouts:
     total: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RetryPolicy:
     """Retries for idempotent methods (or tools that opt in with ``retry_unsafe``)."""
 
@@ -141,25 +143,25 @@ class RetryPolicy:
     retry_after_cap: float = 30.0  # longest Retry-After honoured, seconds
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NoAuth:
     type: Literal["none"] = "none"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BearerAuth:
     token: str  # raw, may hold ${VAR}
     type: Literal["bearer"] = "bearer"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BasicAuth:
     username: str
     password: str
     type: Literal["basic"] = "basic"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApiKeyAuth:
     location: Literal["header", "query", "cookie"]
     name: str
@@ -167,7 +169,7 @@ class ApiKeyAuth:
     type: Literal["api_key"] = "api_key"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OAuth2ClientCredentials:
     token_url: str
     client_id: str
@@ -179,7 +181,7 @@ class OAuth2ClientCredentials:
 AuthSpec = NoAuth | BearerAuth | BasicAuth | ApiKeyAuth | OAuth2ClientCredentials
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Service:
     """An HTTP service that tools call. Raw strings may hold ``${VAR}``."""
 
@@ -192,9 +194,12 @@ class Service:
     max_response_chars: int = 20000
     max_response_bytes: int = 10_000_000
     source: SourceLocation | None = None
+    # check responses against the OpenAPI spec at ``spec`` (a path): "warn", "error" or None
+    validate_responses: str | None = None
+    spec: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HttpCommand:
     """The HTTP request a tool sends, with every argument's placement decided."""
 
@@ -215,7 +220,7 @@ class HttpCommand:
         return tuple(p for p in self.parameters if p.location is location)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolAnnotations:
     """Behaviour hints, as MCP names them. ``None`` means "not stated"."""
 
@@ -226,7 +231,25 @@ class ToolAnnotations:
     open_world: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
+class ToolExample:
+    """One example a catalog carries for a tool (``toolcat test`` runs it offline).
+
+    ``request`` holds the keys the request must match (``method``, ``path``,
+    ``query``, ``headers``: a subset, ``body``); ``response`` the recorded answer
+    (``status``, ``headers``, ``body``); ``result`` what the model must get
+    (``None``: not compared). Values are frozen JSON.
+    """
+
+    arguments: FrozenDict
+    name: str | None = None
+    request: FrozenDict | None = None
+    response: FrozenDict | None = None
+    result: Any = None
+    source: SourceLocation | None = None
+
+
+@record
 class ToolDefinition:
     """One tool as a model sees it, with the command that runs it."""
 
@@ -243,5 +266,6 @@ class ToolDefinition:
     # arguments the runtime fills from the caller's context (``from: claims.tenant_id``,
     # ``from: context.user_id``): argument -> source. They are not in ``input_schema``.
     context_arguments: FrozenDict = field(default_factory=FrozenDict)
+    examples: tuple[ToolExample, ...] = ()
     # arguments the catalog marks ``sensitive: true``: masked in audit lines
     sensitive_arguments: tuple[str, ...] = ()

@@ -33,8 +33,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ._record import record
 
 if TYPE_CHECKING:
     from ._model import ToolDefinition
@@ -124,7 +125,7 @@ def _english_stemmer() -> Callable[[str], str]:
     return stem
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SearchHit:
     """One ranked tool: its name and score (higher is better)."""
 

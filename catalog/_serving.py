@@ -6,8 +6,10 @@ client's credentials) are kept raw; the server resolves them when it starts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
+
+from ._record import record
 
 __all__ = [
     "DEFAULT_JWT_ALGORITHMS",
@@ -29,7 +31,7 @@ __all__ = [
 DEFAULT_JWT_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JwtSettings:
     """JWT access tokens signed by ``issuer`` with a key from ``jwks_url``."""
 
@@ -43,7 +45,7 @@ class JwtSettings:
     jwks_min_refresh: float = 30.0  # least seconds between fetches caused by an unknown kid
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class IntrospectionSettings:
     """Opaque tokens checked at an RFC 7662 introspection endpoint."""
 
@@ -53,7 +55,7 @@ class IntrospectionSettings:
     cache_seconds: float = 300.0  # an active answer is kept at most this long (and never past exp)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApiKeyEntry:
     """A static API key, stored as ``sha256:<hex>`` of the key (``toolcat hash-key``)."""
 
@@ -62,7 +64,7 @@ class ApiKeyEntry:
     scopes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ServeAuth:
     """The ways a caller may authenticate; any one that accepts the token admits it."""
 
@@ -76,7 +78,7 @@ class ServeAuth:
         return bool(self.jwt or self.introspection or self.api_keys)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AccessGrant:
     """What a rule covers: tools named here (``*``: every tool), these toolsets, these tags."""
 
@@ -85,7 +87,7 @@ class AccessGrant:
     tags: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AccessRule:
     """One rule of the access policy: callers matching every ``when`` entry are allowed
     (or denied) the tools ``grant`` covers.
@@ -101,7 +103,7 @@ class AccessRule:
     when: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AccessPolicy:
     """The ``server.access`` rules. None: every caller may call every tool (as before);
     any: a caller may call a tool only when an ``allow`` rule covers it and no ``deny`` does.
@@ -114,7 +116,7 @@ class AccessPolicy:
         return bool(self.rules)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ServerSettings:
     """The ``server:`` section: the resource URI the server answers as, its auth and access."""
 
@@ -126,7 +128,7 @@ class ServerSettings:
     quotas: QuotaPolicy = field(default_factory=lambda: QuotaPolicy())
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AuditSettings:
     """The ``server.audit`` section: one JSON line per tool call, allowed or refused.
 
@@ -143,7 +145,7 @@ class AuditSettings:
     max_argument_chars: int = 4096  # the arguments' JSON in one line; longer is cut
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class QuotaRule:
     """A rate limit: callers matching every ``when`` entry (as in access rules) get
     ``rate`` calls per ``per_seconds`` (``burst`` at once) of the tools ``grant`` covers
@@ -160,7 +162,7 @@ class QuotaRule:
     scope: Literal["tool", "rule"] = "tool"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class QuotaPolicy:
     """The ``server.quotas`` rules and ``server.concurrency`` (service -> calls at once)."""
 

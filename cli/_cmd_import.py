@@ -10,6 +10,8 @@ from typing import Any
 
 from ._app import CliError
 
+# a spec or an overlay that cannot be used: nothing is written
+_FATAL = ("TC002", "TC201", "TC202", "TC207", "TC060", "TC061", "TC062", "TC063")
 _KINDS = {"tag": "tags", "operation": "operations", "path": "paths", "method": "methods"}
 
 
@@ -116,11 +118,18 @@ def register(sub: Any) -> None:
         help="folder that the spec's $refs may read files under (default: the spec's git "
         "repository, else its folder)",
     )
+    from ._import_update import register_update  # issue 9 part 3: --overlay, --update
+
+    register_update(p, o)
     o.set_defaults(func=run)
     p.set_defaults(func=_no_kind)
 
 
 def _no_kind(args: argparse.Namespace) -> int:
+    if getattr(args, "update_file", None):
+        from ._import_update import run_update_only
+
+        return run_update_only(args)
     raise CliError(
         "say what to import: 'toolcat import openapi SPEC' (see 'toolcat import --help')"
     )
@@ -150,8 +159,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             f"{args.spec}: no such file" if not spec.exists() else f"{args.spec}: not a file"
         )
+    from ._import_update import before_import, finish_update, record_text
     from ._loading import check_ref_root
 
+    before_import(args)  # --update FILE: refuse a file import did not write, before anything
     check_ref_root(args.ref_root)
     if args.max_spec_mb <= 0:
         raise CliError("--max-spec-mb must be positive")
@@ -165,9 +176,10 @@ def run(args: argparse.Namespace) -> int:
         max_spec_bytes=int(args.max_spec_mb * 1024 * 1024),
         spec_url=args.spec_url,
         ref_root=Path(args.ref_root) if args.ref_root else None,
+        overlays=tuple(Path(o) for o in args.overlay),
     )
     result = import_openapi(spec, options)
-    fatal = [d for d in result.diagnostics if d.code in ("TC002", "TC201", "TC202", "TC207")]
+    fatal = [d for d in result.diagnostics if d.code in _FATAL]
     if fatal:  # one located line, as `toolcat validate` prints it
         raise CliError(str(fatal[0]))
     where = {  # the located finding of each skipped operation
@@ -193,6 +205,9 @@ def run(args: argparse.Namespace) -> int:
 
     target = args.output or "<stdout>"
     text = render_catalog(result, spec)
+    if args.update:  # FILE's hand edits merged into this import, under this header
+        return finish_update(args, result, spec, text)
+    text += record_text(args, result, spec)
     if args.output:
         out = Path(args.output)
         tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")

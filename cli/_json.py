@@ -1,10 +1,16 @@
-"""``json.dumps(value, indent=2, ensure_ascii=False)``, the same text several times faster.
+"""``json.dumps(value, indent=2, ensure_ascii=False)``, the same text many times faster.
 
 The standard library's C encoder does not indent, so with ``indent`` every value
 goes through its pure-Python generators: a third of ``toolcat schema``'s time on
-Stripe's spec. This writer appends to one list instead; any value it is not sure
-to write exactly as ``json.dumps`` would (a subclass of str, a non-string key, a
-cycle) is handed to ``json.dumps`` itself.
+Stripe's spec. orjson (Rust) writes the same text for JSON values, except for
+floats: it writes ``1e-05`` as ``0.00001``, and NaN and the infinities as ``null``.
+So a value is first walked for floats (containers only; floats are rare in
+schemas): when every float reads the same both ways, orjson writes the text.
+Otherwise, or for what orjson refuses (a non-string key, an integer past 64 bits,
+a lone surrogate, nesting past 255, any non-JSON type), this module's own writer
+appends to one list; any value it is not sure to write exactly as ``json.dumps``
+would (a subclass of str, a non-string key, a cycle) is handed to ``json.dumps``
+itself. tests/unit/cli/test_json_output.py holds all three to ``json.dumps``.
 """
 
 from __future__ import annotations
@@ -24,12 +30,68 @@ class _Unsure(ToolcatError):
 
 def dumps_indented(value: Any, indent: int = 2) -> str:
     """The text of ``json.dumps(value, indent=indent, ensure_ascii=False)``."""
+    if indent == 2 and _floats_read_alike(value):
+        try:
+            import orjson
+        except ImportError:  # pragma: no cover - a declared dependency
+            pass
+        else:
+            try:
+                return orjson.dumps(value, default=_refuse, option=_ORJSON_OPTIONS).decode()
+            except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+                pass
     out: list[str] = []
     try:
         _write(value, out, "\n", " " * indent)
     except (_Unsure, RecursionError):
         return json.dumps(value, indent=indent, ensure_ascii=False)
     return "".join(out)
+
+
+_ORJSON_OPTIONS = 1 | 2048 | 512
+"""``orjson.OPT_INDENT_2 | OPT_PASSTHROUGH_DATACLASS | OPT_PASSTHROUGH_DATETIME`` (written
+out, so that importing this module imports no orjson): dataclasses and datetimes go to
+``default``, which refuses them, as ``json.dumps`` does."""
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_LEAVES = frozenset({str, int, bool, type(None)})
+
+
+def _floats_read_alike(value: Any) -> bool:
+    """Whether every float in ``value`` has the same text from orjson as from ``json``
+    (and ``value`` nests at most 255 levels, orjson's limit, so a cycle ends the walk)."""
+    level: list[Any] = [value]
+    for _ in range(256):
+        below: list[Any] = []
+        push = below.append
+        for item in level:
+            if type(item) is float:
+                if not _float_reads_alike(item):
+                    return False
+                continue
+            if isinstance(item, dict):
+                items: Any = item.values()
+            elif isinstance(item, list | tuple):
+                items = item
+            else:
+                continue  # a leaf, or not JSON (orjson's default refuses that)
+            for v in items:
+                if type(v) not in _LEAVES:
+                    push(v)
+        if not below:
+            return True
+        level = below
+    return False
+
+
+def _float_reads_alike(v: float) -> bool:
+    import orjson
+
+    return v == v and orjson.dumps(v) == float.__repr__(v).encode()
 
 
 def _float(v: float) -> str:

@@ -50,6 +50,7 @@ if _t.TYPE_CHECKING:
         with_context,
     )
     from ._logsafe import redacted_logs
+    from ._openapi import OpenApiSpec, SpecUnavailable, openapi_request
     from ._quota import Bucket, MemoryQuotaStore, QuotaDecision, QuotaGuard, QuotaStore
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
@@ -75,6 +76,7 @@ __all__ = [
     "MAX_ECHOED_NAME_CHARS",
     "MAX_SEARCH_RESULTS",
     "MemoryQuotaStore",
+    "OpenApiSpec",
     "PROVIDERS",
     "PreparedRequest",
     "QuotaDecision",
@@ -83,6 +85,7 @@ __all__ = [
     "Redactor",
     "RotatingFileSink",
     "SEARCH_TOOL_NAME",
+    "SpecUnavailable",
     "StreamSink",
     "TokenCache",
     "ToolCall",
@@ -98,6 +101,7 @@ __all__ = [
     "format_loc",
     "format_result",
     "is_sensitive_header",
+    "openapi_request",
     "parse_arguments",
     "parse_calls",
     "redacted_logs",
@@ -126,6 +130,9 @@ _LAZY = {
     "Executor": "._executor",
     "MAX_ECHOED_NAME_CHARS": "._calls",
     "MAX_SEARCH_RESULTS": "._toolsearch",
+    "OpenApiSpec": "._openapi",
+    "SpecUnavailable": "._openapi",
+    "openapi_request": "._openapi",
     "PROVIDERS": ".providers",
     "PreparedRequest": "._executor",
     "Redactor": "._redact",

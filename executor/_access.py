@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import AccessPolicy, AccessRule, Catalog
+from toolcat.catalog import AccessPolicy, AccessRule, Catalog, record
 
 from ._identity import CallerIdentity
 
 __all__ = ["AccessDecision", "AccessGuard"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AccessDecision:
     """``allowed`` and the rule that decided (``None``: no rules, or none matched)."""
 

@@ -20,6 +20,7 @@ from toolcat.catalog import (
     BearerAuth,
     NoAuth,
     OAuth2ClientCredentials,
+    record,
 )
 
 from ._calls import ToolError
@@ -31,7 +32,7 @@ _EXPIRY_MARGIN = 30.0  # seconds before the stated expiry that a token counts as
 _MAX_TOKEN_BODY = 65_536
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OAuthConfig:
     """Resolved client-credentials settings of one call (the secret is never shown)."""
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
+
+from toolcat.catalog import record
 
 __all__ = [
     "ERROR_TYPES",
@@ -37,6 +39,7 @@ ERROR_TYPES = (
     "connection_error",
     "response_too_large",
     "invalid_response",
+    "nonconforming_response",
     "internal",
 )
 
@@ -55,7 +58,7 @@ def echo_name(name: object) -> str:
     return f"{text[:MAX_ECHOED_NAME_CHARS]}…[+{len(text) - MAX_ECHOED_NAME_CHARS} chars]"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolCall:
     """One call of a tool by a model: the arguments are a JSON string or an object."""
 
@@ -64,7 +67,7 @@ class ToolCall:
     id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolError:
     """What went wrong with a call; ``loc`` is the path inside the arguments, if any."""
 
@@ -79,7 +82,7 @@ class ToolError:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolResult:
     """The outcome of one call: ``content`` is the text the model reads.
 
@@ -99,6 +102,8 @@ class ToolResult:
     elapsed: float = 0.0
     return_direct: bool = False
     truncated: bool = False
+    # what the runtime noticed besides the result (a response that breaks the spec)
+    notes: tuple[str, ...] = ()
 
     @property
     def error(self) -> ToolError | None:
@@ -117,6 +122,7 @@ class ToolResult:
             "errors": [e.to_dict() for e in self.errors],
             "headers": dict(self.headers),
             "elapsed": round(self.elapsed, 6),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 

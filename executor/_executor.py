@@ -9,11 +9,18 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 import httpx
-from toolcat.catalog import AccessPolicy, AuditSettings, Catalog, QuotaPolicy, ToolDefinition
+from toolcat.catalog import (
+    AccessPolicy,
+    AuditSettings,
+    Catalog,
+    QuotaPolicy,
+    ToolDefinition,
+    record,
+)
 
 from ._access import AccessGuard
 from ._arguments import parse_arguments
@@ -21,7 +28,7 @@ from ._audit import AuditLog, AuditTrail
 from ._auth import TokenCache
 from ._calls import ToolCall, ToolError, ToolResult, echo_name
 from ._deadline import bind_deadline
-from ._dispatch import Dispatcher, DispatchFailure
+from ._dispatch import Dispatcher, DispatchFailure, Reply
 from ._identity import ToolContext, context_value, current_context, current_identity, with_context
 from ._plan import ToolPlan, compile_plan
 from ._quota import QuotaDecision, QuotaGuard, QuotaStore
@@ -35,7 +42,7 @@ __all__ = ["ConfirmCallback", "Executor", "PreparedRequest"]
 ConfirmCallback = Callable[[ToolCall, ToolDefinition], "bool | Awaitable[bool]"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PreparedRequest:
     """The request a call would send (a dry run): secrets are already masked."""
 
@@ -313,7 +320,10 @@ class Executor:
                 reply = self._dispatcher.send(self.client, plan, draft)
             except DispatchFailure as exc:
                 return _dispatch_failed(call, exc, draft.redactor, start)
-        return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
+        result = shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
+        if plan.service.validate_responses:
+            return self._conforming(plan, draft, reply, result)
+        return result
 
     async def aexecute(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolResult:
         """Run one call on the event loop; the arguments are checked in a worker thread."""
@@ -369,7 +379,10 @@ class Executor:
                 reply = await self._dispatcher.asend(self.async_client, plan, draft)
             except DispatchFailure as exc:
                 return _dispatch_failed(call, exc, draft.redactor, start)
-        return shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
+        result = shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
+        if plan.service.validate_responses:
+            return await asyncio.to_thread(self._conforming, plan, draft, reply, result)
+        return result
 
     def _from_context(
         self, call: ToolCall, plan: ToolPlan, args: dict[str, Any]
@@ -522,6 +535,40 @@ class Executor:
             headers=draft.redactor.headers(headers),
             body=draft.preview,
         )
+
+    # -- response validation (a service's validate_responses) ---------------------------
+
+    def _conforming(
+        self, plan: ToolPlan, draft: Draft, reply: Reply, result: ToolResult
+    ) -> ToolResult:
+        """``result``, with a note (warn) or as an error (error) when ``reply`` breaks the spec."""
+        from ._openapi import response_problem
+
+        service = plan.service
+        problem = response_problem(plan, draft, reply)
+        if problem is None:
+            return result
+        problem = draft.redactor(problem)
+        mode = service.validate_responses or "warn"
+        name = self._known(result.call.name)
+        self._telemetry.nonconforming(name, service.name, mode)
+        logger.warning(
+            "tool %s (call %s): the response does not conform to the spec of service %s: %s",
+            name,
+            result.call.id,
+            service.name,
+            problem,
+        )
+        text = f"the response does not conform to the service's OpenAPI spec: {problem}"
+        if mode == "error":
+            return error_result(
+                result.call,
+                [ToolError("nonconforming_response", text)],
+                status=reply.status,
+                headers=result.headers,
+                elapsed=result.elapsed,
+            )
+        return replace(result, notes=(*result.notes, text))
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
-from toolcat.catalog import FrozenDict, freeze
+from toolcat.catalog import FrozenDict, freeze, record
 
 __all__ = [
     "CallerIdentity",
@@ -28,7 +28,7 @@ __all__ = [
 AuthMethod = Literal["jwt", "introspection", "api_key"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallerIdentity:
     """A verified caller: ``subject`` (``sub``, or the API key's name), the OAuth
     ``client_id`` when known, granted ``scopes``, every verified ``claims`` value
@@ -64,7 +64,7 @@ class CallerIdentity:
         return scope in self.scopes
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolContext:
     """What a call carries besides its arguments: the verified caller (set by a server
     from the token, or by an embedding app that verified it) and application

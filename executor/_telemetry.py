@@ -88,6 +88,11 @@ class Telemetry:
         self._duration = meter.create_histogram(
             "toolcat.tool.duration", unit="s", description="Duration of tool calls"
         )
+        self._nonconforming = meter.create_counter(
+            "toolcat.response.nonconforming",
+            unit="{response}",
+            description="Responses that do not conform to the service's OpenAPI spec",
+        )
 
     # Without a configured provider the API's proxies record nothing: skip the work.
     def tracing(self) -> bool:
@@ -142,3 +147,10 @@ class Telemetry:
         if error_type is not None:
             self._errors.add(1, {**attributes, "error.type": error_type})
         self._duration.record(elapsed, attributes)
+
+    def nonconforming(self, name: str, service: str, mode: str) -> None:
+        """One response that broke the spec (a service's ``validate_responses``)."""
+        if not self.enabled or not self._metering():
+            return
+        attributes = {"gen_ai.tool.name": name, "toolcat.service.name": service, "mode": mode}
+        self._nonconforming.add(1, attributes)

@@ -29,6 +29,7 @@ from toolcat.catalog import (
     Timeouts,
     ToolAnnotations,
     ToolDefinition,
+    ToolExample,
     freeze,
     method_semantics,
 )
@@ -181,7 +182,18 @@ def compile_service(
         max_response_chars=doc.max_response_chars or defaults.max_response_chars,
         max_response_bytes=doc.max_response_bytes or defaults.max_response_bytes,
         source=SourceLocation(file, line, col),
+        validate_responses=doc.validate_responses,
+        spec=_spec_path(file, doc.spec),
     )
+
+
+def _spec_path(file: str, spec: str | None) -> str | None:
+    """A service's ``spec:``, relative to the file that declares it."""
+    if spec is None:
+        return None
+    import os
+
+    return os.path.normpath(os.path.join(os.path.dirname(file), spec))
 
 
 def compile_tool(
@@ -256,6 +268,9 @@ def compile_tool(
     }
     if params.reachable:
         input_schema["$defs"] = {name: defs[name] for name in params.reachable}
+    examples = _examples(doc, scope, input_schema) if doc.examples else ()
+    if scope.errors:
+        return None
     response = doc.response
     line, col = locate(base, False)
     return ToolDefinition(
@@ -285,10 +300,79 @@ def compile_tool(
         tags=tuple(doc.tags),
         source=SourceLocation(file, line, col),
         context_arguments=FrozenDict(bound),
+        examples=examples,
         sensitive_arguments=tuple(
             arg for arg, p in (doc.parameters or {}).items() if p.sensitive and arg not in bound
         ),
     )
+
+
+_REQUEST_KEYS = ("method", "path", "query", "headers", "body")
+_RESPONSE_KEYS = ("status", "headers", "body")
+
+
+def _set_keys(doc: Any, keys: tuple[str, ...]) -> dict[str, Any] | None:
+    """The keys of an example's request/response that are set (null: not compared)."""
+    if doc is None:
+        return None
+    return {k: getattr(doc, k) for k in keys if getattr(doc, k) is not None}
+
+
+def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple[ToolExample, ...]:
+    """The tool's examples, each checked: arguments against the input schema (TC065),
+    a result without a response (TC120), a name used twice (TC121)."""
+    if not doc.examples:
+        return ()
+    from toolcat.catalog import compile_check, linear_regex
+
+    from ._schemas import example_validator
+
+    # the fast check first (same verdicts): jsonschema is imported and a validator built
+    # only to explain arguments it refuses or cannot judge, not on every load
+    check = compile_check(input_schema)
+    validator: Any = None
+    out: list[ToolExample] = []
+    names: set[str] = set()
+    for i, example in enumerate(doc.examples):
+        at = ("examples", i)
+        label = f"example {example.name!r}" if example.name else f"example {i + 1}"
+        errors: list[Any] = []
+        if check is None or not check(example.arguments):
+            validator = validator or example_validator(input_schema)
+            with linear_regex():
+                errors = sorted(validator.iter_errors(example.arguments), key=lambda e: e.path)
+        for error in errors[:5]:
+            where = "/".join(str(p) for p in error.absolute_path)
+            scope.add(
+                "TC065",
+                f"{label}: arguments{f' at {where}' if where else ''}: {error.message}; "
+                "fix the example or the tool's parameters",
+                (*at, "arguments", *error.absolute_path),
+            )
+        if example.result is not None and example.response is None:
+            scope.add(
+                "TC120",
+                f"{label}: 'result' is compared only with a recorded 'response'; add one "
+                "(status, headers, body)",
+                (*at, "result"),
+                key=True,
+            )
+        if example.name is not None:
+            if example.name in names:
+                scope.add("TC121", f"{label} is named twice; give each example its own name", at)
+            names.add(example.name)
+        line, col = scope.locate((*scope.base, *at), False)
+        out.append(
+            ToolExample(
+                arguments=_freeze(example.arguments),
+                name=example.name,
+                request=_freeze(_set_keys(example.request, _REQUEST_KEYS)),
+                response=_freeze(_set_keys(example.response, _RESPONSE_KEYS)),
+                result=_freeze(example.result),
+                source=SourceLocation(scope.file, line, col),
+            )
+        )
+    return tuple(out)
 
 
 # values that are frozen as they are (a FrozenDict/FrozenList was frozen whole when built)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from toolcat._errors import ToolcatError
+from toolcat.catalog import record
 
 __all__ = ["CODES", "CatalogError", "Diagnostic", "Severity", "sort_diagnostics"]
 
@@ -63,6 +64,18 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
     "TC045": ("external-schema-ref", Severity.ERROR),
+    # -- OpenAPI overlays and rules (issue 9 part 3) ------------------------------
+    "TC060": ("overlay-unreadable", Severity.ERROR),
+    "TC061": ("overlay-invalid", Severity.ERROR),
+    "TC062": ("overlay-bad-target", Severity.ERROR),
+    "TC063": ("overlay-action-failed", Severity.ERROR),
+    "TC064": ("openapi-rule-sets-nothing", Severity.ERROR),
+    # -- examples and `toolcat test` ------------------------------------------
+    "TC065": ("example-invalid-arguments", Severity.ERROR),
+    "TC066": ("example-request-differs", Severity.ERROR),
+    "TC067": ("example-result-differs", Severity.ERROR),
+    "TC068": ("request-not-conforming", Severity.ERROR),
+    "TC069": ("example-not-run", Severity.ERROR),
     # -- audit and quotas (server:) ---------------------------------------------
     "TC080": ("invalid-quota", Severity.ERROR),
     "TC081": ("unknown-quota-reference", Severity.ERROR),
@@ -77,6 +90,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC108": ("body-on-get", Severity.WARNING),
     "TC109": ("yaml11-value", Severity.WARNING),
     "TC110": ("pattern-not-checked", Severity.WARNING),
+    "TC120": ("example-result-without-response", Severity.WARNING),
+    "TC121": ("duplicate-example-name", Severity.WARNING),
+    "TC122": ("response-validation-without-spec", Severity.WARNING),
     "TC133": ("unmasked-secret-argument", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
@@ -88,10 +104,12 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC207": ("openapi-spec-too-large", Severity.ERROR),
     "TC208": ("openapi-not-available", Severity.ERROR),
     "TC209": ("openapi-server-outside-service", Severity.WARNING),
+    "TC220": ("overlay-target-matches-nothing", Severity.WARNING),
+    "TC221": ("openapi-rule-matches-nothing", Severity.WARNING),
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Diagnostic:
     """One finding: ``file:line:col: severity code message``.
 

@@ -30,12 +30,17 @@ __all__ = [
     "BasicAuthDoc",
     "BearerAuthDoc",
     "Doc",
+    "ExampleDoc",
+    "ExampleRequestDoc",
+    "ExampleResponseDoc",
     "IntrospectionDoc",
     "JwtAuthDoc",
     "NoAuthDoc",
     "OAuth2ClientCredentialsDoc",
     "OpenApiEntryDoc",
     "OpenApiOverrideDoc",
+    "OpenApiRuleDoc",
+    "OpenApiRuleMatchDoc",
     "OpenApiSelectionDoc",
     "ParameterDoc",
     "QuotaDoc",
@@ -407,6 +412,8 @@ class ServiceDoc(Doc):
     retry: RetryDoc | None
     max_response_chars: int | None
     max_response_bytes: int | None
+    validate_responses: Literal["warn", "error"] | None
+    spec: str | None
 
 
 ServiceDoc.FIELDS = (
@@ -418,6 +425,8 @@ ServiceDoc.FIELDS = (
     _Field("retry", _optional(_nested(RetryDoc)), None),
     _Field("max_response_chars", _optional(_int(1)), None),
     _Field("max_response_bytes", _optional(_int(1)), None),
+    _Field("validate_responses", _optional(_literal("warn", "error")), None),
+    _Field("spec", _optional(_str), None),
 )
 
 
@@ -503,6 +512,53 @@ AnnotationsDoc.FIELDS = (
 )
 
 
+class ExampleRequestDoc(Doc):
+    method: HttpMethod | None
+    path: str | None
+    query: dict[str, str | int | float | bool | list[str | int | float | bool]] | None
+    headers: dict[str, str | int | float | bool] | None
+    body: Any
+
+
+ExampleRequestDoc.FIELDS = (
+    _Field("method", _optional(_method), None),
+    _Field("path", _optional(_str), None),
+    _Field("query", _optional(_dict(_first(_header, _list(_header)))), None),
+    _Field("headers", _optional(_dict(_header)), None),
+    _Field("body", _any, None),
+)
+
+
+class ExampleResponseDoc(Doc):
+    status: int
+    headers: dict[str, str | int | float | bool]
+    body: Any
+
+
+ExampleResponseDoc.FIELDS = (
+    _Field("status", _int(100, 599), 200),
+    _Field("headers", _dict(_header), factory=dict),
+    _Field("body", _any, None),
+)
+
+
+class ExampleDoc(Doc):
+    name: str | None
+    arguments: dict[str, Any]
+    request: ExampleRequestDoc | None
+    response: ExampleResponseDoc | None
+    result: Any
+
+
+ExampleDoc.FIELDS = (
+    _Field("name", _optional(_str), None),
+    _Field("arguments", _plain_dict, factory=dict),
+    _Field("request", _optional(_nested(ExampleRequestDoc)), None),
+    _Field("response", _optional(_nested(ExampleResponseDoc)), None),
+    _Field("result", _any, None),
+)
+
+
 class ToolDoc(Doc):
     name: str
     description: str | None
@@ -526,6 +582,7 @@ class ToolDoc(Doc):
     auth: AuthDoc | None
     base_url: str | None
     headers: dict[str, str | int | float | bool]
+    examples: list[ExampleDoc] | None
 
 
 ToolDoc.FIELDS = (
@@ -551,6 +608,7 @@ ToolDoc.FIELDS = (
     _Field("auth", _optional(_auth), None),
     _Field("base_url", _optional(_str), None),
     _Field("headers", _dict(_header), factory=dict),
+    _Field("examples", _optional(_list(_nested(ExampleDoc))), None),
 )
 
 
@@ -575,6 +633,23 @@ class OpenApiOverrideDoc(Doc):
     confirm: bool | None
     return_direct: bool | None
     tags: list[str] | None
+    service: str | None
+    method: HttpMethod | None
+    path: str | None
+    parameters: dict[str, ParameterDoc] | None
+    body: Any
+    body_argument: str | None
+    content_type: str | None
+    response: ResponseDoc | None
+    timeout: float | TimeoutDoc | None
+    retry: RetryDoc | None
+    retry_unsafe: bool | None
+    definitions: dict[str, dict[str, Any] | bool] | None
+    output_schema: dict[str, Any] | bool | None
+    annotations: AnnotationsDoc | None
+    auth: AuthDoc | None
+    base_url: str | None
+    headers: dict[str, str | int | float | bool] | None
 
 
 OpenApiOverrideDoc.FIELDS = (
@@ -583,6 +658,59 @@ OpenApiOverrideDoc.FIELDS = (
     _Field("confirm", _optional(_bool), None),
     _Field("return_direct", _optional(_bool), None),
     _Field("tags", _optional(_list(_str)), None),
+    _Field("service", _optional(_str), None),
+    _Field("method", _optional(_method), None),
+    _Field("path", _optional(_str), None),
+    _Field("parameters", _optional(_dict(_nested(ParameterDoc))), None),
+    _Field("body", _any, None),
+    _Field("body_argument", _optional(_str), None),
+    _Field("content_type", _optional(_str), None),
+    _Field("response", _optional(_nested(ResponseDoc)), None),
+    _Field("timeout", _optional(_timeout), None),
+    _Field("retry", _optional(_nested(RetryDoc)), None),
+    _Field("retry_unsafe", _optional(_bool), None),
+    _Field("definitions", _optional(_dict(_first(_plain_dict, _bool))), None),
+    _Field("output_schema", _optional(_first(_plain_dict, _bool)), None),
+    _Field("annotations", _optional(_nested(AnnotationsDoc)), None),
+    _Field("auth", _optional(_auth), None),
+    _Field("base_url", _optional(_str), None),
+    _Field("headers", _optional(_dict(_header)), None),
+)
+
+
+class OpenApiRuleMatchDoc(Doc):
+    tags: list[str] | None
+    methods: list[HttpMethod] | None
+    paths: list[str] | None
+    operations: list[str] | None
+
+
+OpenApiRuleMatchDoc.FIELDS = (
+    _Field("tags", _optional(_list(_str)), None),
+    _Field("methods", _optional(_list(_method)), None),
+    _Field("paths", _optional(_list(_str)), None),
+    _Field("operations", _optional(_list(_str)), None),
+)
+
+
+class OpenApiRuleDoc(Doc):
+    match: OpenApiRuleMatchDoc | None
+    confirm: bool | None
+    toolsets: list[str] | None
+    timeout: float | TimeoutDoc | None
+    retry: RetryDoc | None
+    description_prefix: str | None
+    exclude: bool | None
+
+
+OpenApiRuleDoc.FIELDS = (
+    _Field("match", _optional(_nested(OpenApiRuleMatchDoc)), None),
+    _Field("confirm", _optional(_bool), None),
+    _Field("toolsets", _optional(_list(_str)), None),
+    _Field("timeout", _optional(_timeout), None),
+    _Field("retry", _optional(_nested(RetryDoc)), None),
+    _Field("description_prefix", _optional(_str), None),
+    _Field("exclude", _optional(_bool), None),
 )
 
 
@@ -594,6 +722,8 @@ class OpenApiEntryDoc(Doc):
     prefix: str
     tools: dict[str, OpenApiOverrideDoc] | None
     ref_root: str | None
+    overlays: list[str] | None
+    rules: list[OpenApiRuleDoc] | None
 
 
 OpenApiEntryDoc.FIELDS = (
@@ -604,6 +734,8 @@ OpenApiEntryDoc.FIELDS = (
     _Field("prefix", _str, ""),
     _Field("tools", _optional(_dict(_nested(OpenApiOverrideDoc))), None),
     _Field("ref_root", _optional(_str), None),
+    _Field("overlays", _optional(_list(_str)), None),
+    _Field("rules", _optional(_list(_nested(OpenApiRuleDoc))), None),
 )
 
 
@@ -874,10 +1006,15 @@ _BY_NAME: dict[str, type[Doc]] = {
         ParameterDoc,
         ResponseDoc,
         AnnotationsDoc,
+        ExampleRequestDoc,
+        ExampleResponseDoc,
+        ExampleDoc,
         ToolDoc,
         OpenApiSelectionDoc,
         OpenApiOverrideDoc,
         OpenApiEntryDoc,
+        OpenApiRuleMatchDoc,
+        OpenApiRuleDoc,
         JwtAuthDoc,
         IntrospectionDoc,
         ApiKeyEntryDoc,

@@ -7,12 +7,11 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import loads_json
+from toolcat.catalog import loads_json, record
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -155,7 +154,7 @@ def _read_upto(f: Any, limit: int, size: int) -> bytes:
     return b"".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SourceFile:
     """A file to load; ``top`` when it was named on the command line."""
 

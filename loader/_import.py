@@ -30,6 +30,7 @@ class ImportOutcome:
     services: dict[str, dict[str, Any]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     available: bool = True
+    toolsets: dict[str, list[str]] = field(default_factory=dict)  # from the entry's rules
 
 
 def _selection(doc: Any, factory: Any) -> Any:
@@ -47,10 +48,15 @@ def _options(
     taken: frozenset[str],
     module: Any,
     ref_root: Path | None = None,
+    folder: Path | None = None,
 ) -> Any:
     options_cls = module.ImportOptions
     selection_cls = getattr(module, "Selection", None)
-    overrides = {op: o.model_dump(exclude_none=True) for op, o in (entry.tools or {}).items()}
+    overrides = {
+        op: o.model_dump(exclude_none=True, by_alias=True) for op, o in (entry.tools or {}).items()
+    }
+    rules = tuple(r.model_dump(exclude_none=True) for r in (entry.rules or ()))
+    overlays = tuple((folder or Path()) / o for o in (entry.overlays or ()))
     wanted: dict[str, Any] = {
         "service": entry.service,
         "include": _selection(entry.include, selection_cls),
@@ -60,6 +66,8 @@ def _options(
         "existing_services": dict(existing),
         "taken_names": taken,
         "ref_root": ref_root,
+        "overlays": overlays or None,
+        "rules": rules or None,
     }
     if dataclasses.is_dataclass(options_cls):
         accepted = {f.name for f in dataclasses.fields(options_cls)}
@@ -78,12 +86,14 @@ def run_import(
     progress: bool | None,
     document: Any = None,
     ref_root: Path | None = None,
+    folder: Path | None = None,
 ) -> ImportOutcome:
     """Import one spec; ``available`` is false when the importer is not installed.
 
     ``document``: the spec already parsed by the caller (not parsed again),
     used only when the file is within the importer's size limit. ``ref_root``: the
     folder the spec's refs may read under (the entry's ``ref_root:``, resolved).
+    ``folder``: the catalog file's folder, that the entry's ``overlays:`` are relative to.
     """
     try:
         from . import openapi as module
@@ -92,7 +102,7 @@ def run_import(
     importer = getattr(module, "import_openapi", None)
     if importer is None or not hasattr(module, "ImportOptions"):
         return ImportOutcome(available=False)
-    options = _options(entry, existing, taken, module, ref_root)
+    options = _options(entry, existing, taken, module, ref_root, folder)
     if document is not None:
         limit = getattr(options, "max_spec_bytes", None)
         try:
@@ -109,4 +119,5 @@ def run_import(
         tools=[dict(t) for t in result.tools],
         services={str(k): dict(v) for k, v in result.services.items()},
         diagnostics=list(result.diagnostics),
+        toolsets={str(k): list(v) for k, v in getattr(result, "toolsets", {}).items()},
     )

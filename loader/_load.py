@@ -29,6 +29,8 @@ from ._compile import CompileContext, compile_service, compile_tool
 if TYPE_CHECKING:
     from toolcat.catalog import ServerSettings
 
+from toolcat.catalog import record
+
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._docs import OpenApiEntryDoc, ServerDoc, ServiceDoc, ToolDoc, openapi_entry
 from ._files import (
@@ -50,7 +52,7 @@ TOOLSET_LIMIT = 128
 _TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi", "server")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LoadResult:
     """What loading found: the catalog (``None`` on errors), every diagnostic, the files read.
 
@@ -237,7 +239,13 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
     if parsed.diagnostics and parsed.data is None:
         state.lost.append(display)
         return
+    if not source.top and _is_overlay(parsed.data):
+        return  # an OpenAPI Overlay beside the catalog: `openapi:` entries name it
     _check_file(state, parsed.data, display, parsed.positions, source.path.parent)
+
+
+def _is_overlay(data: Any) -> bool:
+    return isinstance(data, dict) and "overlay" in data and "toolcat" not in data
 
 
 def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Path) -> None:
@@ -508,9 +516,13 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             progress=progress,
             document=state.parsed_specs.pop(spec, None) if not base else None,
             ref_root=(Path(file).parent / entry.ref_root) if entry.ref_root else state.ref_root,
+            folder=Path(file).parent,
         )
         if outcome.available and base:  # a spec named as PATH is listed already
             state.specs.append(os.path.normpath(spec))
+            state.specs.extend(
+                os.path.normpath(Path(file).parent / o) for o in entry.overlays or ()
+            )
         if not outcome.available:
             state.add(
                 "TC208",
@@ -524,13 +536,19 @@ def _run_imports(state: _State, progress: bool | None) -> None:
         if any(d.code in ("TC201", "TC202", "TC207") for d in outcome.diagnostics):
             state.lost.append(str(spec))  # its operations are unknown, not missing
         for found in outcome.diagnostics:
-            if base and found.code == "TC206" and found.path:  # fixed in the catalog's entry
+            if base and found.path and _in_entry(found):  # fixed in the catalog's entry
                 line, col = locate((*base, *found.path), True)
                 found = dataclasses.replace(
                     found, file=file, line=line, column=col, path=(*base, *found.path)
                 )
             state.ctx.diagnostics.append(found)
         at = FixedLocator(*where)
+        for name, joined in outcome.toolsets.items():  # toolsets: of the entry's rules
+            if name in state.toolsets:
+                members = state.toolsets[name][0]
+                members.extend(m for m in joined if m not in members)
+            else:
+                state.toolsets[name] = (list(joined), file, (*base, "rules"), locate)
         for name, body in outcome.services.items():
             if name in state.services:
                 continue
@@ -547,7 +565,15 @@ def _run_imports(state: _State, progress: bool | None) -> None:
                 service = compile_service(
                     name, doc, ctx=state.ctx, file=file, base=(), locate=at, trusted=True
                 )
+                # the spec it came from: what `validate_responses` checks responses against
+                service = dataclasses.replace(service, spec=os.path.normpath(spec))
                 _add_service(state, service, file, where)
+        named = state.services.get(entry.service or "")
+        if named is not None and named[0].spec is None:  # the first spec imported into it
+            state.services[named[0].name] = (
+                dataclasses.replace(named[0], spec=os.path.normpath(spec)),
+                *named[1:],
+            )
         for body in outcome.tools:
             raw_name = body.get("name")
             label = f"imported tool '{raw_name}'"
@@ -564,6 +590,13 @@ def _run_imports(state: _State, progress: bool | None) -> None:
                     trusted=True,
                 )
             )
+
+
+def _in_entry(found: Diagnostic) -> bool:
+    """A finding about the ``openapi:`` entry itself (its tools, rules or overlays list)."""
+    if found.code in ("TC206", "TC064", "TC221"):
+        return True
+    return found.code == "TC060" and found.path[0] == "overlays"
 
 
 def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> LoadResult:
@@ -640,6 +673,16 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
         if compiled is not None and not tool.broken:
             tools.append(compiled)
     toolsets = _check_toolsets(state, first)
+    for service, service_file, service_where in state.services.values():
+        if service.validate_responses and service.spec is None:
+            state.add(
+                "TC122",
+                f"service '{service.name}': validate_responses needs the OpenAPI spec to "
+                "check against; add 'spec: FILE' (or import the service's tools from it)",
+                service_file,
+                service_where,
+                ("services", service.name, "validate_responses"),
+            )
     if state.server_doc is not None:
         from ._server import check_access_references
 

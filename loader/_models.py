@@ -22,12 +22,17 @@ __all__ = [
     "BasicAuthDoc",
     "BearerAuthDoc",
     "CatalogFileDoc",
+    "ExampleDoc",
+    "ExampleRequestDoc",
+    "ExampleResponseDoc",
     "IntrospectionDoc",
     "JwtAuthDoc",
     "NoAuthDoc",
     "OAuth2ClientCredentialsDoc",
     "OpenApiEntryDoc",
     "OpenApiOverrideDoc",
+    "OpenApiRuleDoc",
+    "OpenApiRuleMatchDoc",
     "OpenApiSelectionDoc",
     "ParameterDoc",
     "QuotaDoc",
@@ -152,6 +157,15 @@ class ServiceDoc(BaseModel):
     retry: RetryDoc | None = None
     max_response_chars: int | None = Field(None, ge=1)
     max_response_bytes: int | None = Field(None, ge=1)
+    validate_responses: Literal["warn", "error"] | None = Field(
+        None,
+        description="Check responses against the OpenAPI spec: warn (a note) or error.",
+    )
+    spec: str | None = Field(
+        None,
+        description="The OpenAPI spec that validate_responses checks against, relative to "
+        "this file (default: the spec the service was imported from).",
+    )
 
 
 class ParameterDoc(BaseModel):
@@ -206,6 +220,48 @@ def _upper(value: Any) -> Any:
     return value.upper() if isinstance(value, str) else value
 
 
+QueryValue = str | int | float | bool
+
+
+class ExampleRequestDoc(BaseModel):
+    """The request an example's arguments must render; every key is optional."""
+
+    model_config = _STRICT
+    method: HttpMethod | None = Field(None, description="HTTP method, any case.")
+    path: str | None = Field(
+        None, description="The rendered path below the base URL, percent-encoded as sent."
+    )
+    query: dict[str, QueryValue | list[QueryValue]] | None = Field(
+        None, description="The whole query: name to value (a list for a repeated name)."
+    )
+    headers: dict[str, HeaderValue] | None = Field(
+        None, description="Headers that must be sent with these values (others may be too)."
+    )
+    body: Any = Field(None, description="The body: a JSON value, or the text sent.")
+
+    _normalise_method = field_validator("method", mode="before")(_upper)
+
+
+class ExampleResponseDoc(BaseModel):
+    """A recorded response that the offline test answers the request with."""
+
+    model_config = _STRICT
+    status: int = Field(200, ge=100, le=599)
+    headers: dict[str, HeaderValue] = Field(default_factory=dict)
+    body: Any = Field(None, description="A JSON value (sent as JSON), or text.")
+
+
+class ExampleDoc(BaseModel):
+    """One example of a tool: arguments, the request they render, a response, the result."""
+
+    model_config = _STRICT
+    name: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    request: ExampleRequestDoc | None = None
+    response: ExampleResponseDoc | None = None
+    result: Any = Field(None, description="What the model gets: text, or a JSON value.")
+
+
 class ToolDoc(BaseModel):
     """One HTTP tool."""
 
@@ -237,6 +293,9 @@ class ToolDoc(BaseModel):
     auth: AuthDoc | None = None
     base_url: str | None = None
     headers: dict[str, HeaderValue] = Field(default_factory=dict)
+    examples: list[ExampleDoc] | None = Field(
+        None, description="Checked by `toolcat test`: arguments, request, response, result."
+    )
 
     _normalise_method = field_validator("method", mode="before")(_upper)
 
@@ -265,6 +324,58 @@ class OpenApiOverrideDoc(BaseModel):
     confirm: bool | None = None
     return_direct: bool | None = None
     tags: list[str] | None = None
+    # every other tool field (issue 9 part 3); the merged tool is validated as a written one
+    service: str | None = None
+    method: HttpMethod | None = Field(
+        None,
+        description="HTTP method, any case.",
+        json_schema_extra={"enum": [*METHODS, *(m.lower() for m in METHODS)]},
+    )
+    path: str | None = None
+    parameters: dict[str, ParameterDoc] | None = None
+    body: Any = None
+    body_argument: str | None = None
+    content_type: str | None = None
+    response: ResponseDoc | None = None
+    timeout: Timeout | None = None
+    retry: RetryDoc | None = None
+    retry_unsafe: bool | None = None
+    definitions: dict[str, dict[str, Any] | bool] | None = None
+    output_schema: dict[str, Any] | bool | None = None
+    annotations: AnnotationsDoc | None = None
+    auth: AuthDoc | None = None
+    base_url: str | None = None
+    headers: dict[str, HeaderValue] | None = None
+
+    _normalise_method = field_validator("method", mode="before")(_upper)
+
+
+class OpenApiRuleMatchDoc(BaseModel):
+    """Which operations a rule applies to: every given list must match (any value of it)."""
+
+    model_config = _STRICT
+    tags: list[str] | None = None
+    methods: list[HttpMethod] | None = Field(None, description="HTTP methods, any case.")
+    paths: list[str] | None = Field(None, description="Path globs such as /repos/*.")
+    operations: list[str] | None = Field(None, description="operationId globs such as delete*.")
+
+    @field_validator("methods", mode="before")
+    @classmethod
+    def _normalise_methods(cls, value: Any) -> Any:
+        return [_upper(v) for v in value] if isinstance(value, list) else value
+
+
+class OpenApiRuleDoc(BaseModel):
+    """What to set on every imported operation a rule matches (in order; tools: wins)."""
+
+    model_config = _STRICT
+    match: OpenApiRuleMatchDoc | None = Field(None, description="Default: every operation.")
+    confirm: bool | None = None
+    toolsets: list[str] | None = Field(None, description="Toolsets the tools join.")
+    timeout: Timeout | None = None
+    retry: RetryDoc | None = None
+    description_prefix: str | None = None
+    exclude: bool | None = Field(None, description="true leaves the operations out.")
 
 
 class OpenApiEntryDoc(BaseModel):
@@ -281,6 +392,14 @@ class OpenApiEntryDoc(BaseModel):
         default=None,
         description="Folder that the spec's $refs may read files under, relative to "
         "this file (default: the enclosing git repository, else the spec's folder).",
+    )
+    overlays: list[str] | None = Field(
+        None,
+        description="OpenAPI Overlay 1.0 files applied to the spec in order, relative to "
+        "this file.",
+    )
+    rules: list[OpenApiRuleDoc] | None = Field(
+        None, description="Settings for many operations at once, applied in order."
     )
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import compile_check, linear_regex, pattern_problem
+from toolcat.catalog import compile_check, linear_regex, pattern_problem, record
 
 from ._shape import closest
 from ._simple_schema import (
@@ -24,7 +23,7 @@ from ._simple_schema import (
     is_simple_valid,
 )
 
-__all__ = ["SchemaChecker", "SchemaIssue", "ref_loops"]
+__all__ = ["SchemaChecker", "SchemaIssue", "example_validator", "ref_loops"]
 
 # Keywords of the 2020-12 vocabularies, plus annotations that OpenAPI and editors use.
 KNOWN_KEYWORDS = frozenset(
@@ -130,6 +129,11 @@ def _validator(schema: Any) -> Any:
     return Draft202012Validator(schema, registry=_sealed_registry())
 
 
+def example_validator(schema: Any) -> Any:
+    """A validator of a tool's arguments against its input schema (examples, TC065)."""
+    return _validator(schema)
+
+
 _REF_KEYWORDS = ("$ref", "$dynamicRef")
 
 
@@ -161,7 +165,7 @@ def _walk_refs(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue
                 stack.extend((sub, (*where, key, i)) for i, sub in enumerate(value))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SchemaIssue:
     """One finding inside a schema; ``path`` is relative to the schema checked."""
 

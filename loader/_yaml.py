@@ -31,16 +31,13 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from toolcat._errors import ToolcatError
-from toolcat.catalog import MAX_NESTING_DEPTH
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from yaml.resolver import Resolver
+from toolcat.catalog import MAX_NESTING_DEPTH, record
 
 from ._diagnostics import CatalogError, Diagnostic, Severity
+from ._pyyaml import MappingNode, Node, Resolver, ScalarNode, SequenceNode, yaml
 
 __all__ = [
     "MAX_YAML_CHARS",
@@ -168,7 +165,7 @@ class _Abort(ToolcatError):
     """The document cannot be turned into values (already reported)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Yaml11Scalar:
     """A plain scalar read as a string that YAML 1.1 reads as a boolean or number."""
 
@@ -185,7 +182,7 @@ class Yaml11Scalar:
         return value
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ParsedYaml:
     """One parsed file: its value (``None`` when unusable), positions and findings.
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import ipaddress
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from toolcat.catalog import record
 
 __all__ = ["HostGuard", "HostPolicy"]
 
@@ -129,7 +130,7 @@ def parse_allowed_origin(value: str) -> str:
     return "{}://{}:{}".format(*parsed)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HostPolicy:
     """The Host and Origin values the server answers to; build it with :meth:`for_bind`.
 

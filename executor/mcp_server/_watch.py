@@ -15,7 +15,8 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from toolcat.catalog import record
 
 __all__ = ["FileSnapshot", "stamps"]
 
@@ -25,7 +26,7 @@ RACY_NS = 3_000_000_000
 _Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Seen:
     stamp: _Stamp | None  # None: no such file (or it cannot be stat'ed)
     digest: bytes | None = None  # the content's hash, while the mtime is too recent to trust

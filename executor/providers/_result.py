@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from toolcat.catalog import record
 
 __all__ = ["ExportNote", "ExportResult"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExportNote:
     """Something an export changed or could not carry over, for one tool.
 
@@ -24,7 +26,7 @@ class ExportNote:
         return f"{self.tool}{where}: {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExportResult:
     """What every exporter returns: the JSON-ready tools and the notes on what changed.
 

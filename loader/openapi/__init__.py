@@ -7,13 +7,31 @@ from ._options import ImportOptions, ImportResult, OperationReport, Selection
 
 __all__ = [
     "ImportOptions",
+    "ImportRecord",
     "ImportResult",
     "OperationReport",
     "Selection",
+    "UpdateOutcome",
+    "catalog_document",
     "import_openapi",
+    "merge_update",
+    "operation_key",
+    "parse_record",
     "render_catalog",
+    "render_document",
+    "render_record",
 ]
 
 # The YAML writer (and its regular expressions, ~5 ms to compile) only for
 # `toolcat import openapi`: loading a catalog that imports a spec never writes one.
-__getattr__, __dir__ = _lazy_names(__name__, {"render_catalog": "._emit"}, __all__)
+_UPDATE: tuple[str, ...] = ("ImportRecord", "UpdateOutcome", "merge_update", "operation_key")
+_UPDATE += ("parse_record", "render_document", "render_record")  # `toolcat import --update`
+__getattr__, __dir__ = _lazy_names(
+    __name__,
+    {
+        "catalog_document": "._emit",
+        "render_catalog": "._emit",
+        **dict.fromkeys(_UPDATE, "._update"),
+    },
+    __all__,
+)

@@ -91,9 +91,32 @@ def import_openapi(
             Diagnostic.make(exc.code, exc.reason, str(path), exc.line, exc.column)
         )
         return result
+    if options.overlays:
+        doc = _overlaid(doc, options, result)
     _Importer(path, doc, result.version, options, result).run(_want_progress(progress))
     _locate(result, path, options.max_spec_bytes)
+    from ._rules import apply_rules  # rules, overrides, the spec's x-toolcat-confirm
+
+    apply_rules(result, doc, options.rules, options.overrides, str(path))
     return result
+
+
+def _overlaid(doc: Any, options: ImportOptions, result: ImportResult) -> Any:
+    """The spec with ``options.overlays`` applied; an overlay that cannot be read is left out
+    (its TC060-TC062 error stays in the result)."""
+    from ._overlay import apply_overlays, read_overlay
+
+    overlays = []
+    for i, file in enumerate(options.overlays):
+        found: list[Diagnostic] = []
+        overlay = read_overlay(Path(file), options.max_spec_bytes, found)
+        for d in found:  # an unreadable file is placed at the entry's overlays[i]
+            if d.path == ("overlays",):
+                d = dataclasses.replace(d, path=("overlays", i))
+            result.diagnostics.append(d)
+        if overlay is not None:
+            overlays.append(overlay)
+    return apply_overlays(doc, overlays, result.diagnostics)
 
 
 # Findings about an operation are made on plain values; where they were written
@@ -118,7 +141,8 @@ def _locate(result: ImportResult, path: Path, max_bytes: int) -> None:
         data = read_regular_file(path, min(max_bytes, _LOCATE_MAX_BYTES))
     except FileReadError:
         return  # too large to read again: the path still says where
-    import yaml  # here: a JSON spec without findings to place loads no YAML reader
+    # here: a JSON spec without findings to place loads no YAML reader
+    from toolcat.loader._pyyaml import yaml
     from toolcat.loader._yaml import Positions, compose_yaml
 
     try:

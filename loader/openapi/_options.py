@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolcat.catalog import record
 from toolcat.loader._diagnostics import Diagnostic
 
 from ._version import DEFAULT_MAX_SPEC_BYTES
@@ -14,7 +15,7 @@ from ._version import DEFAULT_MAX_SPEC_BYTES
 __all__ = ["ImportOptions", "ImportResult", "OperationReport", "Selection"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Selection:
     """Operations picked by tag, operationId, path glob (``fnmatch``) or HTTP method.
 
@@ -31,7 +32,7 @@ class Selection:
         return bool(self.tags or self.operations or self.paths or self.methods)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ImportOptions:
     """How to import one spec.
 
@@ -43,6 +44,9 @@ class ImportOptions:
     may only reach files below it (default: the enclosing git repository, the nearest
     folder holding ``.git``, else the spec's own folder).
     ``spec_url``: where the spec was downloaded from, to resolve relative servers.
+    ``overlays``: OpenAPI Overlay 1.0 files applied to the spec before import.
+    ``rules``: settings for many operations at once (``openapi:`` entries' ``rules:``);
+    ``overrides`` win over them. Overrides may set any tool field.
     """
 
     service: str | None = None
@@ -55,9 +59,13 @@ class ImportOptions:
     max_spec_bytes: int = DEFAULT_MAX_SPEC_BYTES
     ref_root: Path | None = None
     spec_url: str | None = None
+    # issue 9 part 3: Overlay 1.0 files applied to the spec first (in order), and rules
+    # (mappings as an ``openapi:`` entry's ``rules:`` items) applied to the tools made
+    overlays: tuple[Path, ...] = ()
+    rules: tuple[Mapping[str, Any], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OperationReport:
     """What became of one operation: a tool name, or the reason it was left out."""
 
@@ -85,6 +93,7 @@ class ImportResult:
     report: list[OperationReport] = field(default_factory=list)
     service: str | None = None
     version: str | None = None
+    toolsets: dict[str, list[str]] = field(default_factory=dict)  # from rules
 
     @property
     def ok(self) -> bool:

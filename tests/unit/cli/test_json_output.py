@@ -87,3 +87,56 @@ def test_stripe_export(corpus_dir: Path) -> None:
     assert catalog is not None
     tools = get("openai").tools(catalog).tools
     assert dumps_indented(tools) == json.dumps(tools, indent=2, ensure_ascii=False)
+
+
+MORE: list[Any] = [
+    1e-05,
+    2.5e-5,
+    {"multipleOf": 1e-7, "maximum": 1e16},
+    [math.nan],
+    {"a": [math.inf]},
+    2**64,
+    -(2**63) - 1,
+    "\ud800 lone surrogate",
+    {"deep": json.loads("[" * 300 + "]" * 300)},
+]
+
+
+@pytest.mark.parametrize("value", MORE, ids=repr)
+def test_what_orjson_writes_differently_still_reads_as_json_dumps(value: Any) -> None:
+    assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_the_orjson_options_are_the_named_ones() -> None:
+    import orjson
+    from toolcat.cli import _json
+
+    named = orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+    assert named == _json._ORJSON_OPTIONS
+
+
+def test_non_json_values_are_refused_as_json_dumps_refuses_them() -> None:
+    import dataclasses
+    import datetime
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    for value in ({"p": Point(1)}, [datetime.date(2026, 1, 1)], {"s": {1, 2}}):
+        with pytest.raises(TypeError, match="not JSON serializable"):
+            json.dumps(value)
+        with pytest.raises(TypeError, match="not JSON serializable"):
+            dumps_indented(value)
+
+
+def test_orjson_writes_plain_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path is taken (the Python writer is not called) for a value without floats."""
+    from toolcat.cli import _json
+
+    def fail(*args: Any) -> None:
+        raise AssertionError("the Python writer ran")
+
+    monkeypatch.setattr(_json, "_write", fail)
+    value = {"a": [1, "é", None, True, {"b": []}], "c": 0.5}
+    assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)

@@ -51,6 +51,8 @@ def test_every_catalog_code_has_a_case() -> None:
         covered |= {code for code, _, _ in _expected(case)}
     # TC2xx come from the OpenAPI importer (its own tests); TC208 is tested by monkeypatching.
     wanted = {c for c in CODES if not c.startswith("TC2")}
+    # TC066-TC069 are `toolcat test`'s findings, not the loader's (tests/unit/cli/test_test_cmd.py)
+    wanted -= {"TC066", "TC067", "TC068", "TC069"}
     assert wanted - covered == set()
 
 

@@ -1,0 +1,225 @@
+"""`toolcat import --update FILE`: re-import into a written catalog, keeping hand edits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolcat.cli._app import main
+from toolcat.loader import load_catalog, read_yaml
+
+
+def _spec(extra_op: bool = False, summary: str = "List items.") -> dict[str, Any]:
+    paths: dict[str, Any] = {
+        "/items": {
+            "get": {
+                "operationId": "listItems",
+                "summary": summary,
+                "parameters": [
+                    {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+                    {"name": "q", "in": "query", "schema": {"type": "string"}},
+                ],
+                "responses": {"200": {"description": "ok"}},
+            },
+            "post": {
+                "operationId": "createItem",
+                "summary": "Create an item.",
+                "responses": {"201": {"description": "ok"}},
+            },
+        },
+        "/items/{id}": {
+            "parameters": [{"name": "id", "in": "path", "required": True, "schema": {}}],
+            "get": {"operationId": "getItem", "summary": "Get an item.", "responses": {}},
+            "delete": {"operationId": "deleteItem", "summary": "Delete.", "responses": {}},
+        },
+    }
+    if extra_op:
+        paths["/items/{id}"]["put"] = {"operationId": "replaceItem", "responses": {}}
+        del paths["/items/{id}"]["delete"]
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Shop", "version": "1"},
+        "servers": [{"url": "https://shop.example.com/v1"}],
+        "paths": paths,
+    }
+
+
+@pytest.fixture
+def written(tmp_path: Path) -> Path:
+    (tmp_path / "spec.json").write_text(json.dumps(_spec()))
+    out = tmp_path / "shop.yaml"
+    assert main(["import", "openapi", str(tmp_path / "spec.json"), "-o", str(out), "-q"]) == 0
+    return out
+
+
+def _tools(path: Path) -> dict[str, dict[str, Any]]:
+    doc = read_yaml(path.read_text(), str(path))
+    return {t["name"]: t for t in doc["tools"]}
+
+
+def _edit(path: Path, change: Any) -> None:
+    """Change the catalog as a person would: load the YAML, edit, write it back (record kept)."""
+    text = path.read_text()
+    record = text[text.index("\n# --- import record") :]
+    doc = read_yaml(text, str(path))
+    change(doc)
+    from toolcat.loader.openapi import render_document
+
+    path.write_text(render_document(doc) + record)
+
+
+def _update(path: Path, capsys: Any, *extra: str) -> tuple[int, list[str]]:
+    capsys.readouterr()
+    code = main(["import", *extra, "--update", str(path)])
+    return code, capsys.readouterr().err.splitlines()
+
+
+def test_an_update_without_changes_writes_what_a_fresh_import_writes(
+    written: Path, tmp_path: Path, capsys: Any
+) -> None:
+    before = written.read_text()
+    code, err = _update(written, capsys)
+    assert code == 0
+    assert err[-1] == f"updated {written}: 0 hand edits kept, 0 added, 0 removed"
+    assert written.read_text() == before
+
+
+def test_hand_edits_survive_and_spec_changes_come_through(
+    written: Path, tmp_path: Path, capsys: Any
+) -> None:
+    def change(doc: dict[str, Any]) -> None:
+        tools = {t["name"]: t for t in doc["tools"]}
+        tools["listItems"]["confirm"] = True  # added by hand (issue 9: it used to vanish)
+        tools["getItem"]["name"] = "fetch_item"  # renamed by hand
+        tools["listItems"]["parameters"]["limit"]["description"] = "At most this many."
+        doc["tools"].remove(tools["deleteItem"])  # not wanted... but the spec drops it anyway
+        doc["tools"].append(
+            {"name": "ping", "service": "shop", "method": "GET", "path": "/ping", "confirm": False}
+        )
+
+    untouched = _tools(written)["listItems"]["parameters"]["q"]
+    _edit(written, change)
+    (tmp_path / "spec.json").write_text(json.dumps(_spec(extra_op=True, summary="List all.")))
+    code, err = _update(written, capsys)
+    assert code == 0, err
+    said = sorted(err[-7:-1])
+    # "added by hand" or "edited by hand": whether the writer spells out confirm: false
+    assert said.pop(0).startswith("added  tool replaceItem")
+    assert said.pop(0) == "kept   tool fetch_item: name (edited by hand)"
+    assert said.pop(0).startswith("kept   tool listItems: confirm (")
+    assert said == [
+        "kept   tool listItems: parameters.limit (edited by hand)",
+        "kept   tool ping (added by hand)",
+        # deleted by hand, and the spec dropped its operation too: said once, as removed
+        "removed tool deleteItem: the spec no longer has deleteItem",
+    ], err
+    assert err[-1] == f"updated {written}: 4 hand edits kept, 1 added, 1 removed"
+    tools = _tools(written)
+    assert list(tools) == ["listItems", "createItem", "fetch_item", "replaceItem", "ping"]
+    assert tools["listItems"]["confirm"] is True
+    assert tools["listItems"]["description"] == "List all."  # untouched: the spec's new text
+    assert tools["listItems"]["parameters"]["limit"]["description"] == "At most this many."
+    assert tools["listItems"]["parameters"]["q"] == untouched
+    loaded = load_catalog([written], progress=False)
+    assert loaded.catalog is not None, [str(d) for d in loaded.diagnostics]
+    # a second update keeps the same edits and changes nothing more
+    again = written.read_text()
+    code, err = _update(written, capsys)
+    assert code == 0 and written.read_text() == again
+    assert err[-1] == f"updated {written}: 4 hand edits kept, 0 added, 0 removed"
+
+
+def test_a_tool_deleted_by_hand_stays_deleted(written: Path, capsys: Any) -> None:
+    _edit(written, lambda doc: doc["tools"].pop(0))
+    code, err = _update(written, capsys)
+    assert code == 0
+    assert "kept   tool listItems removed by hand (the spec still has listItems)" in err
+    assert "listItems" not in _tools(written)
+
+
+def test_a_removed_field_stays_removed(written: Path, capsys: Any) -> None:
+    _edit(written, lambda doc: doc["tools"][0].pop("annotations"))
+    code, err = _update(written, capsys)
+    assert code == 0
+    assert "kept   tool listItems: annotations removed by hand" in err
+    assert "annotations" not in _tools(written)["listItems"]
+
+
+def test_services_and_sections_keep_hand_edits(written: Path, capsys: Any) -> None:
+    def change(doc: dict[str, Any]) -> None:
+        service = next(iter(doc["services"].values()))
+        service["base_url"] = "${SHOP_URL:-https://shop.example.com/v1}"
+        service["headers"] = {"X-Team": "ops"}
+        doc["toolsets"] = {"reads": ["listItems", "getItem"]}
+
+    _edit(written, change)
+    code, err = _update(written, capsys)
+    assert code == 0
+    service = next(iter(read_yaml(written.read_text(), str(written))["services"]))
+    assert sorted(err[-4:-1]) == [
+        f"kept   service {service}: base_url (edited by hand)",
+        f"kept   service {service}: headers (added by hand)",
+        "kept   toolset reads (added by hand)",
+    ], err
+    doc = read_yaml(written.read_text(), str(written))
+    assert doc["services"][service]["base_url"] == "${SHOP_URL:-https://shop.example.com/v1}"
+    assert doc["toolsets"] == {"reads": ["listItems", "getItem"]}
+    assert load_catalog([written], progress=False).catalog is not None
+
+
+def test_update_with_a_new_spec_keeps_the_recorded_options(tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "spec.json").write_text(json.dumps(_spec()))
+    (tmp_path / "overlay.yaml").write_text(
+        "overlay: 1.0.0\ninfo: {title: t, version: '1'}\nactions:\n"
+        "  - {target: \"$.paths['/items'].get\", update: {summary: From the overlay.}}\n"
+    )
+    out = tmp_path / "out" / "shop.yaml"
+    out.parent.mkdir()
+    args = ["import", "openapi", str(tmp_path / "spec.json"), "--service", "store"]
+    assert main([*args, "--overlay", str(tmp_path / "overlay.yaml"), "-o", str(out), "-q"]) == 0
+    assert '"argv": ["--service", "store", "--overlay", "../overlay.yaml"]' in out.read_text()
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps(_spec(extra_op=True)))
+    capsys.readouterr()
+    assert main(["import", "openapi", str(newer), "--update", str(out), "-q"]) == 0
+    tools = _tools(out)
+    assert "replaceItem" in tools and tools["listItems"]["service"] == "store"
+    assert tools["listItems"]["description"] == "From the overlay."
+    assert '"spec": "../newer.json"' in out.read_text()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "toolcat: 1\ntools: []\n",  # written by hand
+        "",  # empty
+        "toolcat: 1\n# toolcat-import-record: {not json}\n",  # a broken record
+        "# toolcat-import-record: "
+        + json.dumps({"record": 1, "spec": "spec.json", "argv": []})
+        + "\ntoolcat: 1\n",  # a record that is not at the end
+    ],
+)
+def test_update_refuses_a_file_import_did_not_write(tmp_path: Path, capsys: Any, text: str) -> None:
+    (tmp_path / "spec.json").write_text(json.dumps(_spec()))
+    target = tmp_path / "mine.yaml"
+    target.write_text(text)
+    for extra in ((), ("openapi", str(tmp_path / "spec.json"))):
+        code, err = _update(target, capsys, *extra)
+        assert code == 2
+        assert len(err) == 1 and "not written by 'toolcat import openapi'" in err[0], err
+        assert "nothing changed" in err[0]
+        assert target.read_text() == text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.yaml", "spec.json"]
+
+
+def test_update_usage_errors(written: Path, tmp_path: Path, capsys: Any) -> None:
+    code, err = _update(tmp_path / "absent.yaml", capsys)
+    assert code == 2 and len(err) == 1 and "absent.yaml: no such file" in err[0]
+    before = written.read_text()
+    spec = str(tmp_path / "spec.json")
+    capsys.readouterr()
+    code = main(["import", "openapi", spec, "--update", str(written), "-o", str(written)])
+    assert code == 2 and "leave out -o" in capsys.readouterr().err
+    assert written.read_text() == before
