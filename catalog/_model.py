@@ -341,3 +341,5 @@ class ToolDefinition:
     # ``from: context.user_id``): argument -> source. They are not in ``input_schema``.
     context_arguments: FrozenDict = field(default_factory=FrozenDict)
     examples: tuple[ToolExample, ...] = ()
+    # arguments the catalog marks ``sensitive: true``: masked in audit lines
+    sensitive_arguments: tuple[str, ...] = ()

@@ -17,8 +17,11 @@ __all__ = [
     "AccessPolicy",
     "AccessRule",
     "ApiKeyEntry",
+    "AuditSettings",
     "IntrospectionSettings",
     "JwtSettings",
+    "QuotaPolicy",
+    "QuotaRule",
     "ServeAuth",
     "ServerSettings",
 ]
@@ -121,3 +124,51 @@ class ServerSettings:
     auth: ServeAuth = field(default_factory=ServeAuth)
     authorization_servers: tuple[str, ...] = ()  # default: the JWT issuer, if any
     access: AccessPolicy = field(default_factory=AccessPolicy)
+    audit: AuditSettings | None = None  # None: no audit log
+    quotas: QuotaPolicy = field(default_factory=lambda: QuotaPolicy())
+
+
+@record
+class AuditSettings:
+    """The ``server.audit`` section: one JSON line per tool call, allowed or refused.
+
+    ``path`` is a file (rotated when it would pass ``max_bytes``, keeping ``backups``
+    old files) or ``-`` for standard output. ``fail_closed`` says which calls are
+    refused, before anything is sent, while the log cannot be written: ``non_safe``
+    (calls with a method that is not safe), ``always`` or ``never``.
+    """
+
+    path: str
+    max_bytes: int = 100 * 1024 * 1024
+    backups: int = 5
+    fail_closed: Literal["non_safe", "always", "never"] = "non_safe"
+    max_argument_chars: int = 4096  # the arguments' JSON in one line; longer is cut
+
+
+@record
+class QuotaRule:
+    """A rate limit: callers matching every ``when`` entry (as in access rules) get
+    ``rate`` calls per ``per_seconds`` (``burst`` at once) of the tools ``grant`` covers
+    (no grant: every tool). ``scope`` ``tool``: a bucket per caller and tool; ``rule``:
+    one bucket per caller shared by every tool the rule covers (a toolset's quota).
+    """
+
+    name: str
+    rate: float  # calls ...
+    per_seconds: float  # ... per this many seconds
+    burst: int
+    grant: AccessGrant | None = None
+    when: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    scope: Literal["tool", "rule"] = "tool"
+
+
+@record
+class QuotaPolicy:
+    """The ``server.quotas`` rules and ``server.concurrency`` (service -> calls at once)."""
+
+    rules: tuple[QuotaRule, ...] = ()
+    concurrency: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.rules or self.concurrency)

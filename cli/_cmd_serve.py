@@ -156,6 +156,13 @@ def register(sub: Any) -> None:
         "reach it calls every tool with the catalog's credentials)",
     )
     p.add_argument(
+        "--audit-log",
+        metavar="PATH",
+        help="write one JSON line per tool call to PATH (rotated by size), or '-' for "
+        "standard output (HTTP only); over the catalog's server.audit path "
+        "(docs/audit.md)",
+    )
+    p.add_argument(
         "--log-level",
         default="warning",
         choices=["debug", "info", "warning", "error"],
@@ -209,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
         tool_search=args.tool_search,
         pinned=args.pin,
         loader=load,
+        audit_log=args.audit_log,
     )
     if args.pin and not args.tool_search:
         raise CliError("--pin needs --tool-search")
@@ -230,6 +238,11 @@ def run(args: argparse.Namespace) -> int:
     names = ", ".join(t["name"] for t in tools) or "none"
     logging.getLogger("toolcat.serve").info("serving %d tools: %s", len(tools), names)
     if args.transport == "stdio":
+        if server.audit_to_stdout:
+            raise CliError(
+                "the audit log cannot go to standard output with --transport stdio "
+                "(standard output carries MCP): give --audit-log a file"
+            )
         _warn_unset(server)
         anyio.run(server.run_stdio)
         return 0

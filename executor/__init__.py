@@ -28,6 +28,7 @@ from toolcat._lazy import lazy_names as _lazy_names
 if _t.TYPE_CHECKING:
     from ._access import AccessDecision, AccessGuard
     from ._arguments import format_loc, parse_arguments, sealed_validator
+    from ._audit import AuditLog, AuditSink, RotatingFileSink, StreamSink
     from ._auth import TokenCache
     from ._calls import (
         ERROR_TYPES,
@@ -50,6 +51,7 @@ if _t.TYPE_CHECKING:
     )
     from ._logsafe import redacted_logs
     from ._openapi import OpenApiSpec, SpecUnavailable, openapi_request
+    from ._quota import Bucket, MemoryQuotaStore, QuotaDecision, QuotaGuard, QuotaStore
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
     from ._retry import backoff_delay, retry_after
@@ -64,18 +66,27 @@ if _t.TYPE_CHECKING:
 __all__ = [
     "AccessDecision",
     "AccessGuard",
+    "AuditLog",
+    "AuditSink",
+    "Bucket",
     "CallerIdentity",
     "ConfirmCallback",
     "ERROR_TYPES",
     "Executor",
     "MAX_ECHOED_NAME_CHARS",
     "MAX_SEARCH_RESULTS",
+    "MemoryQuotaStore",
     "OpenApiSpec",
     "PROVIDERS",
     "PreparedRequest",
+    "QuotaDecision",
+    "QuotaGuard",
+    "QuotaStore",
     "Redactor",
+    "RotatingFileSink",
     "SEARCH_TOOL_NAME",
     "SpecUnavailable",
+    "StreamSink",
     "TokenCache",
     "ToolCall",
     "ToolContext",
@@ -104,6 +115,15 @@ __all__ = [
 _LAZY = {
     "AccessDecision": "._access",
     "AccessGuard": "._access",
+    "AuditLog": "._audit",
+    "AuditSink": "._audit",
+    "Bucket": "._quota",
+    "MemoryQuotaStore": "._quota",
+    "QuotaDecision": "._quota",
+    "QuotaGuard": "._quota",
+    "QuotaStore": "._quota",
+    "RotatingFileSink": "._audit",
+    "StreamSink": "._audit",
     "CallerIdentity": "._identity",
     "ConfirmCallback": "._executor",
     "ERROR_TYPES": "._calls",

@@ -76,7 +76,14 @@ class AccessGuard:
 
 def matches(rule: AccessRule, identity: CallerIdentity | None) -> bool:
     """Every ``when`` entry of ``rule`` matches ``identity`` (no entries: every caller)."""
-    for claim, accepted in rule.when:
+    return matches_when(rule.when, identity)
+
+
+def matches_when(
+    when: Iterable[tuple[str, tuple[str, ...]]], identity: CallerIdentity | None
+) -> bool:
+    """Every ``(claim, accepted values)`` of ``when`` matches ``identity``."""
+    for claim, accepted in when:
         values = _values(identity, claim)
         if values is None:
             return False

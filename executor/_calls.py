@@ -32,6 +32,7 @@ ERROR_TYPES = (
     "refused_by_policy",
     "forbidden",
     "not_confirmed",
+    "rate_limited",
     "missing_variable",
     "http_error",
     "timeout",

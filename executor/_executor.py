@@ -13,16 +13,25 @@ from dataclasses import field, replace
 from typing import Any
 
 import httpx
-from toolcat.catalog import AccessPolicy, Catalog, ToolDefinition, record
+from toolcat.catalog import (
+    AccessPolicy,
+    AuditSettings,
+    Catalog,
+    QuotaPolicy,
+    ToolDefinition,
+    record,
+)
 
 from ._access import AccessGuard
 from ._arguments import parse_arguments
+from ._audit import AuditLog, AuditTrail
 from ._auth import TokenCache
 from ._calls import ToolCall, ToolError, ToolResult, echo_name
 from ._deadline import bind_deadline
 from ._dispatch import Dispatcher, DispatchFailure, Reply
 from ._identity import ToolContext, context_value, current_context, current_identity, with_context
 from ._plan import ToolPlan, compile_plan
+from ._quota import QuotaDecision, QuotaGuard, QuotaStore
 from ._redact import MASK, Redactor
 from ._render import Draft, render
 from ._results import error_result, shape_reply
@@ -69,6 +78,9 @@ class Executor:
     are refused. ``sleep``/``async_sleep`` are the waits between retries.
     With ``opentelemetry-api`` installed, each call is a span ``execute_tool {name}``
     (GenAI conventions) on the global providers, or on those passed in.
+    ``audit`` writes one JSON line per call (an :class:`AuditLog`, or the settings of
+    one); ``quotas`` limits calls per caller and tool and per service, its buckets in
+    ``quota_store`` (default: in this process).
     """
 
     def __init__(
@@ -86,6 +98,9 @@ class Executor:
         tracer_provider: Any = None,
         meter_provider: Any = None,
         access: AccessPolicy | None = None,
+        audit: AuditLog | AuditSettings | None = None,
+        quotas: QuotaPolicy | None = None,
+        quota_store: QuotaStore | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
@@ -113,6 +128,9 @@ class Executor:
         self._client_lock = threading.Lock()
         # the access policy (server.access): None or no rules lets every caller call every tool
         self.access = AccessGuard(access or AccessPolicy(), catalog)
+        self._own_audit = isinstance(audit, AuditSettings)
+        self.audit = AuditLog.from_settings(audit) if isinstance(audit, AuditSettings) else audit
+        self.quotas = QuotaGuard(quotas or QuotaPolicy(), catalog, quota_store)
 
     # -- clients -------------------------------------------------------------------
 
@@ -145,6 +163,8 @@ class Executor:
 
     def close(self) -> None:
         """Close the clients this executor created (not the ones passed in)."""
+        if self._own_audit and self.audit is not None:
+            self.audit.close()
         if self._own_client and self._client is not None:
             self._client.close()
             self._client = None
@@ -156,6 +176,8 @@ class Executor:
             self._async_client = None
 
     async def aclose(self) -> None:
+        if self._own_audit and self.audit is not None:
+            self.audit.close()
         if self._own_async_client and self._async_client is not None:
             await self._async_client.aclose()
             self._async_client = None
@@ -188,7 +210,7 @@ class Executor:
         return plan
 
     def _draft(
-        self, call: ToolCall, *, preview: bool = False
+        self, call: ToolCall, trail: AuditTrail | None = None, *, preview: bool = False
     ) -> tuple[ToolPlan, Draft] | ToolResult:
         plan = self.plan(call.name) if isinstance(call.name, str) else None
         if plan is None:
@@ -207,6 +229,8 @@ class Executor:
         args = parse_arguments(call.arguments)
         if isinstance(args, ToolError):
             return error_result(call, [args])
+        if trail is not None:
+            trail.arguments, trail.tool = args, plan.tool
         bound = plan.tool.context_arguments
         if bound:
             sent = [a for a in bound if a in args]
@@ -235,6 +259,8 @@ class Executor:
         draft = render(plan, args, env, context=current_context(), preview=preview)
         if isinstance(draft, ToolError):
             return error_result(call, [draft])
+        if trail is not None:
+            trail.redactor = draft.redactor
         return plan, draft
 
     # -- one call ----------------------------------------------------------------------
@@ -248,40 +274,52 @@ class Executor:
         if context is not None:
             with with_context(context):
                 return self.execute(call)
-        start = time.perf_counter()
+        trail = AuditTrail()
         if not self._telemetry.tracing():
-            result = self._guarded(call, start)
+            result = self._guarded(call, trail)
         else:
             with self._telemetry.span(
-                self._known(call.name), call.id, self._service_name(call)
+                self._known(call.name), call.id, self._service_name(call), current_identity()
             ) as span:
-                result = self._guarded(call, start)
+                result = self._guarded(call, trail)
                 span.finish(
-                    error_type=result.error.type if result.error else None, status=result.status
+                    error_type=result.error.type if result.error else None,
+                    status=result.status,
+                    decision=trail.decision,
+                    rule=trail.rule,
                 )
-        self._observe(result)
+        self._observe(result, trail)
         return result
 
-    def _guarded(self, call: ToolCall, start: float) -> ToolResult:
+    def _guarded(self, call: ToolCall, trail: AuditTrail) -> ToolResult:
         try:
-            return self._execute(call, start)
+            return self._execute(call, trail)
         except Exception as exc:  # a bug of ours must not take the conversation down
-            return self._internal(call, exc, start)
+            return self._internal(call, exc, trail.start)
 
-    def _execute(self, call: ToolCall, start: float) -> ToolResult:
-        refused = self._forbidden(call)
+    def _execute(self, call: ToolCall, trail: AuditTrail) -> ToolResult:
+        start = trail.start
+        if self.audit is not None and isinstance(call.name, str):  # to mask a refused call too
+            trail.tool = self.catalog.get(call.name)
+        refused = self._forbidden(call, trail) or self._limited(call, trail)
         if refused is not None:
             return _timed(refused, start)
-        prepared = self._draft(call)
+        prepared = self._draft(call, trail)
         if isinstance(prepared, ToolResult):
             return _timed(prepared, start)
         plan, draft = prepared
+        unaudited = self._unaudited(call, plan, trail)  # before the user is asked to confirm
+        if unaudited is not None:
+            return _timed(unaudited, start)
         if plan.tool.confirm and not self._confirmed_sync(call, plan.tool):
             return _timed(_refused(call), start)
-        try:
-            reply = self._dispatcher.send(self.client, plan, draft)
-        except DispatchFailure as exc:
-            return _dispatch_failed(call, exc, draft.redactor, start)
+        with self.quotas.slot(plan.tool.command.service) as slot:
+            if not slot.allowed:
+                return _timed(_rate_limited(call, slot, trail), start)
+            try:
+                reply = self._dispatcher.send(self.client, plan, draft)
+            except DispatchFailure as exc:
+                return _dispatch_failed(call, exc, draft.redactor, start)
         result = shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
         if plan.service.validate_responses:
             return self._conforming(plan, draft, reply, result)
@@ -292,43 +330,55 @@ class Executor:
         if context is not None:
             with with_context(context):
                 return await self.aexecute(call)
-        start = time.perf_counter()
+        trail = AuditTrail()
         if not self._telemetry.tracing():
-            result = await self._aguarded(call, start)
+            result = await self._aguarded(call, trail)
         else:
             with self._telemetry.span(
-                self._known(call.name), call.id, self._service_name(call)
+                self._known(call.name), call.id, self._service_name(call), current_identity()
             ) as span:
-                result = await self._aguarded(call, start)
+                result = await self._aguarded(call, trail)
                 span.finish(
-                    error_type=result.error.type if result.error else None, status=result.status
+                    error_type=result.error.type if result.error else None,
+                    status=result.status,
+                    decision=trail.decision,
+                    rule=trail.rule,
                 )
-        self._observe(result)
+        self._observe(result, trail)
         return result
 
-    async def _aguarded(self, call: ToolCall, start: float) -> ToolResult:
+    async def _aguarded(self, call: ToolCall, trail: AuditTrail) -> ToolResult:
         try:
-            return await self._aexecute(call, start)
+            return await self._aexecute(call, trail)
         except Exception as exc:
-            return self._internal(call, exc, start)
+            return self._internal(call, exc, trail.start)
 
-    async def _aexecute(self, call: ToolCall, start: float) -> ToolResult:
+    async def _aexecute(self, call: ToolCall, trail: AuditTrail) -> ToolResult:
         # Parsing, validating and rendering the arguments is CPU work sized by the model's
         # input and the spec's schema: it runs in a worker thread (the loop's default
         # executor, as asyncio.to_thread), so the event loop keeps serving other clients.
-        refused = self._forbidden(call)
+        start = trail.start
+        if self.audit is not None and isinstance(call.name, str):  # to mask a refused call too
+            trail.tool = self.catalog.get(call.name)
+        refused = self._forbidden(call, trail) or self._limited(call, trail)
         if refused is not None:
             return _timed(refused, start)
-        prepared = await asyncio.to_thread(self._draft, call)
+        prepared = await asyncio.to_thread(self._draft, call, trail)
         if isinstance(prepared, ToolResult):
             return _timed(prepared, start)
         plan, draft = prepared
+        unaudited = self._unaudited(call, plan, trail)  # before the user is asked to confirm
+        if unaudited is not None:
+            return _timed(unaudited, start)
         if plan.tool.confirm and not await self._confirmed_async(call, plan.tool):
             return _timed(_refused(call), start)
-        try:
-            reply = await self._dispatcher.asend(self.async_client, plan, draft)
-        except DispatchFailure as exc:
-            return _dispatch_failed(call, exc, draft.redactor, start)
+        with self.quotas.slot(plan.tool.command.service) as slot:
+            if not slot.allowed:
+                return _timed(_rate_limited(call, slot, trail), start)
+            try:
+                reply = await self._dispatcher.asend(self.async_client, plan, draft)
+            except DispatchFailure as exc:
+                return _dispatch_failed(call, exc, draft.redactor, start)
         result = shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
         if plan.service.validate_responses:
             return await asyncio.to_thread(self._conforming, plan, draft, reply, result)
@@ -362,7 +412,30 @@ class Executor:
             )
         return out
 
-    def _forbidden(self, call: ToolCall) -> ToolResult | None:
+    def _limited(self, call: ToolCall, trail: AuditTrail) -> ToolResult | None:
+        """A ``rate_limited`` result when a quota of the caller on this tool is used up."""
+        if not self.quotas.enabled or not isinstance(call.name, str):
+            return None
+        decision = self.quotas.check(current_identity(), call.name)
+        return None if decision.allowed else _rate_limited(call, decision, trail)
+
+    def _unaudited(self, call: ToolCall, plan: ToolPlan, trail: AuditTrail) -> ToolResult | None:
+        """A refusal when the audit log cannot be written and ``fail_closed`` covers the call."""
+        if self.audit is None or self.audit.permits(plan.tool.command.method):
+            return None
+        trail.decision, trail.rule = "deny", "audit.fail_closed"
+        return error_result(
+            call,
+            [
+                ToolError(
+                    "refused_by_policy",
+                    "the audit log cannot be written, and calls like this one are not sent "
+                    "without their audit line; it was not sent. Try again later",
+                )
+            ],
+        )
+
+    def _forbidden(self, call: ToolCall, trail: AuditTrail | None = None) -> ToolResult | None:
         """A ``forbidden`` result when the access policy refuses the caller this tool."""
         if (
             not self.access.enabled
@@ -372,8 +445,12 @@ class Executor:
             return None  # an unknown name gets unknown_tool from _draft
         identity = current_identity()
         decision = self.access.decide(identity, call.name)
+        if trail is not None:
+            trail.rule = decision.rule
         if decision.allowed:
             return None
+        if trail is not None:
+            trail.decision = "deny"
         # as record arguments: the log filter escapes control characters (a forged sub)
         logger.info(
             "access policy refused %s to %s (%s)",
@@ -540,7 +617,9 @@ class Executor:
             elapsed=time.perf_counter() - start,
         )
 
-    def _observe(self, result: ToolResult) -> None:
+    def _observe(self, result: ToolResult, trail: AuditTrail | None = None) -> None:
+        if self.audit is not None and trail is not None:
+            self.audit.write(result, trail, current_identity())
         error = result.error
         name = self._known(result.call.name)
         self._telemetry.record(name, error.type if error else None, result.elapsed)
@@ -573,6 +652,22 @@ def _timed(result: ToolResult, start: float) -> ToolResult:
         result.headers,
         time.perf_counter() - start,
         result.return_direct,
+    )
+
+
+def _rate_limited(call: ToolCall, decision: QuotaDecision, trail: AuditTrail) -> ToolResult:
+    """Nothing was sent: the caller may try again after ``retry_after`` seconds."""
+    trail.decision, trail.rule = "rate_limited", decision.rule
+    return error_result(
+        call,
+        [
+            ToolError(
+                "rate_limited",
+                f"this call is over {decision.what}; it was not sent. Try again in "
+                f"{decision.retry_after:g} s",
+            )
+        ],
+        extra={"retry_after": decision.retry_after},
     )
 
 

@@ -5,15 +5,20 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["UNKNOWN_TOOL", "Telemetry", "logger"]
+if TYPE_CHECKING:
+    from ._identity import CallerIdentity
+
+__all__ = ["MAX_ATTRIBUTE_CHARS", "UNKNOWN_TOOL", "Telemetry", "logger"]
 
 logger = logging.getLogger("toolcat.executor")
 
 #: The tool-name attribute of spans and metrics for a name not in the catalog: model-chosen
 #: names must not become attribute values (unbounded cardinality, unbounded size).
 UNKNOWN_TOOL = "_unknown"
+#: The most characters of a caller's subject or client id put on a span.
+MAX_ATTRIBUTE_CHARS = 256
 
 try:  # guarded once: without opentelemetry-api (the ``otel`` extra) nothing is recorded
     from opentelemetry import metrics as _otel_metrics
@@ -31,10 +36,21 @@ class _Recorder:
     def __init__(self, span: Any) -> None:
         self.span = span
 
-    def finish(self, *, error_type: str | None, status: int | None) -> None:
+    def finish(
+        self,
+        *,
+        error_type: str | None,
+        status: int | None,
+        decision: str | None = None,
+        rule: str | None = None,
+    ) -> None:
         span = self.span
         if span is None:
             return
+        if decision is not None:
+            span.set_attribute("toolcat.decision", decision)
+        if rule is not None:
+            span.set_attribute("toolcat.decision.rule", rule)
         if status is not None:
             span.set_attribute("http.response.status_code", status)
         if error_type is not None:
@@ -93,7 +109,13 @@ class Telemetry:
         return type(_otel_metrics.get_meter_provider()).__name__ != "_ProxyMeterProvider"
 
     @contextlib.contextmanager
-    def span(self, name: str, call_id: str | None, service: str | None) -> Iterator[_Recorder]:
+    def span(
+        self,
+        name: str,
+        call_id: str | None,
+        service: str | None,
+        identity: CallerIdentity | None = None,
+    ) -> Iterator[_Recorder]:
         if not self.tracing():
             yield _NULL
             return
@@ -106,6 +128,12 @@ class Telemetry:
             attributes["gen_ai.tool.call.id"] = call_id
         if service:
             attributes["toolcat.service.name"] = service
+        if identity is not None:  # the audit line's caller, as OTel names it
+            attributes["toolcat.auth.method"] = identity.method
+            if identity.subject is not None:
+                attributes["enduser.id"] = identity.subject[:MAX_ATTRIBUTE_CHARS]
+            if identity.client_id is not None:
+                attributes["toolcat.client.id"] = identity.client_id[:MAX_ATTRIBUTE_CHARS]
         with self._tracer.start_as_current_span(
             f"execute_tool {name}", kind=_otel_trace.SpanKind.INTERNAL, attributes=attributes
         ) as span:

@@ -366,6 +366,9 @@ def compile_tool(
         source=SourceLocation(file, line, col),
         context_arguments=FrozenDict(bound),
         examples=examples,
+        sensitive_arguments=tuple(
+            arg for arg, p in (doc.parameters or {}).items() if p.sensitive and arg not in bound
+        ),
     )
 
 

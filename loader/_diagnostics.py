@@ -82,6 +82,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC075": ("caller-token-over-plain-http", Severity.ERROR),
     "TC076": ("token-endpoint-not-https", Severity.ERROR),
     "TC077": ("token-exchange-without-target", Severity.ERROR),
+    # -- audit and quotas (server:) ---------------------------------------------
+    "TC080": ("invalid-quota", Severity.ERROR),
+    "TC081": ("unknown-quota-reference", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -99,6 +102,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC125": ("unused-suppression", Severity.WARNING),
     "TC130": ("token-exchange-secret-in-file", Severity.WARNING),
     "TC131": ("caller-token-without-oauth-callers", Severity.WARNING),
+    "TC133": ("unmasked-secret-argument", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

@@ -25,6 +25,7 @@ __all__ = [
     "AnnotationsDoc",
     "ApiKeyAuthDoc",
     "ApiKeyEntryDoc",
+    "AuditDoc",
     "AuthDoc",
     "BasicAuthDoc",
     "BearerAuthDoc",
@@ -43,6 +44,7 @@ __all__ = [
     "OpenApiRuleMatchDoc",
     "OpenApiSelectionDoc",
     "ParameterDoc",
+    "QuotaDoc",
     "ResponseDoc",
     "RetryDoc",
     "ServerAuthDoc",
@@ -491,6 +493,7 @@ class ParameterDoc(Doc):
     content_type: str | None
     file: bool | None
     from_: str | None
+    sensitive: bool | None
 
 
 _CONTEXT_SOURCE = re.compile(r"(claims|context)\.[A-Za-z0-9_:/-]+(\.[A-Za-z0-9_:/-]+)*")
@@ -524,6 +527,7 @@ ParameterDoc.FIELDS = (
     _Field("content_type", _optional(_str), None),
     _Field("file", _optional(_bool), None),
     _Field("from_", _optional(_context_source), None, key="from"),
+    _Field("sensitive", _optional(_bool), None),
 )
 
 
@@ -940,11 +944,67 @@ AccessRuleDoc.FIELDS = (
 )
 
 
+def _non_empty_str(v: Any) -> Any:
+    return v if type(v) is str and v else _BAD
+
+
+class AuditDoc(Doc):
+    path: str
+    max_bytes: int
+    backups: int
+    fail_closed: str
+    max_argument_chars: int
+
+
+AuditDoc.FIELDS = (
+    _Field("path", _non_empty_str),
+    _Field("max_bytes", _int(1024), 100 * 1024 * 1024),
+    _Field("backups", _int(0, 1000), 5),
+    _Field("fail_closed", _literal("non_safe", "always", "never"), "non_safe"),
+    _Field("max_argument_chars", _int(64), 4096),
+)
+
+
+class QuotaDoc(Doc):
+    name: str | None
+    when: dict[str, str | list[str]]
+    rate: str
+    burst: int | None
+    toolsets: list[str]
+    tools: list[str]
+    tags: list[str]
+    per: str
+
+
+QuotaDoc.FIELDS = (
+    _Field("name", _optional(_str), None),
+    _Field("when", _when, factory=dict),
+    _Field("rate", _str),
+    _Field("burst", _optional(_int(1)), None),
+    _Field("toolsets", _list(_str), factory=list),
+    _Field("tools", _list(_str), factory=list),
+    _Field("tags", _list(_str), factory=list),
+    _Field("per", _literal("tool", "rule"), "tool"),
+)
+
+
+def _concurrency(v: Any) -> Any:  # dict[str, int >= 1]
+    if type(v) is not dict:
+        return _BAD
+    for key, value in v.items():
+        if type(key) is not str or type(value) is not int or value < 1:
+            return _BAD
+    return v
+
+
 class ServerDoc(Doc):
     resource: str | None
     authorization_servers: list[str] | None
     auth: ServerAuthDoc | None
     access: list[AccessRuleDoc] | None
+    audit: AuditDoc | None
+    quotas: list[QuotaDoc] | None
+    concurrency: dict[str, int] | None
 
 
 ServerDoc.FIELDS = (
@@ -952,6 +1012,9 @@ ServerDoc.FIELDS = (
     _Field("authorization_servers", _optional(_list(_str)), None),
     _Field("auth", _optional(_nested(ServerAuthDoc)), None),
     _Field("access", _optional(_list(_nested(AccessRuleDoc))), None),
+    _Field("audit", _optional(_nested(AuditDoc)), None),
+    _Field("quotas", _optional(_list(_nested(QuotaDoc))), None),
+    _Field("concurrency", _optional(_concurrency), None),
 )
 
 
@@ -1007,6 +1070,8 @@ _BY_NAME: dict[str, type[Doc]] = {
         ServerAuthDoc,
         AccessGrantDoc,
         AccessRuleDoc,
+        AuditDoc,
+        QuotaDoc,
         ServerDoc,
     )
 }

@@ -712,6 +712,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             file=server_file,
             locate=server_locate,
             out=state.ctx.diagnostics,
+            services=state.services.keys(),
         )
         _check_caller_token_sources(state, server_doc)
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))

@@ -17,6 +17,7 @@ __all__ = [
     "AccessRuleDoc",
     "ApiKeyAuthDoc",
     "ApiKeyEntryDoc",
+    "AuditDoc",
     "AuthDoc",
     "BasicAuthDoc",
     "BearerAuthDoc",
@@ -35,6 +36,7 @@ __all__ = [
     "OpenApiRuleMatchDoc",
     "OpenApiSelectionDoc",
     "ParameterDoc",
+    "QuotaDoc",
     "RetryDoc",
     "ServerAuthDoc",
     "ServerDoc",
@@ -53,6 +55,7 @@ Style = Literal[
 ]
 PLACEMENT_KEYS = frozenset(
     {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file", "from"}
+    | {"sensitive"}
 )
 
 
@@ -223,6 +226,9 @@ class ParameterDoc(BaseModel):
         pattern=r"^(claims|context)\.[A-Za-z0-9_:/-]+(\.[A-Za-z0-9_:/-]+)*$",
         description="Filled by the runtime from the caller: claims.NAME (a verified token "
         "claim) or context.NAME (a value the embedding app sets); never in exported schemas.",
+    )
+    sensitive: bool | None = Field(
+        None, description="Mask the value in audit lines (as writeOnly or format: password do)."
     )
 
 
@@ -535,6 +541,51 @@ class AccessRuleDoc(BaseModel):
     deny: AccessGrantDoc | None = None
 
 
+class AuditDoc(BaseModel):
+    """One JSON line per tool call, allowed or refused."""
+
+    model_config = _STRICT
+    path: str = Field(
+        min_length=1, description="A file (rotated by size), or '-' for standard output."
+    )
+    max_bytes: int = Field(
+        100 * 1024 * 1024, ge=1024, description="The file is rotated before it passes this size."
+    )
+    backups: int = Field(5, ge=0, le=1000, description="Rotated files kept (path.1, path.2, ...).")
+    fail_closed: Literal["non_safe", "always", "never"] = Field(
+        "non_safe",
+        description="Calls refused while the log cannot be written: those with a non-safe "
+        "method (default), all, or none (a warning is logged).",
+    )
+    max_argument_chars: int = Field(
+        4096, ge=64, description="Arguments longer than this (as JSON) are cut in the line."
+    )
+
+
+class QuotaDoc(BaseModel):
+    """A rate limit: callers matching 'when' get 'rate' calls of the tools it covers."""
+
+    model_config = _STRICT
+    name: str | None = Field(None, description="Named in rate_limited errors and audit lines.")
+    when: dict[ClaimName, ClaimValue | list[ClaimValue]] = Field(
+        default_factory=dict,
+        description="As in access rules: claim to the value or values that match ('*': any); "
+        "none: every caller.",
+    )
+    rate: str = Field(description="COUNT/UNIT: 10/second, 100/minute, 1000/hour, 5000/day.")
+    burst: int | None = Field(
+        None, ge=1, description="Calls allowed at once (the bucket's size); default COUNT."
+    )
+    toolsets: list[str] = Field(default_factory=list, description="Every tool of these toolsets.")
+    tools: list[str] = Field(default_factory=list, description="These tools; '*' for every tool.")
+    tags: list[str] = Field(default_factory=list, description="Every tool with one of these tags.")
+    per: Literal["tool", "rule"] = Field(
+        "tool",
+        description="tool: a bucket per caller and tool; rule: one bucket per caller for "
+        "every tool the quota covers.",
+    )
+
+
 class ServerDoc(BaseModel):
     """How `toolcat serve --transport http` answers: its resource URI and authentication."""
 
@@ -552,6 +603,15 @@ class ServerDoc(BaseModel):
         None,
         description="Who may call what. No rules: everyone may call every tool; any rule: "
         "only what an allow rule covers and no deny rule does.",
+    )
+    audit: AuditDoc | None = None
+    quotas: list[QuotaDoc] | None = Field(
+        None, description="Rate limits per caller and tool (token buckets)."
+    )
+    concurrency: dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        None,
+        description="Service name to the most calls to it at once; a call over the limit "
+        "gets rate_limited and is not sent.",
     )
 
 

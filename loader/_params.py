@@ -201,6 +201,14 @@ def compile_parameters(
                 ppath,
                 key=True,
             )
+        if not (trusted or p.from_ or p.sensitive) and looks_secret(arg, schema):
+            scope.add(
+                "TC133",
+                f"parameter '{arg}' looks like a secret but audit lines would show it; "
+                "mark it 'sensitive: true' (or give it format: password)",
+                ppath,
+                key=True,
+            )
 
     for var in variables:
         misplaced = next(
@@ -270,3 +278,25 @@ def _reachable_defs(schemas: Sequence[Any], defs: Mapping[str, Any]) -> tuple[li
             seen.append(name)
             todo.append(json.dumps(defs[name], default=str))
     return seen, missing
+
+
+# argument names that hold a credential or personal secret (lower case, '-' and '_' dropped)
+_SECRET_NAME = re.compile(
+    r"password|passwd|passphrase|secret|apikey|privatekey|accesstoken|refreshtoken|"
+    r"clientsecret|creditcard|cardnumber"
+)
+_SECRET_WORD = frozenset({"pin", "otp", "cvv", "cvc", "ssn", "token"})
+
+
+def looks_secret(name: str, schema: Any) -> bool:
+    """``name`` looks like a secret and ``schema`` does not mask it already (TC133).
+
+    >>> looks_secret("api_key", {"type": "string"}), looks_secret("page_token", {})
+    (True, False)
+    """
+    if isinstance(schema, dict) and (
+        schema.get("writeOnly") is True or schema.get("format") == "password"
+    ):
+        return False
+    flat = name.lower().replace("_", "").replace("-", "")
+    return bool(_SECRET_NAME.search(flat)) or name.lower() in _SECRET_WORD

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
 
@@ -11,8 +12,11 @@ from toolcat.catalog import (
     AccessPolicy,
     AccessRule,
     ApiKeyEntry,
+    AuditSettings,
     IntrospectionSettings,
     JwtSettings,
+    QuotaPolicy,
+    QuotaRule,
     ServeAuth,
     ServerSettings,
 )
@@ -21,7 +25,7 @@ from ._diagnostics import Diagnostic
 from ._docs import ServerDoc
 from ._shape import Locator
 
-__all__ = ["check_access_references", "compile_server"]
+__all__ = ["check_access_references", "compile_server", "parse_rate"]
 
 
 def compile_server(
@@ -29,10 +33,17 @@ def compile_server(
 ) -> ServerSettings:
     """``doc`` as :class:`~toolcat.catalog.ServerSettings`; problems go to ``out``."""
     access = _compile_access(doc, file=file, locate=locate, out=out)
+    audit = _compile_audit(doc)
+    quotas = _compile_quotas(doc, file=file, locate=locate, out=out)
     auth = doc.auth
     if auth is None:
         return ServerSettings(
-            doc.resource, ServeAuth(), tuple(doc.authorization_servers or ()), access
+            doc.resource,
+            ServeAuth(),
+            tuple(doc.authorization_servers or ()),
+            access,
+            audit,
+            quotas,
         )
     jwt = None
     if auth.jwt is not None:
@@ -74,7 +85,88 @@ def compile_server(
             seen[f"{label}:{value}"] = n
     keys = tuple(ApiKeyEntry(k.name, k.hash, tuple(k.scopes)) for k in auth.api_keys)
     settings = ServeAuth(jwt, introspection, keys, tuple(auth.required_scopes))
-    return ServerSettings(doc.resource, settings, tuple(doc.authorization_servers or ()), access)
+    return ServerSettings(
+        doc.resource, settings, tuple(doc.authorization_servers or ()), access, audit, quotas
+    )
+
+
+def _compile_audit(doc: ServerDoc) -> AuditSettings | None:
+    a = doc.audit
+    if a is None:
+        return None
+    fail: Literal["non_safe", "always", "never"] = (
+        "always"
+        if a.fail_closed == "always"
+        else "never"
+        if a.fail_closed == "never"
+        else "non_safe"
+    )
+    return AuditSettings(a.path, a.max_bytes, a.backups, fail, a.max_argument_chars)
+
+
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_RATE = re.compile(
+    r"\s*(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)?\s*"
+    r"(s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hr|hour|hours|d|day|days)\s*"
+)
+
+
+def parse_rate(text: str) -> tuple[float, float] | None:
+    """``COUNT/UNIT`` (``10/minute``, ``5/2s``) as (count, seconds), or ``None``.
+
+    >>> parse_rate("10/minute")
+    (10.0, 60.0)
+    """
+    m = _RATE.fullmatch(text)
+    if m is None:
+        return None
+    count = float(m.group(1))
+    seconds = float(m.group(2) or 1) * _UNITS[m.group(3)[0]]
+    if count <= 0 or seconds <= 0:
+        return None
+    return count, seconds
+
+
+def _compile_quotas(
+    doc: ServerDoc, *, file: str, locate: Locator, out: list[Diagnostic]
+) -> QuotaPolicy:
+    rules = []
+    names: dict[str, int] = {}
+    for n, quota in enumerate(doc.quotas or ()):
+        base: tuple[str | int, ...] = ("server", "quotas", n)
+
+        def problem(message: str, where: tuple[str | int, ...] = base) -> None:
+            line, col = locate(where)
+            out.append(Diagnostic.make("TC080", message, file, line, col, where))
+
+        rate = parse_rate(quota.rate)
+        if rate is None:
+            problem(
+                f"quotas[{n}]: cannot read the rate {quota.rate!r}; write COUNT/UNIT with a "
+                "positive COUNT, such as 10/second, 100/minute, 1000/hour or 5000/day",
+                (*base, "rate"),
+            )
+            continue
+        name = quota.name or f"quotas[{n}]"
+        if name in names:
+            problem(
+                f"quotas[{n}]: the quota name '{name}' is taken by quotas[{names[name]}]; "
+                "rate_limited errors name the quota, so each needs its own",
+                (*base, "name"),
+            )
+        names[name] = n
+        when = tuple(
+            (claim, (value,) if isinstance(value, str) else tuple(value))
+            for claim, value in quota.when.items()
+        )
+        covers = quota.toolsets or quota.tools or quota.tags
+        grant = AccessGrant(tuple(quota.toolsets), tuple(quota.tools), tuple(quota.tags))
+        count, seconds = rate
+        burst = quota.burst if quota.burst is not None else max(1, int(count))
+        scope: Literal["tool", "rule"] = "rule" if quota.per == "rule" else "tool"
+        rules.append(QuotaRule(name, count, seconds, burst, grant if covers else None, when, scope))
+    concurrency = tuple((doc.concurrency or {}).items())
+    return QuotaPolicy(tuple(rules), concurrency)
 
 
 def _compile_access(
@@ -134,16 +226,19 @@ def check_access_references(
     file: str,
     locate: Locator,
     out: list[Diagnostic],
+    services: Iterable[str] = (),
 ) -> None:
-    """TC018 for each toolset, tool or tag a rule names that the catalog does not have."""
-    if not doc.access:
-        return
+    """TC018 for each toolset, tool or tag a rule names that the catalog does not have;
+    TC081 for each one a quota names, and each service ``concurrency`` names."""
     names: set[str] = {"*"}
     tags: set[str] = set()
     for name, tool_tags in tools:
         names.add(name)
         tags.update(tool_tags)
     sets = set(toolsets)
+    _check_quota_references(doc, names, sets, tags, set(services), file, locate, out)
+    if not doc.access:
+        return
     for n, rule in enumerate(doc.access):
         for effect, grant in (("allow", rule.allow), ("deny", rule.deny)):
             if grant is None:
@@ -171,3 +266,39 @@ def check_access_references(
                             where,
                         )
                     )
+
+
+def _check_quota_references(
+    doc: ServerDoc,
+    names: set[str],
+    sets: set[str],
+    tags: set[str],
+    services: set[str],
+    file: str,
+    locate: Locator,
+    out: list[Diagnostic],
+) -> None:
+    def problem(message: str, where: tuple[str | int, ...]) -> None:
+        line, col = locate(where)
+        out.append(Diagnostic.make("TC081", message, file, line, col, where))
+
+    for n, quota in enumerate(doc.quotas or ()):
+        label = quota.name or f"quotas[{n}]"
+        for kind, listed, known in (
+            ("toolsets", quota.toolsets, sets),
+            ("tools", quota.tools, names),
+            ("tags", quota.tags, tags),
+        ):
+            for i, value in enumerate(listed):
+                if value not in known:
+                    problem(
+                        f"quota '{label}' names {kind[:-1]} '{value}', which the catalog does "
+                        "not have (a typo here leaves those calls unlimited)",
+                        ("server", "quotas", n, kind, i),
+                    )
+    for service in doc.concurrency or {}:
+        if service not in services:
+            problem(
+                f"concurrency names service '{service}', which the catalog does not have",
+                ("server", "concurrency", service),
+            )

@@ -34,7 +34,9 @@ from toolcat import __version__
 from toolcat._errors import ToolcatError
 from toolcat.executor import (
     SEARCH_TOOL_NAME,
+    AuditLog,
     Executor,
+    MemoryQuotaStore,
     ToolCall,
     ToolContext,
     format_result,
@@ -56,7 +58,8 @@ from ._hosts import HostGuard, HostPolicy
 from ._watch import FileSnapshot, stamps
 
 if TYPE_CHECKING:
-    from toolcat.catalog import AccessPolicy, Catalog, ServerSettings, ToolDefinition
+    from toolcat.catalog import AccessPolicy, Catalog, QuotaPolicy, ServerSettings, ToolDefinition
+    from toolcat.executor import QuotaStore
     from toolcat.loader import LoadResult
 
 __all__ = ["CatalogLoadFailed", "McpServer"]
@@ -126,6 +129,11 @@ class McpServer:
     ``search_tools``, whose answer carries each found tool's input schema;
     tools/call accepts every tool served, listed or not.
 
+    ``audit_log`` (a path, or ``-`` for standard output) writes the audit log there,
+    over the catalog's ``server.audit`` path (its other settings are kept). The audit
+    log is opened at the first load and kept across reloads; the quota buckets live in
+    ``quota_store`` (default: in this process), kept across reloads too.
+
     ``loader`` reads the PATHs into a :class:`toolcat.loader.LoadResult`
     (default: ``toolcat.loader.load_catalog`` without progress output); every
     load and reload goes through it, once.
@@ -148,6 +156,8 @@ class McpServer:
         loader: Callable[[Sequence[str]], LoadResult] | None = None,
         tool_search: bool = False,
         pinned: Sequence[str] = (),
+        audit_log: str | None = None,
+        quota_store: QuotaStore | None = None,
     ) -> None:
         self.paths = [str(p) for p in paths]
         self.tool_search = tool_search
@@ -163,6 +173,10 @@ class McpServer:
         # the catalog's ``server:`` section as last loaded; run_http takes the one it is given
         self.server_settings: ServerSettings | None = None
         self._access: AccessPolicy | None = None  # server.access of the last load
+        self._quotas: QuotaPolicy | None = None  # server.quotas/concurrency of the last load
+        self._audit_path = audit_log
+        self.audit: AuditLog | None = None  # opened at the first load, kept across reloads
+        self._quota_store: QuotaStore = quota_store or MemoryQuotaStore()
         self._retired: list[_Served] = []
         self._files: tuple[str, ...] = ()  # every file the last load read, specs included
         self._missing: tuple[str, ...] = ()  # specs it named that were not there: may appear
@@ -199,6 +213,9 @@ class McpServer:
             self._missing = tuple(result.missing)
             self.server_settings = result.server
             self._access = result.server.access if result.server else None
+            self._quotas = result.server.quotas if result.server else None
+            if self.audit is None:
+                self.audit = self._open_audit(result.server)
             seen.add_loaded(self._watched())  # files this load named for the first time
         finally:
             self._seen = seen  # also after a failed load: retried when a file changes
@@ -233,9 +250,38 @@ class McpServer:
                 subset[name]  # an unknown name raises UnknownToolError
             listed = [exported[n] for n in self.pinned if n in exported]
             listed.append(to_mcp_tool(search_tool_definition()))
-        executor = Executor(subset, env=self.env, confirm=self._confirm, access=self._access)
+        executor = Executor(
+            subset,
+            env=self.env,
+            confirm=self._confirm,
+            access=self._access,
+            audit=self.audit,
+            quotas=self._quotas,
+            quota_store=self._quota_store,
+        )
         tool_map = {t.name: t for t in tools}
         return _Served(subset, executor, tool_map, listed, exported=exported)
+
+    def _open_audit(self, server: ServerSettings | None) -> AuditLog | None:
+        import dataclasses
+
+        from toolcat.catalog import AuditSettings
+
+        settings = server.audit if server is not None else None
+        if self._audit_path is not None:
+            settings = (
+                dataclasses.replace(settings, path=self._audit_path)
+                if settings is not None
+                else AuditSettings(self._audit_path)
+            )
+        return AuditLog.from_settings(settings) if settings is not None else None
+
+    @property
+    def audit_to_stdout(self) -> bool:
+        """Whether the audit log goes to standard output (not possible on stdio)."""
+        from toolcat.executor import StreamSink
+
+        return self.audit is not None and isinstance(self.audit.sink, StreamSink)
 
     @property
     def catalog(self) -> Catalog:
@@ -375,6 +421,11 @@ class McpServer:
         from mcp.server.stdio import stdio_server
 
         self._current()
+        if self.audit_to_stdout:
+            raise ValueError(
+                "the audit log cannot go to standard output on the stdio transport "
+                "(standard output carries MCP): give it a file"
+            )
         async with stdio_server() as (read, write), anyio.create_task_group() as tg:
             if self.watch:
                 tg.start_soon(self.watch_files)
@@ -475,6 +526,8 @@ class McpServer:
         self._retired = []
         for served in done:
             await served.executor.aclose()
+        if self.audit is not None:
+            self.audit.close()
 
     async def _close_idle_retired(self) -> None:
         """Close the connection pools of replaced catalogs once no call uses them."""
