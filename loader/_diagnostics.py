@@ -63,6 +63,10 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
     "TC045": ("external-schema-ref", Severity.ERROR),
+    # -- shared definitions ----------------------------------------------------
+    "TC050": ("definition-name-clash", Severity.ERROR),
+    "TC051": ("unknown-output-definition", Severity.ERROR),
+    "TC052": ("invalid-definition-name", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),

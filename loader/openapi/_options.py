@@ -9,9 +9,20 @@ from typing import Any
 
 from toolcat.loader._diagnostics import Diagnostic
 
+from ._text import DEFAULT_DESCRIPTION_MAX
 from ._version import DEFAULT_MAX_SPEC_BYTES
 
-__all__ = ["ImportOptions", "ImportResult", "OperationReport", "Selection"]
+__all__ = [
+    "NAMING_STYLES",
+    "OUTPUT_SCHEMAS",
+    "ImportOptions",
+    "ImportResult",
+    "OperationReport",
+    "Selection",
+]
+
+OUTPUT_SCHEMAS = ("shared", "inline", "none")
+NAMING_STYLES = ("operation_id", "snake_case")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +54,15 @@ class ImportOptions:
     may only reach files below it (default: the enclosing git repository, the nearest
     folder holding ``.git``, else the spec's own folder).
     ``spec_url``: where the spec was downloaded from, to resolve relative servers.
+
+    How tools are written: ``output_schemas`` (``shared``: each definition once in
+    the file's ``definitions:``; ``inline``: a copy per tool; ``none``: no output
+    schemas); ``markdown`` (HTML descriptions become Markdown) and ``description_max``
+    (the length budget of tool and argument descriptions); ``base_url_env`` (the
+    service's ``base_url`` is ``${NAME_BASE_URL:-<spec server>}``); ``naming``
+    (``operation_id`` as written, or ``snake_case``). Import policy:
+    ``confirm_methods`` get ``confirm: true`` and the other non-safe methods
+    ``confirm: false`` (default ``None``: every method that is not safe).
     """
 
     service: str | None = None
@@ -55,6 +75,12 @@ class ImportOptions:
     max_spec_bytes: int = DEFAULT_MAX_SPEC_BYTES
     ref_root: Path | None = None
     spec_url: str | None = None
+    output_schemas: str = "shared"
+    markdown: bool = True
+    description_max: int = DEFAULT_DESCRIPTION_MAX
+    base_url_env: bool = True
+    naming: str = "operation_id"
+    confirm_methods: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +111,7 @@ class ImportResult:
     report: list[OperationReport] = field(default_factory=list)
     service: str | None = None
     version: str | None = None
+    output_schemas: str = "shared"  # how render_catalog writes definitions (ImportOptions)
 
     @property
     def ok(self) -> bool:
