@@ -58,6 +58,7 @@ def catalog_document(result: ImportResult) -> dict[str, Any]:
     pool = _Pool()
     tools = [pool.hoist(tool) for tool in tools]
     tools = _share_repeats(tools, pool)
+    tools = _merge_duplicates(tools, pool.defs)
     if pool.defs:
         doc["definitions"] = dict(sorted(pool.defs.items()))
     doc["tools"] = tools
@@ -302,6 +303,35 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
         else:
             holder[key] = {"$ref": f"{_REF_PREFIX}{name}"}
     return tools
+
+
+def _merge_duplicates(tools: list[dict[str, Any]], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """One name per body: definitions that came out the same (once the schemas inside them
+    were shared) are merged, and every ref follows (until nothing more merges)."""
+    while True:
+        first: dict[str, str] = {}
+        names: dict[str, str] = {}
+        for name in sorted(defs):
+            text = _canonical(defs[name])
+            if text in first:
+                names[name] = first[text]
+            else:
+                first[text] = name
+        if not names:
+            return tools
+        for name in names:
+            del defs[name]
+        for name in defs:
+            defs[name] = _rename(defs[name], names)
+        tools = [_rename_tool(t, names) for t in tools]
+
+
+def _rename_tool(tool: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    out = dict(tool)
+    for key in ("parameters", "output_schema"):
+        if key in out:
+            out[key] = _rename(out[key], names)
+    return out
 
 
 def _thaw(node: Any) -> Any:

@@ -173,7 +173,8 @@ def test_lint(tmp_path: Path, method: str, route: str) -> None:
     # the same findings: the import policy states confirm for every write (no TC104),
     # and the spec's body on a GET is reported either way
     assert _method_lint(_catalog_file(tmp_path, route, method)) == body_on_get
-    for policy in (None, frozenset()):
+    policies: tuple[frozenset[str] | None, ...] = (None, frozenset())
+    for policy in policies:
         imported = import_openapi(
             _write(tmp_path / "spec.json", _spec(method)),
             ImportOptions(confirm_methods=policy),
