@@ -229,16 +229,21 @@ _PLACEMENT = frozenset(
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def _subschemas(schema: dict[str, Any]) -> list[tuple[Any, Any, str]]:
-    """(holder, key, hint) of each schema directly below ``schema``."""
+_ROLE = {"items": "item", "additionalProperties": "value", "anyOf": "option", "oneOf": "option"}
+
+
+def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[Any, Any, str]]:
+    """(holder, key, name hint) of each schema directly below ``schema``, which is
+    ``owner`` (a property, argument or definition name): ``tags_item``, ``address``."""
     found: list[tuple[Any, Any, str]] = []
     for k in _ONE:
         if isinstance(schema.get(k), dict):
-            found.append((schema, k, k))
+            found.append((schema, k, f"{owner}_{_ROLE.get(k, k)}"))
     for k in _MANY:
         v = schema.get(k)
         if isinstance(v, list):
-            found.extend((v, i, k) for i, item in enumerate(v) if isinstance(item, dict))
+            hint = f"{owner}_{_ROLE.get(k, 'part')}"
+            found.extend((v, i, hint) for i, item in enumerate(v) if isinstance(item, dict))
     for k in _MAPS:
         v = schema.get(k)
         if isinstance(v, dict):
@@ -252,10 +257,10 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
     counts: dict[str, int] = {}
     sites: list[tuple[Any, Any, str, str]] = []  # holder, key, hint, canonical text
 
-    def visit(schema: dict[str, Any], depth: int) -> None:
-        for holder, key, hint in _subschemas(schema):
+    def visit(schema: dict[str, Any], owner: str) -> None:
+        for holder, key, hint in _subschemas(schema, owner):
             node = holder[key]
-            visit(node, depth + 1)
+            visit(node, hint)
             text = _canonical(node)
             if len(text) >= SHARE_MIN_CHARS and "$defs" not in node:
                 counts[text] = counts.get(text, 0) + 1
@@ -263,7 +268,7 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
 
     for tool in tools:
         for arg, param in (tool.get("parameters") or {}).items():
-            visit(param, 0)
+            visit(param, str(arg))
             if isinstance(param.get("required"), list) or "$ref" in param:
                 continue
             text = _canonical({k: v for k, v in param.items() if k not in _PLACEMENT})
@@ -274,7 +279,7 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
         body = pool.defs[def_name]
         if isinstance(body, dict):
             body = pool.defs[def_name] = _thaw(body)
-            visit(body, 0)
+            visit(body, def_name)
     names: dict[str, str] = {}
     moved: dict[int, dict[str, Any]] = {}  # id(argument) -> the schema taken out of it
     # outermost first (visit lists them innermost first): a repeated schema inside a
