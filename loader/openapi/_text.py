@@ -17,6 +17,9 @@ __all__ = ["DEFAULT_DESCRIPTION_MAX", "MIN_DESCRIPTION_MAX", "markdown_text", "w
 
 DEFAULT_DESCRIPTION_MAX = 1024  # OpenAI's limit for a function description
 MIN_DESCRIPTION_MAX = 40
+# HTML past this many characters is not converted (the text is cut to the budget after
+# conversion anyway): a spec's description cannot make the converter work for long
+MAX_CONVERT_CHARS = 8_000
 
 # tags that make a description HTML (a Markdown text may hold "<T>" in prose)
 _HTML_TAGS = frozenset(
@@ -56,14 +59,17 @@ def markdown_text(text: str) -> str:
         return text
     from markdownify import markdownify  # here: only a spec that writes HTML needs it
 
-    converted = markdownify(
-        text,
-        heading_style="ATX",
-        bullets="-",
-        escape_asterisks=False,
-        escape_underscores=False,
-        escape_misc=False,
-    )
+    try:
+        converted = markdownify(
+            text[:MAX_CONVERT_CHARS],
+            heading_style="ATX",
+            bullets="-",
+            escape_asterisks=False,
+            escape_underscores=False,
+            escape_misc=False,
+        )
+    except RecursionError:  # tags nested thousands deep: kept as written (and cut)
+        return text
     lines = [line.rstrip() for line in converted.strip().splitlines()]
     out: list[str] = []
     for line in lines:  # at most one blank line in a row

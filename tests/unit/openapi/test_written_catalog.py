@@ -305,3 +305,13 @@ def test_a_bad_entry_option_is_located(spec_file: Path, tmp_path: Path) -> None:
     assert result.catalog is None
     (found,) = [d for d in result.diagnostics if d.severity == "error"]
     assert found.line == 4 and "output_schemas" in found.message
+
+
+def test_html_that_nests_too_deeply_is_kept_as_written() -> None:
+    from toolcat.loader.openapi._text import markdown_text, within
+
+    deep = "<ul>" + "<li><ul>" * 3000 + "</ul>"
+    assert markdown_text(deep) == deep  # no RecursionError: the operation is not lost
+    assert markdown_text("<p>a <b>b</b></p>") == "a **b**"
+    assert markdown_text("Markdown *stays*\n\n- as written") == "Markdown *stays*\n\n- as written"
+    assert within("word " * 100, 40).endswith("…") and len(within("word " * 100, 40)) <= 40
