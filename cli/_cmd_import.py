@@ -105,6 +105,47 @@ def register(sub: Any) -> None:
         metavar="MB",
         help="refuse spec files larger than this (default 64)",
     )
+    w = o.add_argument_group("how tools are written")
+    w.add_argument(
+        "--output-schemas",
+        choices=("shared", "inline", "none"),
+        default="shared",
+        help="shared (default): each definition once, in the file's definitions:; inline: a "
+        "copy in each tool; none: no output schemas",
+    )
+    w.add_argument(
+        "--descriptions",
+        choices=("markdown", "keep"),
+        default="markdown",
+        help="markdown (default): HTML descriptions become Markdown; keep: as the spec writes them",
+    )
+    w.add_argument(
+        "--description-max",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="cut tool and argument descriptions to N characters (default 1024, OpenAI's limit)",
+    )
+    w.add_argument(
+        "--base-url-style",
+        choices=("env", "fixed"),
+        default="env",
+        help="env (default): base_url is ${SERVICE_BASE_URL:-<spec server>}; fixed: the server",
+    )
+    w.add_argument(
+        "--naming",
+        choices=("operation_id", "snake_case"),
+        default="operation_id",
+        help="tool names: the operationId as written (default) or in snake_case",
+    )
+    w.add_argument(
+        "--confirm-methods",
+        metavar="M,M",
+        default=None,
+        help="the HTTP methods whose tools get confirm: true, comma-separated, or 'none' "
+        "(default: every method that is not safe: POST, PUT, PATCH, DELETE, ...); the other "
+        "writes get confirm: false",
+    )
     o.add_argument(
         "-q",
         "--quiet",
@@ -149,6 +190,23 @@ def _selection(args: argparse.Namespace, side: str) -> Any:
     return Selection(**{k: tuple(v) for k, v in values.items()})
 
 
+def _confirm_methods(value: str | None) -> frozenset[str] | None:
+    from toolcat.catalog import METHODS
+
+    if value is None:
+        return None
+    if value.strip().lower() == "none":
+        return frozenset()
+    methods = [m.strip().upper() for m in value.split(",") if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise CliError(
+            f"--confirm-methods {value!r}: write HTTP methods such as POST,DELETE, or 'none' "
+            f"(known: {', '.join(METHODS)})"
+        )
+    return frozenset(methods)
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -168,7 +226,15 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--max-spec-mb must be positive")
     if args.prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", args.prefix):
         raise CliError(f"--prefix {args.prefix!r}: use up to 40 letters, digits, '_' or '-'")
+    if not 40 <= args.description_max <= 100_000:
+        raise CliError("--description-max must be between 40 and 100000")
     options = ImportOptions(
+        output_schemas=args.output_schemas,
+        markdown=args.descriptions == "markdown",
+        description_max=args.description_max,
+        base_url_env=args.base_url_style == "env",
+        naming=args.naming,
+        confirm_methods=_confirm_methods(args.confirm_methods),
         service=args.service,
         include=_selection(args, "include"),
         exclude=_selection(args, "exclude"),
@@ -204,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
             print(str(diag), file=sys.stderr)
 
     target = args.output or "<stdout>"
-    text = render_catalog(result, spec)
+    text = render_catalog(result, spec, options)
     if args.update:  # FILE's hand edits merged into this import, under this header
         return finish_update(args, result, spec, text)
     text += record_text(args, result, spec)

@@ -37,6 +37,7 @@ from toolcat.catalog import (
     method_semantics,
 )
 
+from ._definitions import SharedDefinitions, local_refs
 from ._docs import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
 from ._schemas import ref_loops
@@ -270,15 +271,25 @@ def compile_tool(
     locate: Locator,
     trusted: bool = False,
     errors_only: bool = False,
+    shared: SharedDefinitions | None = None,
 ) -> ToolDefinition | None:
     """One :class:`ToolDefinition`, or ``None`` when the tool has errors (all reported).
 
     ``errors_only`` reports errors but no warnings (a document salvaged from a
     failed shape check, whose warnings could be echoes of that failure).
+    ``shared``: the ``definitions:`` of the tool's file; the ones the tool reaches
+    join its own (which may not reuse their names).
     """
     scope = Scope(ctx, file, base, locate, f"tool '{doc.name}'", errors_only)
     method = doc.method
-    defs = dict(doc.definitions or {})
+    own = dict(doc.definitions or {})
+    defs = dict(own)
+    if shared is not None:
+        _check_clashes(doc, scope, shared)
+        roots = [*(p.model_extra or {} for p in (doc.parameters or {}).values()), *own.values()]
+        reached = shared.reach(roots, hidden=own)
+        shared.check_input(reached, ctx, trusted)
+        defs = {**{n: shared.defs[n] for n in reached}, **own}
     variables = path_variables(doc.path)
     if doc.path and not doc.path.startswith("/"):
         scope.add("TC008", f"path {doc.path!r} must start with '/'", ("path",))
@@ -293,7 +304,7 @@ def compile_tool(
             scope.add("TC008", f"path placeholder {{{var}}} is not a valid name", ("path",))
 
     params = compile_parameters(doc, scope, variables, defs, trusted=trusted)
-    for name, definition in defs.items():
+    for name, definition in own.items():
         for issue in ctx.schemas.check(definition, trusted=trusted, defs=defs):
             scope.add(
                 issue.code,
@@ -302,6 +313,8 @@ def compile_tool(
                 key=issue.key,
             )
     for name, chain in ref_loops(defs):
+        if name not in own:
+            continue  # reported once where the shared definition is written
         scope.add(
             "TC022",
             f"definition '{name}': its $refs loop with no schema in between ({chain}), "
@@ -315,11 +328,11 @@ def compile_tool(
                 scope.add(
                     issue.code, f"output_schema: {issue.message}", ("output_schema", *issue.path)
                 )
+    output = _output_schema(doc, scope, shared, trusted)
     body = _body(doc, scope, params)
     _check_templates(doc, scope, frozenset(params.properties))
     _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
-    if not trusted:
-        _lint(doc, scope)
+    _lint(doc, scope)  # imported tools too: the same tools give the same findings either way
     if scope.errors:
         return None
 
@@ -358,7 +371,7 @@ def compile_tool(
             base_url=doc.base_url,
             headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
         ),
-        output_schema=_freeze(doc.output_schema) if isinstance(doc.output_schema, dict) else None,
+        output_schema=_freeze(output) if isinstance(output, dict) else None,
         annotations=_annotations(doc),
         confirm=bool(doc.confirm),
         return_direct=doc.return_direct,
@@ -438,6 +451,53 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
             )
         )
     return tuple(out)
+
+
+def _check_clashes(doc: ToolDoc, scope: Scope, shared: SharedDefinitions) -> None:
+    """TC050 for a tool's own definition (or output ``$defs``) named like a shared one."""
+    output = doc.output_schema if isinstance(doc.output_schema, dict) else {}
+    found = output.get("$defs")
+    out_defs: dict[str, Any] = found if isinstance(found, dict) else {}
+    own: dict[str, Any] = dict(doc.definitions or {})
+    for where, names in ((("definitions",), own), (("output_schema", "$defs"), out_defs)):
+        for name in names:
+            if name in shared.defs:
+                line, col = shared.locate(("definitions", name), True)
+                scope.add(
+                    "TC050",
+                    f"definition '{name}' is also a shared definition of this file "
+                    f"({shared.file}:{line}:{col}); '#/$defs/{name}' would mean either. "
+                    "Rename one, or drop the tool's copy",
+                    (*where, name),
+                    key=True,
+                )
+
+
+def _output_schema(
+    doc: ToolDoc, scope: Scope, shared: SharedDefinitions | None, trusted: bool
+) -> Any:
+    """The tool's output schema, with the shared definitions it reaches as ``$defs``."""
+    output = doc.output_schema
+    if not isinstance(output, dict):
+        return output
+    found = output.get("$defs")
+    own: dict[str, Any] = found if isinstance(found, dict) else {}
+    if shared is None:
+        return output
+    unknown = sorted(n for n in local_refs(output) if n not in own and n not in shared.defs)
+    if unknown:
+        scope.add(
+            "TC051",
+            f"output_schema refers to '#/$defs/{unknown[0]}', which is neither in its own "
+            "$defs nor in this file's definitions; add the definition or fix the name",
+            ("output_schema",),
+        )
+        return output
+    reached = shared.reach([output], hidden=own)
+    if not reached:
+        return output
+    scope.errors += shared.check_output(reached, scope.ctx, trusted)
+    return {**output, "$defs": {**{n: shared.defs[n] for n in reached}, **own}}
 
 
 # values that are frozen as they are (a FrozenDict/FrozenList was frozen whole when built)

@@ -64,6 +64,10 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- security ---------------------------------------------------------------
     "TC040": ("credentials-in-url", Severity.ERROR),
     "TC045": ("external-schema-ref", Severity.ERROR),
+    # -- shared definitions ----------------------------------------------------
+    "TC050": ("definition-name-clash", Severity.ERROR),
+    "TC051": ("unknown-output-definition", Severity.ERROR),
+    "TC052": ("invalid-definition-name", Severity.ERROR),
     # -- OpenAPI overlays and rules (issue 9 part 3) ------------------------------
     "TC060": ("overlay-unreadable", Severity.ERROR),
     "TC061": ("overlay-invalid", Severity.ERROR),

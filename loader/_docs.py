@@ -771,6 +771,12 @@ class OpenApiEntryDoc(Doc):
     ref_root: str | None
     overlays: list[str] | None
     rules: list[OpenApiRuleDoc] | None
+    output_schemas: str | None
+    descriptions: str | None
+    description_max: int | None
+    base_url_style: str | None
+    naming: str | None
+    confirm_methods: list[HttpMethod] | None
 
 
 OpenApiEntryDoc.FIELDS = (
@@ -783,6 +789,12 @@ OpenApiEntryDoc.FIELDS = (
     _Field("ref_root", _optional(_str), None),
     _Field("overlays", _optional(_list(_str)), None),
     _Field("rules", _optional(_list(_nested(OpenApiRuleDoc))), None),
+    _Field("output_schemas", _optional(_literal("shared", "inline", "none")), None),
+    _Field("descriptions", _optional(_literal("markdown", "keep")), None),
+    _Field("description_max", _optional(_int(40, 100000)), None),
+    _Field("base_url_style", _optional(_literal("env", "fixed")), None),
+    _Field("naming", _optional(_literal("operation_id", "snake_case")), None),
+    _Field("confirm_methods", _optional(_list(_method)), None),
 )
 
 

@@ -68,6 +68,14 @@ def _options(
         "ref_root": ref_root,
         "overlays": overlays or None,
         "rules": rules or None,
+        "output_schemas": entry.output_schemas,
+        "markdown": None if entry.descriptions is None else entry.descriptions == "markdown",
+        "description_max": entry.description_max,
+        "base_url_env": None if entry.base_url_style is None else entry.base_url_style == "env",
+        "naming": entry.naming,
+        "confirm_methods": (
+            None if entry.confirm_methods is None else frozenset(entry.confirm_methods)
+        ),
     }
     if dataclasses.is_dataclass(options_cls):
         accepted = {f.name for f in dataclasses.fields(options_cls)}

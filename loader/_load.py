@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 from toolcat.catalog import record
 
+from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._docs import OpenApiEntryDoc, ServerDoc, ServiceDoc, ToolDoc, openapi_entry
 from ._files import (
@@ -50,7 +51,7 @@ __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 TOOLSET_LIMIT = 128
-_TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi", "server")
+_TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi", "server", "definitions")
 
 
 @record
@@ -90,6 +91,7 @@ class _Tool:
     locate: Locator
     trusted: bool = False
     broken: bool = False  # salvaged from a failed shape check: checked, never compiled
+    shared: SharedDefinitions | None = None  # the definitions: of its file
 
 
 @dataclass
@@ -307,6 +309,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             near = closest(key, _TOP_KEYS)
             advice = f"did you mean '{near}'?" if near else "valid keys: " + ", ".join(_TOP_KEYS)
             state.add("TC003", f"unknown key '{key}'; {advice}", file, locate((key,), True), (key,))
+    shared = _shared_definitions(state, data, file, locate)
     services = _section(state, data, "services", dict, file, locate)
     for name, body in services.items():
         base = ("services", name)
@@ -347,6 +350,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
                 base,
                 locate,
                 broken=tool is None,
+                shared=shared,
             )
         )
     for name, members in _section(state, data, "toolsets", dict, file, locate).items():
@@ -400,6 +404,41 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             state.imports.append((entry, spec, file, base, locate))
     if data.get("server") is not None:
         _check_server(state, data["server"], file, locate)
+
+
+def _shared_definitions(
+    state: _State, data: dict[str, Any], file: str, locate: Locator
+) -> SharedDefinitions | None:
+    """The file's ``definitions:`` section, when it has one (names and shapes checked)."""
+    if "definitions" not in data:
+        return None
+    found: dict[str, Any] = {}
+    for name, schema in _section(state, data, "definitions", dict, file, locate).items():
+        where = ("definitions", name)
+        if not isinstance(name, str) or not DEF_NAME.match(name):
+            state.add(
+                "TC052",
+                f"definition name {str(name)!r} cannot be referred to as '#/$defs/NAME': "
+                "use 1-200 letters, digits, '.', '_' or '-'",
+                file,
+                locate(where, True),
+                where,
+            )
+            continue
+        if not isinstance(schema, dict | bool):
+            state.add(
+                "TC004",
+                f"definition '{name}' must be a JSON Schema (a mapping or true/false), "
+                f"not {describe(schema)}",
+                file,
+                locate(where),
+                where,
+            )
+            continue
+        found[name] = schema
+    shared = SharedDefinitions(found, file, locate)
+    shared.check_loops(state.ctx)
+    return shared
 
 
 def _check_server(state: _State, body: Any, file: str, locate: Locator) -> None:
@@ -686,6 +725,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             locate=tool.locate,
             trusted=tool.trusted,
             errors_only=tool.broken,
+            shared=tool.shared,
         )
         if compiled is not None and not tool.broken:
             tools.append(compiled)

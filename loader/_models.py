@@ -436,6 +436,32 @@ class OpenApiEntryDoc(BaseModel):
     rules: list[OpenApiRuleDoc] | None = Field(
         None, description="Settings for many operations at once, applied in order."
     )
+    output_schemas: Literal["shared", "inline", "none"] | None = Field(
+        None, description="Output schemas: shared (default) or inline keep them, none drops them."
+    )
+    descriptions: Literal["markdown", "keep"] | None = Field(
+        None, description="markdown (default): HTML descriptions become Markdown."
+    )
+    description_max: int | None = Field(
+        None, ge=40, le=100000, description="Cut descriptions to this length (default 1024)."
+    )
+    base_url_style: Literal["env", "fixed"] | None = Field(
+        None,
+        description="env (default): the service's base_url is ${SERVICE_BASE_URL:-<server>}.",
+    )
+    naming: Literal["operation_id", "snake_case"] | None = Field(
+        None, description="Tool names: the operationId as written (default) or snake_case."
+    )
+    confirm_methods: list[HttpMethod] | None = Field(
+        None,
+        description="Methods whose tools get confirm: true (default: every method that is "
+        "not safe); other writes get confirm: false.",
+    )
+
+    @field_validator("confirm_methods", mode="before")
+    @classmethod
+    def _normalise_confirm(cls, value: Any) -> Any:
+        return [_upper(v) for v in value] if isinstance(value, list) else value
 
 
 # RFC 6749 §3.3 scope-token: printable ASCII but space, '"' and '\\'
@@ -633,3 +659,11 @@ class CatalogFileDoc(BaseModel):
     toolsets: dict[str, list[str]] | None = None
     openapi: list[OpenApiEntryDoc] | None = None
     server: ServerDoc | None = None
+    definitions: (
+        dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9._-]{1,200}$")], dict[str, Any] | bool]
+        | None
+    ) = Field(
+        None,
+        description="JSON Schemas shared by this file's tools, referred to as #/$defs/Name "
+        "from parameters, a tool's definitions and output_schema.",
+    )

@@ -78,12 +78,7 @@ def compile_parameters(
             location = ParamLocation.QUERY
         else:
             location = ParamLocation.BODY
-        if (
-            location is ParamLocation.BODY
-            and semantics.body_discouraged
-            and not trusted
-            and not out.has_body
-        ):
+        if location is ParamLocation.BODY and semantics.body_discouraged and not out.has_body:
             scope.add(
                 "TC108",
                 f"parameter '{arg}' puts a body on a {method} request, which "
@@ -194,7 +189,7 @@ def compile_parameters(
             )
             misspelt = misspelt or "'description'?" in issue.message
         no_description = "description" not in schema and "$ref" not in schema
-        if not (trusted or misspelt or p.from_) and no_description:  # from: no model sees it
+        if not (misspelt or p.from_) and no_description:  # from: no model sees it
             scope.add(
                 "TC103",
                 f"parameter '{arg}' has no description; add one so the model knows what to pass",

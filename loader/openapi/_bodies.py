@@ -157,6 +157,8 @@ def request_body(
     else:
         schema, found = converter.convert(raw if raw is not None else {}, file, IN)
         defs.update(found)
+    if not required and _takes_nothing(schema):
+        return None  # only {} could be sent (Stripe's GETs declare such bodies): nothing to ask
     body = Body(media_type=media_type)
     lifted = _lift(schema, media_type, required, taken)
     if lifted is not None:
@@ -167,6 +169,15 @@ def request_body(
     else:
         body.argument = Arg("body", "body", required, schema, description)
     return body
+
+
+def _takes_nothing(schema: Any) -> bool:
+    """An object schema without properties that allows no others: the body can only be ``{}``."""
+    if not isinstance(schema, dict) or schema.get("additionalProperties", True) is not False:
+        return False
+    if schema.get("type", "object") != "object" or schema.get("properties"):
+        return False
+    return not any(k in schema for k in ("patternProperties", *_NOT_LIFTABLE))
 
 
 def _lift(schema: Any, media_type: str, required: bool, taken: set[str]) -> list[Arg] | None:

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import FrozenDict, FrozenList
+from toolcat.catalog import FrozenDict, FrozenList, method_semantics
 from toolcat.loader._pyyaml import yaml
 from toolcat.loader._yaml import plain_is_text
 
-from ._options import ImportResult
+from ._options import ImportOptions, ImportResult
 
 __all__ = ["catalog_document", "render_catalog"]
 
@@ -41,16 +41,329 @@ _VERSIONS = {"2.0": "Swagger 2.0", "3.0": "OpenAPI 3.0", "3.1": "OpenAPI 3.1", "
 
 
 def catalog_document(result: ImportResult) -> dict[str, Any]:
-    """The catalog (``toolcat: 1``, ``services``, ``tools``) that loads to the same tools."""
+    """The catalog (``toolcat: 1``, ``services``, ``definitions``, ``tools``) that loads
+    to the same tools.
+
+    With ``output_schemas: shared`` (the default) every definition a tool needs
+    (its arguments' and its output schema's) is written once, in the file's
+    ``definitions:``; ``inline`` keeps a copy in each tool, as tools are imported.
+    """
     doc: dict[str, Any] = {"toolcat": 1}
     if result.services:
         doc["services"] = result.services
-    doc["tools"] = result.tools
+    tools = [_plain(tool) for tool in result.tools]
+    if result.output_schemas == "inline":
+        doc["tools"] = tools
+        return doc
+    pool = _Pool()
+    tools = [pool.hoist(tool) for tool in tools]
+    tools = _share_repeats(tools, pool)
+    tools = _merge_duplicates(tools, pool.defs)
+    if pool.defs:
+        doc["definitions"] = dict(sorted(pool.defs.items()))
+    doc["tools"] = tools
     return doc
 
 
-def render_catalog(result: ImportResult, spec: str | Path) -> str:
-    """The YAML text of :func:`catalog_document`, with a header saying where it came from."""
+_REF_PREFIX = "#/$defs/"
+_PATH_VAR = re.compile(r"\{([^{}]*)\}")
+# OpenAPI's default style per location (explode: true for form, else false)
+_DEFAULT_STYLE = {"query": "form", "path": "simple", "header": "simple"}
+
+
+def _plain(tool: dict[str, Any]) -> dict[str, Any]:
+    """The tool without what the catalog gives it anyway (docs/catalog-format.md): an
+    argument's ``in`` where it is the default for its name and the method, ``required:
+    true`` without a default, annotations that follow from the method."""
+    out = dict(tool)
+    method = str(tool.get("method", "GET"))
+    semantics = method_semantics(method)
+    params = tool.get("parameters")
+    if isinstance(params, dict):
+        variables = set(_PATH_VAR.findall(str(tool.get("path", ""))))
+        plain: dict[str, Any] = {}
+        for arg, param in params.items():
+            param = dict(param)
+            wire = param.get("name", arg)
+            if wire in variables:
+                where = "path"
+            elif param.get("file") or arg == tool.get("body_argument"):
+                where = "body"
+            else:
+                where = "query" if semantics.query_arguments else "body"
+            style = _DEFAULT_STYLE.get(param.get("in", where))
+            if (
+                style is not None
+                and param.get("style", style) == style
+                and param.get("explode", style == "form") == (style == "form")
+            ):  # OpenAPI's default for the location, which the executor applies too
+                param.pop("style", None)
+                param.pop("explode", None)
+            if param.get("in") == where:
+                del param["in"]
+            if param.get("required") is True and "default" not in param:
+                del param["required"]
+            plain[arg] = param
+        out["parameters"] = plain
+    annotations = tool.get("annotations")
+    if isinstance(annotations, dict):
+        derived = {
+            "read_only": semantics.read_only,
+            "destructive": semantics.destructive,
+            "idempotent": semantics.idempotent,
+        }
+        kept = {k: v for k, v in annotations.items() if derived.get(k, not v) != v}
+        if kept:
+            out["annotations"] = kept
+        else:
+            del out["annotations"]
+    return out
+
+
+def _rename(node: Any, names: dict[str, str]) -> Any:
+    """``node`` with its ``#/$defs/NAME`` refs renamed (the same object when none is)."""
+    if isinstance(node, dict):
+        changed = False
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            if k == "$ref" and type(v) is str and v.startswith(_REF_PREFIX):
+                name, sep, rest = v[len(_REF_PREFIX) :].partition("/")
+                new = names.get(name, name)
+                if new != name:
+                    v, changed = f"{_REF_PREFIX}{new}{sep}{rest}", True
+            elif isinstance(v, dict | list):
+                nv = _rename(v, names)
+                changed = changed or nv is not v
+                v = nv
+            out[k] = v
+        return out if changed else node
+    if isinstance(node, list):
+        items = [_rename(v, names) if isinstance(v, dict | list) else v for v in node]
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    return node
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+class _Pool:
+    """The file's shared definitions: each body once, under one name."""
+
+    def __init__(self) -> None:
+        self.defs: dict[str, Any] = {}
+        self._keys: dict[str, str] = {}  # name -> canonical text of its body
+        self._by_body: dict[str, str] = {}  # canonical text -> name
+        self._memo: dict[int, tuple[Any, str]] = {}  # id(body) -> (body, canonical text)
+
+    def _key(self, body: Any) -> str:
+        found = self._memo.get(id(body))
+        if found is not None and found[0] is body:
+            return found[1]
+        text = _canonical(body)
+        self._memo[id(body)] = (body, text)
+        return text
+
+    def add_all(self, local: dict[str, Any]) -> dict[str, str]:
+        """Put a tool's definitions in the pool; their names there (local -> shared)."""
+        names = {n: n for n in local}
+        for _ in range(100):  # a rename changes the bodies that refer to it: settle, then commit
+            changed = False
+            for n, body in local.items():
+                key = self._key(_rename(body, names))
+                known = self._by_body.get(key)
+                if known is not None:
+                    if names[n] != known:
+                        names[n], changed = known, True
+                    continue
+                target = names[n]
+                if self._keys.get(target, key) != key or target in _others(names, n):
+                    names[n], changed = self._free(n, set(names.values())), True
+            if not changed:
+                break
+        for n, body in local.items():
+            renamed = _rename(body, names)
+            key = self._key(renamed)
+            target = names[n]
+            if target not in self.defs:
+                self.defs[target] = renamed
+                self._keys[target] = key
+                self._by_body.setdefault(key, target)
+        return names
+
+    def _free(self, base: str, used: set[str]) -> str:
+        i = 2
+        while f"{base}_{i}" in self.defs or f"{base}_{i}" in used:
+            i += 1
+        return f"{base}_{i}"
+
+    def hoist(self, tool: dict[str, Any]) -> dict[str, Any]:
+        out = dict(tool)
+        own = out.pop("definitions", None) or {}
+        if own:
+            names = self.add_all(dict(own))
+            if "parameters" in out:
+                out["parameters"] = _rename(out["parameters"], names)
+        output = out.get("output_schema")
+        if isinstance(output, dict) and isinstance(output.get("$defs"), dict):
+            rest = {k: v for k, v in output.items() if k != "$defs"}
+            names = self.add_all(dict(output["$defs"]))
+            out["output_schema"] = _rename(rest, names)
+        return out
+
+
+# -- repeated schemas ----------------------------------------------------------
+# Specs such as Stripe's write their request bodies inline: the same address or
+# metadata schema appears in hundreds of operations. A schema written the same
+# way at least twice, and not tiny, is written once under definitions instead.
+
+SHARE_MIN_CHARS = 160  # a schema shorter than this (as JSON) stays where it is used
+SHARE_MIN_ARGUMENT_CHARS = 100  # the same for an argument's whole schema
+_ONE: tuple[str, ...] = ("additionalProperties", "items", "not", "contains", "if", "then")
+_ONE += ("else", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
+_MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAPS = ("properties", "patternProperties", "dependentSchemas")
+_PLACEMENT = frozenset(
+    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file", "from"}
+)
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+_ROLE = {"items": "item", "additionalProperties": "value", "anyOf": "option", "oneOf": "option"}
+
+
+def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[Any, Any, str]]:
+    """(holder, key, name hint) of each schema directly below ``schema``, which is
+    ``owner`` (a property, argument or definition name): ``tags_item``, ``address``."""
+    found: list[tuple[Any, Any, str]] = []
+    for k in _ONE:
+        if isinstance(schema.get(k), dict):
+            found.append((schema, k, f"{owner}_{_ROLE.get(k, k)}"))
+    for k in _MANY:
+        v = schema.get(k)
+        if isinstance(v, list):
+            hint = f"{owner}_{_ROLE.get(k, 'part')}"
+            found.extend((v, i, hint) for i, item in enumerate(v) if isinstance(item, dict))
+    for k in _MAPS:
+        v = schema.get(k)
+        if isinstance(v, dict):
+            found.extend((v, n, str(n)) for n, item in v.items() if isinstance(item, dict))
+    return found
+
+
+def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, Any]]:
+    """Tools whose repeated parameter sub-schemas refer to one shared definition each."""
+    tools = [_thaw_parameters(t) for t in tools]
+    counts: dict[str, int] = {}
+    sites: list[tuple[Any, Any, str, str]] = []  # holder, key, hint, canonical text
+
+    def visit(schema: dict[str, Any], owner: str) -> None:
+        for holder, key, hint in _subschemas(schema, owner):
+            node = holder[key]
+            visit(node, hint)
+            text = _canonical(node)
+            if len(text) >= SHARE_MIN_CHARS and "$defs" not in node:
+                counts[text] = counts.get(text, 0) + 1
+                sites.append((holder, key, hint, text))
+
+    for tool in tools:
+        for arg, param in (tool.get("parameters") or {}).items():
+            visit(param, str(arg))
+            if isinstance(param.get("required"), list) or "$ref" in param:
+                continue
+            text = _canonical({k: v for k, v in param.items() if k not in _PLACEMENT})
+            if len(text) >= SHARE_MIN_ARGUMENT_CHARS:
+                counts[text] = counts.get(text, 0) + 1
+                sites.append((param, None, str(arg), text))
+    for def_name in list(pool.defs):
+        body = pool.defs[def_name]
+        if isinstance(body, dict):
+            body = pool.defs[def_name] = _thaw(body)
+            visit(body, def_name)
+    names: dict[str, str] = {}
+    moved: dict[int, dict[str, Any]] = {}  # id(argument) -> the schema taken out of it
+    # outermost first (visit lists them innermost first): a repeated schema inside a
+    # repeated one is shared from inside the definition, and written once there
+    for holder, key, hint, text in reversed(sites):
+        if counts[text] < 2:
+            continue
+        holder = moved.get(id(holder), holder)
+        name: str | None = names.get(text) or pool._by_body.get(text)
+        if key is None:  # an argument: its placement stays, its schema is shared
+            node = {k: v for k, v in holder.items() if k not in _PLACEMENT}
+            for k in node:
+                del holder[k]
+            moved[id(holder)] = node
+        else:
+            node = holder[key]
+        if name is None:
+            title = node.get("title") if isinstance(node.get("title"), str) else None
+            base = _NAME_CHARS.sub("_", title or hint).strip("_")[:60] or "schema"
+            name = base if base not in pool.defs else pool._free(base, set())
+            pool.defs[name] = node
+            pool._by_body[text] = name
+        names[text] = name
+        if key is None:
+            holder["$ref"] = f"{_REF_PREFIX}{name}"
+        else:
+            holder[key] = {"$ref": f"{_REF_PREFIX}{name}"}
+    return tools
+
+
+def _merge_duplicates(tools: list[dict[str, Any]], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """One name per body: definitions that came out the same (once the schemas inside them
+    were shared) are merged, and every ref follows (until nothing more merges)."""
+    while True:
+        first: dict[str, str] = {}
+        names: dict[str, str] = {}
+        for name in sorted(defs):
+            text = _canonical(defs[name])
+            if text in first:
+                names[name] = first[text]
+            else:
+                first[text] = name
+        if not names:
+            return tools
+        for name in names:
+            del defs[name]
+        for name in defs:
+            defs[name] = _rename(defs[name], names)
+        tools = [_rename_tool(t, names) for t in tools]
+
+
+def _rename_tool(tool: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    out = dict(tool)
+    for key in ("parameters", "output_schema"):
+        if key in out:
+            out[key] = _rename(out[key], names)
+    return out
+
+
+def _thaw(node: Any) -> Any:
+    """A plain, mutable copy (converted schemas are shared frozen objects)."""
+    if isinstance(node, dict):
+        return {k: _thaw(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_thaw(v) for v in node]
+    return node
+
+
+def _thaw_parameters(tool: dict[str, Any]) -> dict[str, Any]:
+    params = tool.get("parameters")
+    if not params:
+        return tool
+    return {**tool, "parameters": {n: _thaw(p) for n, p in params.items()}}
+
+
+def _others(names: dict[str, str], me: str) -> set[str]:
+    return {v for k, v in names.items() if k != me}
+
+
+def render_catalog(
+    result: ImportResult, spec: str | Path, options: ImportOptions | None = None
+) -> str:
+    """The YAML text of :func:`catalog_document`, with a header saying where it came from
+    and, given the ``options`` of the import, how it was written."""
     skipped = sum(1 for r in result.report if r.skipped)
     version = _VERSIONS.get(result.version or "", "OpenAPI")
     header = (
@@ -58,6 +371,8 @@ def render_catalog(result: ImportResult, spec: str | Path) -> str:
         f"# {len(result.report)} operations: {len(result.tools)} imported, {skipped} left out.\n"
         "# Secrets are ${VAR} placeholders: set them in the environment, never in this file.\n"
     )
+    if options is not None:
+        header += _options_line(options)
     doc = catalog_document(result)
     try:
         lines: list[str] = []
@@ -74,6 +389,24 @@ def render_catalog(result: ImportResult, spec: str | Path) -> str:
         width=100,
     )
     return header + body
+
+
+def _options_line(options: ImportOptions) -> str:
+    """The header line that says how the tools were written (the import's options)."""
+    wanted = options.confirm_methods
+    confirm = (
+        "every method that is not safe"
+        if wanted is None
+        else (",".join(sorted(wanted)) if wanted else "none")
+    )
+    return (
+        f"# Options: --output-schemas {options.output_schemas}"
+        f" --descriptions {'markdown' if options.markdown else 'keep'}"
+        f" --description-max {options.description_max}"
+        f" --base-url-style {'env' if options.base_url_env else 'fixed'}"
+        f" --naming {options.naming}.\n"
+        f"# Policy: confirm: true for {confirm}; writes not named there get confirm: false.\n"
+    )
 
 
 # -- a small block-style YAML writer ----------------------------------------------
@@ -154,12 +487,96 @@ def _key(key: Any) -> str:
     return _text(key)
 
 
+_FLOW_UNSAFE = frozenset(",[]{}")
+FLOW_WIDTH = 100  # a small mapping or list of plain values is one line up to this width
+
+
+def _flow_item(value: Any, room: int) -> str | None:
+    if isinstance(value, dict | list):
+        return _flow(value, room) if value else ("{}" if isinstance(value, dict) else "[]")
+    if type(value) is str and ("\n" in value or len(value) > room):
+        return None
+    text = _scalar(value)
+    if type(value) is str and text == value and _FLOW_UNSAFE.intersection(value):
+        text = json.dumps(value, ensure_ascii=False)
+        if _UNSAFE.search(text):
+            text = json.dumps(value, ensure_ascii=True)
+    return text
+
+
+def _flow(value: Any, room: int) -> str | None:
+    """``{a: 1, b: [x, y]}`` for a small collection that fits in ``room`` characters."""
+    parts: list[str] = []
+    used = 2
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if type(k) is not str:
+                return None
+            key = _flow_item(k, room - used)
+            item = _flow_item(v, room - used) if key is not None else None
+            if item is None:
+                return None
+            parts.append(f"{key}: {item}")
+            used += len(parts[-1]) + 2
+            if used > room:
+                return None
+        return "{" + ", ".join(parts) + "}"
+    for v in value:
+        item = _flow_item(v, room - used)
+        if item is None:
+            return None
+        parts.append(item)
+        used += len(item) + 2
+        if used > room:
+            return None
+    return "[" + ", ".join(parts) + "]"
+
+
+def _wrapped(values: list[Any], indent: int, first: int) -> list[str] | None:
+    """A long list of scalars as a flow sequence over several lines (``enum: [a, b,``...)."""
+    items: list[str] = []
+    for v in values:
+        if isinstance(v, dict | list):
+            return None
+        item = _flow_item(v, FLOW_WIDTH)
+        if item is None:
+            return None
+        items.append(item)
+    lines: list[str] = []
+    line = "["
+    pad = " " * indent
+    for i, item in enumerate(items):
+        piece = item + ("]" if i == len(items) - 1 else ",")
+        room = first if not lines else FLOW_WIDTH
+        if line not in ("[", pad) and len(line) + 1 + len(piece) > room:
+            lines.append(line)
+            line = pad + piece
+        else:
+            line = line + ("" if line in ("[", pad) else " ") + piece
+    lines.append(line)
+    return lines
+
+
 def _block(node: Any, indent: int, out: list[str]) -> None:
     pad = " " * indent
     if isinstance(node, dict):
         for k, v in node.items():
             key = _key(k)
-            if isinstance(v, dict) and v:
+            if (
+                isinstance(v, dict | list)
+                and v
+                and (flow := _flow(v, FLOW_WIDTH - indent - len(key) - 2)) is not None
+            ):
+                out.append(f"{pad}{key}: {flow}")
+            elif (
+                isinstance(v, list)
+                and v
+                and (wrapped := _wrapped(v, indent + 2, FLOW_WIDTH - indent - len(key) - 2))
+                is not None
+            ):
+                out.append(f"{pad}{key}: {wrapped[0]}")
+                out.extend(wrapped[1:])
+            elif isinstance(v, dict) and v:
                 out.append(f"{pad}{key}:")
                 _block(v, indent + 2, out)
             elif isinstance(v, list) and v:

@@ -17,7 +17,7 @@ from toolcat.loader._files import FileReadError, read_regular_file
 from ._args import Arg, assign_names, conforming, safe_argument
 from ._bodies import JSON, request_body
 from ._errors import OperationSkipped, RefError, SpecError
-from ._names import base_name, unique_name
+from ._names import base_name, snake_case, unique_name
 from ._options import ImportOptions, ImportResult, OperationReport
 from ._params import merged_parameters, parameter_args
 from ._refs import Resolver, default_ref_root
@@ -39,6 +39,7 @@ from ._swagger2 import (
     schemes_as_v3,
     server_url,
 )
+from ._text import markdown_text, within
 from ._version import detect_version
 
 __all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
@@ -93,6 +94,7 @@ def import_openapi(
         return result
     if options.overlays:
         doc = _overlaid(doc, options, result)
+    result.output_schemas = options.output_schemas
     _Importer(path, doc, result.version, options, result).run(_want_progress(progress))
     _locate(result, path, options.max_spec_bytes)
     from ._rules import apply_rules  # rules, overrides, the spec's x-toolcat-confirm
@@ -233,7 +235,11 @@ class _Importer:
         return url
 
     def _service_doc(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"base_url": self.base_url}
+        base = self.base_url
+        if self.options.base_url_env and "://" in base and not any(c in base for c in "${}"):
+            # the spec's server is the default; ${NAME_BASE_URL} points the tools elsewhere
+            base = "${" + base_url_variable(self.service) + ":-" + base + "}"
+        doc: dict[str, Any] = {"base_url": base}
         info = self.doc.get("info")
         title = info.get("title") if isinstance(info, dict) else None
         if isinstance(title, str) and title.strip():
@@ -420,6 +426,7 @@ class _Importer:
         assign_names(args)
         for arg in args:
             arg.schema = conforming(arg.schema, defs, notes, f"argument {arg.argument!r}")
+        self._describe(args, path, notes)
         for def_name, def_schema in list(defs.items()):
             if isinstance(def_schema, bool):  # 3.1 boolean schemas, as objects
                 def_schema = {} if def_schema else {"not": {}}
@@ -431,16 +438,17 @@ class _Importer:
             name = override["name"]
         else:
             key = f"{method} {path}"
-            name = unique_name(
-                self.options.prefix + base_name(op_id, method, path), key, self.taken
-            )
+            stem = base_name(op_id, method, path)
+            if self.options.naming == "snake_case":
+                stem = snake_case(stem)
+            name = unique_name(self.options.prefix + stem, key, self.taken)
         self.taken.add(name)
 
         tool: dict[str, Any] = {"name": name}
         tool["description"] = (
             override["description"]
             if isinstance(override.get("description"), str)
-            else _description(op, method, path)
+            else _description(op, method, path, self.options)
         )
         tool["service"] = self.service
         tool["method"] = method
@@ -470,7 +478,11 @@ class _Importer:
             reached = _reachable(defs, [a.schema for a in args])
             if reached:
                 tool["definitions"] = {n: defs[n] for n in sorted(reached)}
-        output = self._output_schema(op, item_file, notes)
+        output = (
+            self._output_schema(op, item_file, notes)
+            if self.options.output_schemas != "none"
+            else None
+        )
         if output is not None:
             tool["output_schema"] = output
         annotations: dict[str, Any] = {}
@@ -489,7 +501,42 @@ class _Importer:
         for flag in ("confirm", "return_direct"):
             if isinstance(override.get(flag), bool):
                 tool[flag] = override[flag]
+        if "confirm" not in tool and semantics.needs_confirm:
+            # the import policy decides, and says so: a write is never silently unconfirmed
+            wanted = self.options.confirm_methods
+            tool["confirm"] = True if wanted is None else method in wanted
         return tool
+
+    def _describe(self, args: list[Arg], path: str, notes: list[str]) -> None:
+        """Argument descriptions as Markdown within the budget; a plain one where the spec
+        has none (the model still learns where the value goes)."""
+        given: list[str] = []
+        for arg in args:
+            schema = arg.schema if isinstance(arg.schema, dict) else {}
+            text = arg.description if arg.description else schema.get("description")
+            if isinstance(text, str) and text.strip():
+                if self.options.markdown:
+                    text = markdown_text(text)
+                arg.description = within(text.strip(), self.options.description_max)
+                continue
+            if "$ref" in schema:
+                continue  # the definition describes it
+            title = schema.get("title")
+            if isinstance(title, str) and title.strip():
+                arg.description = within(title.strip(), self.options.description_max)
+            elif arg.location == "path":
+                arg.description = f"The {{{arg.wire}}} segment of the path {path}."
+            elif arg.location == "body":
+                arg.description = f"The {arg.wire!r} field of the request body."
+            else:
+                arg.description = f"The {arg.wire!r} {arg.location} parameter."
+            given.append(arg.argument)
+        if given:
+            notes.append(
+                "the spec describes no argument "
+                + ", ".join(repr(a) for a in given)
+                + "; each got a description saying where it goes"
+            )
 
     def _operation_base_url(self, op: dict[str, Any], item: dict[str, Any]) -> str | None:
         if self.swagger:
@@ -569,11 +616,13 @@ def _texts(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _description(op: dict[str, Any], method: str, path: str) -> str:
+def _description(op: dict[str, Any], method: str, path: str, options: ImportOptions) -> str:
     summary = op.get("summary")
     summary = summary.strip() if isinstance(summary, str) else ""
     details = op.get("description")
     details = details.strip() if isinstance(details, str) else ""
+    if options.markdown:
+        summary, details = markdown_text(summary), markdown_text(details)
     text = summary
     if details and details != summary:
         text = f"{summary}\n\n{details}" if summary else details
@@ -581,7 +630,4 @@ def _description(op: dict[str, Any], method: str, path: str) -> str:
         text = f"{method} {path}"
     if op.get("deprecated") is True:
         text = f"(Deprecated) {text}"
-    if len(text) > MAX_DESCRIPTION:
-        cut = text[: MAX_DESCRIPTION - 1]
-        text = (cut.rsplit(" ", 1)[0] if " " in cut[-80:] else cut) + "…"
-    return text
+    return within(text, options.description_max)

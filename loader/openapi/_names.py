@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_NAME", "base_name", "unique_name"]
+__all__ = ["MAX_NAME", "base_name", "snake_case", "unique_name"]
 
 MAX_NAME = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -22,6 +22,15 @@ def base_name(operation_id: object, method: str, path: str) -> str:
         if name:
             return name
     return _clean(f"{method.lower()}_{path}") or method.lower()
+
+
+_HUMPS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def snake_case(name: str) -> str:
+    """``GetAccountBankAccounts`` -> ``get_account_bank_accounts``; ``repos/get-content`` ->
+    ``repos_get_content`` (a safe name stays safe)."""
+    return _clean(_HUMPS.sub("_", name).replace("-", "_").lower()) or name
 
 
 def _short_hash(key: str) -> str:

@@ -10,9 +10,20 @@ from typing import Any
 from toolcat.catalog import record
 from toolcat.loader._diagnostics import Diagnostic
 
+from ._text import DEFAULT_DESCRIPTION_MAX
 from ._version import DEFAULT_MAX_SPEC_BYTES
 
-__all__ = ["ImportOptions", "ImportResult", "OperationReport", "Selection"]
+__all__ = [
+    "NAMING_STYLES",
+    "OUTPUT_SCHEMAS",
+    "ImportOptions",
+    "ImportResult",
+    "OperationReport",
+    "Selection",
+]
+
+OUTPUT_SCHEMAS = ("shared", "inline", "none")
+NAMING_STYLES = ("operation_id", "snake_case")
 
 
 @record
@@ -47,6 +58,15 @@ class ImportOptions:
     ``overlays``: OpenAPI Overlay 1.0 files applied to the spec before import.
     ``rules``: settings for many operations at once (``openapi:`` entries' ``rules:``);
     ``overrides`` win over them. Overrides may set any tool field.
+
+    How tools are written: ``output_schemas`` (``shared``: each definition once in
+    the file's ``definitions:``; ``inline``: a copy per tool; ``none``: no output
+    schemas); ``markdown`` (HTML descriptions become Markdown) and ``description_max``
+    (the length budget of tool and argument descriptions); ``base_url_env`` (the
+    service's ``base_url`` is ``${NAME_BASE_URL:-<spec server>}``); ``naming``
+    (``operation_id`` as written, or ``snake_case``). Import policy:
+    ``confirm_methods`` get ``confirm: true`` and the other non-safe methods
+    ``confirm: false`` (default ``None``: every method that is not safe).
     """
 
     service: str | None = None
@@ -63,6 +83,12 @@ class ImportOptions:
     # (mappings as an ``openapi:`` entry's ``rules:`` items) applied to the tools made
     overlays: tuple[Path, ...] = ()
     rules: tuple[Mapping[str, Any], ...] = ()
+    output_schemas: str = "shared"
+    markdown: bool = True
+    description_max: int = DEFAULT_DESCRIPTION_MAX
+    base_url_env: bool = True
+    naming: str = "operation_id"
+    confirm_methods: frozenset[str] | None = None
 
 
 @record
@@ -94,6 +120,7 @@ class ImportResult:
     service: str | None = None
     version: str | None = None
     toolsets: dict[str, list[str]] = field(default_factory=dict)  # from rules
+    output_schemas: str = "shared"  # how render_catalog writes definitions (ImportOptions)
 
     @property
     def ok(self) -> bool:

@@ -145,7 +145,9 @@ def test_retry_eligibility(tmp_path: Path, method: str, route: str) -> None:
         return answers[len(seen) - 1]
 
     client = httpx.Client(transport=httpx.MockTransport(server))
-    with Executor(catalog, client=client, env={}, sleep=lambda _: None) as executor:
+    # imported writes get confirm: true (the import policy); the caller says yes
+    yes = lambda *_: True  # noqa: E731
+    with Executor(catalog, client=client, env={}, sleep=lambda _: None, confirm=yes) as executor:
         result = executor.execute(ToolCall("op", {}))
     if method in IDEMPOTENT:
         assert seen == [method, method] and result.ok and result.status == 200
@@ -162,24 +164,30 @@ def _method_lint(path: Path) -> set[str]:
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("method", METHODS)
 def test_lint(tmp_path: Path, method: str, route: str) -> None:
+    body_on_get = {"TC108"} if method in {"GET", "HEAD", "TRACE"} else set()
     if route == "yaml":
-        path = _catalog_file(tmp_path, route, method)
-    else:
-        # what `toolcat import openapi` writes is linted as YAML; the same spec
-        # behind an `openapi:` entry is trusted and not linted (docs/diagnostics.md)
-        assert _method_lint(_catalog_file(tmp_path, route, method)) == set()
+        expected = body_on_get | ({"TC104"} if method not in SAFE else set())
+        assert _method_lint(_catalog_file(tmp_path, route, method)) == expected
+        return
+    # the same spec behind an `openapi:` entry and as `toolcat import` writes it gives
+    # the same findings: the import policy states confirm for every write (no TC104),
+    # and the spec's body on a GET is reported either way
+    assert _method_lint(_catalog_file(tmp_path, route, method)) == body_on_get
+    policies: tuple[frozenset[str] | None, ...] = (None, frozenset())
+    for policy in policies:
         imported = import_openapi(
-            _write(tmp_path / "spec.json", _spec(method)), ImportOptions(), progress=False
+            _write(tmp_path / "spec.json", _spec(method)),
+            ImportOptions(confirm_methods=policy),
+            progress=False,
         )
+        (tool,) = imported.tools
+        if method not in SAFE:
+            assert tool["confirm"] is (policy is None)
+        else:
+            assert "confirm" not in tool
         services = {name: {**body, **SERVICE} for name, body in imported.services.items()}
         doc = {"toolcat": 1, "services": services, "tools": imported.tools}
-        path = _write(tmp_path / "imported.yaml", doc)
-    expected = set()
-    if method not in SAFE:
-        expected.add("TC104")
-    if method in {"GET", "HEAD", "TRACE"}:
-        expected.add("TC108")
-    assert _method_lint(path) == expected
+        assert _method_lint(_write(tmp_path / "imported.yaml", doc)) == body_on_get
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -172,7 +172,9 @@ def test_a_spec_server_elsewhere_never_gets_the_token(
 ) -> None:
     vendor, other = hosts
     server = f"{other.url}/collect" if target == "other" else f"{vendor.url}/elsewhere"
-    text = _vendor(f"{vendor.url}/api", "openapi:\n  - spec: vendor.json\n    service: vendor\n")
+    # confirm_methods: [] (the import policy): the POST runs without asking
+    entry = "openapi:\n  - spec: vendor.json\n    service: vendor\n    confirm_methods: []\n"
+    text = _vendor(f"{vendor.url}/api", entry)
     result = _catalog(tmp_path, text, _spec(where, server))
     assert [d.code for d in result.diagnostics] == ["TC209"]
     assert result.diagnostics[0].severity == "warning"  # validate --fail-on warning fails

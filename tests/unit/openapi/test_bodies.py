@@ -37,7 +37,12 @@ def test_json_object_bodies_are_lifted(
 ) -> None:
     result = run_import(_op(spec3, {media: {"schema": OBJ}}))
     tool = result.tools[0]
-    assert tool["parameters"]["a"] == {"in": "body", "required": True, "type": "string"}
+    assert tool["parameters"]["a"] == {
+        "in": "body",
+        "required": True,
+        "description": "The 'a' field of the request body.",  # the spec gives none
+        "type": "string",
+    }
     assert tool["parameters"]["b"]["required"] is False
     assert "body_argument" not in tool
     compiled = compile_result(result)["send"]

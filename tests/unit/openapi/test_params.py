@@ -38,7 +38,12 @@ def test_operation_parameter_wins_over_path_level(spec3: Any, one_tool: Any) -> 
     )
     params = one_tool(doc)["parameters"]
     assert params["limit"]["description"] == "operation-level" and params["limit"]["maximum"] == 5
-    assert params["id"] == {"in": "path", "required": True, "type": "string"}
+    assert params["id"] == {
+        "in": "path",
+        "required": True,
+        "description": "The {id} segment of the path /items/{id}.",
+        "type": "string",
+    }
 
 
 def test_every_location_and_clashes_renamed_reversibly(
@@ -109,7 +114,13 @@ def test_unsafe_argument_names_keep_the_wire_name(spec3: Any, one_tool: Any) -> 
     )
     params = one_tool(doc)["parameters"]
     assert params == {
-        "page_size": {"in": "query", "name": "page[size]", "required": False, "type": "integer"}
+        "page_size": {
+            "in": "query",
+            "name": "page[size]",
+            "required": False,
+            "description": "The 'page[size]' query parameter.",
+            "type": "integer",
+        }
     }
 
 
@@ -193,6 +204,7 @@ def test_undeclared_path_variable_becomes_a_string_argument(spec3: Any, run_impo
     assert result.tools[0]["parameters"]["user"] == {
         "in": "path",
         "required": True,
+        "description": "The {user} segment of the path /u/{user}.",
         "type": "string",
     }
     assert result.report[0].notes

@@ -154,7 +154,12 @@ def test_yaml_specs_read_as_yaml_1_2_with_string_keys(tmp_path: Path) -> None:
     assert params["mode"]["enum"] == ["yes", "no", "on", "off"]
     assert params["at"]["examples"] == ["12:30"]
     assert params["n"]["default"] == 10  # YAML 1.1: octal 8
-    assert params["on"] == {"in": "body", "required": True, "type": "string"}
+    assert params["on"] == {
+        "in": "body",
+        "required": True,
+        "description": "The 'on' field of the request body.",
+        "type": "string",
+    }
     assert params["off"]["default"] is True
 
 
