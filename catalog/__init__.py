@@ -82,8 +82,10 @@ __all__ = [
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
+    "BudgetResult",
     "Catalog",
     "DEFAULT_JWT_ALGORITHMS",
+    "DEFAULT_SCHEMA_BUDGET",
     "EnvSyntaxError",
     "FrozenDict",
     "FrozenList",
@@ -123,12 +125,14 @@ __all__ = [
     "ToolDefinition",
     "UnknownToolError",
     "UnknownToolsetError",
+    "budget_tool",
     "check_env_syntax",
     "check_strict_schema",
     "compile_check",
     "constant_bound_error",
     "escape_controls",
     "escape_json_controls",
+    "fit_schema",
     "freeze",
     "integer_format_check",
     "interpolate",
@@ -141,6 +145,7 @@ __all__ = [
     "references",
     "render_text",
     "sandbox_environment",
+    "schema_size",
     "strip_strict_nulls",
     "thaw",
     "to_gemini_schema",
@@ -150,6 +155,13 @@ __all__ = [
 ]
 
 if _t.TYPE_CHECKING:
+    from ._budget import (
+        DEFAULT_SCHEMA_BUDGET,
+        BudgetResult,
+        budget_tool,
+        fit_schema,
+        schema_size,
+    )
     from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
     from ._serving import (
         DEFAULT_JWT_ALGORITHMS,
@@ -164,12 +176,22 @@ if _t.TYPE_CHECKING:
     )
 
 # The search names load on first use: importing the catalog (every command) skips
-# compiling the tokenizer's patterns (about 5 ms).
+# compiling the tokenizer's patterns (about 5 ms). So does the schema budget (export only).
 # So do the serving settings (the ``server:`` section): about 10 ms of dataclasses
 # that only `serve`, the executor's access checks and catalogs with one need.
 __getattr__, __dir__ = _lazy_names(
     __name__,
     {
+        **{
+            name: "._budget"
+            for name in (
+                "DEFAULT_SCHEMA_BUDGET",
+                "BudgetResult",
+                "budget_tool",
+                "fit_schema",
+                "schema_size",
+            )
+        },
         **{
             name: "._search"
             for name in (

@@ -84,6 +84,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC207": ("openapi-spec-too-large", Severity.ERROR),
     "TC208": ("openapi-not-available", Severity.ERROR),
     "TC209": ("openapi-server-outside-service", Severity.WARNING),
+    "TC215": ("openapi-selection-matches-nothing", Severity.ERROR),
+    "TC216": ("openapi-exclude-matches-nothing", Severity.WARNING),
 }
 
 

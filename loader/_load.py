@@ -47,6 +47,8 @@ __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 TOOLSET_LIMIT = 128
+# import findings fixed in the catalog's ``openapi:`` entry, so located there
+_ENTRY_CODES = frozenset({"TC206", "TC215", "TC216"})
 _TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi", "server")
 
 
@@ -524,7 +526,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
         if any(d.code in ("TC201", "TC202", "TC207") for d in outcome.diagnostics):
             state.lost.append(str(spec))  # its operations are unknown, not missing
         for found in outcome.diagnostics:
-            if base and found.code == "TC206" and found.path:  # fixed in the catalog's entry
+            if base and found.code in _ENTRY_CODES and found.path:  # fixed in the entry
                 line, col = locate((*base, *found.path), True)
                 found = dataclasses.replace(
                     found, file=file, line=line, column=col, path=(*base, *found.path)

@@ -10,6 +10,7 @@ from toolcat.catalog import (
     Catalog,
     NotStrictable,
     ToolDefinition,
+    budget_tool,
     freeze,
     recursion_headroom,
     to_strict_schema,
@@ -49,13 +50,27 @@ def refuse_strict(provider: str, strict: bool) -> None:
 
 
 def export_each(
-    provider: str, tools: Iterable[ToolDefinition], convert: Callable[[ToolDefinition], Converted]
+    provider: str,
+    tools: Iterable[ToolDefinition],
+    convert: Callable[[ToolDefinition], Converted],
+    budget: int | None = None,
+    strict: bool = False,
 ) -> ExportResult:
-    """One item per tool, the notes of every conversion kept in order."""
+    """One item per tool, the notes of every conversion kept in order.
+
+    With a ``budget`` (characters; see :func:`toolcat.catalog.fit_schema`) each
+    tool's input schema is first shrunk to fit it, with a note where it was; for
+    ``strict`` exports optional branches are left out rather than collapsed (a
+    collapsed free-form object would cost the tool its strict mode).
+    """
     out: list[dict[str, Any]] = []
     notes: list[ExportNote] = []
     with recursion_headroom():  # schema rewrites recurse per level, up to the nesting limit
         for tool in tools:
+            if budget:
+                tool, budget_note = budget_tool(tool, budget, omit=strict)
+                if budget_note is not None:
+                    notes.append(ExportNote(tool.name, "", budget_note))
             item, tool_notes = convert(tool)
             out.append(item)
             notes.extend(tool_notes)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import freeze
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze
 from toolcat.executor._calls import ToolCall
 
 from ._common import export_each, need, plain, refuse_strict, select_tools
@@ -42,10 +42,11 @@ class Anthropic:
         *,
         strict: bool = False,
         toolset: str | None = None,
+        budget: int | None = DEFAULT_SCHEMA_BUDGET,
     ) -> ExportResult:
         refuse_strict(self.name, strict)
         tools = select_tools(catalog, toolset)
-        return export_each(self.name, tools, lambda t: (to_anthropic_tool(t), []))
+        return export_each(self.name, tools, lambda t: (to_anthropic_tool(t), []), budget)
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

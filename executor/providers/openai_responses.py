@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET
 from toolcat.executor._calls import ToolCall
 
 from ._common import export_each, need, plain, select_tools, strict_parameters
@@ -47,9 +48,12 @@ class OpenAIResponses:
         *,
         strict: bool = False,
         toolset: str | None = None,
+        budget: int | None = DEFAULT_SCHEMA_BUDGET,
     ) -> ExportResult:
         tools = select_tools(catalog, toolset)
-        return export_each(self.name, tools, lambda t: to_openai_responses_tool(t, strict=strict))
+        return export_each(
+            self.name, tools, lambda t: to_openai_responses_tool(t, strict=strict), budget, strict
+        )
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

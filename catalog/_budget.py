@@ -1,0 +1,307 @@
+"""The per-tool schema budget: shrink a tool's input schema for a model, keep its meaning.
+
+A model reads every tool's schema on every turn; an imported tool can carry tens of
+kilobytes of it (Microsoft Graph beta: about 45 KB a tool). :func:`fit_schema` keeps
+a schema within ``budget`` characters of compact JSON by collapsing *optional*
+branches, deepest first (the largest first at one depth), into a stub that keeps the
+branch's ``type`` and says in its description that it was collapsed:
+
+    {"type": "object", "description": "Billing address. (collapsed to fit ...)"}
+
+Required properties are never collapsed (their optional parts may be). A stub only
+widens what the schema accepts: the branches walked are ``properties``,
+``additionalProperties``, ``items``, ``prefixItems``, ``anyOf``, ``allOf`` and the
+definitions; never ``oneOf``, ``not`` or ``if`` (where widening a part narrows the
+whole). Definitions no longer referenced are dropped. The executor keeps checking
+calls against the tool's full schema, so what the model was not shown is still
+checked.
+
+When collapsing every optional branch is not enough, the schema goes out as small as
+collapsing made it, with a note that it is still over budget.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ._frozen import freeze, thaw
+
+if TYPE_CHECKING:
+    from ._model import ToolDefinition
+
+__all__ = [
+    "DEFAULT_SCHEMA_BUDGET",
+    "BudgetResult",
+    "budget_tool",
+    "fit_schema",
+    "schema_size",
+]
+
+DEFAULT_SCHEMA_BUDGET = 8_000
+"""Characters of compact JSON per tool input schema (about 2,000 tokens); 0 = no budget."""
+
+_REF_PREFIXES = ("#/$defs/", "#/definitions/")
+_STUB_NOTE = "(collapsed to fit the schema budget; send it as the API documents it)"
+_SUMMARY_CHARS = 120  # of the branch's own description, kept in the stub
+_NAMED_IN_NOTE = 5  # collapsed branches named in the tool's description
+
+
+def schema_size(schema: Any) -> int:
+    """The size the budget counts: characters of the schema as compact JSON."""
+    return len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False))
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetResult:
+    """A schema within budget (or as close as collapsing gets it) and what changed.
+
+    ``collapsed`` holds the JSON pointers of the collapsed branches (outermost only),
+    ``size_before``/``size_after`` the :func:`schema_size` of each.
+    """
+
+    schema: Any
+    size_before: int
+    size_after: int
+    collapsed: tuple[str, ...] = ()
+
+    @property
+    def over(self) -> bool:
+        """Whether the schema was shrunk (``collapsed`` is not empty)."""
+        return bool(self.collapsed)
+
+
+def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) -> BudgetResult:
+    """``schema`` within ``budget`` characters, collapsing optional branches deepest first.
+
+    >>> a = {"type": "string", "description": "x" * 200}
+    >>> s = {"type": "object", "required": ["id"], "properties": {
+    ...     "id": {"type": "string"},
+    ...     "extra": {"type": "object", "properties": {"a": a}}}}
+    >>> r = fit_schema(s, 200)
+    >>> r.collapsed, r.schema["properties"]["extra"]["type"], r.size_after <= 200
+    (('/properties/extra',), 'object', True)
+
+    A ``budget`` of 0 (or less) means no budget: the schema comes back unchanged.
+    With ``omit``, optional properties are left out instead of collapsed (for OpenAI
+    strict mode, where a collapsed free-form object is not allowed): the result then
+    accepts less than the full schema, and everything it accepts the full one does.
+    """
+    size = schema_size(schema)
+    if budget <= 0 or size <= budget:
+        return BudgetResult(schema, size, size)
+    work = thaw(schema)
+    candidates: list[tuple[int, int, str, dict[str, Any], str]] = []
+    _walk(work, "", 0, candidates, set())
+    # deepest first; at one depth the largest first
+    candidates.sort(key=lambda c: (-c[0], -c[1]))
+    collapsed: list[str] = []
+    total = size
+    level = candidates[0][0] if candidates else 0
+    for depth, _, pointer, parent, key in candidates:
+        if total <= budget:
+            break
+        if depth != level:  # a level done: unreferenced definitions go, then count again
+            level = depth
+            total = _prune_defs(work)
+        if total <= budget:
+            break
+        node = parent.get(key)
+        if not isinstance(node, dict):
+            continue
+        # a branch that references definitions may free them: count after pruning
+        has_refs = next(iter(_refs(node)), None) is not None
+        if omit:
+            if not pointer.endswith(f"/properties/{_escape(key)}"):
+                continue  # an additionalProperties schema: strict mode has none to leave out
+            saved = len(json.dumps(key, ensure_ascii=False)) + 1 + schema_size(node)
+            saved += 1 if len(parent) > 1 else 0  # the comma
+            del parent[key]
+        else:
+            stub = _stub(node)
+            saved = schema_size(node) - schema_size(stub)
+            if saved <= 0 and not has_refs:
+                continue
+            parent[key] = stub
+        total = _prune_defs(work) if has_refs else total - saved
+        collapsed[:] = [p for p in collapsed if not p.startswith(pointer + "/")]
+        collapsed.append(pointer)
+    total = _prune_defs(work)
+    collapsed = [p for p in collapsed if _still_there(work, p)]
+    if not collapsed:
+        return BudgetResult(schema, size, size)
+    return BudgetResult(freeze(work), size, total, tuple(sorted(collapsed)))
+
+
+def budget_tool(
+    tool: ToolDefinition, budget: int, *, omit: bool = False
+) -> tuple[ToolDefinition, str | None]:
+    """``tool`` with its input schema within ``budget``, and a note on what changed.
+
+    The tool's description gains one sentence naming the collapsed (with ``omit``:
+    left out) branches; the returned note (``None`` when nothing changed) is for
+    the export's notes.
+    """
+    result = fit_schema(tool.input_schema, budget, omit=omit)
+    if not result.collapsed:
+        return tool, None
+    names = [_dotted(p) for p in result.collapsed]
+    shown = ", ".join(names[:_NAMED_IN_NOTE])
+    more = len(names) - _NAMED_IN_NOTE
+    if more > 0:
+        shown += f" and {more} more"
+    done = "left out" if omit else "collapsed"
+    sentence = (
+        f"[Schema shortened to fit a size budget: optional parts {done} ({shown}); "
+        "the full schema still checks every call.]"
+    )
+    description = f"{tool.description}\n\n{sentence}" if tool.description else sentence
+    over = "" if result.size_after <= budget else f"; still over the {budget:,}-character budget"
+    note = (
+        f"schema {result.size_before:,} -> {result.size_after:,} characters: "
+        f"{len(names)} optional branch{'es' if len(names) != 1 else ''} {done}{over}"
+    )
+    return replace(tool, input_schema=result.schema, description=description), note
+
+
+def _walk(
+    node: dict[str, Any],
+    pointer: str,
+    depth: int,
+    out: list[tuple[int, int, str, dict[str, Any], str]],
+    seen: set[int],
+) -> None:
+    """Collect the optional branches below ``node``: (depth, size, pointer, parent, key)."""
+    if id(node) in seen:  # a shared object (thaw copies, but be safe against cycles)
+        return
+    seen.add(id(node))
+    props = node.get("properties")
+    if isinstance(props, dict):
+        required = node.get("required")
+        required_names = set(required) if isinstance(required, list) else set()
+        for name, sub in props.items():
+            if not isinstance(sub, dict):
+                continue
+            where = f"{pointer}/properties/{_escape(name)}"
+            if name not in required_names:
+                out.append((depth + 1, schema_size(sub), where, props, name))
+            _walk(sub, where, depth + 1, out, seen)
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict):
+        where = f"{pointer}/additionalProperties"
+        out.append((depth + 1, schema_size(extra), where, node, "additionalProperties"))
+        _walk(extra, where, depth + 1, out, seen)
+    items = node.get("items")
+    if isinstance(items, dict):
+        _walk(items, f"{pointer}/items", depth + 1, out, seen)
+    for key in ("prefixItems", "anyOf", "allOf"):
+        members = node.get(key)
+        if isinstance(members, list):
+            for i, sub in enumerate(members):
+                if isinstance(sub, dict):
+                    _walk(sub, f"{pointer}/{key}/{i}", depth + 1, out, seen)
+    for key in ("$defs", "definitions"):
+        defs = node.get(key)
+        if isinstance(defs, dict) and not pointer:  # the root's definitions only
+            for name, sub in defs.items():
+                if isinstance(sub, dict):
+                    _walk(sub, f"/{key}/{_escape(name)}", 1, out, seen)
+
+
+def _stub(node: Mapping[str, Any]) -> dict[str, Any]:
+    """What a collapsed branch becomes: its type (if it names one) and a description."""
+    stub: dict[str, Any] = {}
+    kind = node.get("type")
+    if isinstance(kind, str) or (
+        isinstance(kind, list) and kind and all(isinstance(k, str) for k in kind)
+    ):
+        stub["type"] = kind
+    summary = node.get("description")
+    text = summary.strip() if isinstance(summary, str) else ""
+    if len(text) > _SUMMARY_CHARS:
+        text = text[: _SUMMARY_CHARS - 1].rstrip() + "…"
+    stub["description"] = f"{text} {_STUB_NOTE}" if text else _STUB_NOTE
+    return stub
+
+
+def _prune_defs(root: dict[str, Any]) -> int:
+    """Drop root definitions nothing references any more; returns the new size."""
+    sections = [k for k in ("$defs", "definitions") if isinstance(root.get(k), dict)]
+    if sections:
+        pool: dict[str, list[Any]] = {}
+        for key in sections:
+            for name, sub in root[key].items():
+                pool.setdefault(name, []).append(sub)
+        body = {k: v for k, v in root.items() if k not in sections}
+        reached: set[str] = set()
+        todo = list(_refs(body))
+        while todo:
+            name = todo.pop()
+            if name in reached or name not in pool:
+                continue
+            reached.add(name)
+            todo.extend(n for sub in pool[name] for n in _refs(sub))
+        for key in sections:
+            defs = root[key]
+            if len(reached) < len(defs) or any(n not in reached for n in defs):
+                kept = {k: v for k, v in defs.items() if k in reached}
+                if kept:
+                    root[key] = kept
+                else:
+                    del root[key]
+    return schema_size(root)
+
+
+def _refs(value: Any) -> Iterable[str]:
+    """The definition names every local ``$ref`` below ``value`` points at."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str):
+                for prefix in _REF_PREFIXES:
+                    if ref.startswith(prefix):
+                        first = ref[len(prefix) :].split("/", 1)[0]
+                        yield first.replace("~1", "/").replace("~0", "~")
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _still_there(root: dict[str, Any], pointer: str) -> bool:
+    """Whether a collapsed branch's definition (if it is in one) was kept."""
+    parts = pointer.split("/")
+    if len(parts) > 2 and parts[1] in ("$defs", "definitions"):
+        defs = root.get(parts[1])
+        return isinstance(defs, dict) and parts[2].replace("~1", "/").replace("~0", "~") in defs
+    return True
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _dotted(pointer: str) -> str:
+    """``/properties/a/items/properties/b`` as ``a[].b``, for a sentence a model reads."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    out = ""
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if part == "properties" and i + 1 < len(parts):
+            out += ("." if out else "") + parts[i + 1]
+            i += 2
+            continue
+        if part == "items":
+            out += "[]"
+        elif part in ("$defs", "definitions") and i + 1 < len(parts):
+            out += ("." if out else "") + parts[i + 1]
+            i += 2
+            continue
+        elif part == "additionalProperties":
+            out += ".*"
+        i += 1
+    return out or pointer
