@@ -27,6 +27,7 @@ from ._depth import (
 from ._env import (
     EnvSyntaxError,
     MissingVariableError,
+    bare_references,
     check_env_syntax,
     interpolate,
     references,
@@ -125,6 +126,7 @@ __all__ = [
     "ToolDefinition",
     "UnknownToolError",
     "UnknownToolsetError",
+    "bare_references",
     "budget_tool",
     "check_env_syntax",
     "check_strict_schema",

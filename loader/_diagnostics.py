@@ -74,6 +74,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC108": ("body-on-get", Severity.WARNING),
     "TC109": ("yaml11-value", Severity.WARNING),
     "TC110": ("pattern-not-checked", Severity.WARNING),
+    "TC115": ("env-without-braces", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),
