@@ -192,6 +192,9 @@ class Service:
     max_response_chars: int = 20000
     max_response_bytes: int = 10_000_000
     source: SourceLocation | None = None
+    # the service's ``x-`` keys as written (owner, runbook, ...): read by tools around
+    # toolcat, never by the executor or an exporter
+    extensions: FrozenDict = field(default_factory=FrozenDict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,3 +246,6 @@ class ToolDefinition:
     # arguments the runtime fills from the caller's context (``from: claims.tenant_id``,
     # ``from: context.user_id``): argument -> source. They are not in ``input_schema``.
     context_arguments: FrozenDict = field(default_factory=FrozenDict)
+    # the tool's ``x-`` keys as written (owner, runbook, ...): read by tools around
+    # toolcat, never by the executor or an exporter
+    extensions: FrozenDict = field(default_factory=FrozenDict)

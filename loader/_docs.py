@@ -44,6 +44,7 @@ __all__ = [
     "ServiceDoc",
     "TimeoutDoc",
     "ToolDoc",
+    "ToolsetDoc",
     "from_model",
     "openapi_entry",
 ]
@@ -548,6 +549,15 @@ ToolDoc.FIELDS = (
     _Field("base_url", _optional(_str), None),
     _Field("headers", _dict(_header), factory=dict),
 )
+
+
+class ToolsetDoc(Doc):
+    """The long form of a toolset; the loader reads it by hand (for its x- keys)."""
+
+    tools: list[str]
+
+
+ToolsetDoc.FIELDS = (_Field("tools", _list(_str)),)
 
 
 class OpenApiSelectionDoc(Doc):

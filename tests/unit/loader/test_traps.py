@@ -58,3 +58,69 @@ def test_what_is_not_a_bare_variable(text: str) -> None:
 )
 def test_bare_variables_are_found(text: str, found: list[tuple[int, str]]) -> None:
     assert bare_references(text) == found
+
+
+X_CATALOG = """\
+toolcat: 1
+services:
+  api:
+    base_url: https://api.example.com
+    x-owner: team-api
+    x-runbook: {url: https://wiki.example/runbook}
+tools:
+  - name: ping
+    description: Ping the service.
+    service: api
+    method: GET
+    path: /ping
+    x-owner: team-ping
+    x-tier: 1
+  - name: pong
+    description: Pong.
+    service: api
+    method: GET
+    path: /pong
+toolsets:
+  short: [ping]
+  long:
+    tools: [ping, pong]
+    x-owner: team-sets
+"""
+
+
+def test_x_keys_on_tools_services_and_toolsets_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(X_CATALOG)
+    result = load_catalog([path], progress=False)
+    assert result.catalog is not None and result.diagnostics == ()
+    catalog = result.catalog
+    assert catalog.tools["ping"].extensions == {"x-owner": "team-ping", "x-tier": 1}
+    assert catalog.tools["pong"].extensions == {}
+    assert catalog.services["api"].extensions == {
+        "x-owner": "team-api",
+        "x-runbook": {"url": "https://wiki.example/runbook"},
+    }
+    with pytest.raises(TypeError):
+        catalog.tools["ping"].extensions["x-owner"] = "someone else"
+    assert catalog.toolsets == {"short": ("ping",), "long": ("ping", "pong")}
+    assert catalog.toolset_extensions == {"long": {"x-owner": "team-sets"}}
+    assert catalog.subset(["ping"]).toolset_extensions == {"long": {"x-owner": "team-sets"}}
+    assert "x-owner" not in str(catalog.tools["ping"].input_schema)  # never an argument
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (("    x-tier: 1\n", "    y-tier: 1\n"), "TC003@14"),  # only x- keys are metadata
+        (("    tools: [ping, pong]\n", "    tool: [ping, pong]\n"), "TC003@23"),
+        (("    x-owner: team-sets\n", "    x-owner: team-sets\n    owner: me\n"), "TC003@25"),
+    ],
+)
+def test_other_unknown_keys_stay_errors(
+    tmp_path: Path, edit: tuple[str, str], expected: str
+) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(X_CATALOG.replace(*edit))
+    result = load_catalog([path], progress=False)
+    assert result.catalog is None
+    assert [f"{d.code}@{d.line}" for d in result.errors] == [expected]
