@@ -23,7 +23,8 @@ collapsing made it, with a note that it is still over budget.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,6 @@ __all__ = [
 DEFAULT_SCHEMA_BUDGET = 8_000
 """Characters of compact JSON per tool input schema (about 2,000 tokens); 0 = no budget."""
 
-_REF_PREFIXES = ("#/$defs/", "#/definitions/")
 _STUB_NOTE = "(collapsed to fit the schema budget; send it as the API documents it)"
 _SUMMARY_CHARS = 120  # of the branch's own description, kept in the stub
 _NAMED_IN_NOTE = 5  # collapsed branches named in the tool's description
@@ -59,13 +59,16 @@ class BudgetResult:
     """A schema within budget (or as close as collapsing gets it) and what changed.
 
     ``collapsed`` holds the JSON pointers of the collapsed branches (outermost only),
-    ``size_before``/``size_after`` the :func:`schema_size` of each.
+    ``left_out`` those of them that are not in the schema at all (with ``omit``, or when
+    even their stubs did not fit), ``size_before``/``size_after`` the
+    :func:`schema_size` of each.
     """
 
     schema: Any
     size_before: int
     size_after: int
     collapsed: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()  # of ``collapsed``: those left out altogether
 
     @property
     def over(self) -> bool:
@@ -93,46 +96,90 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
     if budget <= 0 or size <= budget:
         return BudgetResult(schema, size, size)
     work = thaw(schema)
-    candidates: list[tuple[int, int, str, dict[str, Any], str]] = []
+    candidates: list[_Candidate] = []
     _walk(work, "", 0, candidates, set())
     # deepest first; at one depth the largest first
     candidates.sort(key=lambda c: (-c[0], -c[1]))
-    collapsed: list[str] = []
+    done: dict[str, _Candidate] = {}
     total = size
     level = candidates[0][0] if candidates else 0
-    for depth, _, pointer, parent, key in candidates:
-        if total <= budget:
-            break
-        if depth != level:  # a level done: unreferenced definitions go, then count again
+    stale = False  # a collapsed branch held a $ref: definitions may have no user left
+    for candidate in candidates:
+        depth, _, pointer, parent, key, _owner = candidate
+        if depth != level:  # a level done: drop the definitions nothing uses, count again
             level = depth
-            total = _prune_defs(work)
+            if stale:
+                total, stale = _prune_defs(work), False
         if total <= budget:
             break
         node = parent.get(key)
-        if not isinstance(node, dict):
+        if not isinstance(node, dict) or not _still_there(work, pointer):
             continue
-        # a branch that references definitions may free them: count after pruning
-        has_refs = next(iter(_refs(node)), None) is not None
+        text = _dumps(node)
+        has_refs = '"$ref":' in text
         if omit:
             if not pointer.endswith(f"/properties/{_escape(key)}"):
                 continue  # an additionalProperties schema: strict mode has none to leave out
-            saved = len(json.dumps(key, ensure_ascii=False)) + 1 + schema_size(node)
-            saved += 1 if len(parent) > 1 else 0  # the comma
+            saved = _member_size(parent, key, len(text))
             del parent[key]
         else:
             stub = _stub(node)
-            saved = schema_size(node) - schema_size(stub)
+            saved = len(text) - schema_size(stub)
             if saved <= 0 and not has_refs:
                 continue
             parent[key] = stub
-        total = _prune_defs(work) if has_refs else total - saved
-        collapsed[:] = [p for p in collapsed if not p.startswith(pointer + "/")]
-        collapsed.append(pointer)
-    total = _prune_defs(work)
-    collapsed = [p for p in collapsed if _still_there(work, p)]
-    if not collapsed:
+        total -= saved
+        stale = stale or has_refs
+        done[pointer] = candidate
+    if stale:
+        total = _prune_defs(work)
+    live = _outermost([p for p in done if _still_there(work, p)])
+    left_out: list[str] = list(live) if omit else []
+    if total > budget and not omit:
+        # still over: the stubs lose their descriptions (the tool's description names
+        # them), then, deepest first, they are left out (the full schema checks them)
+        order = sorted(live, key=lambda p: -done[p][0])
+        for pointer in order:
+            _, _, _, parent, key, _owner = done[pointer]
+            stub = parent[key]
+            bare = {"type": stub["type"]} if "type" in stub else {}
+            total -= schema_size(stub) - schema_size(bare)
+            parent[key] = bare
+        for pointer in order:
+            if total <= budget:
+                break
+            _, _, _, parent, key, owner = done[pointer]
+            total -= _member_size(parent, key, schema_size(parent[key]))
+            del parent[key]
+            left_out.append(pointer)
+            for closed in ("additionalProperties", "unevaluatedProperties"):
+                if owner.get(closed) is False:  # still accept the property left out
+                    total -= _member_size(owner, closed, 5)
+                    del owner[closed]
+        total = schema_size(work)
+    if not live:
         return BudgetResult(schema, size, size)
-    return BudgetResult(freeze(work), size, total, tuple(sorted(collapsed)))
+    return BudgetResult(freeze(work), size, total, tuple(sorted(live)), tuple(sorted(left_out)))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _member_size(parent: Mapping[str, Any], key: str, value_size: int) -> int:
+    """What leaving ``key`` out of ``parent`` saves: ``"key":value`` and a comma."""
+    return len(json.dumps(key, ensure_ascii=False)) + 1 + value_size + (len(parent) > 1)
+
+
+def _outermost(pointers: list[str]) -> list[str]:
+    """The pointers no other one of the list is a prefix of."""
+    chosen = set(pointers)
+    out = []
+    for pointer in pointers:
+        parts = pointer.split("/")
+        if not any("/".join(parts[:i]) in chosen for i in range(1, len(parts))):
+            out.append(pointer)
+    return out
 
 
 def budget_tool(
@@ -152,7 +199,7 @@ def budget_tool(
     more = len(names) - _NAMED_IN_NOTE
     if more > 0:
         shown += f" and {more} more"
-    done = "left out" if omit else "collapsed"
+    done = "left out" if omit else "collapsed or left out" if result.left_out else "collapsed"
     sentence = (
         f"[Schema shortened to fit a size budget: optional parts {done} ({shown}); "
         "the full schema still checks every call.]"
@@ -166,14 +213,19 @@ def budget_tool(
     return replace(tool, input_schema=result.schema, description=description), note
 
 
+# an optional branch: (depth, size, pointer, the mapping holding it, its key there, the
+# schema whose properties or additionalProperties it is)
+_Candidate = tuple[int, int, str, dict[str, Any], str, dict[str, Any]]
+
+
 def _walk(
     node: dict[str, Any],
     pointer: str,
     depth: int,
-    out: list[tuple[int, int, str, dict[str, Any], str]],
+    out: list[_Candidate],
     seen: set[int],
 ) -> None:
-    """Collect the optional branches below ``node``: (depth, size, pointer, parent, key)."""
+    """Collect the optional branches below ``node``."""
     if id(node) in seen:  # a shared object (thaw copies, but be safe against cycles)
         return
     seen.add(id(node))
@@ -186,12 +238,12 @@ def _walk(
                 continue
             where = f"{pointer}/properties/{_escape(name)}"
             if name not in required_names:
-                out.append((depth + 1, schema_size(sub), where, props, name))
+                out.append((depth + 1, schema_size(sub), where, props, name, node))
             _walk(sub, where, depth + 1, out, seen)
     extra = node.get("additionalProperties")
     if isinstance(extra, dict):
         where = f"{pointer}/additionalProperties"
-        out.append((depth + 1, schema_size(extra), where, node, "additionalProperties"))
+        out.append((depth + 1, schema_size(extra), where, node, "additionalProperties", node))
         _walk(extra, where, depth + 1, out, seen)
     items = node.get("items")
     if isinstance(items, dict):
@@ -229,46 +281,44 @@ def _stub(node: Mapping[str, Any]) -> dict[str, Any]:
 def _prune_defs(root: dict[str, Any]) -> int:
     """Drop root definitions nothing references any more; returns the new size."""
     sections = [k for k in ("$defs", "definitions") if isinstance(root.get(k), dict)]
-    if sections:
-        pool: dict[str, list[Any]] = {}
-        for key in sections:
-            for name, sub in root[key].items():
-                pool.setdefault(name, []).append(sub)
-        body = {k: v for k, v in root.items() if k not in sections}
-        reached: set[str] = set()
-        todo = list(_refs(body))
-        while todo:
-            name = todo.pop()
-            if name in reached or name not in pool:
-                continue
-            reached.add(name)
-            todo.extend(n for sub in pool[name] for n in _refs(sub))
-        for key in sections:
-            defs = root[key]
-            if len(reached) < len(defs) or any(n not in reached for n in defs):
-                kept = {k: v for k, v in defs.items() if k in reached}
-                if kept:
-                    root[key] = kept
-                else:
-                    del root[key]
+    if not sections:
+        return schema_size(root)
+    texts: dict[str, list[str]] = {}
+    for key in sections:
+        for name, sub in root[key].items():
+            texts.setdefault(name, []).append(_dumps(sub))
+    body = _dumps({k: v for k, v in root.items() if k not in sections})
+    reached: set[str] = set()
+    todo = _refs(body)
+    while todo:
+        name = todo.pop()
+        if name in reached or name not in texts:
+            continue
+        reached.add(name)
+        for text in texts[name]:
+            todo.extend(_refs(text))
+    for key in sections:
+        defs = root[key]
+        if any(n not in reached for n in defs):
+            kept = {k: v for k, v in defs.items() if k in reached}
+            if kept:
+                root[key] = kept
+            else:
+                del root[key]
     return schema_size(root)
 
 
-def _refs(value: Any) -> Iterable[str]:
-    """The definition names every local ``$ref`` below ``value`` points at."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            ref = item.get("$ref")
-            if isinstance(ref, str):
-                for prefix in _REF_PREFIXES:
-                    if ref.startswith(prefix):
-                        first = ref[len(prefix) :].split("/", 1)[0]
-                        yield first.replace("~1", "/").replace("~0", "~")
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+_REF_TEXT = re.compile(r'"\$ref":"#/(?:\$defs|definitions)/([^"/]*)')
+
+
+def _refs(text: str) -> list[str]:
+    """The definition names the local ``$ref``s in a schema's compact JSON point at."""
+    return [
+        json.loads(f'"{m}"').replace("~1", "/").replace("~0", "~")
+        if "\\" in m
+        else m.replace("~1", "/").replace("~0", "~")
+        for m in _REF_TEXT.findall(text)
+    ]
 
 
 def _still_there(root: dict[str, Any], pointer: str) -> bool:

@@ -87,16 +87,27 @@ def test_the_deepest_optional_branch_goes_first() -> None:
 
 def test_required_parts_are_never_collapsed() -> None:
     schema = _deep()
-    result = fit_schema(schema, 10)  # nothing fits: everything optional goes
+    result = fit_schema(schema, 1400)  # every optional branch has to go
     props = result.schema["properties"]
-    assert set(props) == {"id", "shallow", "body"}
     assert props["id"] == {"type": "string", "description": "The id."}
     assert props["body"]["properties"]["name"] == {"type": "string"}  # required, kept
     assert "properties" not in props["body"]["properties"]["meta"]  # optional: collapsed
     assert "properties" not in props["shallow"]
     # outermost branches only are named
     assert result.collapsed == ("/properties/body/properties/meta", "/properties/shallow")
-    assert result.size_after > 10  # still over: the required skeleton is larger
+    assert result.left_out == ()
+
+
+def test_stubs_that_do_not_fit_lose_their_text_then_are_left_out() -> None:
+    schema = _deep()
+    result = fit_schema(schema, 10)  # nothing fits: the required skeleton stays
+    props = result.schema["properties"]
+    assert set(props) == {"id", "body"}
+    assert props["body"]["properties"]["name"] == {"type": "string"}
+    assert set(result.left_out) == {"/properties/body/properties/meta", "/properties/shallow"}
+    # an object that allowed no other property now does: what was left out is still valid
+    assert "additionalProperties" not in result.schema
+    assert result.size_after == schema_size(result.schema) > 10  # still over
 
 
 VALID = [
