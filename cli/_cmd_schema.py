@@ -81,6 +81,11 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc), 2) from exc
     sys.stdout.write(dumps_indented(result.tools) + "\n")
     sys.stdout.flush()
+    from toolcat.executor.providers import limit_warnings
+
+    sent = [t.name for t in catalog.toolset(args.toolset)]
+    for line in limit_warnings(args.provider, sent):  # before a request fails there
+        print(f"toolcat: warning: {line}", file=sys.stderr)
     if not args.quiet:
         for note in result.notes:
             print(f"toolcat: note: {args.provider}: {note}", file=sys.stderr)

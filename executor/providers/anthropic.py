@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze
 from toolcat.executor._calls import ToolCall
 
+from . import _limits
 from ._common import export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportResult
 
@@ -35,6 +36,7 @@ class Anthropic:
 
     name = "anthropic"
     supports_strict = False
+    limits = _limits.ANTHROPIC
 
     def tools(
         self,

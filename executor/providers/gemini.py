@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, to_gemini_schema
 from toolcat.executor._calls import ToolCall
 
+from . import _limits
 from ._common import error_object, export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportNote, ExportResult
 
@@ -47,6 +48,7 @@ class Gemini:
 
     name = "gemini"
     supports_strict = False
+    limits = _limits.GEMINI
 
     def tools(
         self,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze, method_semantics
 from toolcat.executor._calls import ToolCall
 
+from . import _limits
 from ._common import export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportResult
 
@@ -72,6 +73,7 @@ class Mcp:
 
     name = "mcp"
     supports_strict = False
+    limits = _limits.MCP
 
     def tools(
         self,

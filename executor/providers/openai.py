@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from toolcat.catalog import DEFAULT_SCHEMA_BUDGET
 from toolcat.executor._calls import ToolCall
 
+from . import _limits
 from ._common import export_each, need, plain, select_tools, strict_parameters
 from ._result import ExportNote, ExportResult
 
@@ -41,6 +42,7 @@ class OpenAIChat:
 
     name = "openai"
     supports_strict = True
+    limits = _limits.OPENAI
 
     def tools(
         self,
