@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -191,6 +192,29 @@ def budget_tool(
     left out) branches; the returned note (``None`` when nothing changed) is for
     the export's notes.
     """
+    key = (id(tool), budget, omit)
+    cached = _CACHE.get(key)
+    if cached is not None and cached[0] is tool:  # the same object, not a recycled id
+        _CACHE.move_to_end(key)
+        return cached[1], cached[2]
+    out = _budget_tool(tool, budget, omit)
+    _CACHE[key] = (tool, *out)
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return out
+
+
+# budget_tool's results by tool object: the agent loop exports its tools on every turn,
+# and shrinking a 1 MB schema takes a second or more
+_CACHE_SIZE = 4096
+_CACHE: OrderedDict[tuple[int, int, bool], tuple[ToolDefinition, ToolDefinition, str | None]] = (
+    OrderedDict()
+)
+
+
+def _budget_tool(
+    tool: ToolDefinition, budget: int, omit: bool
+) -> tuple[ToolDefinition, str | None]:
     result = fit_schema(tool.input_schema, budget, omit=omit)
     if not result.collapsed:
         return tool, None
