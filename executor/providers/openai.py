@@ -54,7 +54,12 @@ class OpenAIChat:
     ) -> ExportResult:
         tools = select_tools(catalog, toolset)
         return export_each(
-            self.name, tools, lambda t: to_openai_tool(t, strict=strict), budget, strict
+            self.name,
+            tools,
+            lambda t: to_openai_tool(t, strict=strict),
+            budget,
+            strict,
+            lambda item: item["function"]["parameters"],
         )
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
