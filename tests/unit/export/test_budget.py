@@ -238,3 +238,24 @@ def test_the_full_schema_still_checks_the_call() -> None:
     accepted = _prepare(catalog, VALID[1])
     assert not isinstance(accepted, ToolResult)
     assert accepted.method == "POST" and accepted.url == "https://orders.example/api/big"
+
+
+def test_the_mcp_server_lists_tools_within_the_budget(tmp_path: Any) -> None:
+    from toolcat.executor.mcp_server import McpServer
+
+    props = "".join(
+        f"      p{i}: {{type: object, description: '{'long text ' * 40}', properties: "
+        f"{{x: {{type: string, description: '{'more ' * 40}'}}}}}}\n"
+        for i in range(12)
+    )
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "toolcat: 1\nservices:\n  s: {base_url: 'https://api.example'}\ntools:\n"
+        "  - name: big\n    description: Big.\n    service: s\n    method: POST\n"
+        "    path: /big\n    parameters:\n" + props
+    )
+    server = McpServer([str(path)])
+    (listed,) = server.tools
+    assert schema_size(server.catalog["big"].input_schema) > DEFAULT_SCHEMA_BUDGET
+    assert schema_size(listed["inputSchema"]) <= DEFAULT_SCHEMA_BUDGET
+    assert "[Schema shortened" in listed["description"]
