@@ -70,11 +70,12 @@ class BudgetResult:
     size_after: int
     collapsed: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()  # of ``collapsed``: those left out altogether
+    annotations_dropped: int = 0  # examples and descriptions taken off required parts
 
     @property
     def over(self) -> bool:
-        """Whether the schema was shrunk (``collapsed`` is not empty)."""
-        return bool(self.collapsed)
+        """Whether the schema was shrunk."""
+        return bool(self.collapsed or self.annotations_dropped)
 
 
 def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) -> BudgetResult:
@@ -158,9 +159,55 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
                     total -= _member_size(owner, closed, 5)
                     del owner[closed]
         total = schema_size(work)
-    if not live:
+    dropped = 0
+    if total > budget:
+        # the required parts alone are over: their examples, then their descriptions
+        # go, deepest first (the structure, and so what is accepted, stays)
+        total, dropped = _drop_annotations(work, budget, total)
+    if not live and not dropped:
         return BudgetResult(schema, size, size)
-    return BudgetResult(freeze(work), size, total, tuple(sorted(live)), tuple(sorted(left_out)))
+    return BudgetResult(
+        freeze(work), size, total, tuple(sorted(live)), tuple(sorted(left_out)), dropped
+    )
+
+
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
+_VALUES = frozenset({"enum", "const", "default", "examples", "example", "required"})
+
+
+def _drop_annotations(root: dict[str, Any], budget: int, total: int) -> tuple[int, int]:
+    """Drop ``examples``/``example``, then ``description``/``title``, from the nested
+    schemas of ``root``, deepest first, until it fits; returns (size, how many dropped)."""
+    nodes: list[tuple[int, dict[str, Any]]] = []
+    stack: list[tuple[Any, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        nodes.append((depth, node))
+        for key, value in node.items():
+            if key in _VALUES:
+                continue
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                stack.extend((sub, depth + 1) for sub in value.values())
+            elif isinstance(value, dict):
+                stack.append((value, depth + 1))
+            elif isinstance(value, list):
+                stack.extend((sub, depth + 1) for sub in value)
+    nodes.sort(key=lambda n: -n[0])
+    dropped = 0
+    for keys in (("examples", "example"), ("description", "title")):
+        for depth, node in nodes:
+            if total <= budget:
+                return schema_size(root), dropped
+            if depth == 0:
+                continue
+            for key in keys:
+                if key in node:
+                    total -= _member_size(node, key, schema_size(node[key]))
+                    del node[key]
+                    dropped += 1
+    return schema_size(root), dropped
 
 
 def _dumps(value: Any) -> str:
@@ -216,7 +263,7 @@ def _budget_tool(
     tool: ToolDefinition, budget: int, omit: bool
 ) -> tuple[ToolDefinition, str | None]:
     result = fit_schema(tool.input_schema, budget, omit=omit)
-    if not result.collapsed:
+    if not result.over:
         return tool, None
     names = [_dotted(p) for p in result.collapsed]
     shown = ", ".join(names[:_NAMED_IN_NOTE])
@@ -224,15 +271,23 @@ def _budget_tool(
     if more > 0:
         shown += f" and {more} more"
     done = "left out" if omit else "collapsed or left out" if result.left_out else "collapsed"
+    parts = [f"optional parts {done} ({shown})"] if names else []
+    if result.annotations_dropped:
+        parts.append("descriptions of nested parts dropped")
     sentence = (
-        f"[Schema shortened to fit a size budget: optional parts {done} ({shown}); "
+        f"[Schema shortened to fit a size budget: {'; '.join(parts)}; "
         "the full schema still checks every call.]"
     )
     description = f"{tool.description}\n\n{sentence}" if tool.description else sentence
     over = "" if result.size_after <= budget else f"; still over the {budget:,}-character budget"
+    what = (
+        [f"{len(names)} optional branch{'es' if len(names) != 1 else ''} {done}"] if names else []
+    )
+    if result.annotations_dropped:
+        what.append(f"{result.annotations_dropped} examples/descriptions dropped")
     note = (
         f"schema {result.size_before:,} -> {result.size_after:,} characters: "
-        f"{len(names)} optional branch{'es' if len(names) != 1 else ''} {done}{over}"
+        f"{', '.join(what)}{over}"
     )
     return replace(tool, input_schema=result.schema, description=description), note
 

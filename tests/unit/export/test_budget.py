@@ -133,8 +133,10 @@ def test_one_of_members_are_not_collapsed() -> None:
     member = _object({"big": _object({"x": {"type": "string", "description": LONG}})})
     schema = _object({"choice": {"oneOf": [member, {"type": "string"}]}}, ["choice"])
     result = fit_schema(schema, 10)
-    assert result.collapsed == ()
-    assert result.schema["properties"]["choice"]["oneOf"][0] == member
+    assert result.collapsed == ()  # only descriptions go (they do not change what matches)
+    kept = result.schema["properties"]["choice"]["oneOf"][0]
+    assert kept["properties"]["big"]["properties"] == {"x": {"type": "string"}}
+    assert thaw(member)["properties"]["big"]["properties"]["x"]["description"] == LONG
 
 
 def test_definitions_nothing_references_any_more_are_dropped() -> None:
@@ -259,3 +261,23 @@ def test_the_mcp_server_lists_tools_within_the_budget(tmp_path: Any) -> None:
     assert schema_size(server.catalog["big"].input_schema) > DEFAULT_SCHEMA_BUDGET
     assert schema_size(listed["inputSchema"]) <= DEFAULT_SCHEMA_BUDGET
     assert "[Schema shortened" in listed["description"]
+
+
+def test_required_parts_over_the_budget_lose_nested_descriptions() -> None:
+    required = {
+        f"r{i}": {"type": "string", "description": LONG, "examples": ["x" * 50]} for i in range(10)
+    }
+    schema = _object(required, list(required))
+    result = fit_schema(schema, 1500)
+    assert result.collapsed == () and result.annotations_dropped > 0
+    assert result.size_after == schema_size(result.schema) <= 1500
+    assert set(result.schema["properties"]) == set(required)  # every required part kept
+    assert result.schema["required"] == list(required)
+    for value in ({k: "v" for k in required}, {"r0": 1}):  # accepts and refuses the same
+        assert jsonschema.Draft202012Validator(schema).is_valid(value) == (
+            jsonschema.Draft202012Validator(result.schema).is_valid(value)
+        )
+    tool = make_tool("req", "POST", required, required=list(required))
+    exported = export_catalog([tool], "openai", budget=1500)
+    assert "descriptions of nested parts dropped" in exported.tools[0]["function"]["description"]
+    assert "examples/descriptions dropped" in exported.notes[0].message
