@@ -253,7 +253,7 @@ def budget_tool(
 
 # budget_tool's results by tool object: the agent loop exports its tools on every turn,
 # and shrinking a 1 MB schema takes a second or more
-_CACHE_SIZE = 4096
+_CACHE_SIZE = 1024  # entries; each holds a tool (the catalog holds it anyway) and its copy
 _CACHE: OrderedDict[tuple[int, int, bool], tuple[ToolDefinition, ToolDefinition, str | None]] = (
     OrderedDict()
 )
