@@ -30,6 +30,7 @@ from ._depth import (
 from ._env import (
     EnvSyntaxError,
     MissingVariableError,
+    bare_references,
     check_env_syntax,
     interpolate,
     references,
@@ -91,11 +92,13 @@ __all__ = [
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
+    "BudgetResult",
     "CHANGE_RULES",
     "Catalog",
     "ChangeKind",
     "ChangeRule",
     "DEFAULT_JWT_ALGORITHMS",
+    "DEFAULT_SCHEMA_BUDGET",
     "EnvSyntaxError",
     "ForwardCallerToken",
     "FrozenDict",
@@ -141,6 +144,8 @@ __all__ = [
     "ToolExample",
     "UnknownToolError",
     "UnknownToolsetError",
+    "bare_references",
+    "budget_tool",
     "check_env_syntax",
     "check_strict_schema",
     "compile_check",
@@ -149,6 +154,7 @@ __all__ = [
     "diff_catalogs",
     "escape_controls",
     "escape_json_controls",
+    "fit_schema",
     "freeze",
     "integer_format_check",
     "interpolate",
@@ -162,6 +168,7 @@ __all__ = [
     "references",
     "render_text",
     "sandbox_environment",
+    "schema_size",
     "strip_strict_nulls",
     "thaw",
     "to_gemini_schema",
@@ -171,6 +178,13 @@ __all__ = [
 ]
 
 if _t.TYPE_CHECKING:
+    from ._budget import (
+        DEFAULT_SCHEMA_BUDGET,
+        BudgetResult,
+        budget_tool,
+        fit_schema,
+        schema_size,
+    )
     from ._diff import CHANGE_RULES, ChangeKind, ChangeRule, ToolChange, diff_catalogs
     from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
     from ._serving import (
@@ -189,7 +203,7 @@ if _t.TYPE_CHECKING:
     )
 
 # The search names load on first use: importing the catalog (every command) skips
-# compiling the tokenizer's patterns (about 5 ms).
+# compiling the tokenizer's patterns (about 5 ms). So does the schema budget (export only).
 # So do the serving settings (the ``server:`` section): about 10 ms of dataclasses
 # that only `serve`, the executor's access checks and catalogs with one need.
 # So does the catalog diff (``toolcat diff``): only that command reads it.
@@ -199,6 +213,16 @@ __getattr__, __dir__ = _lazy_names(
         **{
             name: "._diff"
             for name in ("CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs")
+        },
+        **{
+            name: "._budget"
+            for name in (
+                "DEFAULT_SCHEMA_BUDGET",
+                "BudgetResult",
+                "budget_tool",
+                "fit_schema",
+                "schema_size",
+            )
         },
         **{
             name: "._search"

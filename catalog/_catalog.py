@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
 
+from ._frozen import FrozenDict, freeze
 from ._model import Service, ToolDefinition
 
 if TYPE_CHECKING:
@@ -47,7 +48,14 @@ class Catalog:
     0
     """
 
-    __slots__ = ("_tools", "_services", "_toolsets", "_env", "_search_index")
+    __slots__ = (
+        "_tools",
+        "_services",
+        "_toolsets",
+        "_env",
+        "_search_index",
+        "_toolset_extensions",
+    )
 
     def __init__(
         self,
@@ -56,6 +64,7 @@ class Catalog:
         toolsets: Mapping[str, Iterable[str]] | None = None,
         *,
         env: Mapping[str, str] | None = None,
+        toolset_extensions: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         tool_map: dict[str, ToolDefinition] = {}
         for tool in tools:
@@ -70,6 +79,10 @@ class Catalog:
             if missing:
                 raise ValueError(f"toolset {name!r} names unknown tools: {', '.join(missing)}")
         self._toolsets = MappingProxyType(sets)
+        # each toolset's x- keys as written (the long form {tools: [...], x-owner: ...})
+        self._toolset_extensions = MappingProxyType(
+            {n: freeze(dict(x)) for n, x in (toolset_extensions or {}).items() if n in sets}
+        )
         self._env = None if env is None else MappingProxyType(dict(env))
         self._search_index: SearchIndex | None = None
 
@@ -145,13 +158,24 @@ class Catalog:
 
     def with_env(self, env: Mapping[str, str] | None) -> Catalog:
         """The same tools, with ``env`` as what ``${VAR}`` reads when they run."""
-        return Catalog(self._tools.values(), self._services.values(), self._toolsets, env=env)
+        return Catalog(
+            self._tools.values(),
+            self._services.values(),
+            self._toolsets,
+            env=env,
+            toolset_extensions=self._toolset_extensions,
+        )
 
     # -- toolsets ------------------------------------------------------------
 
     @property
     def toolsets(self) -> Mapping[str, tuple[str, ...]]:
         return self._toolsets
+
+    @property
+    def toolset_extensions(self) -> Mapping[str, FrozenDict]:
+        """Each toolset's ``x-`` keys (only toolsets written with some), as written."""
+        return self._toolset_extensions
 
     def toolset(self, name: str | None) -> tuple[ToolDefinition, ...]:
         """The tools of one toolset, in its order; ``None`` means every tool."""
@@ -168,7 +192,13 @@ class Catalog:
         keep = [self[n] for n in names]
         kept = {t.name for t in keep}
         sets = {k: [m for m in v if m in kept] for k, v in self._toolsets.items()}
-        return Catalog(keep, self._services.values(), sets, env=self._env)
+        return Catalog(
+            keep,
+            self._services.values(),
+            sets,
+            env=self._env,
+            toolset_extensions=self._toolset_extensions,
+        )
 
     def __repr__(self) -> str:
         return f"<Catalog tools={len(self._tools)} services={len(self._services)}>"

@@ -16,6 +16,7 @@ from toolcat._errors import ToolcatError
 __all__ = [
     "EnvSyntaxError",
     "MissingVariableError",
+    "bare_references",
     "check_env_syntax",
     "interpolate",
     "references",
@@ -24,6 +25,10 @@ __all__ = [
 # ${NAME} or ${NAME:-default}; the default may not contain "}".
 _REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _ANY_DOLLAR_BRACE = re.compile(r"\$\$|\$\{")
+# What other tools expand but toolcat sends as it is: $NAME (shells, .env files) and
+# %NAME% (Windows). %XX% of two hex digits is percent-encoding, never a variable.
+_BARE = re.compile(r"\$\$|\$\{|\$([A-Za-z_][A-Za-z0-9_]*)|%([A-Z_][A-Z0-9_]+)%")
+_HEX_PAIR = re.compile(r"[0-9A-F]{2}")
 
 
 @dataclass(eq=False)
@@ -64,6 +69,26 @@ def check_env_syntax(text: str) -> EnvSyntaxError | None:
         if ref is None:
             return EnvSyntaxError(text, m.start())
     return None
+
+
+def bare_references(text: str) -> list[tuple[int, str]]:
+    """``$NAME`` and ``%NAME%`` in ``text``: (0-based offset, the text as written).
+
+    toolcat expands only ``${NAME}``; these go out literally (a credential
+    ``$TOKEN`` would be sent as the five characters), so the loader warns.
+
+    >>> bare_references("Bearer $TOKEN, $${HOME}, ${OK}, %APPDATA%, a%20b%2F")
+    [(7, '$TOKEN'), (32, '%APPDATA%')]
+    """
+    if "$" not in text and "%" not in text:
+        return []
+    found = []
+    for m in _BARE.finditer(text):
+        if m.group(1) is not None:
+            found.append((m.start(), m.group()))
+        elif m.group(2) is not None and not _HEX_PAIR.fullmatch(m.group(2)):
+            found.append((m.start(), m.group()))
+    return found
 
 
 def references(text: str) -> Iterator[str]:

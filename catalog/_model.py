@@ -271,6 +271,9 @@ class Service:
     # check responses against the OpenAPI spec at ``spec`` (a path): "warn", "error" or None
     validate_responses: str | None = None
     spec: str | None = None
+    # the service's ``x-`` keys as written (owner, runbook, ...): read by tools around
+    # toolcat, never by the executor or an exporter
+    extensions: FrozenDict = field(default_factory=FrozenDict)
 
 
 @record
@@ -343,3 +346,6 @@ class ToolDefinition:
     examples: tuple[ToolExample, ...] = ()
     # arguments the catalog marks ``sensitive: true``: masked in audit lines
     sensitive_arguments: tuple[str, ...] = ()
+    # the tool's ``x-`` keys as written (owner, runbook, ...): read by tools around
+    # toolcat, never by the executor or an exporter
+    extensions: FrozenDict = field(default_factory=FrozenDict)

@@ -314,12 +314,16 @@ async def _chat(
 
 def _selection(args: argparse.Namespace, catalog: Any) -> Literal["all", "search"]:
     """``--tool-selection``; ``auto`` is search when the tools exceed the provider's limit."""
-    from toolcat.executor.agent import PROVIDER_TOOL_LIMITS
+    from toolcat.executor.providers import limit_warnings, limits
 
+    names = {t.name for t in catalog.toolset(args.toolset)} | set(args.tool)
+    limit = limits(args.provider).max_tools  # from the provider registry
+    # names the provider refuses; too many tools only when all of them are sent
+    every = args.tool_selection == "all"
+    for line in limit_warnings(args.provider, sorted(names), count=every):
+        print(f"toolcat chat: warning: {line}", file=sys.stderr)
     if args.tool_selection in ("all", "search"):
         return "all" if args.tool_selection == "all" else "search"
-    limit = PROVIDER_TOOL_LIMITS.get(args.provider)
-    names = {t.name for t in catalog.toolset(args.toolset)} | set(args.tool)
     if limit is None or len(names) <= limit:
         return "all"
     print(

@@ -248,6 +248,9 @@ def run(args: argparse.Namespace) -> int:
     fatal = [d for d in result.diagnostics if d.code in _FATAL]
     if fatal:  # one located line, as `toolcat validate` prints it
         raise CliError(str(fatal[0]))
+    typo = [d for d in result.diagnostics if d.code == "TC215"]
+    if typo:  # a selection value that matches nothing: a typo, never an empty import
+        raise CliError(f"--{typo[0].message} (TC215)")
     where = {  # the located finding of each skipped operation
         (d.path[1], str(d.path[2]).upper()): d
         for d in result.diagnostics

@@ -30,6 +30,15 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--toolset", metavar="NAME", help="only the tools of this toolset")
     p.add_argument(
+        "--budget",
+        type=_budget,
+        metavar="CHARS",
+        help=(
+            "keep each tool's input schema within CHARS characters of compact JSON by "
+            "collapsing optional branches, deepest first (default 8000; 0: no budget)"
+        ),
+    )
+    p.add_argument(
         "--quiet", "-q", action="store_true", help="do not print conversion notes on stderr"
     )
     from ._loading import add_ref_root
@@ -38,10 +47,22 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _budget(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of characters >= 0, got {text!r}"
+        )
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
 
     from toolcat.catalog import UnknownToolsetError
-    from toolcat.executor.providers import get, names
+    from toolcat.executor.providers import export_catalog, get, names
 
     from ._app import CliError
     from ._json import dumps_indented
@@ -53,11 +74,18 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--strict applies to {strict_ones}, not {args.provider}")
     catalog = load_or_exit(args.paths, args.ref_root)
     try:
-        result = provider.tools(catalog, strict=args.strict, toolset=args.toolset)
+        result = export_catalog(
+            catalog, args.provider, strict=args.strict, toolset=args.toolset, budget=args.budget
+        )
     except UnknownToolsetError as exc:
         raise CliError(str(exc), 2) from exc
     sys.stdout.write(dumps_indented(result.tools) + "\n")
     sys.stdout.flush()
+    from toolcat.executor.providers import limit_warnings
+
+    sent = [t.name for t in catalog.toolset(args.toolset)]
+    for line in limit_warnings(args.provider, sent):  # before a request fails there
+        print(f"toolcat: warning: {line}", file=sys.stderr)
     if not args.quiet:
         for note in result.notes:
             print(f"toolcat: note: {args.provider}: {note}", file=sys.stderr)

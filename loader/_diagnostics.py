@@ -100,6 +100,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC108": ("body-on-get", Severity.WARNING),
     "TC109": ("yaml11-value", Severity.WARNING),
     "TC110": ("pattern-not-checked", Severity.WARNING),
+    "TC115": ("env-without-braces", Severity.WARNING),
     "TC120": ("example-result-without-response", Severity.WARNING),
     "TC121": ("duplicate-example-name", Severity.WARNING),
     "TC122": ("response-validation-without-spec", Severity.WARNING),
@@ -117,6 +118,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC207": ("openapi-spec-too-large", Severity.ERROR),
     "TC208": ("openapi-not-available", Severity.ERROR),
     "TC209": ("openapi-server-outside-service", Severity.WARNING),
+    "TC215": ("openapi-selection-matches-nothing", Severity.ERROR),
+    "TC216": ("openapi-exclude-matches-nothing", Severity.WARNING),
     "TC220": ("overlay-target-matches-nothing", Severity.WARNING),
     "TC221": ("openapi-rule-matches-nothing", Severity.WARNING),
 }

@@ -53,6 +53,7 @@ __all__ = [
     "TimeoutDoc",
     "TokenExchangeDoc",
     "ToolDoc",
+    "ToolsetDoc",
     "from_model",
     "openapi_entry",
 ]
@@ -657,6 +658,15 @@ ToolDoc.FIELDS = (
     _Field("headers", _dict(_header), factory=dict),
     _Field("examples", _optional(_list(_nested(ExampleDoc))), None),
 )
+
+
+class ToolsetDoc(Doc):
+    """The long form of a toolset; the loader reads it by hand (for its x- keys)."""
+
+    tools: list[str]
+
+
+ToolsetDoc.FIELDS = (_Field("tools", _list(_str)),)
 
 
 class OpenApiSelectionDoc(Doc):

@@ -21,6 +21,7 @@ from toolcat.catalog import (
     Service,
     ToolDefinition,
     credentials_may_travel,
+    freeze,
     loads_json,
     recursion_headroom,
 )
@@ -92,6 +93,7 @@ class _Tool:
     trusted: bool = False
     broken: bool = False  # salvaged from a failed shape check: checked, never compiled
     shared: SharedDefinitions | None = None  # the definitions: of its file
+    extensions: dict[str, Any] = field(default_factory=dict)  # its x- keys
 
 
 @dataclass
@@ -101,6 +103,7 @@ class _State:
     ctx: CompileContext = field(default_factory=CompileContext)
     services: dict[str, tuple[Service, str, tuple[int, int]]] = field(default_factory=dict)
     broken_services: set[str] = field(default_factory=set)  # defined, but with errors
+    toolset_extensions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x- keys
     tools: list[_Tool] = field(default_factory=list)
     toolsets: dict[str, tuple[list[str], str, tuple[str | int, ...], Locator]] = field(
         default_factory=dict
@@ -311,8 +314,9 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             state.add("TC003", f"unknown key '{key}'; {advice}", file, locate((key,), True), (key,))
     shared = _shared_definitions(state, data, file, locate)
     services = _section(state, data, "services", dict, file, locate)
-    for name, body in services.items():
+    for name, raw in services.items():
         base = ("services", name)
+        body, extensions = _split_extensions(raw)
         doc = validate_item(
             ServiceDoc,
             body,
@@ -326,9 +330,12 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             state.broken_services.add(name)  # tools naming it are not "unknown service"
             continue
         service = compile_service(name, doc, ctx=state.ctx, file=file, base=base, locate=locate)
+        if extensions:
+            service = dataclasses.replace(service, extensions=freeze(extensions))
         _add_service(state, service, file, locate(base, True))
-    for i, body in enumerate(_section(state, data, "tools", list, file, locate)):
+    for i, raw in enumerate(_section(state, data, "tools", list, file, locate)):
         base = ("tools", i)
+        body, extensions = _split_extensions(raw)
         raw_name = body.get("name") if isinstance(body, dict) else None
         label = f"tool '{raw_name}'" if isinstance(raw_name, str) else f"tools[{i}]"
         rescued: list[ToolDoc] = []
@@ -351,10 +358,37 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
                 locate,
                 broken=tool is None,
                 shared=shared,
+                extensions=extensions,
             )
         )
     for name, members in _section(state, data, "toolsets", dict, file, locate).items():
         base = ("toolsets", name)
+        if isinstance(members, dict):  # the long form: {tools: [...], x-owner: ...}
+            members, extensions = _split_extensions(members)
+            for key in members:
+                if key != "tools":
+                    state.add(
+                        "TC003",
+                        f"toolset '{name}': unknown key '{key}'; "
+                        + (
+                            "did you mean 'tools'?"
+                            if closest(str(key), ["tools"])
+                            else "valid keys: tools, or x-NAME"
+                        ),
+                        file,
+                        locate((*base, key), True),
+                        (*base, key),
+                    )
+            if "tools" not in members and not members:
+                state.add(
+                    "TC005", f"toolset '{name}' has no 'tools' list", file, locate(base), base
+                )
+                continue
+            if len(members) != 1 or "tools" not in members:
+                continue
+            members, base = members["tools"], (*base, "tools")  # type: ignore[assignment]
+            if extensions:
+                state.toolset_extensions[name] = extensions
         if not isinstance(members, list):
             state.add(
                 "TC004",
@@ -637,7 +671,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
 
 def _in_entry(found: Diagnostic) -> bool:
     """A finding about the ``openapi:`` entry itself (its tools, rules or overlays list)."""
-    if found.code in ("TC206", "TC064", "TC221"):
+    if found.code in ("TC206", "TC064", "TC215", "TC216", "TC221"):
         return True
     return found.code == "TC060" and found.path[0] == "overlays"
 
@@ -728,6 +762,8 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             shared=tool.shared,
         )
         if compiled is not None and not tool.broken:
+            if tool.extensions:
+                compiled = dataclasses.replace(compiled, extensions=freeze(tool.extensions))
             tools.append(compiled)
     toolsets = _check_toolsets(state, first)
     for service, service_file, service_where in state.services.values():
@@ -758,7 +794,12 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))
     catalog = None
     if not any(d.severity is Severity.ERROR for d in diagnostics):
-        catalog = Catalog(tools, (s for s, _, _ in state.services.values()), toolsets)
+        catalog = Catalog(
+            tools,
+            (s for s, _, _ in state.services.values()),
+            toolsets,
+            toolset_extensions=state.toolset_extensions,
+        )
     server = state.server[0] if state.server else None
     return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)
 
@@ -783,6 +824,16 @@ def _check_caller_token_sources(state: _State, server: ServerDoc) -> None:
                 where,
                 ("services", name),
             )
+
+
+def _split_extensions(body: Any) -> tuple[Any, dict[str, Any]]:
+    """A tool's or service's mapping without its ``x-`` keys, and those keys (kept in the IR)."""
+    if not isinstance(body, dict) or not any(
+        isinstance(k, str) and k.startswith("x-") for k in body
+    ):
+        return body, {}
+    rest = {k: v for k, v in body.items() if not (isinstance(k, str) and k.startswith("x-"))}
+    return rest, {k: v for k, v in body.items() if isinstance(k, str) and k.startswith("x-")}
 
 
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:

@@ -44,10 +44,16 @@ __all__ = [
     "TimeoutDoc",
     "TokenExchangeDoc",
     "ToolDoc",
+    "ToolsetDoc",
     "PLACEMENT_KEYS",
 ]
 
 _STRICT = ConfigDict(frozen=True, extra="forbid", strict=True)
+# tools and services also take x- keys (owner, runbook, ...): the loader keeps them in the
+# IR's ``extensions`` and takes them out before the model sees the document
+_STRICT_X = ConfigDict(
+    frozen=True, extra="forbid", strict=True, json_schema_extra={"patternProperties": {"^x-": {}}}
+)
 
 HeaderValue = str | int | float | bool
 Style = Literal[
@@ -181,7 +187,7 @@ AuthDoc = Annotated[
 class ServiceDoc(BaseModel):
     """An HTTP service that tools call."""
 
-    model_config = _STRICT
+    model_config = _STRICT_X
     base_url: str = Field(description="Scheme, host and base path; may hold ${VAR}.")
     description: str | None = None
     headers: dict[str, HeaderValue] = Field(
@@ -300,7 +306,7 @@ class ExampleDoc(BaseModel):
 class ToolDoc(BaseModel):
     """One HTTP tool."""
 
-    model_config = _STRICT
+    model_config = _STRICT_X
     name: str = Field(description="^[a-zA-Z0-9_-]{1,64}$, unique in the catalog.")
     description: str | None = None
     service: str
@@ -641,6 +647,13 @@ class ServerDoc(BaseModel):
     )
 
 
+class ToolsetDoc(BaseModel):
+    """A toolset in the long form, to carry x- keys: ``{tools: [...], x-owner: ...}``."""
+
+    model_config = _STRICT_X
+    tools: list[str] = Field(description="Tool names, in the order a model sees them.")
+
+
 class CatalogFileDoc(BaseModel):
     """A toolcat catalog file, format version 1."""
 
@@ -656,7 +669,7 @@ class CatalogFileDoc(BaseModel):
     toolcat: Literal[1] = Field(description="Format version.")
     services: dict[str, ServiceDoc] | None = None
     tools: list[ToolDoc] | None = None
-    toolsets: dict[str, list[str]] | None = None
+    toolsets: dict[str, list[str] | ToolsetDoc] | None = None
     openapi: list[OpenApiEntryDoc] | None = None
     server: ServerDoc | None = None
     definitions: (

@@ -100,11 +100,19 @@ _SCHEMA_MAPS = SUBSCHEMA_MAPS | {"patternProperties"}
 @functools.cache
 def _meta_validator() -> Any:
     # jsonschema is imported only for schemas the fast path cannot vouch for
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, FormatChecker
 
+    # the metaschema's own formats (uri-reference for $ref and $id, regex for pattern):
+    # the ones checked before jsonschema's format extra was declared, so that a spec's
+    # odd but working $ref (a space in a name) is not refused now
     return Draft202012Validator(
-        Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+        Draft202012Validator.META_SCHEMA, format_checker=FormatChecker(formats=_META_FORMATS)
     )
+
+
+_META_FORMATS = (
+    "date", "email", "idn-email", "idn-hostname", "ipv4", "ipv6", "regex", "time", "uuid"
+)  # fmt: skip
 
 
 def _refuse(uri: str) -> Any:

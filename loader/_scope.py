@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from toolcat.catalog import check_env_syntax
+from toolcat.catalog import bare_references, check_env_syntax
 
 from ._diagnostics import Diagnostic
 from ._schemas import SchemaChecker
@@ -66,6 +66,7 @@ class Scope:
     def env(self, path: Sequence[str | int], text: str) -> None:
         bad = check_env_syntax(text)
         if bad is None:
+            self._bare(path, text)
             return
         full = (*self.base, *path)
         line, col = self.locate.string(full, bad.offset)
@@ -73,3 +74,23 @@ class Scope:
             Diagnostic.make("TC009", f"{self.label}: {bad}", self.file, line, col, full)
         )
         self.errors += 1
+
+    def _bare(self, path: Sequence[str | int], text: str) -> None:
+        """TC115: ``$NAME`` or ``%NAME%`` where only ``${NAME}`` is expanded."""
+        if self.errors_only:
+            return
+        full = (*self.base, *path)
+        for offset, written in bare_references(text):
+            name = written.strip("$%")
+            line, col = self.locate.string(full, offset)
+            self.ctx.diagnostics.append(
+                Diagnostic.make(
+                    "TC115",
+                    f"{self.label}: {written} is sent as it is written: toolcat expands only "
+                    f"${{{name}}} (write that, or $$ for a literal $)",
+                    self.file,
+                    line,
+                    col,
+                    full,
+                )
+            )

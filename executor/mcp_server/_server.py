@@ -229,13 +229,15 @@ class McpServer:
         return served
 
     def _build(self, catalog: Catalog) -> _Served:
+        from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, budget_tool
         from toolcat.executor.providers import to_mcp_tool
 
         tools = catalog.toolset(self.toolset)  # UnknownToolsetError when it is not there
         subset = catalog.subset([t.name for t in tools]) if self.toolset else catalog
         exported = {}
         for tool in tools:
-            item = to_mcp_tool(tool)
+            # listed within the schema budget, as every export; calls check the full schema
+            item = to_mcp_tool(budget_tool(tool, DEFAULT_SCHEMA_BUDGET)[0])
             if tool.command.response.select:  # the selected value has no declared shape
                 item.pop("outputSchema", None)
             exported[tool.name] = item

@@ -35,6 +35,7 @@ from ._registry import (
 )
 
 if _t.TYPE_CHECKING:
+    from ._limits import ProviderLimits, limit_warnings, limits
     from ._result import ExportNote, ExportResult
     from .anthropic import to_anthropic_tool
     from .gemini import to_gemini_declaration
@@ -47,10 +48,13 @@ __all__ = [
     "ExportResult",
     "PROVIDERS",
     "Provider",
+    "ProviderLimits",
     "ProviderName",
     "UnknownProviderError",
     "export_catalog",
     "get",
+    "limit_warnings",
+    "limits",
     "mcp_annotations",
     "names",
     "provider",
@@ -82,6 +86,9 @@ PROVIDERS: tuple[str, ...] = names()
 # The result types and the per-tool helpers, from their module on first use: the
 # CLI's choices need only names(), and dataclasses alone costs a ``--help`` 10-20 ms.
 _LAZY = {
+    "ProviderLimits": "._limits",
+    "limit_warnings": "._limits",
+    "limits": "._limits",
     "ExportNote": "._result",
     "ExportResult": "._result",
     "to_anthropic_tool": ".anthropic",

@@ -10,8 +10,10 @@ from toolcat.catalog import (
     Catalog,
     NotStrictable,
     ToolDefinition,
+    budget_tool,
     freeze,
     recursion_headroom,
+    schema_size,
     to_strict_schema,
 )
 from toolcat.executor._calls import ToolResult
@@ -49,14 +51,42 @@ def refuse_strict(provider: str, strict: bool) -> None:
 
 
 def export_each(
-    provider: str, tools: Iterable[ToolDefinition], convert: Callable[[ToolDefinition], Converted]
+    provider: str,
+    tools: Iterable[ToolDefinition],
+    convert: Callable[[ToolDefinition], Converted],
+    budget: int | None = None,
+    strict: bool = False,
+    parameters: Callable[[dict[str, Any]], Any] | None = None,
 ) -> ExportResult:
-    """One item per tool, the notes of every conversion kept in order."""
+    """One item per tool, the notes of every conversion kept in order.
+
+    With a ``budget`` (characters; see :func:`toolcat.catalog.fit_schema`) each
+    tool's input schema is first shrunk to fit it, with a note where it was; for
+    ``strict`` exports optional branches are left out rather than collapsed (a
+    collapsed free-form object would cost the tool its strict mode), and since the
+    strict rewrite adds to a schema (nullable types, closed objects), a converted
+    schema (``parameters`` finds it in the item) that passed the budget is shrunk
+    once more by the share it passed it.
+    """
     out: list[dict[str, Any]] = []
     notes: list[ExportNote] = []
     with recursion_headroom():  # schema rewrites recurse per level, up to the nesting limit
-        for tool in tools:
+        for original in tools:
+            tool, budget_note = original, None
+            if budget:
+                tool, budget_note = budget_tool(original, budget, omit=strict)
             item, tool_notes = convert(tool)
+            if budget and strict and parameters is not None:
+                for _ in range(3):  # the strict rewrite grows a schema: shrink it further
+                    size = schema_size(parameters(item))
+                    if size <= budget:
+                        break
+                    # the growth, taken off the budget of the schema it rewrote
+                    tighter = max(1, schema_size(tool.input_schema) * budget // size - 1)
+                    tool, budget_note = budget_tool(original, tighter, omit=True)
+                    item, tool_notes = convert(tool)
+            if budget_note is not None:
+                notes.append(ExportNote(tool.name, "", budget_note))
             out.append(item)
             notes.extend(tool_notes)
     return ExportResult(provider, out, tuple(notes))

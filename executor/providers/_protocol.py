@@ -35,7 +35,15 @@ class Provider(Protocol):
         strict: bool = False,
         toolset: str | None = None,
     ) -> ExportResult:
-        """The tools (of one toolset) as the provider's request takes them."""
+        """The tools (of one toolset) as the provider's request takes them.
+
+        The built-in providers take one more keyword, ``budget``: each tool's input
+        schema is kept within that many characters of compact JSON
+        (``toolcat.catalog.fit_schema``; default
+        ``toolcat.catalog.DEFAULT_SCHEMA_BUDGET``; 0 or ``None``: no budget).
+        :func:`export_catalog` passes it only when asked, so a provider from
+        outside need not take it.
+        """
         ...
 
     def parse_calls(self, message: Any) -> list[ToolCall]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
 
@@ -111,8 +111,13 @@ def export_catalog(
     *,
     strict: bool = False,
     toolset: str | None = None,
+    budget: int | None = None,
 ) -> ExportResult:
     """``get(provider).tools(...)``: the tools (of one toolset) as ``provider`` takes them.
+
+    ``budget`` is the per-tool schema budget in characters (0: none); ``None``
+    leaves the provider's default (the built-in ones:
+    :data:`~toolcat.catalog.DEFAULT_SCHEMA_BUDGET`).
 
     >>> export_catalog([], "anthropic").tools
     []
@@ -121,4 +126,9 @@ def export_catalog(
     that has no strict mode, and :class:`~toolcat.catalog.UnknownToolsetError`
     for an unknown toolset.
     """
-    return get(provider).tools(catalog_or_tools, strict=strict, toolset=toolset)
+    chosen = get(provider)
+    if budget is None:  # a provider from outside may not take the keyword
+        return chosen.tools(catalog_or_tools, strict=strict, toolset=toolset)
+    export: Any = chosen.tools  # the built-in providers take ``budget`` (see Provider)
+    result: ExportResult = export(catalog_or_tools, strict=strict, toolset=toolset, budget=budget)
+    return result

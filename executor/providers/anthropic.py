@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import freeze
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze
 from toolcat.executor._calls import ToolCall
 
+from . import _limits
 from ._common import export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportResult
 
@@ -35,6 +36,7 @@ class Anthropic:
 
     name = "anthropic"
     supports_strict = False
+    limits = _limits.ANTHROPIC
 
     def tools(
         self,
@@ -42,10 +44,11 @@ class Anthropic:
         *,
         strict: bool = False,
         toolset: str | None = None,
+        budget: int | None = DEFAULT_SCHEMA_BUDGET,
     ) -> ExportResult:
         refuse_strict(self.name, strict)
         tools = select_tools(catalog, toolset)
-        return export_each(self.name, tools, lambda t: (to_anthropic_tool(t), []))
+        return export_each(self.name, tools, lambda t: (to_anthropic_tool(t), []), budget)
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import to_gemini_schema
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, to_gemini_schema
 from toolcat.executor._calls import ToolCall
 
-from ._common import error_object, need, plain, refuse_strict, select_tools
+from . import _limits
+from ._common import error_object, export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportNote, ExportResult
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class Gemini:
 
     name = "gemini"
     supports_strict = False
+    limits = _limits.GEMINI
 
     def tools(
         self,
@@ -54,16 +56,12 @@ class Gemini:
         *,
         strict: bool = False,
         toolset: str | None = None,
+        budget: int | None = DEFAULT_SCHEMA_BUDGET,
     ) -> ExportResult:
         refuse_strict(self.name, strict)
-        declarations = []
-        notes: list[ExportNote] = []
-        for tool in select_tools(catalog, toolset):
-            decl, tool_notes = to_gemini_declaration(tool)
-            declarations.append(decl)
-            notes.extend(tool_notes)
-        out = [{"functionDeclarations": declarations}] if declarations else []
-        return ExportResult(self.name, out, tuple(notes))
+        each = export_each(self.name, select_tools(catalog, toolset), to_gemini_declaration, budget)
+        out = [{"functionDeclarations": each.tools}] if each.tools else []
+        return ExportResult(self.name, out, each.notes)
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import freeze, method_semantics
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze, method_semantics
 from toolcat.executor._calls import ToolCall
 
+from . import _limits
 from ._common import export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportResult
 
@@ -72,6 +73,7 @@ class Mcp:
 
     name = "mcp"
     supports_strict = False
+    limits = _limits.MCP
 
     def tools(
         self,
@@ -79,10 +81,11 @@ class Mcp:
         *,
         strict: bool = False,
         toolset: str | None = None,
+        budget: int | None = DEFAULT_SCHEMA_BUDGET,
     ) -> ExportResult:
         refuse_strict(self.name, strict)
         tools = select_tools(catalog, toolset)
-        return export_each(self.name, tools, lambda t: (to_mcp_tool(t), []))
+        return export_each(self.name, tools, lambda t: (to_mcp_tool(t), []), budget)
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

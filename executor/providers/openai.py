@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET
 from toolcat.executor._calls import ToolCall
 
+from . import _limits
 from ._common import export_each, need, plain, select_tools, strict_parameters
 from ._result import ExportNote, ExportResult
 
@@ -40,6 +42,7 @@ class OpenAIChat:
 
     name = "openai"
     supports_strict = True
+    limits = _limits.OPENAI
 
     def tools(
         self,
@@ -47,9 +50,17 @@ class OpenAIChat:
         *,
         strict: bool = False,
         toolset: str | None = None,
+        budget: int | None = DEFAULT_SCHEMA_BUDGET,
     ) -> ExportResult:
         tools = select_tools(catalog, toolset)
-        return export_each(self.name, tools, lambda t: to_openai_tool(t, strict=strict))
+        return export_each(
+            self.name,
+            tools,
+            lambda t: to_openai_tool(t, strict=strict),
+            budget,
+            strict,
+            lambda item: item["function"]["parameters"],
+        )
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

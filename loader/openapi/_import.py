@@ -24,7 +24,7 @@ from ._refs import Resolver, default_ref_root
 from ._responses import MAX_OUTPUT_DEFINITIONS, output_schema
 from ._schemas import SchemaConverter
 from ._security import auth_for
-from ._select import excluded_because
+from ._select import excluded_because, unmatched
 from ._servers import (
     base_url_variable,
     first_server_url,
@@ -287,6 +287,7 @@ class _Importer:
         total = len(ops)
         step = max(total // 50, 1)
         seen_ids: set[str] = set()
+        seen_tags: set[str] = set()  # for a selection value that matches nothing (TC215)
         for i, (method, path, op, item, item_file) in enumerate(ops):
             if progress is not None and total >= 100 and i % step == 0:
                 progress.write(f"\rimporting {self.path.name}: {i}/{total} operations")
@@ -302,6 +303,7 @@ class _Importer:
                 if isinstance(op.get("tags"), list)
                 else []
             )
+            seen_tags.update(tags)
             why = excluded_because(
                 self.options.include, self.options.exclude, op_id, tags, path, method
             )
@@ -337,6 +339,7 @@ class _Importer:
         if progress is not None and total >= 100:
             progress.write(f"\rimporting {self.path.name}: {total}/{total} operations\n")
             progress.flush()
+        self._unmatched_selection(ops, seen_ids, seen_tags)
         for op_id in self.options.overrides:
             if op_id not in seen_ids:
                 import difflib  # here: only a near miss needs it
@@ -354,6 +357,30 @@ class _Importer:
         self.result.service = self.service
         if self.service not in self.options.existing_services:
             self.result.services[self.service] = self._service_doc()
+
+    def _unmatched_selection(
+        self, ops: list[tuple[str, str, Any, Any, str]], seen_ids: set[str], seen_tags: set[str]
+    ) -> None:
+        """TC215 for an include value that matches no operation (a typo there gives an
+        empty or partial catalog without a word), TC216 for such an exclude value."""
+        paths = {str(op[1]) for op in ops}
+        methods = {str(op[0]) for op in ops}
+        for side, code in (("include", "TC215"), ("exclude", "TC216")):
+            selection = getattr(self.options, side)
+            if not selection:
+                continue
+            for field_name, index, value, hint in unmatched(
+                selection, seen_tags, seen_ids, paths, methods
+            ):
+                kind = field_name[:-1]
+                self.result.diagnostics.append(
+                    Diagnostic.make(
+                        code,
+                        f"{side} {kind} {value!r} matches no operation of this spec{hint}",
+                        self.shown,
+                        path=(side, field_name, index),
+                    )
+                )
 
     def _skip(
         self, method: str, path: str, op_id: str | None, reason: str, code: str = "TC204"

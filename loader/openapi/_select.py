@@ -7,7 +7,7 @@ from fnmatch import fnmatchcase
 
 from ._options import Selection
 
-__all__ = ["excluded_because"]
+__all__ = ["excluded_because", "unmatched"]
 
 
 def _matches(
@@ -45,3 +45,43 @@ def excluded_because(
         if hit:
             return f"excluded by {', '.join(hit)}"
     return None
+
+
+_FIELDS = {"tags": "tag", "operations": "operation", "paths": "path", "methods": "method"}
+
+
+def unmatched(
+    sel: Selection,
+    tags: set[str],
+    operations: set[str],
+    paths: set[str],
+    methods: set[str],
+) -> list[tuple[str, int, str, str]]:
+    """Values of ``sel`` that match no operation of the spec, each on its own:
+    ``(field, index, value, hint)``; ``hint`` is a near match ("" when none), so
+    that a typo (``tag:Repos`` for ``repos``) is named with its fix."""
+    import difflib
+
+    known = {"tags": tags, "operations": operations, "paths": paths, "methods": methods}
+    out = []
+    for name in _FIELDS:
+        for i, value in enumerate(getattr(sel, name)):
+            pool = known[name]
+            if name == "methods":
+                hit = value.upper() in {m.upper() for m in pool}
+            elif name == "paths":
+                hit = any(fnmatchcase(p, value) for p in pool)
+            else:
+                hit = value in pool
+            if hit:
+                continue
+            folded = {p.casefold(): p for p in pool}
+            close = (
+                [folded[value.casefold()]]
+                if value.casefold() in folded
+                else difflib.get_close_matches(value, sorted(pool), 1)
+            )
+            out.append(
+                (name, i, value, f"; did you mean {_FIELDS[name]}:{close[0]}?" if close else "")
+            )
+    return out

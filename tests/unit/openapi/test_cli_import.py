@@ -143,3 +143,39 @@ def test_a_parsed_document_is_not_read_again(tmp_path: Path, spec3: Any) -> None
     missing = tmp_path / "not-on-disk.json"
     result = import_openapi(missing, document=doc)
     assert [t["name"] for t in result.tools] == ["x"]
+
+
+def test_an_include_value_that_matches_nothing_is_an_error(spec_file: Path, capsys: Any) -> None:
+    """`--include tag:Pets` (a typo of `pets`) once gave an empty catalog and exit 0."""
+    argv = ["import", "openapi", str(spec_file), "-q"]
+    assert main([*argv, "--include", "tag:Pets"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "TC215" in err
+    assert "tag 'Pets' matches no operation" in err and "did you mean tag:pets?" in err
+    # one value of several that matches nothing is as much a typo
+    assert main([*argv, "--include", "tag:pets", "--include", "tag:strores"]) == 2
+    assert "did you mean tag:stores?" in capsys.readouterr().err
+    # an exclude value that matches nothing leaves nothing out: a warning
+    assert main([*argv, "--exclude-path", "/pet"]) == 0
+    captured = capsys.readouterr()
+    assert "warning TC216 exclude path '/pet' matches no operation" in captured.err
+    names = {t["name"] for t in yaml.safe_load(captured.out)["tools"]}
+    assert {"listPets", "listStores"} <= names
+
+
+def test_an_entry_include_that_matches_nothing_is_located_in_the_entry(
+    spec_file: Path, tmp_path: Path
+) -> None:
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(
+        "toolcat: 1\n"
+        "openapi:\n"
+        f"  - spec: {spec_file.name}\n"
+        "    include:\n"
+        "      operations: [listPets, listStore]\n"
+    )
+    result = load_catalog([catalog], progress=False)
+    [diag] = [d for d in result.diagnostics if d.code == "TC215"]
+    assert (diag.file, diag.line) == (str(catalog), 5)
+    assert "operation 'listStore'" in diag.message and "listStores" in diag.message
+    assert result.catalog is None  # an error: the catalog does not load

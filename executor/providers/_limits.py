@@ -1,0 +1,78 @@
+"""What each provider's API refuses: too many tools in one request, names it does not take.
+
+A provider states its :class:`ProviderLimits` as its ``limits`` attribute (a provider
+from outside may have none: nothing is checked then); :func:`limit_warnings` turns a
+tool list that passes them into one line each, for ``toolcat schema`` and
+``toolcat chat`` to print before a request fails at the provider.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from toolcat.catalog import record
+
+__all__ = ["MAX_NAME_WARNINGS", "ProviderLimits", "limit_warnings", "limits"]
+
+MAX_NAME_WARNINGS = 20  # names listed one a line; the rest are counted in one more line
+
+
+@record
+class ProviderLimits:
+    """``max_tools`` per request (``None``: no stated limit) and the name rule, a regex
+    a whole name must match (``None``: any name), with its wording."""
+
+    max_tools: int | None = None
+    name_pattern: str | None = None
+    name_rule: str = ""
+
+    def name_ok(self, name: str) -> bool:
+        return self.name_pattern is None or re.fullmatch(self.name_pattern, name) is not None
+
+
+OPENAI = ProviderLimits(
+    128, r"[a-zA-Z0-9_-]{1,64}", "letters, digits, '_' and '-', at most 64 characters"
+)
+ANTHROPIC = ProviderLimits(
+    None, r"[a-zA-Z0-9_-]{1,64}", "letters, digits, '_' and '-', at most 64 characters"
+)
+GEMINI = ProviderLimits(
+    None,
+    r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}",
+    "a letter or '_' first, then letters, digits, '_', '.', ':' and '-', at most 64 characters",
+)
+MCP = ProviderLimits(
+    None, r"[A-Za-z0-9_.-]{1,128}", "letters, digits, '_', '-' and '.', at most 128 characters"
+)
+
+
+def limits(provider: str) -> ProviderLimits:
+    """The limits the provider registered under ``provider`` states (none: no limits)."""
+    from ._registry import get
+
+    found = getattr(get(provider), "limits", None)
+    return found if isinstance(found, ProviderLimits) else ProviderLimits()
+
+
+def limit_warnings(provider: str, names: Sequence[str], *, count: bool = True) -> list[str]:
+    """One line per limit ``names`` (the tools of one request) passes, for stderr;
+    ``count=False`` checks the names only (a caller that sends fewer tools).
+
+    >>> limit_warnings("mcp", ["ok", "not ok"])  # doctest: +ELLIPSIS
+    ["mcp: tool name 'not ok' is not one the API takes (letters, digits, ...)"]
+    """
+    stated = limits(provider)
+    out = []
+    if count and stated.max_tools is not None and len(names) > stated.max_tools:
+        out.append(
+            f"{provider}: {len(names):,} tools, and the API takes at most "
+            f"{stated.max_tools} in one request (pick fewer with --toolset, or let the "
+            "model search them: toolcat chat --tool-selection search)"
+        )
+    bad = [n for n in names if not stated.name_ok(n)]
+    for name in bad[:MAX_NAME_WARNINGS]:
+        out.append(f"{provider}: tool name {name!r} is not one the API takes ({stated.name_rule})")
+    if len(bad) > MAX_NAME_WARNINGS:
+        out.append(f"{provider}: and {len(bad) - MAX_NAME_WARNINGS} more tool names like these")
+    return out
