@@ -157,6 +157,18 @@ def corpus() -> Path | None:
     return None
 
 
+def demo_of(python: str) -> Path:
+    """The demo catalog of the installation ``python`` runs: each lists its own (an older
+    tree does not read the keys a newer demo uses)."""
+    where = subprocess.run(
+        [python, "-c", "import pathlib, toolcat; print(pathlib.Path(toolcat.__file__).parent)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return Path(where) / "examples" / "demo"
+
+
 def cases(python: str, catalog: Path, stripe: Path | None) -> dict[str, list[str]]:
     """The commands measured for one installation (``python`` is its interpreter)."""
     cli = [python, "-m", "toolcat.cli"]
@@ -167,7 +179,7 @@ def cases(python: str, catalog: Path, stripe: Path | None) -> dict[str, list[str
             "-c",
             "from toolcat.executor import Executor",
         ],
-        "toolcat list (demo catalog)": [*cli, "list", str(REPO / "examples" / "demo")],
+        "toolcat list (demo catalog)": [*cli, "list", str(demo_of(python))],
         "toolcat list (10 tools)": [*cli, "list", str(catalog)],
     }
     if stripe is not None:

@@ -27,7 +27,7 @@ TABLE = _table()
 
 
 def test_the_docs_list_exactly_the_checked_formats() -> None:
-    assert len(TABLE) >= 20
+    assert len(TABLE) >= 19  # the table was read (2020-12's formats less iri/iri-reference)
     assert set(TABLE) == set(FORMAT_CHECKER.checkers)
 
 
