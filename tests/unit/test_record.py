@@ -201,3 +201,20 @@ def test_what_it_does_not_take_is_refused_at_definition() -> None:
 
             def __post_init__(self) -> None:
                 pass
+
+
+def test_every_frozen_slotted_record_of_the_package_is_a_record() -> None:
+    """One way to write an immutable record, so start-up stays as measured."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for package in ("catalog", "loader", "executor", "cli", "testing")
+        for path in (root / package).rglob("*.py")
+        if path.name != "_record.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.match(r"\s*@dataclass\(frozen=True, slots=True\)", line)
+    ]
+    assert found == [], "use @toolcat.catalog.record"
