@@ -49,9 +49,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--fail-on",
         choices=("breaking", "safety", "any"),
-        default="breaking",
+        default="safety",
         help="the least serious class that fails the run: breaking; safety (and breaking); "
-        "any change (default: breaking)",
+        "any change (default: safety: a dropped confirmation fails like a breaking change)",
     )
     from ._loading import add_ref_root
 

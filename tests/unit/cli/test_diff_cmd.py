@@ -57,7 +57,7 @@ def test_json_lists_exactly_the_planned_changes(
     doc = json.loads(out)
     assert [(c["rule"], c["tool"], c["location"]) for c in doc["findings"]] == EXPECTED
     assert doc["counts"] == {"breaking": 1, "safety": 1, "note": 1}
-    assert (doc["failOn"], doc["failed"], code) == ("breaking", True, 1)
+    assert (doc["failOn"], doc["failed"], code) == ("safety", True, 1)
     first = doc["findings"][0]
     assert (first["name"], first["severity"], first["file"], first["line"]) == (
         "constraint-tightened",
