@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from typing import Any
@@ -217,7 +216,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             f"{args.spec}: no such file" if not spec.exists() else f"{args.spec}: not a file"
         )
-    from ._import_update import before_import, finish_update, record_text
+    from ._import_update import (
+        before_import,
+        finish_update,
+        record_path,
+        record_text,
+        write_atomically,
+    )
     from ._loading import check_ref_root
 
     before_import(args)  # --update FILE: refuse a file import did not write, before anything
@@ -276,18 +281,14 @@ def run(args: argparse.Namespace) -> int:
     text = render_catalog(result, spec, options)
     if args.update:  # FILE's hand edits merged into this import, under this header
         return finish_update(args, result, spec, text)
-    text += record_text(args, result, spec)
+    record = record_text(args, result, spec)
     if args.output:
-        out = Path(args.output)
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, out)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise CliError(f"{args.output}: cannot write: {exc.strerror or exc}") from exc
+        # the import record (what --update needs) goes beside the catalog, not into it:
+        # the catalog stays small and its diffs show only what the tools say
+        write_atomically(Path(args.output), text)
+        write_atomically(record_path(args.output), record.lstrip("\n"))
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(text + record)
     skipped = sum(1 for r in result.report if r.skipped)
     print(
         f"{len(result.report)} operations: {len(result.tools)} imported, "

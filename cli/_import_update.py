@@ -19,7 +19,15 @@ from typing import Any
 
 from ._app import CliError
 
-__all__ = ["before_import", "finish_update", "record_text", "register_update", "run_update_only"]
+__all__ = [
+    "before_import",
+    "finish_update",
+    "record_path",
+    "record_text",
+    "register_update",
+    "run_update_only",
+    "write_atomically",
+]
 
 _OPENAPI: list[argparse.ArgumentParser] = []  # the `import openapi` parser, for re-parsing
 # not options of the import: where it goes, how it reports, what this run is
@@ -61,12 +69,35 @@ def register_update(p: Any, o: Any) -> None:
     )
 
 
+def record_path(file: str | Path) -> Path:
+    """Where the import record of the catalog ``file`` is kept: beside it, as
+    ``FILE.import-record`` (not YAML, so no catalog loader reads it)."""
+    path = Path(file)
+    return path.with_name(f"{path.name}.import-record")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename (one line on failure)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CliError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+
+
 def _record_of(file: str) -> Any:
+    """The import record of ``file``: its ``.import-record`` beside it, else the comment
+    lines that end the file (what ``import`` writes to standard output)."""
     from toolcat.loader.openapi import parse_record
 
     path = Path(file)
     try:
         text = path.read_text(encoding="utf-8")
+        beside = record_path(file)
+        if beside.is_file():
+            text = "\n" + beside.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CliError(
             f"{file}: no such file; --update re-imports into a catalog that "
@@ -77,8 +108,9 @@ def _record_of(file: str) -> Any:
     record = parse_record(text)
     if record is None:
         raise CliError(
-            f"{file}: not written by 'toolcat import openapi' (no import record at its end, "
-            "or the record was changed); refusing to update it, nothing changed"
+            f"{file}: not written by 'toolcat import openapi' (no import record beside it "
+            f"in {record_path(file).name} or at its end, or the record was changed); "
+            "refusing to update it, nothing changed"
         )
     return record
 
@@ -195,14 +227,9 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path, written: st
         if not line.startswith("#"):
             break
         header += line
-    merged = header + render_document(outcome.doc) + record_text(args, result, spec)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(merged, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CliError(f"{file}: cannot write: {exc.strerror or exc}") from exc
+    merged = header + render_document(outcome.doc)
+    write_atomically(path, merged)
+    write_atomically(record_path(file), record_text(args, result, spec).lstrip("\n"))
     for line in [*outcome.kept, *outcome.added, *outcome.removed]:
         print(line, file=sys.stderr)
     print(

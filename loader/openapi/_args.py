@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolcat.catalog import FrozenDict, FrozenList, linear_regex
+from toolcat.loader._params import looks_secret
 
 __all__ = ["Arg", "assign_names", "conforming", "safe_argument"]
 
@@ -47,6 +48,8 @@ class Arg:
         if self.file:
             doc["file"] = True
         schema = _as_object(self.schema)
+        if looks_secret(self.argument, schema):  # masked in audit lines (TC133 otherwise)
+            doc["sensitive"] = True
         if self.description:
             doc["description"] = self.description
         if isinstance(schema.get("required"), list):

@@ -224,7 +224,18 @@ _ONE += ("else", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
 _MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPS = ("properties", "patternProperties", "dependentSchemas")
 _PLACEMENT = frozenset(
-    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file", "from"}
+    {
+        "in",
+        "name",
+        "required",
+        "style",
+        "explode",
+        "allow_reserved",
+        "content_type",
+        "file",
+        "from",
+        "sensitive",
+    }
 )
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 

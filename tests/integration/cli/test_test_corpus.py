@@ -76,7 +76,12 @@ def test_conformance_finds_a_broken_parameter_style(
     assert out.startswith("ok    get-booking: conformance (GET /bookings/{bookingId}): 25 requests")
     text = written.read_text()
     start, end = _tool_section(text, "get-booking")
-    section = text[start:end].replace("      in: path\n", "      in: path\n      style: label\n", 1)
+    # the writer leaves `in: path` out (the path template says it): add the style beside the ref
+    section = text[start:end].replace(
+        'bookingId: {$ref: "#/$defs/bookingId"}',
+        'bookingId: {$ref: "#/$defs/bookingId", style: label}',
+        1,
+    )
     assert section != text[start:end]
     written.write_text(text[:start] + section + text[end:])
     code, out = main(argv), capsys.readouterr().out

@@ -57,7 +57,7 @@ def _tool_of(doc: dict[str, Any], op_tool: str) -> dict[str, Any]:
 def _names(capsys: Any, out: Path) -> dict[str, str]:
     """operationId -> tool name, from the import record's tool lines."""
     names = {}
-    for line in out.read_text().splitlines():
+    for line in out.with_name(out.name + ".import-record").read_text().splitlines():
         if line.startswith("# toolcat-import-tool: "):
             item = json.loads(line.split(": ", 1)[1])
             names[item["op"]] = item["name"]
@@ -74,12 +74,11 @@ def test_import_hand_edit_update_keeps_the_edit(
     assert main(["import", "openapi", str(spec), *selection, "-o", str(out), "-q"]) == 0
     tool_name = _names(capsys, out)[edited]
     text = out.read_text()
-    record = text[text.index("\n# --- import record") :]
     doc = read_yaml(text, str(out))
     tool = _tool_of(doc, tool_name)
     tool["confirm"] = True
     tool["description"] = "Reviewed by the team: " + str(tool.get("description", ""))
-    out.write_text(render_document(doc) + record)
+    out.write_text(render_document(doc))  # the import record stays beside it
     capsys.readouterr()
     assert main(["import", "--update", str(out), "-q"]) == 0
     err = capsys.readouterr().err.splitlines()

@@ -60,14 +60,15 @@ def _tools(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _edit(path: Path, change: Any) -> None:
-    """Change the catalog as a person would: load the YAML, edit, write it back (record kept)."""
+    """Change the catalog as a person would: load the YAML, edit, write it back (the import
+    record is beside it, in FILE.import-record)."""
     text = path.read_text()
-    record = text[text.index("\n# --- import record") :]
+    assert "# toolcat-import-record" not in text
     doc = read_yaml(text, str(path))
     change(doc)
     from toolcat.loader.openapi import render_document
 
-    path.write_text(render_document(doc) + record)
+    path.write_text(render_document(doc))
 
 
 def _update(path: Path, capsys: Any, *extra: str) -> tuple[int, list[str]]:
@@ -179,7 +180,8 @@ def test_update_with_a_new_spec_keeps_the_recorded_options(tmp_path: Path, capsy
     out.parent.mkdir()
     args = ["import", "openapi", str(tmp_path / "spec.json"), "--service", "store"]
     assert main([*args, "--overlay", str(tmp_path / "overlay.yaml"), "-o", str(out), "-q"]) == 0
-    assert '"argv": ["--service", "store", "--overlay", "../overlay.yaml"]' in out.read_text()
+    record = out.with_name(out.name + ".import-record").read_text()
+    assert '"argv": ["--service", "store", "--overlay", "../overlay.yaml"]' in record
     newer = tmp_path / "newer.json"
     newer.write_text(json.dumps(_spec(extra_op=True)))
     capsys.readouterr()
@@ -187,7 +189,7 @@ def test_update_with_a_new_spec_keeps_the_recorded_options(tmp_path: Path, capsy
     tools = _tools(out)
     assert "replaceItem" in tools and tools["listItems"]["service"] == "store"
     assert tools["listItems"]["description"] == "From the overlay."
-    assert '"spec": "../newer.json"' in out.read_text()
+    assert '"spec": "../newer.json"' in out.with_name(out.name + ".import-record").read_text()
 
 
 @pytest.mark.parametrize(
@@ -223,3 +225,26 @@ def test_update_usage_errors(written: Path, tmp_path: Path, capsys: Any) -> None
     code = main(["import", "openapi", spec, "--update", str(written), "-o", str(written)])
     assert code == 2 and "leave out -o" in capsys.readouterr().err
     assert written.read_text() == before
+
+
+def test_the_record_is_kept_beside_the_catalog_or_at_the_end_of_standard_output(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-o FILE writes FILE (no record lines: it stays small and its diffs show only tools) and
+    FILE.import-record; standard output ends with the record, and --update reads it there."""
+    (tmp_path / "spec.json").write_text(json.dumps(_spec()))
+    out = tmp_path / "shop.yaml"
+    assert main(["import", "openapi", str(tmp_path / "spec.json"), "-o", str(out), "-q"]) == 0
+    assert "# toolcat-import-record" not in out.read_text()
+    beside = out.with_name("shop.yaml.import-record")
+    assert "# toolcat-import-record: " in beside.read_text()
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path)  # standard output's record names the spec from here
+    assert main(["import", "openapi", "spec.json", "-q"]) == 0
+    piped = tmp_path / "piped.yaml"
+    piped.write_text(capsys.readouterr().out)
+    assert "# toolcat-import-record: " in piped.read_text()
+    code, err = _update(piped, capsys)
+    assert code == 0, err
+    assert piped.with_name("piped.yaml.import-record").is_file()
+    assert "# toolcat-import-record" not in piped.read_text()
