@@ -58,7 +58,8 @@ def test_no_search_section_pins_nothing(tmp_path: Path) -> None:
 def test_unknown_names_and_toolsets_are_errors_where_written(tmp_path: Path) -> None:
     result = load(
         tmp_path,
-        "search:\n  pinned:\n    '*': [get_itme]\n    raeds: [get_item]\n    reads: [put_item, 'x*']\n",
+        "search:\n  pinned:\n    '*': [get_itme]\n    raeds: [get_item]\n"
+        "    reads: [put_item, 'x*']\n",
     )
     assert result.catalog is None
     assert found(result) == [
