@@ -89,8 +89,8 @@ def check_pins(
             if toolset != "*" and item not in members:
                 add(
                     "TC142",
-                    f"search.pinned: '{item}' is not in toolset '{toolset}'; pinned, it is "
-                    "offered (and callable) with that toolset all the same",
+                    f"search.pinned: '{item}' is not in toolset '{toolset}'; chat offers "
+                    "it with that toolset all the same, serve --toolset does not serve it",
                     where,
                 )
             resolved[item] = None

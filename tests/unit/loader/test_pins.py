@@ -69,8 +69,8 @@ def test_unknown_names_and_toolsets_are_errors_where_written(tmp_path: Path) -> 
             "TC142",
             14,
             13,
-            "search.pinned: 'put_item' is not in toolset 'reads'; pinned, it is offered "
-            "(and callable) with that toolset all the same",
+            "search.pinned: 'put_item' is not in toolset 'reads'; chat offers it with "
+            "that toolset all the same, serve --toolset does not serve it",
         ),
         ("TC141", 14, 23, "search.pinned: 'x*' matches no tool; pins nothing"),
     ]
