@@ -68,7 +68,13 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="with --tool-search, also list this tool (repeatable)",
+        help="with --tool-search, also list this tool (repeatable; added to the "
+        "catalog's search.pinned tools)",
+    )
+    p.add_argument(
+        "--no-catalog-pins",
+        action="store_true",
+        help="with --tool-search, leave out the catalog's search.pinned tools (only --pin)",
     )
     p.add_argument(
         "--watch",
@@ -215,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
         yes=args.yes,
         tool_search=args.tool_search,
         pinned=args.pin,
+        catalog_pins=not args.no_catalog_pins,
         loader=load,
         audit_log=args.audit_log,
     )
