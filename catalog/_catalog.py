@@ -13,7 +13,7 @@ from ._frozen import FrozenDict, freeze
 from ._model import Service, ToolDefinition
 
 if TYPE_CHECKING:
-    from ._search import SearchHit, SearchIndex
+    from ._search import SearchHit, SearchIndex, SearchSettings
 
 __all__ = ["Catalog", "UnknownToolError", "UnknownToolsetError"]
 
@@ -55,6 +55,7 @@ class Catalog:
         "_env",
         "_search_index",
         "_toolset_extensions",
+        "_search_settings",
     )
 
     def __init__(
@@ -65,6 +66,7 @@ class Catalog:
         *,
         env: Mapping[str, str] | None = None,
         toolset_extensions: Mapping[str, Mapping[str, Any]] | None = None,
+        search: SearchSettings | None = None,
     ) -> None:
         tool_map: dict[str, ToolDefinition] = {}
         for tool in tools:
@@ -85,6 +87,7 @@ class Catalog:
         )
         self._env = None if env is None else MappingProxyType(dict(env))
         self._search_index: SearchIndex | None = None
+        self._search_settings = search
 
     # -- tools ---------------------------------------------------------------
 
@@ -127,6 +130,16 @@ class Catalog:
             self._search_index = SearchIndex.build(self._tools.values())
         return self._search_index
 
+    @property
+    def search_settings(self) -> SearchSettings | None:
+        """The catalog's ``search:`` section (``None`` without one).
+
+        ``search_settings.embeddings`` configures semantic ranking, which needs the
+        network: ``toolcat.executor.SemanticSearch`` runs it; :meth:`search` stays
+        lexical.
+        """
+        return self._search_settings
+
     def search(self, query: str, top: int = 10, *, toolset: str | None = None) -> list[SearchHit]:
         """The ``top`` tools that best match a free-text ``query``, best first.
 
@@ -164,6 +177,7 @@ class Catalog:
             self._toolsets,
             env=env,
             toolset_extensions=self._toolset_extensions,
+            search=self._search_settings,
         )
 
     # -- toolsets ------------------------------------------------------------
@@ -198,6 +212,7 @@ class Catalog:
             sets,
             env=self._env,
             toolset_extensions=self._toolset_extensions,
+            search=self._search_settings,
         )
 
     def __repr__(self) -> str:

@@ -89,6 +89,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- audit and quotas (server:) ---------------------------------------------
     "TC080": ("invalid-quota", Severity.ERROR),
     "TC081": ("unknown-quota-reference", Severity.ERROR),
+    # -- search (search:) -------------------------------------------------------
+    "TC086": ("embeddings-key-in-clear", Severity.ERROR),
+    "TC087": ("duplicate-embeddings-section", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -108,6 +111,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC130": ("token-exchange-secret-in-file", Severity.WARNING),
     "TC131": ("caller-token-without-oauth-callers", Severity.WARNING),
     "TC133": ("unmasked-secret-argument", Severity.WARNING),
+    "TC137": ("embeddings-key-in-file", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

@@ -30,6 +30,7 @@ __all__ = [
     "BasicAuthDoc",
     "BearerAuthDoc",
     "Doc",
+    "EmbeddingsDoc",
     "ExampleDoc",
     "ExampleRequestDoc",
     "ExampleResponseDoc",
@@ -47,6 +48,7 @@ __all__ = [
     "QuotaDoc",
     "ResponseDoc",
     "RetryDoc",
+    "SearchDoc",
     "ServerAuthDoc",
     "ServerDoc",
     "ServiceDoc",
@@ -1040,6 +1042,49 @@ ServerDoc.FIELDS = (
 )
 
 
+# --- the ``search:`` section ---
+
+
+def _seconds(le: float) -> Check:
+    inner = _float(gt=0)
+
+    def check(v: Any) -> Any:
+        value = inner(v)
+        return _BAD if value is _BAD or value > le else value
+
+    return check
+
+
+class EmbeddingsDoc(Doc):
+    url: str
+    model: str
+    api_key: str | None
+    dimensions: int | None
+    timeout: float
+    cache: str | None
+    weight: float
+    k: int
+
+
+EmbeddingsDoc.FIELDS = (
+    _Field("url", _non_empty_str),
+    _Field("model", _non_empty_str),
+    _Field("api_key", _optional(_str), None),
+    _Field("dimensions", _optional(_int(1, 16384)), None),
+    _Field("timeout", _seconds(120), 10.0),
+    _Field("cache", _optional(_str), None),
+    _Field("weight", _bounded_float(0, 10), 1.0),
+    _Field("k", _int(1, 1000), 60),
+)
+
+
+class SearchDoc(Doc):
+    embeddings: EmbeddingsDoc | None
+
+
+SearchDoc.FIELDS = (_Field("embeddings", _optional(_nested(EmbeddingsDoc)), None),)
+
+
 def openapi_entry(spec: str) -> OpenApiEntryDoc:
     """The entry of a spec named on the command line: ``{spec: PATH}``, everything else default."""
     entry: OpenApiEntryDoc = _model(OpenApiEntryDoc)({"spec": spec})
@@ -1095,5 +1140,7 @@ _BY_NAME: dict[str, type[Doc]] = {
         AuditDoc,
         QuotaDoc,
         ServerDoc,
+        EmbeddingsDoc,
+        SearchDoc,
     )
 }

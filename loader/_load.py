@@ -29,7 +29,7 @@ from toolcat.catalog import (
 from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
-    from toolcat.catalog import ServerSettings
+    from toolcat.catalog import EmbeddingsSettings, ServerSettings
 
 from toolcat.catalog import record
 
@@ -52,7 +52,16 @@ __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 TOOLSET_LIMIT = 128
-_TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi", "server", "definitions")
+_TOP_KEYS = (
+    "toolcat",
+    "services",
+    "tools",
+    "toolsets",
+    "openapi",
+    "server",
+    "definitions",
+    "search",
+)
 
 
 @record
@@ -120,6 +129,8 @@ class _State:
     ref_root: Path | None = None  # --ref-root: for openapi imports without their own
     server: tuple[ServerSettings, str, tuple[int, int]] | None = None  # with where it is
     server_doc: tuple[ServerDoc, str, Locator] | None = None  # for the access references
+    # ``search.embeddings`` (semantic ranking), with where it is
+    embeddings: tuple[EmbeddingsSettings, str, tuple[int, int]] | None = None
 
     def add(
         self,
@@ -438,6 +449,8 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             state.imports.append((entry, spec, file, base, locate))
     if data.get("server") is not None:
         _check_server(state, data["server"], file, locate)
+    if data.get("search") is not None:
+        _check_search(state, data["search"], file, locate, folder)
 
 
 def _shared_definitions(
@@ -503,6 +516,89 @@ def _check_server(state: _State, body: Any, file: str, locate: Locator) -> None:
         settings = compile_server(doc, file=file, locate=locate, out=state.ctx.diagnostics)
         state.server = (settings, file, locate(base, True))
         state.server_doc = (doc, file, locate)
+
+
+def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: Path) -> None:
+    """The ``search:`` section: ``embeddings`` (TC086 where its key would travel in clear,
+    TC087 for a second one, TC137 for a key written in the file)."""
+    from ._docs import SearchDoc
+
+    doc = validate_item(
+        SearchDoc,
+        body,
+        base=("search",),
+        label="search",
+        file=file,
+        locate=locate,
+        out=state.ctx.diagnostics,
+    )
+    if doc is None or doc.embeddings is None:
+        return
+    from toolcat.catalog import EmbeddingsSettings, SourceLocation, references
+
+    def refs(text: str) -> bool:
+        return next(references(text), None) is not None
+
+    emb = doc.embeddings
+    base = ("search", "embeddings")
+    where = locate(base, True)
+    if state.embeddings is not None:
+        _, other, (line, col) = state.embeddings
+        state.add(
+            "TC087",
+            f"'search.embeddings' is already defined at {other}:{line}:{col}; "
+            "keep one for the whole catalog",
+            file,
+            where,
+            base,
+        )
+        return
+    url_where = locate((*base, "url"))
+    scheme = emb.url.split(":", 1)[0].lower() if ":" in emb.url else ""
+    if not refs(emb.url) and scheme not in ("http", "https"):
+        state.add(
+            "TC086",
+            f"search.embeddings.url {emb.url!r} must be an http(s) URL",
+            file,
+            url_where,
+            (*base, "url"),
+        )
+        return
+    if emb.api_key and not refs(emb.url) and not credentials_may_travel(emb.url):
+        state.add(
+            "TC086",
+            "search.embeddings.api_key would travel in clear to "
+            f"{urlsplit(emb.url).hostname or emb.url!r}: use https (http only to a loopback "
+            "address)",
+            file,
+            url_where,
+            (*base, "url"),
+        )
+        return
+    if emb.api_key and not refs(emb.api_key):
+        state.add(
+            "TC137",
+            "search.embeddings.api_key is written in the file; read it from the environment "
+            "(api_key: ${EMBEDDINGS_API_KEY})",
+            file,
+            locate((*base, "api_key")),
+            (*base, "api_key"),
+        )
+    cache = emb.cache
+    if cache is not None and not refs(cache):
+        cache = str(folder / os.path.expanduser(cache))
+    settings = EmbeddingsSettings(
+        url=emb.url,
+        model=emb.model,
+        api_key=emb.api_key,
+        dimensions=emb.dimensions,
+        timeout=emb.timeout,
+        cache=cache,
+        weight=emb.weight,
+        k=emb.k,
+        source=SourceLocation(file, *where),
+    )
+    state.embeddings = (settings, file, where)
 
 
 def _section(
@@ -799,9 +895,19 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             (s for s, _, _ in state.services.values()),
             toolsets,
             toolset_extensions=state.toolset_extensions,
+            search=_search_settings(state),
         )
     server = state.server[0] if state.server else None
     return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)
+
+
+def _search_settings(state: _State) -> Any:
+    """The catalog's ``search:`` settings, or ``None`` when no file has the section."""
+    if state.embeddings is None:
+        return None
+    from toolcat.catalog import SearchSettings
+
+    return SearchSettings(embeddings=state.embeddings[0])
 
 
 def _check_caller_token_sources(state: _State, server: ServerDoc) -> None:
