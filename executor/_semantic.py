@@ -81,6 +81,7 @@ FUSION_DEPTH = 100
 MAX_CACHE_BYTES = 256 * 1024 * 1024
 
 _MAGIC = b"TCVEC1\n"
+_DECIMALS = 5  # similarities are compared at this precision (float32 has about 7 digits)
 _HEADER = struct.Struct("<I")
 
 
@@ -441,6 +442,7 @@ class SemanticSearch:
         self._clock = clock
         self._lock = threading.Lock()
         self._vectors: dict[str, list[float]] | None = None
+        self._matrix: Any = None  # the vectors as one numpy array, when numpy is installed
         self._queries: OrderedDict[str, list[float]] = OrderedDict()
         self._failed_at: float | None = None
         self._failure = ""
@@ -496,7 +498,7 @@ class SemanticSearch:
             qvec = self._query_vector(text)
         except EmbeddingsFailure as exc:
             return SearchResults(lexical[:top], note=f"{exc}; lexical ranking only")
-        similar = _cosine_ranking(qvec, vectors, allowed, depth)
+        similar = self._rank(qvec, vectors, allowed, depth)
         assert self.settings is not None
         fused = fuse_rankings(
             [([h.name for h in lexical], 1.0), (similar, self.settings.weight)],
@@ -516,7 +518,7 @@ class SemanticSearch:
         if not text or top <= 0:
             return []
         allowed = None if only is None else set(only)
-        return _cosine_ranking(self._query_vector(text), vectors, allowed, top)
+        return self._rank(self._query_vector(text), vectors, allowed, top)
 
     def prepare(self) -> str | None:
         """Embed the tools now (else on the first search); the note on failure, else ``None``."""
@@ -570,6 +572,7 @@ class SemanticSearch:
             if len(sizes) > 1:  # cached under another size of the same model
                 raise self._failed(EmbeddingsFailure("embeddings: tool vectors of different sizes"))
             self._vectors = vectors
+            self._matrix = _as_matrix(vectors)
             self._failed_at = None
             return vectors
 
@@ -601,6 +604,43 @@ class SemanticSearch:
                 self._queries.popitem(last=False)
         return vec
 
+    def _rank(
+        self,
+        query: Sequence[float],
+        vectors: Mapping[str, Sequence[float]],
+        only: set[str] | None,
+        depth: int,
+    ) -> list[str]:
+        if self._matrix is not None:
+            return _numpy_ranking(query, self._matrix, list(vectors), only, depth)
+        return _cosine_ranking(query, vectors, only, depth)
+
+
+def _as_matrix(vectors: Mapping[str, Sequence[float]]) -> Any:
+    """The vectors as a float32 numpy array (rows in catalog order), or ``None`` without numpy."""
+    try:
+        import numpy
+    except ImportError:  # the pure-Python ranking: about 40 ms for 829 tools of 256 floats
+        return None
+    return numpy.asarray(list(vectors.values()), dtype=numpy.float32) if vectors else None
+
+
+def _numpy_ranking(
+    query: Sequence[float], matrix: Any, names: list[str], only: set[str] | None, depth: int
+) -> list[str]:
+    """:func:`_cosine_ranking` with numpy: one matrix product (same order, float32 scores)."""
+    import numpy
+
+    # rounded as the pure-Python ranking rounds: a BLAS product may differ in the last bit
+    # between two equal rows, and equal vectors must tie (then catalog order)
+    scores = numpy.round(matrix @ numpy.asarray(query, dtype=numpy.float32), _DECIMALS)
+    if only is not None:
+        keep = numpy.fromiter((n in only for n in names), dtype=bool, count=len(names))
+        scores = numpy.where(keep, scores, -numpy.inf)
+    # best first; equal scores in catalog order (a stable sort of the negated scores)
+    order = numpy.argsort(-scores, kind="stable")[:depth]
+    return [names[i] for i in order.tolist() if scores[i] != -numpy.inf]
+
 
 def _cosine_ranking(
     query: Sequence[float],
@@ -613,7 +653,7 @@ def _cosine_ranking(
     from operator import mul
 
     scored = (
-        (sum(map(mul, query, vec)), -i, name)
+        (round(sum(map(mul, query, vec)), _DECIMALS), -i, name)
         for i, (name, vec) in enumerate(vectors.items())
         if only is None or name in only
     )

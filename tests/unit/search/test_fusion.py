@@ -139,3 +139,25 @@ def test_settings_defaults() -> None:
         None,
         None,
     )
+
+
+def test_numpy_and_pure_python_rank_alike() -> None:
+    import random
+
+    from toolcat.executor._semantic import _as_matrix, _numpy_ranking
+
+    rng = random.Random(7)
+    vectors = {f"t{i}": _unit([rng.uniform(-1, 1) for _ in range(32)]) for i in range(300)}
+    vectors["dup"] = list(vectors["t5"])  # a tie: catalog order
+    names = list(vectors)
+    matrix = _as_matrix(vectors)
+    assert matrix is not None and matrix.shape == (301, 32)
+    for _ in range(20):
+        query = _unit([rng.uniform(-1, 1) for _ in range(32)])
+        only = set(rng.sample(names, 100))
+        for subset in (None, only):
+            expected = _cosine_ranking(query, vectors, subset, 40)
+            assert _numpy_ranking(query, matrix, names, subset, 40) == expected
+    query = vectors["t5"]
+    assert _numpy_ranking(query, matrix, names, None, 2) == ["t5", "dup"]
+    assert _as_matrix({}) is None
