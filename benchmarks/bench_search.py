@@ -237,6 +237,9 @@ def semantic(
     # folder is named as the "cache", and downloads are off
     package = Path(wordllama.__file__).parent
     model = WordLlama.load(cache_dir=package, disable_download=True)
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # wordllama turns INFO logs on
 
     def embed(texts: Sequence[str]) -> list[list[float]]:
         return [[float(x) for x in row] for row in model.embed(list(texts), norm=True)]
