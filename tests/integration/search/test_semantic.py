@@ -310,3 +310,22 @@ def test_a_cache_directory_others_may_write_is_not_used(
     hits = search(catalog(url), shared, "weather")
     assert hits.ranking == "fused"  # still ranked; the vectors are only not kept
     assert list(shared.rglob("*")) == []
+
+
+def test_toolset_and_weight(endpoint: tuple[EmbeddingsService, str], tmp_path: Path) -> None:
+    _, url = endpoint
+    settings = EmbeddingsSettings(url=url, model="fake-64", weight=0.0)
+    cat = Catalog(
+        TOOLS,
+        [Service("svc", "http://127.0.0.1:9")],
+        {"money": ["create_invoice", "list_orders"]},
+        search=SearchSettings(embeddings=settings),
+    )
+    with SemanticSearch(cat, cache_dir=tmp_path) as searcher:
+        # weight 0: the embeddings count for nothing, so the lexical order
+        hits = searcher.search("orders of a customer", 5)
+        assert hits.ranking == "fused"
+        assert [h.name for h in hits] == [h.name for h in cat.search("orders of a customer", 5)]
+        names = [h.name for h in searcher.search("weather text invoice", 5, toolset="money")]
+        assert set(names) <= {"create_invoice", "list_orders"} and names
+        assert searcher.rank_by_embeddings("custo invo", 1) == ["create_invoice"]
