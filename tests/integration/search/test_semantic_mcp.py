@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -51,11 +52,11 @@ def test_search_tools_is_fused_and_notes_a_failure(
         env=env,
     )
 
-    async def search(s: ClientSession, query: str) -> dict[str, object]:
+    async def search(s: ClientSession, query: str) -> dict[str, Any]:
         found = await s.call_tool("search_tools", {"query": query})
         block = found.content[0]
         assert found.is_error is False and isinstance(block, types.TextContent)
-        answer: dict[str, object] = json.loads(block.text)
+        answer: dict[str, Any] = json.loads(block.text)
         return answer
 
     async def session() -> None:
@@ -63,11 +64,11 @@ def test_search_tools_is_fused_and_notes_a_failure(
             async with stdio_client(server, errlog) as (r, w), ClientSession(r, w) as s:
                 await s.initialize()
                 fused = await search(s, "custo invo")  # no lexical match
-                assert [t["name"] for t in fused["tools"]][:1] == ["create_invoice"]  # type: ignore[union-attr, index]
+                assert [t["name"] for t in fused["tools"]][:1] == ["create_invoice"]
                 assert "note" not in fused
                 app.mode = "error"
                 down = await search(s, "weather for a city")  # a new query: the endpoint again
-                assert [t["name"] for t in down["tools"]][:1] == ["get_weather"]  # type: ignore[union-attr, index]
+                assert [t["name"] for t in down["tools"]][:1] == ["get_weather"]
                 assert "HTTP 500" in str(down["note"]) and "sk-mcp" not in json.dumps(down)
 
     anyio.run(session)
