@@ -450,15 +450,26 @@ class SemanticSearch:
         self.cache: VectorCache | None = None
         if settings is None:
             return
-        self.client = EmbeddingsClient(
-            settings, env if env is not None else catalog.env, transport=transport
-        )
+        env = env if env is not None else catalog.env
+        self.client = EmbeddingsClient(settings, env, transport=transport)
         if cache_dir is not False:
+            where: Path | None
             if cache_dir is None or cache_dir is True:
-                where = Path(settings.cache) if settings.cache else default_cache_dir()
+                where = default_cache_dir()
+                if settings.cache:
+                    try:  # a ${VAR} in it reads the same environment as the endpoint's fields
+                        text = interpolate(
+                            settings.cache,
+                            os.environ if env is None else env,
+                            where="search.embeddings.cache",
+                        )
+                        where = Path(os.path.expanduser(text))
+                    except ToolcatError:
+                        where = None  # vectors in memory only
             else:
                 where = Path(cache_dir)
-            self.cache = VectorCache(where)
+            if where is not None:
+                self.cache = VectorCache(where)
 
     @property
     def enabled(self) -> bool:

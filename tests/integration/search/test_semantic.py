@@ -329,3 +329,23 @@ def test_toolset_and_weight(endpoint: tuple[EmbeddingsService, str], tmp_path: P
         names = [h.name for h in searcher.search("weather text invoice", 5, toolset="money")]
         assert set(names) <= {"create_invoice", "list_orders"} and names
         assert searcher.rank_by_embeddings("custo invo", 1) == ["create_invoice"]
+
+
+def test_the_cache_setting_may_read_a_variable(
+    endpoint: tuple[EmbeddingsService, str], tmp_path: Path
+) -> None:
+    _, url = endpoint
+    settings = EmbeddingsSettings(url=url, model="fake-64", cache="${VEC_DIR}/v")
+    cat = Catalog(
+        TOOLS,
+        [Service("svc", "http://127.0.0.1:9")],
+        env={"VEC_DIR": str(tmp_path)},
+        search=SearchSettings(embeddings=settings),
+    )
+    with SemanticSearch(cat) as searcher:
+        assert searcher.search("weather", 2).ranking == "fused"
+    assert len(list((tmp_path / "v").rglob("*.vec"))) == len(TOOLS)
+    unset = Catalog(TOOLS, [Service("svc", "http://127.0.0.1:9")], env={})
+    with SemanticSearch(unset, settings) as searcher:
+        assert searcher.cache is None  # no directory to use: vectors in memory only
+        assert searcher.search("weather", 2).ranking == "fused"
