@@ -88,17 +88,15 @@ def _semantic(catalog: Catalog, args: argparse.Namespace) -> SemanticSearch | No
     return SemanticSearch(catalog)
 
 
-_noted: set[str] = set()
-
-
 def _search(
     catalog: Catalog, searcher: SemanticSearch | None, query: str, args: argparse.Namespace
 ) -> list[SearchHit]:
     if searcher is None:
         return catalog.search(query, args.top, toolset=args.toolset)
     hits = searcher.search(query, args.top, toolset=args.toolset)
-    if hits.note and hits.note not in _noted:  # one line per distinct note, on stderr
-        _noted.add(hits.note)
+    noted: set[str] = args.__dict__.setdefault("noted", set())  # this run's notes
+    if hits.note and hits.note not in noted:  # one line per distinct note, on stderr
+        noted.add(hits.note)
         from toolcat.catalog import escape_controls
 
         print(f"toolcat search: note: {escape_controls(hits.note)}", file=sys.stderr)

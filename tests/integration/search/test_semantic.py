@@ -297,6 +297,10 @@ def test_cli_notes_a_failing_endpoint_once_on_stderr(
     assert all("HTTP 500" in line["note"] for line in lines)
     assert err.count("\n") == 1 and "note: embeddings endpoint answered HTTP 500" in err
     assert KEY not in out + err
+    # a second run in the same process notes it again (the endpoint rests per run)
+    assert main(["search", str(path), "weather"]) == 0
+    out, err = capsys.readouterr()
+    assert "get_weather" in out and "note: embeddings endpoint answered HTTP 500" in err
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
