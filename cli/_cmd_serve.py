@@ -341,7 +341,13 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
     (one line) a non-loopback address without authentication."""
     import dataclasses
 
-    from toolcat.catalog import ApiKeyEntry, JwtSettings, ServeAuth, ServerSettings
+    from toolcat.catalog import (
+        ApiKeyEntry,
+        JwtSettings,
+        ServeAuth,
+        ServerSettings,
+        is_loopback_host,
+    )
     from toolcat.catalog import IntrospectionSettings as Introspection
 
     settings = found if found is not None else ServerSettings()
@@ -385,7 +391,7 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
             f"serving {args.host} with token authentication needs server.resource or "
             "--resource: the URI clients use, which tokens name as their audience"
         )
-    if not auth.enabled and not args.insecure_no_auth and not _loopback(args.host):
+    if not auth.enabled and not args.insecure_no_auth and not is_loopback_host(args.host):
         raise CliError(
             f"refusing to serve {args.host} without authentication: configure server.auth in "
             "the catalog or --auth-*/--api-key-hash, listen on 127.0.0.1, or pass "
@@ -410,17 +416,6 @@ def _describe_auth(settings: Any) -> str:
 
 def _wildcard(host: str) -> bool:
     return host.strip("[]") in ("0.0.0.0", "::", "")
-
-
-def _loopback(host: str) -> bool:
-    import ipaddress
-
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a name other than localhost may resolve anywhere
 
 
 def _check_address(host: str, port: int) -> None:

@@ -45,7 +45,6 @@ __all__ = [
     "TokenExchangeDoc",
     "ToolDoc",
     "ToolsetDoc",
-    "PLACEMENT_KEYS",
 ]
 
 _STRICT = ConfigDict(frozen=True, extra="forbid", strict=True)
@@ -59,10 +58,6 @@ HeaderValue = str | int | float | bool
 Style = Literal[
     "form", "spaceDelimited", "pipeDelimited", "deepObject", "simple", "label", "matrix"
 ]
-PLACEMENT_KEYS = frozenset(
-    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file", "from"}
-    | {"sensitive"}
-)
 
 
 class TimeoutDoc(BaseModel):
