@@ -27,7 +27,8 @@ and friends written before the root existed still work)::
     │   ├── BodyTooLarge                            a decoded body past ``max_response_bytes``
     │   ├── DispatchFailure                         a request that got no usable response
     │   ├── CallerTokenRefused                      the caller's token may not be sent or exchanged
-    │   └── SpecUnavailable                         a spec that responses cannot be checked against
+    │   ├── SpecUnavailable                         a spec that responses cannot be checked against
+    │   └── EmbeddingsFailure                       no usable vectors (search falls back to lexical)
     │
     ├── toolcat.executor.providers
     │   └── UnknownProviderError      [ValueError]  no provider of that name (``known``)

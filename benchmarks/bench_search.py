@@ -17,6 +17,15 @@ requests) for the dev catalog and for the catalog compiled from GitHub's spec
 (``load_catalog``) in the same process, all in CPU time (best of ``--repeat``).
 Without the dev set the script prints "skipped" and exits 0; without the corpus
 the GitHub row says so.
+
+``--semantic`` adds the fused ranking (``toolcat.executor.SemanticSearch``:
+BM25F and embeddings by reciprocal rank fusion) with a small local model:
+WordLlama's 256-dimension static embeddings, whose weights ship inside the
+``wordllama`` wheel from PyPI (``pip install wordllama``; nothing is downloaded
+at run time), served behind an OpenAI-compatible endpoint on 127.0.0.1
+(``toolcat.testing.EmbeddingsService``), through the real HTTP client and disk
+cache. It also times the first embedding of the tools, a load from the cache,
+and query latency (the query's embedding request included).
 """
 
 from __future__ import annotations
@@ -160,6 +169,11 @@ def main() -> int:
     )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--write", action="store_true", help="also write results/search.md")
+    ap.add_argument(
+        "--semantic",
+        action="store_true",
+        help="also rank with embeddings fused (needs `pip install wordllama`)",
+    )
     args = ap.parse_args()
     dev = _find(args.dev, "TOOLCAT_SEARCH_DEV", REPO.parent / "shared" / "toolsearch-dev")
     corpus = _find(args.corpus, "TOOLCAT_CORPUS", REPO.parent / "shared" / "corpus")
@@ -185,15 +199,111 @@ def main() -> int:
         "plain BM25": quality(plain.search, queries, bfcl),
     }
     texts = [q["query"] for q in queries]
+    semantic_rows: list[str] = []
+    if args.semantic:
+        semantic_rows = semantic(catalog, queries, bfcl, results)
     rows = [("BFCL dev catalog", speed([str(dev / "catalog")], texts, args.repeat))]
     spec = corpus / "github-api.github.com.json"
     if spec.is_file():
         rows.append(("GitHub's spec", speed([str(spec)], texts, args.repeat)))
-    report = render(results, rows, spec.is_file())
+    report = render(results, rows, spec.is_file()) + "".join(semantic_rows)
     print(report)
     if args.write:
         (REPO / "benchmarks" / "results" / "search.md").write_text(report, encoding="utf-8")
     return 0
+
+
+def semantic(
+    catalog: Any,
+    queries: list[dict[str, Any]],
+    bfcl: dict[str, str],
+    results: dict[str, dict[tuple[str, str], dict[str, float]]],
+) -> list[str]:
+    """Add fused rankers to ``results`` (WordLlama behind a loopback endpoint); timing lines."""
+    import dataclasses
+    import tempfile
+
+    try:
+        from wordllama import WordLlama
+    except ImportError:
+        return ["\n## Semantic ranking\n\nskipped: `pip install wordllama` (--semantic)\n"]
+    import wordllama
+    from toolcat.catalog import EmbeddingsSettings
+    from toolcat.executor import SemanticSearch
+    from toolcat.testing import BackgroundServer, EmbeddingsService
+
+    # the 256-dimension model and its tokenizer ship inside the wheel; its own lookup of the
+    # tokenizer there misses (a "tokenizer" folder, shipped as "tokenizers"), so the package
+    # folder is named as the "cache", and downloads are off
+    package = Path(wordllama.__file__).parent
+    model = WordLlama.load(cache_dir=package, disable_download=True)
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # wordllama turns INFO logs on
+
+    def embed(texts: Sequence[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in model.embed(list(texts), norm=True)]
+
+    clock = time.perf_counter
+    lines = ["", "## Semantic ranking (`--semantic`)", ""]
+    with BackgroundServer(EmbeddingsService(embed)) as server, tempfile.TemporaryDirectory() as d:
+        base = EmbeddingsSettings(url=f"{server.url}/v1", model="wordllama-l2-supercat-256")
+        t = clock()
+        with SemanticSearch(catalog, base, cache_dir=d) as first:
+            note = first.prepare()
+        cold = clock() - t
+        assert note is None, note
+        t = clock()
+        with SemanticSearch(catalog, base, cache_dir=d) as warm:
+            warm.prepare()
+        cached = clock() - t
+        for weight in (1.0, 0.5):
+            settings = dataclasses.replace(base, weight=weight)
+            with SemanticSearch(catalog, settings, cache_dir=d) as searcher:
+                lat: list[float] = []
+
+                def fused(
+                    q: str, k: int, s: SemanticSearch = searcher, times: list[float] = lat
+                ) -> list[str]:
+                    t = clock()
+                    hits = s.search(q, k)
+                    times.append(clock() - t)
+                    assert hits.ranking == "fused", hits.note
+                    return [h.name for h in hits]
+
+                results[f"fused, weight {weight:g}"] = quality(fused, queries, bfcl)
+            if weight == 1.0:
+                lat.sort()
+                median = statistics.median(lat) * 1000
+                p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000
+        with SemanticSearch(catalog, base, cache_dir=d) as only:
+
+            def alone(q: str, k: int) -> list[str]:
+                return only.rank_by_embeddings(q, k)
+
+            results["embeddings only"] = quality(alone, queries, bfcl)
+    lines += [
+        "WordLlama's 256-dimension static embeddings behind an OpenAI-compatible endpoint "
+        "on 127.0.0.1 (wall time, one process: the server runs in a thread of the benchmark).",
+        "",
+        f"- first embedding of the {len(catalog)} tools: {cold * 1000:.0f} ms; "
+        f"from the disk cache: {cached * 1000:.0f} ms",
+        f"- fused query (its embedding request included): median {median:.1f} ms, p99 {p99:.1f} ms",
+        "",
+        "| counted by | category | ranker | all@1 | all@5 | all@10 | MRR | requests |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for by in ("name", "bfcl"):
+        for ranker, res in results.items():
+            r = res.get((by, "all"))
+            if r is not None:
+                lines.append(
+                    f"| {by} | all | {ranker} | {r['all@1']:.3f} | {r['all@5']:.3f} | "
+                    f"{r['all@10']:.3f} | {r['MRR']:.3f} | {r['n']:.0f} |"
+                )
+    for key in [k for k in results if k not in ("toolcat", "plain BM25")]:
+        del results[key]  # the main table keeps its two rankers
+    return ["\n".join(lines) + "\n"]
 
 
 def render(

@@ -100,6 +100,7 @@ __all__ = [
     "ChangeRule",
     "DEFAULT_JWT_ALGORITHMS",
     "DEFAULT_SCHEMA_BUDGET",
+    "EmbeddingsSettings",
     "EnvSyntaxError",
     "ForwardCallerToken",
     "FrozenDict",
@@ -132,6 +133,7 @@ __all__ = [
     "RetryPolicy",
     "SearchHit",
     "SearchIndex",
+    "SearchSettings",
     "ServeAuth",
     "ServerSettings",
     "Service",
@@ -157,6 +159,7 @@ __all__ = [
     "escape_json_controls",
     "fit_schema",
     "freeze",
+    "fuse_rankings",
     "integer_format_check",
     "interpolate",
     "is_loopback_host",
@@ -188,7 +191,16 @@ if _t.TYPE_CHECKING:
         schema_size,
     )
     from ._diff import CHANGE_RULES, ChangeKind, ChangeRule, ToolChange, diff_catalogs
-    from ._search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchHit, SearchIndex, tokenize
+    from ._search import (
+        MAX_QUERY_CHARS,
+        MAX_QUERY_TERMS,
+        EmbeddingsSettings,
+        SearchHit,
+        SearchIndex,
+        SearchSettings,
+        fuse_rankings,
+        tokenize,
+    )
     from ._serving import (
         DEFAULT_JWT_ALGORITHMS,
         AccessGrant,
@@ -231,8 +243,11 @@ __getattr__, __dir__ = _lazy_names(
             for name in (
                 "MAX_QUERY_CHARS",
                 "MAX_QUERY_TERMS",
+                "EmbeddingsSettings",
                 "SearchHit",
                 "SearchIndex",
+                "SearchSettings",
+                "fuse_rankings",
                 "tokenize",
             )
         },

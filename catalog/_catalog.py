@@ -13,7 +13,7 @@ from ._frozen import FrozenDict, freeze
 from ._model import Service, ToolDefinition
 
 if TYPE_CHECKING:
-    from ._search import SearchHit, SearchIndex
+    from ._search import SearchHit, SearchIndex, SearchSettings
 
 __all__ = ["Catalog", "UnknownToolError", "UnknownToolsetError"]
 
@@ -56,6 +56,7 @@ class Catalog:
         "_search_index",
         "_toolset_extensions",
         "_pins",
+        "_search_settings",
     )
 
     def __init__(
@@ -67,6 +68,7 @@ class Catalog:
         env: Mapping[str, str] | None = None,
         toolset_extensions: Mapping[str, Mapping[str, Any]] | None = None,
         pins: Mapping[str, Iterable[str]] | None = None,
+        search: SearchSettings | None = None,
     ) -> None:
         tool_map: dict[str, ToolDefinition] = {}
         for tool in tools:
@@ -89,6 +91,7 @@ class Catalog:
         self._search_index: SearchIndex | None = None
         # search.pinned: '*' (every run) or a toolset name to tool names and globs
         self._pins = MappingProxyType({k: tuple(v) for k, v in (pins or {}).items()})
+        self._search_settings = search
 
     # -- tools ---------------------------------------------------------------
 
@@ -131,6 +134,16 @@ class Catalog:
             self._search_index = SearchIndex.build(self._tools.values())
         return self._search_index
 
+    @property
+    def search_settings(self) -> SearchSettings | None:
+        """The catalog's ``search:`` section (``None`` without one).
+
+        ``search_settings.embeddings`` configures semantic ranking, which needs the
+        network: ``toolcat.executor.SemanticSearch`` runs it; :meth:`search` stays
+        lexical.
+        """
+        return self._search_settings
+
     def search(self, query: str, top: int = 10, *, toolset: str | None = None) -> list[SearchHit]:
         """The ``top`` tools that best match a free-text ``query``, best first.
 
@@ -169,6 +182,7 @@ class Catalog:
             env=env,
             toolset_extensions=self._toolset_extensions,
             pins=self._pins,
+            search=self._search_settings,
         )
 
     # -- toolsets ------------------------------------------------------------
@@ -204,6 +218,7 @@ class Catalog:
             env=self._env,
             toolset_extensions=self._toolset_extensions,
             pins=self._pins,
+            search=self._search_settings,
         )
 
     # -- pinned tools (search.pinned) ------------------------------------------

@@ -33,8 +33,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ._model import SourceLocation
 from ._record import record
 
 if TYPE_CHECKING:
@@ -44,8 +46,11 @@ __all__ = [
     "FIELD_WEIGHTS",
     "MAX_QUERY_CHARS",
     "MAX_QUERY_TERMS",
+    "EmbeddingsSettings",
     "SearchHit",
     "SearchIndex",
+    "SearchSettings",
+    "fuse_rankings",
     "tokenize",
 ]
 
@@ -293,3 +298,60 @@ class SearchIndex:
                 for t, plist in sorted(self._postings.items())
             },
         }
+
+
+# -- semantic ranking: settings (the catalog's ``search:`` section) and fusion -----------
+
+
+@record
+class EmbeddingsSettings:
+    """``search.embeddings``: an OpenAI-compatible embeddings endpoint for semantic ranking.
+
+    Raw strings may hold ``${VAR}`` (resolved when the executor calls the endpoint);
+    ``api_key`` is a secret, sent only to ``url``'s host and only over https (or
+    http to a loopback address). ``cache`` is a directory (``None``: the user's
+    cache directory). ``weight`` and ``k`` set the reciprocal rank fusion:
+    ``1 / (k + lexical rank) + weight / (k + semantic rank)``.
+    """
+
+    url: str
+    model: str
+    api_key: str | None = field(default=None, repr=False)  # a secret: not in repr
+    dimensions: int | None = None
+    timeout: float = 10.0
+    cache: str | None = None
+    weight: float = 1.0
+    k: int = 60
+    source: SourceLocation | None = None
+
+
+@record
+class SearchSettings:
+    """The catalog's ``search:`` section: how its tools are ranked for a request."""
+
+    embeddings: EmbeddingsSettings | None = None
+
+
+def fuse_rankings(
+    rankings: Sequence[tuple[Sequence[str], float]], k: int = 60, top: int = 10
+) -> list[SearchHit]:
+    """Reciprocal rank fusion: each ranking (names, best first) with its weight.
+
+    A name's score is the sum of ``weight / (k + rank)`` (ranks from 1) over the
+    rankings that hold it; ties keep the order of first appearance (the first
+    ranking's order, then the next one's).
+
+    >>> [h.name for h in fuse_rankings([(["a", "b", "c"], 1.0), (["c", "b"], 1.0)], top=3)]
+    ['c', 'b', 'a']
+    """
+    if top <= 0:
+        return []
+    scores: dict[str, float] = {}
+    for names, weight in rankings:
+        if weight <= 0:
+            continue
+        for rank, name in enumerate(names, 1):
+            scores[name] = scores.get(name, 0.0) + weight / (k + rank)
+    order = {name: i for i, name in enumerate(scores)}
+    ranked = sorted(scores.items(), key=lambda item: (-round(item[1], 9), order[item[0]]))
+    return [SearchHit(name, round(score, 6)) for name, score in ranked[:top]]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, SearchHit
+    from toolcat.executor import SemanticSearch
 
 #: The most results one query may ask for (``--top``).
 MAX_TOP = 1000
@@ -18,8 +19,9 @@ def register(sub: Any) -> None:
         "search",
         help="the tools that best match a request",
         description="Rank the tools of a catalog for a free-text request (BM25F over names, "
-        "descriptions, parameters, tags and service; no network). Give QUERY, or --queries "
-        "FILE with one JSON object a line holding a 'query' field.",
+        "descriptions, parameters, tags and service; no network), fused with an embeddings "
+        "endpoint's ranking when the catalog's search.embeddings names one. Give QUERY, or "
+        "--queries FILE with one JSON object a line holding a 'query' field.",
     )
     p.add_argument("path", metavar="CATALOG", help="catalog file, directory, or OpenAPI spec")
     p.add_argument("query", nargs="?", metavar="QUERY", help="the request, in plain words")
@@ -30,6 +32,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--top", type=int, default=10, metavar="K", help="how many tools (default 10)")
     p.add_argument("--toolset", metavar="NAME", help="only the tools of this toolset")
+    p.add_argument(
+        "--lexical",
+        action="store_true",
+        help="lexical ranking only, even when the catalog configures search.embeddings",
+    )
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
@@ -54,19 +61,61 @@ def run(args: argparse.Namespace) -> int:
         catalog.toolset(args.toolset)
     except UnknownToolsetError as exc:
         raise CliError(str(exc), 2) from exc
-    if args.queries is not None:
-        return _batch(catalog, args)
-    hits = catalog.search(args.query, args.top, toolset=args.toolset)
-    if args.format == "json":
-        _json_line({"query": args.query, "results": _results(hits)}, indent=2)
-    else:
-        sys.stdout.write(_table(catalog, hits))
-        if not hits:
-            print("toolcat search: no tool matches the query", file=sys.stderr)
+    searcher = _semantic(catalog, args)
+    try:
+        if args.queries is not None:
+            return _batch(catalog, args, searcher)
+        hits = _search(catalog, searcher, args.query, args)
+        if args.format == "json":
+            _json_line(_answer(args.query, hits, searcher), indent=2)
+        else:
+            sys.stdout.write(_table(catalog, hits))
+            if not hits:
+                print("toolcat search: no tool matches the query", file=sys.stderr)
+    finally:
+        if searcher is not None:
+            searcher.close()
     return 0
 
 
-def _batch(catalog: Catalog, args: argparse.Namespace) -> int:
+def _semantic(catalog: Catalog, args: argparse.Namespace) -> SemanticSearch | None:
+    """The fused search when the catalog configures ``search.embeddings`` (and not --lexical)."""
+    settings = catalog.search_settings
+    if args.lexical or settings is None or settings.embeddings is None:
+        return None
+    from toolcat.executor import SemanticSearch
+
+    return SemanticSearch(catalog)
+
+
+def _search(
+    catalog: Catalog, searcher: SemanticSearch | None, query: str, args: argparse.Namespace
+) -> list[SearchHit]:
+    if searcher is None:
+        return catalog.search(query, args.top, toolset=args.toolset)
+    hits = searcher.search(query, args.top, toolset=args.toolset)
+    noted: set[str] = args.__dict__.setdefault("noted", set())  # this run's notes
+    if hits.note and hits.note not in noted:  # one line per distinct note, on stderr
+        noted.add(hits.note)
+        from toolcat.catalog import escape_controls
+
+        print(f"toolcat search: note: {escape_controls(hits.note)}", file=sys.stderr)
+    return hits
+
+
+def _answer(query: str, hits: list[SearchHit], searcher: SemanticSearch | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"query": query, "results": _results(hits)}
+    if searcher is not None:  # only with search.embeddings: the lexical answer is unchanged
+        from toolcat.executor import SearchResults
+
+        if isinstance(hits, SearchResults):
+            out["ranking"] = hits.ranking
+            if hits.note:
+                out["note"] = hits.note
+    return out
+
+
+def _batch(catalog: Catalog, args: argparse.Namespace, searcher: SemanticSearch | None) -> int:
     """One JSON line per input line, in order; a bad line gets an ``error`` line, exit 1."""
     import json
 
@@ -90,8 +139,8 @@ def _batch(catalog: Catalog, args: argparse.Namespace) -> int:
                 failed += 1
                 _json_line({"line": number, "error": "not a JSON object with a string 'query'"})
                 continue
-            hits = catalog.search(query, args.top, toolset=args.toolset)
-            out: dict[str, Any] = {"query": query, "results": _results(hits)}
+            hits = _search(catalog, searcher, query, args)
+            out = _answer(query, hits, searcher)
             if "id" in item:
                 out = {"id": item["id"], **out}
             _json_line(out)

@@ -55,6 +55,7 @@ if _t.TYPE_CHECKING:
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
     from ._retry import backoff_delay, retry_after
+    from ._semantic import EmbeddingsFailure, SearchResults, SemanticSearch
     from ._toolsearch import (
         MAX_SEARCH_RESULTS,
         SEARCH_TOOL_NAME,
@@ -72,6 +73,7 @@ __all__ = [
     "CallerIdentity",
     "ConfirmCallback",
     "ERROR_TYPES",
+    "EmbeddingsFailure",
     "Executor",
     "MAX_ECHOED_NAME_CHARS",
     "MAX_SEARCH_RESULTS",
@@ -85,6 +87,8 @@ __all__ = [
     "Redactor",
     "RotatingFileSink",
     "SEARCH_TOOL_NAME",
+    "SearchResults",
+    "SemanticSearch",
     "SpecUnavailable",
     "StreamSink",
     "TokenCache",
@@ -127,6 +131,9 @@ _LAZY = {
     "CallerIdentity": "._identity",
     "ConfirmCallback": "._executor",
     "ERROR_TYPES": "._calls",
+    "EmbeddingsFailure": "._semantic",
+    "SearchResults": "._semantic",
+    "SemanticSearch": "._semantic",
     "Executor": "._executor",
     "MAX_ECHOED_NAME_CHARS": "._calls",
     "MAX_SEARCH_RESULTS": "._toolsearch",

@@ -21,6 +21,8 @@ from ._results import error_result
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog
 
+    from ._semantic import SemanticSearch
+
 __all__ = [
     "MAX_SEARCH_RESULTS",
     "SEARCH_TOOL_NAME",
@@ -72,11 +74,14 @@ def run_search_tool(
     searchable: Iterable[str] | None = None,
     *,
     schemas: bool = False,
+    searcher: SemanticSearch | None = None,
 ) -> tuple[ToolResult, tuple[str, ...]]:
     """Answer one ``search_tools`` call: the result the model reads and the names found.
 
     ``searchable`` limits the answer to those tools (``None``: the whole catalog);
-    ``schemas`` adds each tool's input schema to the answer.
+    ``schemas`` adds each tool's input schema to the answer. ``searcher`` ranks with
+    embeddings fused with the lexical ranking (``search.embeddings``); when its
+    endpoint fails the answer is lexical and carries a ``note`` saying so.
     """
     args = parse_arguments(call.arguments)
     if isinstance(args, ToolError):
@@ -105,7 +110,12 @@ def run_search_tool(
     if problems:
         return error_result(call, problems), ()
     assert isinstance(query, str)
-    hits = catalog.search_index.search(query, limit, only=searchable)
+    note = None
+    if searcher is not None:
+        results = searcher.search_only(query, limit, only=searchable)
+        hits, note = list(results), results.note
+    else:
+        hits = catalog.search_index.search(query, limit, only=searchable)
     found = tuple(h.name for h in hits)
     tools: list[dict[str, Any]] = []
     for hit in hits:
@@ -117,6 +127,8 @@ def run_search_tool(
     data: dict[str, Any] = {"query": query, "tools": tools}
     if not tools:
         data["note"] = "no tool matches; try other words"
+    elif note:
+        data["note"] = note
     content = json.dumps(data, ensure_ascii=False)
     return ToolResult(call, True, content, data=data), found
 

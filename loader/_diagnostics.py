@@ -89,7 +89,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- audit and quotas (server:) ---------------------------------------------
     "TC080": ("invalid-quota", Severity.ERROR),
     "TC081": ("unknown-quota-reference", Severity.ERROR),
-    # -- search: pinned tools -----------------------------------------------------
+    # -- search (search: embeddings, pinned tools) ---------------------------------
+    "TC086": ("embeddings-key-in-clear", Severity.ERROR),
     "TC089": ("unknown-pinned-tool", Severity.ERROR),
     "TC090": ("unknown-pinned-toolset", Severity.ERROR),
     "TC091": ("duplicate-search-section", Severity.ERROR),
@@ -112,6 +113,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC130": ("token-exchange-secret-in-file", Severity.WARNING),
     "TC131": ("caller-token-without-oauth-callers", Severity.WARNING),
     "TC133": ("unmasked-secret-argument", Severity.WARNING),
+    "TC137": ("embeddings-key-in-file", Severity.WARNING),
     "TC140": ("too-many-pinned-tools", Severity.WARNING),
     "TC141": ("pin-matches-nothing", Severity.WARNING),
     "TC142": ("pinned-tool-outside-toolset", Severity.WARNING),

@@ -30,6 +30,7 @@ __all__ = [
     "BasicAuthDoc",
     "BearerAuthDoc",
     "Doc",
+    "EmbeddingsDoc",
     "ExampleDoc",
     "ExampleRequestDoc",
     "ExampleResponseDoc",
@@ -1045,11 +1046,51 @@ def _pin(v: Any) -> Any:  # a name or glob of 1-200 characters
     return v if type(v) is str and 0 < len(v) <= 200 else _BAD
 
 
+# --- the ``search:`` section ---
+
+
+def _seconds(le: float) -> Check:
+    inner = _float(gt=0)
+
+    def check(v: Any) -> Any:
+        value = inner(v)
+        return _BAD if value is _BAD or value > le else value
+
+    return check
+
+
+class EmbeddingsDoc(Doc):
+    url: str
+    model: str
+    api_key: str | None
+    dimensions: int | None
+    timeout: float
+    cache: str | None
+    weight: float
+    k: int
+
+
+EmbeddingsDoc.FIELDS = (
+    _Field("url", _non_empty_str),
+    _Field("model", _non_empty_str),
+    _Field("api_key", _optional(_str), None),
+    _Field("dimensions", _optional(_int(1, 16384)), None),
+    _Field("timeout", _seconds(120), 10.0),
+    _Field("cache", _optional(_str), None),
+    _Field("weight", _bounded_float(0, 10), 1.0),
+    _Field("k", _int(1, 1000), 60),
+)
+
+
 class SearchDoc(Doc):
     pinned: list[str] | dict[str, list[str]] | None
+    embeddings: EmbeddingsDoc | None
 
 
-SearchDoc.FIELDS = (_Field("pinned", _optional(_first(_list(_pin), _dict(_list(_pin)))), None),)
+SearchDoc.FIELDS = (
+    _Field("pinned", _optional(_first(_list(_pin), _dict(_list(_pin)))), None),
+    _Field("embeddings", _optional(_nested(EmbeddingsDoc)), None),
+)
 
 
 def openapi_entry(spec: str) -> OpenApiEntryDoc:
@@ -1107,6 +1148,7 @@ _BY_NAME: dict[str, type[Doc]] = {
         AuditDoc,
         QuotaDoc,
         ServerDoc,
+        EmbeddingsDoc,
         SearchDoc,
     )
 }

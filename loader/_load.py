@@ -29,7 +29,7 @@ from toolcat.catalog import (
 from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
-    from toolcat.catalog import ServerSettings
+    from toolcat.catalog import EmbeddingsSettings, ServerSettings
 
 from toolcat.catalog import record
 
@@ -137,6 +137,8 @@ class _State:
     server: tuple[ServerSettings, str, tuple[int, int]] | None = None  # with where it is
     server_doc: tuple[ServerDoc, str, Locator] | None = None  # for the access references
     search: tuple[SearchDoc, str, Locator] | None = None  # the search: section, where it is
+    # ``search.embeddings`` (semantic ranking), with where it is
+    embeddings: tuple[EmbeddingsSettings, str, tuple[int, int]] | None = None
 
     def add(
         self,
@@ -456,10 +458,11 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
     if data.get("server") is not None:
         _check_server(state, data["server"], file, locate)
     if data.get("search") is not None:
-        _check_search(state, data["search"], file, locate)
+        _check_search(state, data["search"], file, locate, folder)
 
 
-def _check_search(state: _State, body: Any, file: str, locate: Locator) -> None:
+def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: Path) -> None:
+    """The ``search:`` section, one for the whole catalog (TC091 for a second one)."""
     base = ("search",)
     if state.search is not None:
         _, other, where = state.search
@@ -482,8 +485,69 @@ def _check_search(state: _State, body: Any, file: str, locate: Locator) -> None:
         locate=locate,
         out=state.ctx.diagnostics,
     )
-    if doc is not None:
-        state.search = (doc, file, locate)
+    if doc is None:
+        return
+    state.search = (doc, file, locate)
+    if doc.embeddings is not None:
+        _check_embeddings(state, doc.embeddings, file, locate, folder)
+
+
+def _check_embeddings(state: _State, emb: Any, file: str, locate: Locator, folder: Path) -> None:
+    """``search.embeddings``: TC086 where its key would travel in clear, TC137 for a key
+    written in the file."""
+    from toolcat.catalog import EmbeddingsSettings, SourceLocation, references
+
+    def refs(text: str) -> bool:
+        return next(references(text), None) is not None
+
+    base = ("search", "embeddings")
+    where = locate(base, True)
+    url_where = locate((*base, "url"))
+    scheme = emb.url.split(":", 1)[0].lower() if ":" in emb.url else ""
+    if not refs(emb.url) and scheme not in ("http", "https"):
+        state.add(
+            "TC086",
+            f"search.embeddings.url {emb.url!r} must be an http(s) URL",
+            file,
+            url_where,
+            (*base, "url"),
+        )
+        return
+    if emb.api_key and not refs(emb.url) and not credentials_may_travel(emb.url):
+        state.add(
+            "TC086",
+            "search.embeddings.api_key would travel in clear to "
+            f"{urlsplit(emb.url).hostname or emb.url!r}: use https (http only to a loopback "
+            "address)",
+            file,
+            url_where,
+            (*base, "url"),
+        )
+        return
+    if emb.api_key and not refs(emb.api_key):
+        state.add(
+            "TC137",
+            "search.embeddings.api_key is written in the file; read it from the environment "
+            "(api_key: ${EMBEDDINGS_API_KEY})",
+            file,
+            locate((*base, "api_key")),
+            (*base, "api_key"),
+        )
+    cache = emb.cache
+    if cache is not None and not refs(cache):
+        cache = str(folder / os.path.expanduser(cache))
+    settings = EmbeddingsSettings(
+        url=emb.url,
+        model=emb.model,
+        api_key=emb.api_key,
+        dimensions=emb.dimensions,
+        timeout=emb.timeout,
+        cache=cache,
+        weight=emb.weight,
+        k=emb.k,
+        source=SourceLocation(file, *where),
+    )
+    state.embeddings = (settings, file, where)
 
 
 def _shared_definitions(
@@ -860,9 +924,19 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             toolsets,
             toolset_extensions=state.toolset_extensions,
             pins=pins,
+            search=_search_settings(state),
         )
     server = state.server[0] if state.server else None
     return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)
+
+
+def _search_settings(state: _State) -> Any:
+    """The catalog's ``search:`` settings, or ``None`` when no file has the section."""
+    if state.embeddings is None:
+        return None
+    from toolcat.catalog import SearchSettings
+
+    return SearchSettings(embeddings=state.embeddings[0])
 
 
 def _check_caller_token_sources(state: _State, server: ServerDoc) -> None:

@@ -643,8 +643,44 @@ class ServerDoc(BaseModel):
     )
 
 
+class ToolsetDoc(BaseModel):
+    """A toolset in the long form, to carry x- keys: ``{tools: [...], x-owner: ...}``."""
+
+    model_config = _STRICT_X
+    tools: list[str] = Field(description="Tool names, in the order a model sees them.")
+
+
+class EmbeddingsDoc(BaseModel):
+    """An OpenAI-compatible embeddings endpoint: semantic ranking fused with the lexical one."""
+
+    model_config = _STRICT
+    url: str = Field(
+        min_length=1,
+        description="The API base (https://api.openai.com/v1), to which /embeddings is added; "
+        "https, or http to a loopback address; may hold ${VAR}.",
+    )
+    model: str = Field(min_length=1, description="The embeddings model; may hold ${VAR}.")
+    api_key: str | None = Field(
+        None, description="Sent as a bearer token to url only; use ${VAR} (a secret)."
+    )
+    dimensions: int | None = Field(
+        None, ge=1, le=16384, description="Vector size to ask for (the model's own by default)."
+    )
+    timeout: float = Field(10.0, gt=0, le=120, description="Seconds one request may take.")
+    cache: str | None = Field(
+        None,
+        description="Directory of cached tool vectors, relative to this file "
+        "(default: the user's cache directory, toolcat/embeddings).",
+    )
+    weight: float = Field(
+        1.0, ge=0, le=10, description="The semantic ranking's weight in the fusion (lexical: 1)."
+    )
+    k: int = Field(60, ge=1, le=1000, description="The reciprocal rank fusion constant.")
+
+
 class SearchDoc(BaseModel):
-    """How models find tools in a large catalog: the tools every request carries."""
+    """How models find tools in a large catalog: the tools every request carries, and how
+    tools are ranked for a request (`toolcat search`, search_tools)."""
 
     model_config = _STRICT
     pinned: (
@@ -657,13 +693,7 @@ class SearchDoc(BaseModel):
         "repos_get*): a list for the whole catalog, or toolset name ('*': the whole "
         "catalog) to a list.",
     )
-
-
-class ToolsetDoc(BaseModel):
-    """A toolset in the long form, to carry x- keys: ``{tools: [...], x-owner: ...}``."""
-
-    model_config = _STRICT_X
-    tools: list[str] = Field(description="Tool names, in the order a model sees them.")
+    embeddings: EmbeddingsDoc | None = None
 
 
 class CatalogFileDoc(BaseModel):

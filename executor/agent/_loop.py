@@ -27,7 +27,7 @@ from ._telemetry import LoopTelemetry
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
-    from toolcat.executor import Executor
+    from toolcat.executor import Executor, SemanticSearch
 
 __all__ = [
     "MAX_CALLS_PER_TURN",
@@ -232,6 +232,7 @@ class AgentLoop:
                 logger.warning("%s", self.selection_note)
                 tool_selection = "search"
                 self.tool_selection = tool_selection
+        self._semantic: Any = None  # the SemanticSearch of search.embeddings, made on first use
         if tool_selection == "search":
             from toolcat.executor import SEARCH_TOOL_NAME  # here: 'toolcat list' starts as before
 
@@ -262,6 +263,18 @@ class AgentLoop:
         names = list(self.default_tools)
         names += [n for n in extra if n not in names]
         return tuple(self.catalog[n] for n in names)  # an unknown name raises UnknownToolError
+
+    def semantic_search(self) -> SemanticSearch | None:
+        """The fused ranking ``search_tools`` uses when the catalog has ``search.embeddings``."""
+        settings = self.catalog.search_settings
+        if settings is None or settings.embeddings is None:
+            return None
+        if self._semantic is None:
+            from toolcat.executor import SemanticSearch
+
+            self._semantic = SemanticSearch(self.catalog)
+        searcher: SemanticSearch = self._semantic
+        return searcher
 
     def run(self, prompt: str | None = None, **kwargs: Any) -> LoopResult:
         """Synchronous ``arun`` for scripts (runs its own event loop)."""
@@ -461,6 +474,7 @@ class _Selection:
         for name in self.pinned:
             self.catalog[name]  # an unknown name raises UnknownToolError
         self.callable = frozenset((*loop.default_tools, *self.pinned))
+        self.loop = loop
         limit = loop.max_tools
         self.room = None if limit is None else limit - len(self.pinned) - 1
         if self.room is not None and self.room < 0:
@@ -480,7 +494,9 @@ class _Selection:
     def search(self, call: ToolCall) -> ToolResult:
         from toolcat.executor import run_search_tool
 
-        result, names = run_search_tool(self.catalog, call, self.callable)
+        result, names = run_search_tool(
+            self.catalog, call, self.callable, searcher=self.loop.semantic_search()
+        )
         before = list(self.found)
         for name in reversed(names):  # the best match is the most recent: it leaves last
             if name in self.pinned:

@@ -103,6 +103,7 @@ class _Served:
     exported: dict[str, dict[str, Any]] = field(default_factory=dict)  # every tool, by name
     inflight: int = 0  # calls running on this catalog; a retired one closes when it drops to 0
     retired: bool = False
+    searcher: Any = None  # SemanticSearch, for a catalog with search.embeddings (first search)
 
 
 class _Server(Server[Any]):
@@ -383,7 +384,13 @@ class McpServer:
             if guard.enabled:  # search finds only what this caller may call
                 searchable = guard.allowed(_identity(ctx), served.tools)
             found, _ = await anyio.to_thread.run_sync(
-                lambda: run_search_tool(served.catalog, call, searchable, schemas=True)
+                lambda: run_search_tool(
+                    served.catalog,
+                    call,
+                    searchable,
+                    schemas=True,
+                    searcher=_searcher(served, self.env),
+                )
             )
             return types.CallToolResult.model_validate(format_result("mcp", found))
         token = _request.set(ctx)
@@ -704,6 +711,18 @@ def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: An
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "(root)"
     return f"at {where}: {error.message}"
+
+
+def _searcher(served: _Served, env: Mapping[str, str] | None) -> Any:
+    """The catalog's fused ranking (search.embeddings), made on its first search; else None."""
+    settings = served.catalog.search_settings
+    if settings is None or settings.embeddings is None:
+        return None
+    if served.searcher is None:
+        from toolcat.executor import SemanticSearch
+
+        served.searcher = SemanticSearch(served.catalog, env=env)
+    return served.searcher
 
 
 async def _announce(
