@@ -393,7 +393,12 @@ class Executor:
         start = trail.start
         if self.audit is not None and isinstance(call.name, str):  # to mask a refused call too
             trail.tool = self.catalog.get(call.name)
-        refused = self._forbidden(call, trail) or self._limited(call, trail)
+        refused = self._forbidden(call, trail)
+        if refused is None:
+            if self.quotas.shared and self.quotas.enabled:  # a round trip: off the loop
+                refused = await asyncio.to_thread(self._limited, call, trail)
+            else:
+                refused = self._limited(call, trail)
         if refused is not None:
             return _timed(refused, start)
         prepared = await asyncio.to_thread(self._draft, call, trail)
@@ -409,7 +414,7 @@ class Executor:
         safe = plan.tool.name in self._safe_tools
         # a shared store answers over the network: its round trips leave the event loop
         shared = self.quotas.shared or getattr(self.idempotency, "shared", False)
-        if shared:
+        if self.quotas.remote_slot(service):
             slot = await asyncio.to_thread(self.quotas.enter, service, safe=safe)
         else:
             slot = self.quotas.enter(service, safe=safe)
@@ -432,7 +437,7 @@ class Executor:
                     await _maybe_thread(shared, self._finish, key, failed, _never_sent(exc))
                 return failed
         finally:
-            if shared and slot.lease is not None:
+            if slot.lease is not None:
                 await asyncio.to_thread(self.quotas.leave, service, slot)
             else:
                 self.quotas.leave(service, slot)

@@ -183,6 +183,10 @@ class QuotaGuard:
         finally:
             self.leave(service, decision)
 
+    def remote_slot(self, service: str) -> bool:
+        """Whether a place among ``service``'s calls at once is taken over the network."""
+        return self._leases is not None and service in self._limits
+
     def enter(self, service: str, *, safe: bool = False) -> QuotaDecision:
         """Take a place among ``service``'s calls at once; :meth:`leave` gives it back
         (call it whatever the decision was)."""

@@ -301,6 +301,8 @@ class McpServer:
             url = interpolate(url, env, where="server.redis.url")
         except MissingVariableError as exc:
             raise SharedStateError(f"server.redis.url: {exc}") from None
+        if not url.strip():
+            raise SharedStateError("the Redis URL is empty (server.redis.url or --redis)")
         state = connect_redis(settings, url)
         self.shared = state
         self._quota_store = RedisQuotaStore(state)
