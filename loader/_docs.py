@@ -710,6 +710,7 @@ class OpenApiOverrideDoc(Doc):
     auth: AuthDoc | None
     base_url: str | None
     headers: dict[str, str | int | float | bool] | None
+    idempotency_key: str | None
 
 
 OpenApiOverrideDoc.FIELDS = (
@@ -735,6 +736,7 @@ OpenApiOverrideDoc.FIELDS = (
     _Field("auth", _optional(_auth), None),
     _Field("base_url", _optional(_str), None),
     _Field("headers", _optional(_dict(_header)), None),
+    _Field("idempotency_key", _optional(_str), None),
 )
 
 

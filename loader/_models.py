@@ -393,6 +393,7 @@ class OpenApiOverrideDoc(BaseModel):
     auth: AuthDoc | None = None
     base_url: str | None = None
     headers: dict[str, HeaderValue] | None = None
+    idempotency_key: str | None = None
 
     _normalise_method = field_validator("method", mode="before")(_upper)
 
