@@ -287,7 +287,13 @@ def test_redis_killed_mid_run(
         warnings = [r.getMessage() for r in caplog.records]
         assert any("shared state: Redis did not answer" in w for w in warnings)
         assert not any(r.exc_info for r in caplog.records)
+        # Redis back on the same address: the next calls use it again (a fresh, empty one)
+        own = RedisProcess(tmp_path, own.port)
+        back = ex.execute(_order(4, key="after"))
+        assert back.ok and service[1].orders == sent + 1
+        assert ex.execute(_order(4, key="after")).ok and service[1].orders == sent + 1
     finally:
+        own.kill()
         ex.close()
         assert ex.shared is not None
         ex.shared.close()
