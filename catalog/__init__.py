@@ -129,6 +129,7 @@ __all__ = [
     "QuotaPolicy",
     "QuotaRule",
     "RECURSION_HEADROOM",
+    "RedisSettings",
     "ResponseSpec",
     "RetryPolicy",
     "SearchHit",
@@ -170,6 +171,7 @@ __all__ = [
     "pattern_search",
     "record",
     "recursion_headroom",
+    "redis_url_problem",
     "references",
     "render_text",
     "sandbox_environment",
@@ -212,8 +214,10 @@ if _t.TYPE_CHECKING:
         JwtSettings,
         QuotaPolicy,
         QuotaRule,
+        RedisSettings,
         ServeAuth,
         ServerSettings,
+        redis_url_problem,
     )
 
 # The search names load on first use: importing the catalog (every command) skips
@@ -264,8 +268,10 @@ __getattr__, __dir__ = _lazy_names(
                 "JwtSettings",
                 "QuotaPolicy",
                 "QuotaRule",
+                "RedisSettings",
                 "ServeAuth",
                 "ServerSettings",
+                "redis_url_problem",
             )
         },
     },

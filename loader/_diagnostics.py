@@ -89,6 +89,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- audit and quotas (server:) ---------------------------------------------
     "TC080": ("invalid-quota", Severity.ERROR),
     "TC081": ("unknown-quota-reference", Severity.ERROR),
+    # -- shared state (server.redis) and idempotency keys ------------------------
+    "TC082": ("invalid-redis-settings", Severity.ERROR),
+    "TC083": ("unknown-idempotency-key", Severity.ERROR),
     # -- search (search: embeddings, pinned tools) ---------------------------------
     "TC086": ("embeddings-key-in-clear", Severity.ERROR),
     "TC089": ("unknown-pinned-tool", Severity.ERROR),
@@ -113,6 +116,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC130": ("token-exchange-secret-in-file", Severity.WARNING),
     "TC131": ("caller-token-without-oauth-callers", Severity.WARNING),
     "TC133": ("unmasked-secret-argument", Severity.WARNING),
+    "TC134": ("idempotency-key-on-safe-method", Severity.WARNING),
+    "TC135": ("redis-password-in-file", Severity.WARNING),
     "TC137": ("embeddings-key-in-file", Severity.WARNING),
     "TC140": ("too-many-pinned-tools", Severity.WARNING),
     "TC141": ("pin-matches-nothing", Severity.WARNING),

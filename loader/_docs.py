@@ -46,6 +46,7 @@ __all__ = [
     "OpenApiSelectionDoc",
     "ParameterDoc",
     "QuotaDoc",
+    "RedisDoc",
     "ResponseDoc",
     "RetryDoc",
     "SearchDoc",
@@ -633,6 +634,7 @@ class ToolDoc(Doc):
     base_url: str | None
     headers: dict[str, str | int | float | bool]
     examples: list[ExampleDoc] | None
+    idempotency_key: str | None
 
 
 ToolDoc.FIELDS = (
@@ -659,6 +661,7 @@ ToolDoc.FIELDS = (
     _Field("base_url", _optional(_str), None),
     _Field("headers", _dict(_header), factory=dict),
     _Field("examples", _optional(_list(_nested(ExampleDoc))), None),
+    _Field("idempotency_key", _optional(_str), None),
 )
 
 
@@ -709,6 +712,7 @@ class OpenApiOverrideDoc(Doc):
     auth: AuthDoc | None
     base_url: str | None
     headers: dict[str, str | int | float | bool] | None
+    idempotency_key: str | None
 
 
 OpenApiOverrideDoc.FIELDS = (
@@ -734,6 +738,7 @@ OpenApiOverrideDoc.FIELDS = (
     _Field("auth", _optional(_auth), None),
     _Field("base_url", _optional(_str), None),
     _Field("headers", _optional(_dict(_header)), None),
+    _Field("idempotency_key", _optional(_str), None),
 )
 
 
@@ -1021,6 +1026,23 @@ def _concurrency(v: Any) -> Any:  # dict[str, int >= 1]
     return v
 
 
+class RedisDoc(Doc):
+    url: str
+    prefix: str
+    timeout: float
+    lease_seconds: float
+    idempotency_seconds: float
+
+
+RedisDoc.FIELDS = (
+    _Field("url", _non_empty_str),
+    _Field("prefix", _str, "toolcat:"),
+    _Field("timeout", _float(gt=0), 0.5),
+    _Field("lease_seconds", _float(gt=0), 300.0),
+    _Field("idempotency_seconds", _float(gt=0), 600.0),
+)
+
+
 class ServerDoc(Doc):
     resource: str | None
     authorization_servers: list[str] | None
@@ -1029,6 +1051,7 @@ class ServerDoc(Doc):
     audit: AuditDoc | None
     quotas: list[QuotaDoc] | None
     concurrency: dict[str, int] | None
+    redis: RedisDoc | None
 
 
 ServerDoc.FIELDS = (
@@ -1039,6 +1062,7 @@ ServerDoc.FIELDS = (
     _Field("audit", _optional(_nested(AuditDoc)), None),
     _Field("quotas", _optional(_list(_nested(QuotaDoc))), None),
     _Field("concurrency", _optional(_concurrency), None),
+    _Field("redis", _optional(_nested(RedisDoc)), None),
 )
 
 
@@ -1147,6 +1171,7 @@ _BY_NAME: dict[str, type[Doc]] = {
         AccessRuleDoc,
         AuditDoc,
         QuotaDoc,
+        RedisDoc,
         ServerDoc,
         EmbeddingsDoc,
         SearchDoc,
