@@ -114,6 +114,15 @@ def register(sub: Any) -> None:
         "user is asked through MCP elicitation, and the call is refused when the "
         "client cannot ask)",
     )
+    p.add_argument(
+        "--confirm-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long the user has to answer a confirmation before the call is refused "
+        "(default 120). Replicas behind a load balancer share the key that seals "
+        "2026-07-28 confirmations: set TOOLCAT_CONFIRM_KEYS (docs/mcp.md)",
+    )
     a = p.add_argument_group(
         "authentication (HTTP)",
         "Options override the catalog's server: section (docs/serve-auth.md). Without "
@@ -206,18 +215,22 @@ def run(args: argparse.Namespace) -> int:
     def load(paths: Sequence[str]) -> LoadResult:  # every load and --watch reload
         return load_catalog(paths, progress=False, ref_root=ref_root)
 
-    server = McpServer(
-        args.paths,
-        toolset=args.toolset,
-        watch=args.watch,
-        poll_interval=args.poll_interval,
-        settle=args.settle,
-        yes=args.yes,
-        tool_search=args.tool_search,
-        pinned=args.pin,
-        loader=load,
-        audit_log=args.audit_log,
-    )
+    try:
+        server = McpServer(
+            args.paths,
+            toolset=args.toolset,
+            watch=args.watch,
+            poll_interval=args.poll_interval,
+            settle=args.settle,
+            yes=args.yes,
+            tool_search=args.tool_search,
+            pinned=args.pin,
+            loader=load,
+            audit_log=args.audit_log,
+            confirm_timeout=args.confirm_timeout,
+        )
+    except ValueError as exc:  # --confirm-timeout, TOOLCAT_CONFIRM_KEYS: one line
+        raise CliError(str(exc)) from exc
     if args.pin and not args.tool_search:
         raise CliError("--pin needs --tool-search")
     if args.docs and args.transport != "http":
