@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +23,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.session import ElicitationFnT
 from mcp.shared.exceptions import MCPError
 from toolcat.testing import BackgroundServer, make_service
 
@@ -41,7 +42,8 @@ class Recorder:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
-            return await self.app(scope, receive, send)
+            await self.app(scope, receive, send)
+            return
         chunks: list[bytes] = []
         more = True
         while more:
@@ -99,7 +101,7 @@ def http_server(catalog: Path, env: dict[str, str], log: Path, *extra: str) -> I
 async def client(
     target: str | StdioServerParameters,
     mode: str,
-    elicit: Callable[[Any, Any], Awaitable[types.ElicitResult]] | None = None,
+    elicit: ElicitationFnT | None = None,
 ) -> AsyncIterator[Client]:
     async with Client(target, mode=mode, elicitation_callback=elicit) as c:
         yield c
@@ -247,7 +249,9 @@ def test_a_confirmation_runs_one_call_with_the_arguments_asked_about(
             assert isinstance(declined, types.CallToolResult)
             assert error_of(declined)["type"] == "not_confirmed"
             # accept with confirm: false is no confirmation either
-            unticked = {"confirm": types.ElicitResult(action="accept", content={"confirm": False})}
+            unticked: dict[str, types.InputResponse] = {
+                "confirm": types.ElicitResult(action="accept", content={"confirm": False})
+            }
             refused = await answer(c, state, responses=unticked)
             assert isinstance(refused, types.CallToolResult)
             assert error_of(refused)["type"] == "not_confirmed"
