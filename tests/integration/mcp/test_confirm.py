@@ -30,7 +30,7 @@ from toolcat.testing import BackgroundServer, make_service
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]
 ARGS = {"sku": "B-BOLT-M6", "quantity": 2, "customer": "ACME"}
 KEY = "k" * 32  # TOOLCAT_CONFIRM_KEYS of the replica tests: a shared 32-byte key
-TIMEOUT = 3  # --confirm-timeout of every server here: the slow answers take longer
+TIMEOUT = 5  # --confirm-timeout of every server here: the slow answers take longer
 
 
 @dataclass
