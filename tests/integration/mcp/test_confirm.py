@@ -331,3 +331,40 @@ def test_a_bad_setting_is_one_line_exit_2(
     assert proc.returncode == 2, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert value not in proc.stderr or setting.startswith("--")  # a key is never printed
+
+
+def test_a_confirmation_belongs_to_the_caller_it_was_asked_of(
+    catalog_file: Path, env: dict[str, str], service: tuple[str, Recorder], tmp_path: Path
+) -> None:
+    """With authentication, the state is bound to the verified caller: another caller
+    cannot answer with it."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    from toolcat.executor.mcp_server import hash_api_key
+
+    keys = {"alice": "alice-key-0123456789", "bob": "bob-key-0123456789"}
+    hashes = [f"--api-key-hash={who}={hash_api_key(key)}" for who, key in keys.items()]
+    hashes.append("--resource=https://toolcat.test/mcp")  # needed with --port 0
+
+    @asynccontextmanager
+    async def as_caller(url: str, who: str) -> AsyncIterator[Client]:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {keys[who]}"}, timeout=20)
+        async with (
+            http,
+            client(streamable_http_client(url, http_client=http), "2026-07-28", unused) as c,
+        ):
+            yield c
+
+    async def session(url: str) -> None:
+        async with as_caller(url, "alice") as alice:
+            state = (await ask(alice, ARGS)).request_state
+            async with as_caller(url, "bob") as bob:
+                with pytest.raises(MCPError, match="Invalid or expired requestState"):
+                    await answer(bob, state)
+            assert service[1].orders == []
+            ran = await answer(alice, state)
+            assert isinstance(ran, types.CallToolResult) and ran.is_error is False
+        assert service[1].orders == [ARGS]
+
+    with http_server(catalog_file, env, tmp_path / "serve.log", *hashes) as url:
+        anyio.run(session, url)
