@@ -23,6 +23,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client import Transport
 from mcp.client.session import ElicitationFnT
 from mcp.shared.exceptions import MCPError
 from toolcat.testing import BackgroundServer, make_service
@@ -99,7 +100,7 @@ def http_server(catalog: Path, env: dict[str, str], log: Path, *extra: str) -> I
 
 @asynccontextmanager
 async def client(
-    target: str | StdioServerParameters,
+    target: str | StdioServerParameters | Transport,
     mode: str,
     elicit: ElicitationFnT | None = None,
 ) -> AsyncIterator[Client]:
