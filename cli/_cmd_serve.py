@@ -68,7 +68,13 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="with --tool-search, also list this tool (repeatable)",
+        help="with --tool-search, also list this tool (repeatable; added to the "
+        "catalog's search.pinned tools)",
+    )
+    p.add_argument(
+        "--no-catalog-pins",
+        action="store_true",
+        help="with --tool-search, leave out the catalog's search.pinned tools (only --pin)",
     )
     p.add_argument(
         "--watch",
@@ -191,6 +197,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import logging  # here, not at the top: every toolcat command imports this module
+    import os
 
     import anyio
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
@@ -203,6 +210,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--drain-timeout must be 0-86400 seconds")
     if args.metrics and args.transport != "http":
         raise CliError("--metrics needs --transport http")
+    if not 0 < args.confirm_timeout <= 86400:
+        raise CliError("--confirm-timeout must be more than 0 and at most 86400 seconds")
+    try:  # one line, never the key
+        McpServer.read_confirm_keys(os.environ)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
@@ -215,22 +228,20 @@ def run(args: argparse.Namespace) -> int:
     def load(paths: Sequence[str]) -> LoadResult:  # every load and --watch reload
         return load_catalog(paths, progress=False, ref_root=ref_root)
 
-    try:
-        server = McpServer(
-            args.paths,
-            toolset=args.toolset,
-            watch=args.watch,
-            poll_interval=args.poll_interval,
-            settle=args.settle,
-            yes=args.yes,
-            tool_search=args.tool_search,
-            pinned=args.pin,
-            loader=load,
-            audit_log=args.audit_log,
-            confirm_timeout=args.confirm_timeout,
-        )
-    except ValueError as exc:  # --confirm-timeout, TOOLCAT_CONFIRM_KEYS: one line
-        raise CliError(str(exc)) from exc
+    server = McpServer(
+        args.paths,
+        toolset=args.toolset,
+        watch=args.watch,
+        poll_interval=args.poll_interval,
+        settle=args.settle,
+        yes=args.yes,
+        tool_search=args.tool_search,
+        pinned=args.pin,
+        catalog_pins=not args.no_catalog_pins,
+        loader=load,
+        audit_log=args.audit_log,
+        confirm_timeout=args.confirm_timeout,
+    )
     if args.pin and not args.tool_search:
         raise CliError("--pin needs --tool-search")
     if args.docs and args.transport != "http":
@@ -354,7 +365,13 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
     (one line) a non-loopback address without authentication."""
     import dataclasses
 
-    from toolcat.catalog import ApiKeyEntry, JwtSettings, ServeAuth, ServerSettings
+    from toolcat.catalog import (
+        ApiKeyEntry,
+        JwtSettings,
+        ServeAuth,
+        ServerSettings,
+        is_loopback_host,
+    )
     from toolcat.catalog import IntrospectionSettings as Introspection
 
     settings = found if found is not None else ServerSettings()
@@ -398,7 +415,7 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
             f"serving {args.host} with token authentication needs server.resource or "
             "--resource: the URI clients use, which tokens name as their audience"
         )
-    if not auth.enabled and not args.insecure_no_auth and not _loopback(args.host):
+    if not auth.enabled and not args.insecure_no_auth and not is_loopback_host(args.host):
         raise CliError(
             f"refusing to serve {args.host} without authentication: configure server.auth in "
             "the catalog or --auth-*/--api-key-hash, listen on 127.0.0.1, or pass "
@@ -423,17 +440,6 @@ def _describe_auth(settings: Any) -> str:
 
 def _wildcard(host: str) -> bool:
     return host.strip("[]") in ("0.0.0.0", "::", "")
-
-
-def _loopback(host: str) -> bool:
-    import ipaddress
-
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a name other than localhost may resolve anywhere
 
 
 def _check_address(host: str, port: int) -> None:

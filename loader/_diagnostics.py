@@ -89,6 +89,10 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- audit and quotas (server:) ---------------------------------------------
     "TC080": ("invalid-quota", Severity.ERROR),
     "TC081": ("unknown-quota-reference", Severity.ERROR),
+    # -- search: pinned tools -----------------------------------------------------
+    "TC089": ("unknown-pinned-tool", Severity.ERROR),
+    "TC090": ("unknown-pinned-toolset", Severity.ERROR),
+    "TC091": ("duplicate-search-section", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -108,6 +112,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC130": ("token-exchange-secret-in-file", Severity.WARNING),
     "TC131": ("caller-token-without-oauth-callers", Severity.WARNING),
     "TC133": ("unmasked-secret-argument", Severity.WARNING),
+    "TC140": ("too-many-pinned-tools", Severity.WARNING),
+    "TC141": ("pin-matches-nothing", Severity.WARNING),
+    "TC142": ("pinned-tool-outside-toolset", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

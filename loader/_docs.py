@@ -47,6 +47,7 @@ __all__ = [
     "QuotaDoc",
     "ResponseDoc",
     "RetryDoc",
+    "SearchDoc",
     "ServerAuthDoc",
     "ServerDoc",
     "ServiceDoc",
@@ -1040,6 +1041,17 @@ ServerDoc.FIELDS = (
 )
 
 
+def _pin(v: Any) -> Any:  # a name or glob of 1-200 characters
+    return v if type(v) is str and 0 < len(v) <= 200 else _BAD
+
+
+class SearchDoc(Doc):
+    pinned: list[str] | dict[str, list[str]] | None
+
+
+SearchDoc.FIELDS = (_Field("pinned", _optional(_first(_list(_pin), _dict(_list(_pin)))), None),)
+
+
 def openapi_entry(spec: str) -> OpenApiEntryDoc:
     """The entry of a spec named on the command line: ``{spec: PATH}``, everything else default."""
     entry: OpenApiEntryDoc = _model(OpenApiEntryDoc)({"spec": spec})
@@ -1095,5 +1107,6 @@ _BY_NAME: dict[str, type[Doc]] = {
         AuditDoc,
         QuotaDoc,
         ServerDoc,
+        SearchDoc,
     )
 }

@@ -145,9 +145,11 @@ class _Server(Server[Any]):
 class McpServer:
     """Serves the tools of ``paths`` (optionally one ``toolset``) over MCP.
 
-    With ``tool_search=True`` tools/list holds only the ``pinned`` tools and
+    With ``tool_search=True`` tools/list holds only the pinned tools and
     ``search_tools``, whose answer carries each found tool's input schema;
-    tools/call accepts every tool served, listed or not.
+    tools/call accepts every tool served, listed or not. The pinned tools are the
+    catalog's ``search.pinned`` ones that are served (read again at each reload;
+    ``catalog_pins=False`` leaves them out), then ``pinned``.
 
     ``audit_log`` (a path, or ``-`` for standard output) writes the audit log there,
     over the catalog's ``server.audit`` path (its other settings are kept). The audit
@@ -183,6 +185,7 @@ class McpServer:
         loader: Callable[[Sequence[str]], LoadResult] | None = None,
         tool_search: bool = False,
         pinned: Sequence[str] = (),
+        catalog_pins: bool = True,
         audit_log: str | None = None,
         quota_store: QuotaStore | None = None,
         confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT,
@@ -192,6 +195,7 @@ class McpServer:
         self.paths = [str(p) for p in paths]
         self.tool_search = tool_search
         self.pinned = tuple(dict.fromkeys(pinned))
+        self.catalog_pins = catalog_pins
         self._loader = loader or _load_catalog
         self.toolset = toolset
         self.watch = watch
@@ -203,7 +207,7 @@ class McpServer:
             raise ValueError("the confirmation timeout must be more than 0 and at most 86400 s")
         self.confirm_timeout = confirm_timeout
         keys = (
-            parse_keys((env if env is not None else os.environ).get(CONFIRM_KEYS_ENV))
+            self.read_confirm_keys(env if env is not None else os.environ)
             if confirm_keys is None
             else parse_keys(
                 ",".join(k.decode() if isinstance(k, bytes) else k for k in confirm_keys)
@@ -242,6 +246,12 @@ class McpServer:
         self.server.middleware.append(
             boundary(keys, confirm_timeout + STATE_GRACE, name, _principal)
         )
+
+    @staticmethod
+    def read_confirm_keys(env: Mapping[str, str]) -> list[bytes] | None:
+        """The keys of ``TOOLCAT_CONFIRM_KEYS`` in ``env`` (``None``: unset); raises
+        ``ValueError`` (one line that never shows a key) when one is too short."""
+        return parse_keys(env.get(CONFIRM_KEYS_ENV))
 
     # -- loading -------------------------------------------------------------
 
@@ -295,7 +305,9 @@ class McpServer:
                 )
             for name in self.pinned:
                 subset[name]  # an unknown name raises UnknownToolError
-            listed = [exported[n] for n in self.pinned if n in exported]
+            pins = [n for n in catalog.pinned(self.toolset) if n in exported]
+            pins = list(dict.fromkeys([*(pins if self.catalog_pins else ()), *self.pinned]))
+            listed = [exported[n] for n in pins if n in exported]
             listed.append(to_mcp_tool(search_tool_definition()))
         executor = Executor(
             subset,
