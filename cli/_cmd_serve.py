@@ -120,6 +120,15 @@ def register(sub: Any) -> None:
         "user is asked through MCP elicitation, and the call is refused when the "
         "client cannot ask)",
     )
+    p.add_argument(
+        "--confirm-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long the user has to answer a confirmation before the call is refused "
+        "(default 120). Replicas behind a load balancer share the key that seals "
+        "2026-07-28 confirmations: set TOOLCAT_CONFIRM_KEYS (docs/mcp.md)",
+    )
     a = p.add_argument_group(
         "authentication (HTTP)",
         "Options override the catalog's server: section (docs/serve-auth.md). Without "
@@ -195,6 +204,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import logging  # here, not at the top: every toolcat command imports this module
+    import os
 
     import anyio
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
@@ -208,6 +218,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--drain-timeout must be 0-86400 seconds")
     if args.metrics and args.transport != "http":
         raise CliError("--metrics needs --transport http")
+    if not 0 < args.confirm_timeout <= 86400:
+        raise CliError("--confirm-timeout must be more than 0 and at most 86400 seconds")
+    try:  # one line, never the key
+        McpServer.read_confirm_keys(os.environ)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
@@ -233,6 +249,7 @@ def run(args: argparse.Namespace) -> int:
         loader=load,
         audit_log=args.audit_log,
         redis_url=args.redis,
+        confirm_timeout=args.confirm_timeout,
     )
     if args.pin and not args.tool_search:
         raise CliError("--pin needs --tool-search")

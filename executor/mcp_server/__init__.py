@@ -6,6 +6,8 @@ Pipeline (module names)::
           ──> McpServer (_server) ── tools/list ──> provider "mcp"
                    ├─ tools/call ──> toolcat.executor.Executor (caller: CallerIdentity)
                    ├─ --watch: LoadResult.files polled against a snapshot (_watch)
+                   ├─ confirm: true: the user asked mid-call (2025 era) or through an
+                   │    InputRequiredResult with sealed, one-use state (2026-07-28) (_confirm)
                    └─ HTTP: HostGuard (_hosts) answers only allowed Host and Origin values,
                             then AuthMiddleware (_auth) ─ Authenticator (_verify: API keys,
                             JWT with JwksCache (_jwks), RFC 7662 introspection)

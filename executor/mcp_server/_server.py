@@ -45,13 +45,35 @@ from toolcat.executor import (
     SharedStateError,
     ToolCall,
     ToolContext,
+    ToolError,
     connect_redis,
+    error_result,
     format_result,
     run_search_tool,
     search_tool_definition,
     with_context,
 )
 
+from ._confirm import (
+    CONFIRM_KEYS_ENV,
+    CONFIRM_SCHEMA,
+    DEFAULT_CONFIRM_TIMEOUT,
+    NO_ELICITATION,
+    STATE_GRACE,
+    UNRECORDED,
+    Asking,
+    ConfirmLedger,
+    MemoryConfirmLedger,
+    boundary,
+    decide,
+    input_required,
+    late,
+    new_state,
+    parse_keys,
+    question,
+    read_answer,
+    used_reason,
+)
 from ._health import (
     SHUTDOWN_GRACE,
     DrainGate,
@@ -78,14 +100,13 @@ _request: contextvars.ContextVar[ServerRequestContext[Any, Any] | None] = contex
     "toolcat_mcp_request", default=None
 )
 
+# The confirmation of the tools/call running: filled by the handler and the confirm callback.
+_asking: contextvars.ContextVar[Asking | None] = contextvars.ContextVar(
+    "toolcat_mcp_asking", default=None
+)
+
 # The longest --watch waits for files to stop changing before it loads what is there.
 MAX_SETTLE = 5.0
-
-_CONFIRM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"confirm": {"type": "boolean", "title": "Run this tool call?"}},
-    "required": ["confirm"],
-}
 
 
 class CatalogLoadFailed(ToolcatError):
@@ -144,6 +165,13 @@ class McpServer:
     log is opened at the first load and kept across reloads; the quota buckets live in
     ``quota_store`` (default: in this process), kept across reloads too.
 
+    ``confirm: true`` tools ask the client's user (unless ``yes``) and wait up to
+    ``confirm_timeout`` seconds for the answer; in the 2026-07-28 era the question
+    travels as an ``InputRequiredResult`` whose state is sealed with ``confirm_keys``
+    (default: the comma-separated ``TOOLCAT_CONFIRM_KEYS`` of ``env``, else a key of
+    this process) and used once, as ``confirm_ledger`` (default: in this process)
+    records. See docs/mcp.md.
+
     ``loader`` reads the PATHs into a :class:`toolcat.loader.LoadResult`
     (default: ``toolcat.loader.load_catalog`` without progress output); every
     load and reload goes through it, once.
@@ -170,6 +198,9 @@ class McpServer:
         audit_log: str | None = None,
         quota_store: QuotaStore | None = None,
         redis_url: str | None = None,
+        confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT,
+        confirm_keys: Sequence[str | bytes] | None = None,
+        confirm_ledger: ConfirmLedger | None = None,
     ) -> None:
         self.paths = [str(p) for p in paths]
         self.tool_search = tool_search
@@ -182,6 +213,18 @@ class McpServer:
         self.settle = settle  # seconds the files must stay unchanged before a reload
         self.env = env
         self.yes = yes
+        if not 0 < confirm_timeout <= 86400:
+            raise ValueError("the confirmation timeout must be more than 0 and at most 86400 s")
+        self.confirm_timeout = confirm_timeout
+        keys = (
+            self.read_confirm_keys(env if env is not None else os.environ)
+            if confirm_keys is None
+            else parse_keys(
+                ",".join(k.decode() if isinstance(k, bytes) else k for k in confirm_keys)
+            )
+        )
+        self._confirm_ledger: ConfirmLedger = confirm_ledger or MemoryConfirmLedger()
+        self._confirm_ledger_given = confirm_ledger is not None
         self._served: _Served | None = None
         # the catalog's ``server:`` section as last loaded; run_http takes the one it is given
         self.server_settings: ServerSettings | None = None
@@ -215,6 +258,16 @@ class McpServer:
             on_subscriptions_listen=ListenHandler(self._bus),
         )
         self.server.middleware.append(self._track_session)
+        # 2026-07-28 confirmations: the state a client echoes is sealed, checked, bound
+        self.server.middleware.append(
+            boundary(keys, confirm_timeout + STATE_GRACE, name, _principal)
+        )
+
+    @staticmethod
+    def read_confirm_keys(env: Mapping[str, str]) -> list[bytes] | None:
+        """The keys of ``TOOLCAT_CONFIRM_KEYS`` in ``env`` (``None``: unset); raises
+        ``ValueError`` (one line that never shows a key) when one is too short."""
+        return parse_keys(env.get(CONFIRM_KEYS_ENV))
 
     # -- loading -------------------------------------------------------------
 
@@ -315,6 +368,8 @@ class McpServer:
         self._quota_store = RedisQuotaStore(state)
         self._idempotency = RedisIdempotencyStore(state)
         self._idempotency_seconds = settings.idempotency_seconds
+        if not self._confirm_ledger_given:  # a confirmation is used once on every replica
+            self._confirm_ledger = RedisIdempotencyStore(state)
 
     def _shared_reachable(self) -> bool:
         """Whether Redis answered a PING in the last second (asked at most once a second)."""
@@ -374,32 +429,71 @@ class McpServer:
     async def _confirm(self, call: ToolCall, tool: ToolDefinition) -> bool:
         """``confirm: true`` tools: allowed with ``yes``, else the client's user is asked.
 
-        The question goes as an MCP elicitation (form mode) when the client
-        declared the capability and the connection can carry a server request;
-        otherwise the call is refused and the model is told so.
+        2026-07-28 era: a retried call's answer decides (each confirmation runs one
+        call: see ``_confirm_ledger``); a first call records the question, which
+        ``_call_tool`` returns as an ``InputRequiredResult``. Handshake era: the
+        question goes mid-call as an elicitation (form mode). A client that cannot
+        ask, a decline, a dismissal or no answer within ``confirm_timeout`` refuses
+        the call (``Asking.reason`` says why, for the model).
         """
         if self.yes:
             return True
+        asking = _asking.get()
         ctx = _request.get()
-        if ctx is None or ctx.session is None:
+        if asking is None or ctx is None or ctx.session is None:
             return False
-        session = ctx.session
-        capabilities = session.client_capabilities
+        if asking.modern and asking.answer is not None:
+            return await self._use(asking, call)
+        capabilities = ctx.session.client_capabilities
         if capabilities is None or capabilities.elicitation is None:
+            asking.reason = NO_ELICITATION
             return False
-        if not session.can_send_request:
+        message = question(tool.name, tool.description, call.arguments)
+        if asking.modern:
+            asking.ask = message
             return False
-        args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        if not ctx.session.can_send_request:
+            asking.reason = NO_ELICITATION
+            return False
         try:
-            answer = await session.elicit_form(
-                f"Run {tool.name} with {args}? ({tool.description})",
-                _CONFIRM_SCHEMA,
-                related_request_id=ctx.request_id,
-            )
+            with anyio.move_on_after(self.confirm_timeout) as waited:
+                answer = await ctx.session.elicit_form(
+                    message, CONFIRM_SCHEMA, related_request_id=ctx.request_id
+                )
         except Exception as exc:  # the client could not answer: refuse, never run unasked
             log.warning("could not ask the client to confirm %s: %s", tool.name, exc)
             return False
-        return answer.action == "accept" and bool((answer.content or {}).get("confirm"))
+        if waited.cancelled_caught:
+            asking.reason = late(self.confirm_timeout)
+            return False
+        verdict = decide(answer.action, answer.model_dump())
+        asking.reason = verdict.reason
+        return verdict.accepted
+
+    async def _use(self, asking: Asking, call: ToolCall) -> bool:
+        """Whether the answer a retried call carries runs it: accepted, and its first use."""
+        answer = asking.answer
+        assert answer is not None
+        if not answer.accepted:
+            asking.reason = answer.reason
+            return False
+        ledger = self._confirm_ledger
+        key = f"toolcat:confirm:{answer.nonce}"
+        seconds = answer.seconds_left + STATE_GRACE
+        try:
+            if getattr(ledger, "shared", False):  # a network round trip: off the event loop
+                held = await anyio.to_thread.run_sync(ledger.begin, key, seconds)
+            else:
+                held = ledger.begin(key, seconds)
+        except SharedStateError:  # unknown whether it was used elsewhere: not sent
+            log.warning("refused a confirmation of %s: shared state unavailable", call.name)
+            asking.reason = UNRECORDED
+            return False
+        if held is not None:
+            log.warning("refused a confirmation of %s: %s", call.name, held.get("state"))
+            asking.reason = used_reason(held)
+            return False
+        return True
 
     # -- MCP handlers ----------------------------------------------------------
 
@@ -434,7 +528,7 @@ class McpServer:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         served = self._current()  # a reload mid-call leaves this call on its catalog
         call = ToolCall(
             params.name,
@@ -457,7 +551,11 @@ class McpServer:
                 )
             )
             return types.CallToolResult.model_validate(format_result("mcp", found))
+        asking = Asking(modern=ctx.protocol_version in MODERN_PROTOCOL_VERSIONS)
+        if asking.modern and params.request_state is not None:  # a retry with the answer
+            asking.answer = read_answer(params, self.confirm_timeout)
         token = _request.set(ctx)
+        asked = _asking.set(asking)
         served.inflight += 1
         try:
             # the verified caller, for the call path to read; a drain deadline cancels the call
@@ -466,9 +564,16 @@ class McpServer:
             with with_context(context), self.lifecycle.call():
                 result = await served.executor.aexecute(call)
         finally:
+            _asking.reset(asked)
             _request.reset(token)
             served.inflight -= 1
         await self._close_idle_retired()
+        if result.error is not None and result.error.type == "not_confirmed":
+            if asking.ask is not None:  # 2026-07-28: ask, and the client calls again
+                state = new_state(params.name, params.arguments, self.confirm_timeout)
+                return input_required(asking.ask, state)
+            if asking.reason is not None:
+                result = error_result(call, [ToolError("not_confirmed", asking.reason)])
         out = format_result("mcp", result)
         listed = served.exported.get(params.name)
         schema = listed.get("outputSchema") if listed else None
@@ -717,6 +822,15 @@ class McpServer:
             except Exception as exc:  # a closed session: forget it
                 log.debug("could not notify a session: %s", exc)
                 self._sessions.discard(session)
+
+
+def _principal(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """Who a 2026-07-28 confirmation belongs to: the verified caller (HTTP with
+    authentication), or ``None`` (stdio, or a server without authentication)."""
+    who = _identity(ctx)
+    if who is None:
+        return None
+    return json.dumps([who.method, who.issuer, who.client_id, who.subject])
 
 
 def _identity(ctx: ServerRequestContext[Any, Any]) -> Any:
