@@ -2,7 +2,12 @@
 
 The site works from ``file://`` and any static host: no CDN, no fetch. The search
 index (``SearchIndex.to_dict()``) ships as ``assets/search-index.js``, a script that
-assigns a global, because browsers block ``fetch`` of JSON from ``file://``;
+assigns a global, because browsers block ``fetch`` of JSON from ``file://``; the
+list's data (one compact row a tool) ships the same way as ``assets/tools.js``. The
+list is paged: ``index.html`` holds the first :data:`PAGE_SIZE` tools and
+``list/N.html`` the others (readable without JavaScript), so the first view costs
+the same for 25,000 tools as for 100; the page script loads ``tools.js`` after the
+first view and the index on the first search, each with a ``<script>`` element.
 ``assets/search.js`` repeats the ranking of ``toolcat search`` exactly (tests
 compare the two in Chromium). Every string from the catalog goes through Jinja2's
 autoescape here, and the page script sets text only with ``textContent``.
@@ -27,6 +32,9 @@ __all__ = ["NotEmptyError", "SiteReport", "build_site", "check_output"]
 
 #: Characters of a description shown in the list (the tool page shows all of it).
 SUMMARY_CHARS = 200
+#: Tools on a page of the list (the first view renders one page, whatever the catalog's size).
+PAGE_SIZE = 100
+_BADGE_BITS = {"readonly": 1, "destructive": 2, "confirm": 4}
 ASSETS = ("style.css", "stem.js", "search.js", "app.js")
 _SAFE_FILE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
@@ -141,6 +149,8 @@ def _provider_panels(tools: Iterable[ToolDefinition]) -> dict[str, list[dict[str
     """tool name -> [{name, json, notes}] for each registered provider."""
     from toolcat.executor import providers
 
+    from ._json import dumps_indented  # json.dumps(indent=2)'s text, through orjson
+
     panels: dict[str, list[dict[str, Any]]] = {}
     tools = list(tools)
     for pname in providers.names():
@@ -148,7 +158,7 @@ def _provider_panels(tools: Iterable[ToolDefinition]) -> dict[str, list[dict[str
         for tool in tools:
             try:
                 result = prov.tools([tool])
-                text = json.dumps(result.tools, indent=2, ensure_ascii=False)
+                text = dumps_indented(result.tools)
                 notes = [n.message for n in result.notes]
             except Exception as exc:  # one tool a provider cannot take must not stop the site
                 text, notes = "", [f"not exported: {exc}"]
@@ -281,13 +291,72 @@ def build_site(
         ("method", "method", sorted({r["method"] for r in rows})),
         ("service", "service", sorted({r["service"] for r in rows})),
     ]
-    size += _write(out / "index.html", index_t.render(title=title, tools=rows, filters=filters))
+    list_dir = out / "list"
+    if force and list_dir.is_dir():
+        for old in list_dir.glob("*.html"):
+            old.unlink()
+    pages = max(1, -(-len(rows) // PAGE_SIZE))
+    for number in range(1, pages + 1):
+        if number == 2:
+            list_dir.mkdir(exist_ok=True)
+        html = index_t.render(
+            title=title,
+            tools=rows[(number - 1) * PAGE_SIZE : number * PAGE_SIZE],
+            total=len(rows),
+            filters=filters,
+            base="" if number == 1 else "../",
+            page=number,
+            pages=pages,
+            page_size=PAGE_SIZE,
+            prev_href=_page_href(number - 1, number) if number > 1 else "",
+            next_href=_page_href(number + 1, number) if number < pages else "",
+        )
+        size += _write(out / "index.html" if number == 1 else list_dir / f"{number}.html", html)
     for name in ASSETS:
         size += _write(out / "assets" / name, _asset(name))
+    size += _write(out / "assets" / "tools.js", _tools_script(rows, filters))
     data = json.dumps(catalog.search_index.to_dict(), ensure_ascii=True, separators=(",", ":"))
     # ensure_ascii leaves no U+2028/2029 and "</" cannot end a script given as a file.
     size += _write(out / "assets" / "search-index.js", f"window.TOOLCAT_INDEX = {data};\n")
-    return SiteReport(tools=len(rows), files=written + 2 + len(ASSETS), bytes=size)
+    return SiteReport(tools=len(rows), files=written + pages + 2 + len(ASSETS), bytes=size)
+
+
+def _page_href(number: int, here: int) -> str:
+    """The link to list page ``number`` from list page ``here`` (page 1 is index.html)."""
+    if number == 1:
+        return "index.html" if here == 1 else "../index.html"
+    return f"{number}.html" if here > 1 else f"list/{number}.html"
+
+
+def _tools_script(rows: list[dict[str, Any]], filters: list[tuple[str, str, list[str]]]) -> str:
+    """``assets/tools.js``: one compact row a tool, in catalog (= search index) order.
+
+    A row is ``[name, file, method, path, summary, badges, service, toolsets, tags]``;
+    method, service, toolsets and tags are positions in ``values``, badges a bit set
+    (1 read-only, 2 destructive, 4 confirm). The page script reads it as data only.
+    """
+    values = {key: vals for key, _, vals in filters}
+    pos = {key: {v: i for i, v in enumerate(vals)} for key, vals in values.items()}
+    tools = [
+        [
+            r["name"],
+            r["file"],
+            pos["method"][r["method"]],
+            r["path"],
+            r["summary"],
+            sum(_BADGE_BITS[b[0]] for b in r["badges"]),
+            pos["service"][r["service"]],
+            [pos["toolset"][t] for t in r["toolsets"]],
+            [pos["tag"][t] for t in r["tags"]],
+        ]
+        for r in rows
+    ]
+    data = json.dumps(
+        {"page_size": PAGE_SIZE, "values": values, "tools": tools},
+        ensure_ascii=True,
+        separators=(",", ":"),
+    )
+    return f"window.TOOLCAT_TOOLS = {data};\n"
 
 
 def _write(path: Path, text: str) -> int:
