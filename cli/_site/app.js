@@ -136,6 +136,7 @@
       }
       if (!needs.length) return done();
       list.setAttribute("aria-busy", "true");
+      if (!index && q.value.trim()) count.textContent = "loading the search index…";
       Promise.all(needs).then(done, function (err) { list.removeAttribute("aria-busy"); count.textContent = String(err.message); });
     }
     function fromHash() {
