@@ -28,12 +28,16 @@ from toolcat.catalog import record
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
 
-__all__ = ["NotEmptyError", "SiteReport", "build_site", "check_output"]
+__all__ = ["NotEmptyError", "SiteReport", "build_site", "check_output", "index_shard"]
 
 #: Characters of a description shown in the list (the tool page shows all of it).
 SUMMARY_CHARS = 200
 #: Tools on a page of the list (the first view renders one page, whatever the catalog's size).
 PAGE_SIZE = 100
+#: The search index's postings come in one part (``assets/index/N.js``) for so many tools,
+#: at most :data:`MAX_SHARDS` parts; a search loads only the parts its terms are in.
+TOOLS_PER_SHARD = 500
+MAX_SHARDS = 256
 _BADGE_BITS = {"readonly": 1, "destructive": 2, "confirm": 4}
 ASSETS = ("style.css", "stem.js", "search.js", "app.js")
 _SAFE_FILE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
@@ -315,10 +319,19 @@ def build_site(
     for name in ASSETS:
         size += _write(out / "assets" / name, _asset(name))
     size += _write(out / "assets" / "tools.js", _tools_script(rows, filters))
-    data = json.dumps(catalog.search_index.to_dict(), ensure_ascii=True, separators=(",", ":"))
+    core, parts = _index_parts(catalog.search_index.to_dict(), len(rows))
+    index_dir = out / "assets" / "index"
+    if index_dir.is_dir():
+        for old in index_dir.glob("*.js"):
+            old.unlink()
+    index_dir.mkdir(exist_ok=True)
     # ensure_ascii leaves no U+2028/2029 and "</" cannot end a script given as a file.
-    size += _write(out / "assets" / "search-index.js", f"window.TOOLCAT_INDEX = {data};\n")
-    return SiteReport(tools=len(rows), files=written + pages + 2 + len(ASSETS), bytes=size)
+    size += _write(out / "assets" / "search-index.js", f"window.TOOLCAT_INDEX = {_js(core)};\n")
+    shards = "(window.TOOLCAT_SHARDS = window.TOOLCAT_SHARDS || {})"
+    for number, postings in enumerate(parts):
+        size += _write(index_dir / f"{number}.js", f"{shards}[{number}] = {_js(postings)};\n")
+    files = written + pages + 2 + len(ASSETS) + len(parts)
+    return SiteReport(tools=len(rows), files=files, bytes=size)
 
 
 def _page_href(number: int, here: int) -> str:
@@ -357,6 +370,34 @@ def _tools_script(rows: list[dict[str, Any]], filters: list[tuple[str, str, list
         separators=(",", ":"),
     )
     return f"window.TOOLCAT_TOOLS = {data};\n"
+
+
+def _js(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
+def index_shard(term: str, shards: int, width: int) -> int:
+    """The part of the postings that holds ``term``: a hash of its first ``width``
+    UTF-16 code units (search.js's ``shardOf``). A query's prefix lookups keep at least
+    ``min_prefix`` units, so a term and its prefixes are always in the same part."""
+    units = term.encode("utf-16-le")[: 2 * width]
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (h * 31 + int.from_bytes(units[i : i + 2], "little")) & 0xFFFFFFFF
+    return h % shards
+
+
+def _index_parts(index: dict[str, Any], tools: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Split ``SearchIndex.to_dict()`` into its core (no postings; ``shards``: how many
+    parts) and the parts of the postings, one for each :data:`TOOLS_PER_SHARD` tools."""
+    shards = max(1, min(MAX_SHARDS, -(-tools // TOOLS_PER_SHARD)))
+    core = {k: v for k, v in index.items() if k != "postings"}
+    core["shards"] = shards
+    parts: list[dict[str, Any]] = [{} for _ in range(shards)]
+    width = int(index["min_prefix"])
+    for term, plist in index["postings"].items():
+        parts[index_shard(term, shards, width)][term] = plist
+    return core, parts
 
 
 def _write(path: Path, text: str) -> int:

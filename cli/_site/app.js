@@ -76,7 +76,16 @@
         return index;
       });
     }
+    // The parts of the index's postings a query needs (assets/index/N.js), loaded once each.
+    function getParts(ix, query) {
+      return Promise.all(ix.needs(query).map(function (k) {
+        return load(base, "index/" + k + ".js").then(function () { ix.add(k, window.TOOLCAT_SHARDS[k]); });
+      }));
+    }
     window.toolcatIndex = getIndex;  // for tests and the console: a promise of the index
+    window.toolcatSearch = function (query, top) {  // a promise of index.search(query, top)
+      return getIndex().then(function (ix) { return getParts(ix, query); }).then(function () { return index.search(query, top); });
+    };
     function getData() {
       return load(base, "tools.js").then(function () { data = window.TOOLCAT_TOOLS; return data; });
     }
@@ -127,7 +136,11 @@
     // Show the view the controls ask for: at once when the data is here, else when it is.
     function update(then) {
       var mine = ++turn;
-      var needs = [data ? null : getData(), q.value.trim() && !index ? getIndex() : null].filter(Boolean);
+      var query = q.value.trim(), needs = [];
+      if (!data) needs.push(getData());
+      if (query && (!index || index.needs(query).length)) {
+        needs.push(getIndex().then(function (ix) { return getParts(ix, query); }));
+      }
       function done() {
         if (mine !== turn) return;  // a later change took over
         list.removeAttribute("aria-busy");

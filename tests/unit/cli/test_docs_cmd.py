@@ -70,7 +70,30 @@ def test_the_index_ships_as_a_script_assigning_a_global(
     assert text.startswith(prefix)
     catalog = load_catalog([str(demo)], progress=False).catalog
     assert catalog is not None
-    assert json.loads(text[len(prefix) :].rstrip().rstrip(";")) == catalog.search_index.to_dict()
+    core = json.loads(text[len(prefix) :].rstrip().rstrip(";"))
+    assert core.pop("shards") == 1 and "postings" not in core  # the postings come in parts
+    part = (tmp_path / "assets" / "index" / "0.js").read_text(encoding="utf-8")
+    prefix = "(window.TOOLCAT_SHARDS = window.TOOLCAT_SHARDS || {})[0] = "
+    assert part.startswith(prefix)
+    core["postings"] = json.loads(part[len(prefix) :].rstrip().rstrip(";"))
+    assert core == catalog.search_index.to_dict()
+
+
+def test_the_index_comes_in_parts_that_hold_each_term_and_its_prefixes() -> None:
+    from toolcat.cli._docsite import _index_parts, index_shard
+
+    postings = {f"{w}{i}": [i, 1.0] for i in range(300) for w in ("repo", "issu", "查询")}
+    postings.update({"a": [0, 1.0], "𝔘nicode": [1, 1.0]})
+    index = {"min_prefix": 3, "postings": postings, "tools": []}
+    core, parts = _index_parts(index, 1200)  # 500 tools a part: 3 parts
+    assert core == {"min_prefix": 3, "tools": [], "shards": 3} and len(parts) == 3
+    assert {t: p for part in parts for t, p in part.items()} == postings
+    for term in postings:  # a term and every prefix a query looks up: the same part
+        shard = index_shard(term, 3, 3)
+        assert term in parts[shard]
+        assert all(index_shard(term[:cut], 3, 3) == shard for cut in range(3, len(term)))
+    assert index_shard("abc", 1, 3) == 0
+    assert index_shard("ab", 7, 3) == (97 * 31 + 98) % 7  # shorter than min_prefix: all of it
 
 
 def test_a_folder_that_is_not_empty_is_refused_without_force(
