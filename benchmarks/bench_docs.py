@@ -22,7 +22,7 @@ the spec corpus for the GitHub part (``--corpus``, else ``$TOOLCAT_CORPUS``, els
 ``../shared/corpus``; prints "skipped" without it); the browser part needs Chromium
 (``TOOLCAT_CHROMIUM``, ``chromium`` or ``chromium-browser``) and Playwright.
 ``--screenshots DIR`` also writes the README's screenshots (GitHub's site: search
-results, a tool page, a phone).
+results, the pager under page 2 of them, a tool page, a phone).
 """
 
 from __future__ import annotations
@@ -129,7 +129,10 @@ def _build(label: str, path: Path, out: Path, title: str) -> Path:
         f"({built / loaded:.2f}x the load); peak memory of the process so far {peak / 1e6:.0f} MB"
     )
     print(f"  site: {report.files} files, {report.bytes / 1e6:.1f} MB; ", end="")
-    print(", ".join(f"{k} {v / 1e3:.0f} kB" for k, v in sizes.items()))
+    print(", ".join(f"{k} {v / 1e3:.0f} kB" for k, v in sizes.items()), end="; ")
+    parts = list((assets / "index").glob("*.js"))
+    total = sum(p.stat().st_size for p in parts)
+    print(f"the index's postings: {len(parts)} parts, {total / 1e3:.0f} kB")
     return out
 
 
@@ -205,6 +208,11 @@ def _screenshots(browser: Any, site: Path, out: Path) -> None:
     page.goto((site / "index.html").as_uri() + "#q=list+open+issues&method=GET")
     page.wait_for_selector("html[data-ready]", state="attached")
     page.screenshot(path=str(out / "browser-search.png"))
+    page.set_viewport_size({"width": 1200, "height": 420})
+    page.goto((site / "index.html").as_uri() + "#q=list+open+issues&page=2")
+    page.wait_for_selector("html[data-ready]", state="attached")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.screenshot(path=str(out / "browser-pager.png"))
     page.set_viewport_size({"width": 1200, "height": 1000})
     page.goto((site / "tools" / "repos_get.html").as_uri())
     page.wait_for_selector("html[data-ready]", state="attached")

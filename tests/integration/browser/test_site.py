@@ -388,7 +388,9 @@ def test_25000_tools_search_reaches_a_late_page(page: Any, huge_site: tuple[Path
     assert visible_names(page) == ranked[100:200]
     assert "page=2" in page.evaluate("location.hash")
     page.go_back()  # the pager's links are history entries
-    page.wait_for_function("!location.hash.includes('page=')")
+    page.wait_for_function(
+        "document.querySelector('#pager .where').textContent.includes('page 1 ')"
+    )
     assert visible_names(page) == ranked[:100]
 
 
