@@ -29,7 +29,7 @@
         var s = doc.createElement("script");
         s.src = base + "assets/" + name;
         s.onload = resolve;
-        s.onerror = function () { reject(new Error("cannot load " + name)); };
+        s.onerror = function () { delete loads[name]; reject(new Error("cannot load " + name)); };
         doc.head.appendChild(s);
       });
     }
@@ -89,14 +89,16 @@
     function getData() {
       return load(base, "tools.js").then(function () { data = window.TOOLCAT_TOOLS; return data; });
     }
-    function keep(t) {
-      return selects.every(function (sel) {
-        if (!sel.value) return true;
-        var key = sel.getAttribute("data-filter"), want = data.values[key].indexOf(sel.value);
-        if (key === "method") return t[2] === want;
-        if (key === "service") return t[6] === want;
-        return (key === "toolset" ? t[7] : t[8]).indexOf(want) >= 0;
+    // A test of a row for the filters chosen: [[field, position of the value]].
+    function keeper() {
+      var field = {method: 2, service: 6, toolset: 7, tag: 8};
+      var want = selects.filter(function (sel) { return sel.value; }).map(function (sel) {
+        var key = sel.getAttribute("data-filter");
+        return [field[key], data.values[key].indexOf(sel.value)];
       });
+      return function (t) {
+        return want.every(function (w) { var v = t[w[0]]; return Array.isArray(v) ? v.indexOf(w[1]) >= 0 : v === w[1]; });
+      };
     }
     function pageLink(n, label, rel) {
       var a = el("a", "", label);
@@ -109,7 +111,7 @@
       var query = q.value.trim();
       if (query) hash.set("q", query);
       selects.forEach(function (sel) { if (sel.value) hash.set(sel.getAttribute("data-filter"), sel.value); });
-      if (n !== 1) hash.set("page", String(n));
+      if (n !== 1 || home !== 1) hash.set("page", String(n));  // list/N.html: always
       return hash.toString();
     }
     function render() {
@@ -117,6 +119,7 @@
       var order;
       if (query) order = index.search(query, 0).map(function (h) { return h.pos; });
       else { order = new Array(data.tools.length); for (var i = 0; i < order.length; i++) order[i] = i; }
+      var keep = keeper();
       var filtered = selects.some(function (s) { return s.value; }) ? order.filter(function (p) { return keep(data.tools[p]); }) : order;
       var pages = Math.max(1, Math.ceil(filtered.length / size));
       if (page > pages) page = pages;
@@ -162,14 +165,15 @@
     function changed() { page = 1; update(); }
     selects.forEach(function (sel) { sel.addEventListener("change", changed); });
     var timer = 0;
-    q.addEventListener("focus", function () { getIndex(); }, {once: true});
+    function quiet() {}  // a prefetch that fails is retried (and reported) when needed
+    q.addEventListener("focus", function () { getIndex().catch(quiet); }, {once: true});
     q.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(changed, 60); });
     doc.getElementById("search").addEventListener("submit", function (e) { e.preventDefault(); clearTimeout(timer); changed(); });
     window.addEventListener("hashchange", function () { fromHash(); update(); });
     if (fromHash()) return update(ready);
     // The page as written is the view asked for: ready now; the list's data follows.
     ready();
-    setTimeout(getData, 0);
+    setTimeout(function () { getData().catch(quiet); }, 0);
   }
 
   function start() {

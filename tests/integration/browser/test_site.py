@@ -364,6 +364,13 @@ def test_25000_tools_first_view_is_one_page(page: Any, huge_site: tuple[Path, Ca
     page.click("#pager a[rel=prev]")
     page.wait_for_selector("html[data-ready]", state="attached")
     assert page.url.endswith("/index.html") and visible_names(page) == names[:100]
+    open_site(page, (out / "list" / "2.html").as_uri())  # the script works on list pages too
+    search(page, "operation 24321")
+    assert visible_names(page)[0] == names[24_321]
+    assert "page=1" in page.evaluate("location.hash")  # a list page's address names its page
+    page.click("#tools li .name >> nth=0")  # links from list/ lead to ../tools/
+    page.wait_for_selector("html[data-ready]", state="attached")
+    assert page.text_content("h1 .name") == names[24_321]
 
 
 @huge
