@@ -2,7 +2,12 @@
 
 The site works from ``file://`` and any static host: no CDN, no fetch. The search
 index (``SearchIndex.to_dict()``) ships as ``assets/search-index.js``, a script that
-assigns a global, because browsers block ``fetch`` of JSON from ``file://``;
+assigns a global, because browsers block ``fetch`` of JSON from ``file://``; the
+list's data (one compact row a tool) ships the same way as ``assets/tools.js``. The
+list is paged: ``index.html`` holds the first :data:`PAGE_SIZE` tools and
+``list/N.html`` the others (readable without JavaScript), so the first view costs
+the same for 25,000 tools as for 100; the page script loads ``tools.js`` after the
+first view and the index on the first search, each with a ``<script>`` element.
 ``assets/search.js`` repeats the ranking of ``toolcat search`` exactly (tests
 compare the two in Chromium). Every string from the catalog goes through Jinja2's
 autoescape here, and the page script sets text only with ``textContent``.
@@ -23,10 +28,17 @@ from toolcat.catalog import record
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
 
-__all__ = ["NotEmptyError", "SiteReport", "build_site", "check_output"]
+__all__ = ["NotEmptyError", "SiteReport", "build_site", "check_output", "index_shard"]
 
 #: Characters of a description shown in the list (the tool page shows all of it).
 SUMMARY_CHARS = 200
+#: Tools on a page of the list (the first view renders one page, whatever the catalog's size).
+PAGE_SIZE = 100
+#: The search index's postings come in one part (``assets/index/N.js``) for so many tools,
+#: at most :data:`MAX_SHARDS` parts; a search loads only the parts its terms are in.
+TOOLS_PER_SHARD = 500
+MAX_SHARDS = 256
+_BADGE_BITS = {"readonly": 1, "destructive": 2, "confirm": 4}
 ASSETS = ("style.css", "stem.js", "search.js", "app.js")
 _SAFE_FILE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
@@ -141,6 +153,8 @@ def _provider_panels(tools: Iterable[ToolDefinition]) -> dict[str, list[dict[str
     """tool name -> [{name, json, notes}] for each registered provider."""
     from toolcat.executor import providers
 
+    from ._json import dumps_indented  # json.dumps(indent=2)'s text, through orjson
+
     panels: dict[str, list[dict[str, Any]]] = {}
     tools = list(tools)
     for pname in providers.names():
@@ -148,7 +162,7 @@ def _provider_panels(tools: Iterable[ToolDefinition]) -> dict[str, list[dict[str
         for tool in tools:
             try:
                 result = prov.tools([tool])
-                text = json.dumps(result.tools, indent=2, ensure_ascii=False)
+                text = dumps_indented(result.tools)
                 notes = [n.message for n in result.notes]
             except Exception as exc:  # one tool a provider cannot take must not stop the site
                 text, notes = "", [f"not exported: {exc}"]
@@ -281,13 +295,109 @@ def build_site(
         ("method", "method", sorted({r["method"] for r in rows})),
         ("service", "service", sorted({r["service"] for r in rows})),
     ]
-    size += _write(out / "index.html", index_t.render(title=title, tools=rows, filters=filters))
+    list_dir = out / "list"
+    if force and list_dir.is_dir():
+        for old in list_dir.glob("*.html"):
+            old.unlink()
+    pages = max(1, -(-len(rows) // PAGE_SIZE))
+    for number in range(1, pages + 1):
+        if number == 2:
+            list_dir.mkdir(exist_ok=True)
+        html = index_t.render(
+            title=title,
+            tools=rows[(number - 1) * PAGE_SIZE : number * PAGE_SIZE],
+            total=len(rows),
+            filters=filters,
+            base="" if number == 1 else "../",
+            page=number,
+            pages=pages,
+            page_size=PAGE_SIZE,
+            prev_href=_page_href(number - 1, number) if number > 1 else "",
+            next_href=_page_href(number + 1, number) if number < pages else "",
+        )
+        size += _write(out / "index.html" if number == 1 else list_dir / f"{number}.html", html)
     for name in ASSETS:
         size += _write(out / "assets" / name, _asset(name))
-    data = json.dumps(catalog.search_index.to_dict(), ensure_ascii=True, separators=(",", ":"))
+    size += _write(out / "assets" / "tools.js", _tools_script(rows, filters))
+    core, parts = _index_parts(catalog.search_index.to_dict(), len(rows))
+    index_dir = out / "assets" / "index"
+    if index_dir.is_dir():
+        for old in index_dir.glob("*.js"):
+            old.unlink()
+    index_dir.mkdir(exist_ok=True)
     # ensure_ascii leaves no U+2028/2029 and "</" cannot end a script given as a file.
-    size += _write(out / "assets" / "search-index.js", f"window.TOOLCAT_INDEX = {data};\n")
-    return SiteReport(tools=len(rows), files=written + 2 + len(ASSETS), bytes=size)
+    size += _write(out / "assets" / "search-index.js", f"window.TOOLCAT_INDEX = {_js(core)};\n")
+    shards = "(window.TOOLCAT_SHARDS = window.TOOLCAT_SHARDS || {})"
+    for number, postings in enumerate(parts):
+        size += _write(index_dir / f"{number}.js", f"{shards}[{number}] = {_js(postings)};\n")
+    files = written + pages + 2 + len(ASSETS) + len(parts)
+    return SiteReport(tools=len(rows), files=files, bytes=size)
+
+
+def _page_href(number: int, here: int) -> str:
+    """The link to list page ``number`` from list page ``here`` (page 1 is index.html)."""
+    if number == 1:
+        return "index.html" if here == 1 else "../index.html"
+    return f"{number}.html" if here > 1 else f"list/{number}.html"
+
+
+def _tools_script(rows: list[dict[str, Any]], filters: list[tuple[str, str, list[str]]]) -> str:
+    """``assets/tools.js``: one compact row a tool, in catalog (= search index) order.
+
+    A row is ``[name, file, method, path, summary, badges, service, toolsets, tags]``;
+    method, service, toolsets and tags are positions in ``values``, badges a bit set
+    (1 read-only, 2 destructive, 4 confirm). The page script reads it as data only.
+    """
+    values = {key: vals for key, _, vals in filters}
+    pos = {key: {v: i for i, v in enumerate(vals)} for key, vals in values.items()}
+    tools = [
+        [
+            r["name"],
+            r["file"],
+            pos["method"][r["method"]],
+            r["path"],
+            r["summary"],
+            sum(_BADGE_BITS[b[0]] for b in r["badges"]),
+            pos["service"][r["service"]],
+            [pos["toolset"][t] for t in r["toolsets"]],
+            [pos["tag"][t] for t in r["tags"]],
+        ]
+        for r in rows
+    ]
+    data = json.dumps(
+        {"page_size": PAGE_SIZE, "values": values, "tools": tools},
+        ensure_ascii=True,
+        separators=(",", ":"),
+    )
+    return f"window.TOOLCAT_TOOLS = {data};\n"
+
+
+def _js(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+
+
+def index_shard(term: str, shards: int, width: int) -> int:
+    """The part of the postings that holds ``term``: a hash of its first ``width``
+    UTF-16 code units (search.js's ``shardOf``). A query's prefix lookups keep at least
+    ``min_prefix`` units, so a term and its prefixes are always in the same part."""
+    units = term.encode("utf-16-le")[: 2 * width]
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (h * 31 + int.from_bytes(units[i : i + 2], "little")) & 0xFFFFFFFF
+    return h % shards
+
+
+def _index_parts(index: dict[str, Any], tools: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Split ``SearchIndex.to_dict()`` into its core (no postings; ``shards``: how many
+    parts) and the parts of the postings, one for each :data:`TOOLS_PER_SHARD` tools."""
+    shards = max(1, min(MAX_SHARDS, -(-tools // TOOLS_PER_SHARD)))
+    core = {k: v for k, v in index.items() if k != "postings"}
+    core["shards"] = shards
+    parts: list[dict[str, Any]] = [{} for _ in range(shards)]
+    width = int(index["min_prefix"])
+    for term, plist in index["postings"].items():
+        parts[index_shard(term, shards, width)][term] = plist
+    return core, parts
 
 
 def _write(path: Path, text: str) -> int:

@@ -23,21 +23,50 @@
   }
   function round6(x) { return Number(x.toFixed(6)); }
 
+  // data: SearchIndex.to_dict(), or the same without "postings" and with "shards": n,
+  // the postings then come in n parts (add), by a hash of each term's first min_prefix
+  // UTF-16 units: a term, its prefixes that a query looks up and nothing else decide the part.
   function Index(data) {
     this.d = data;
     this.stop = new Set(data.stop_words);
-    this.postings = new Map(Object.entries(data.postings));
+    this.postings = new Map(data.postings ? Object.entries(data.postings) : []);
     this.synonyms = new Map(Object.entries(data.synonyms));
+    this.loaded = new Set();
   }
-  Index.prototype.queryTerms = function (query) {
-    var d = this.d, terms = new Map();
+  Index.prototype.shardOf = function (term) {
+    var h = 0, n = Math.min(this.d.min_prefix, term.length);
+    for (var i = 0; i < n; i++) h = (Math.imul(h, 31) + term.charCodeAt(i)) >>> 0;
+    return h % this.d.shards;
+  };
+  Index.prototype.add = function (part, postings) {
+    if (this.loaded.has(part)) return;
+    for (var t in postings) if (Object.prototype.hasOwnProperty.call(postings, t)) this.postings.set(t, postings[t]);
+    this.loaded.add(part);
+  };
+  // The parts of the postings a query needs that are not here yet ([] when unsharded).
+  Index.prototype.needs = function (query) {
+    if (!this.d.shards) return [];
+    var self = this, parts = new Set();
+    this.stems(query).forEach(function (s) {
+      parts.add(self.shardOf(s));
+      (self.synonyms.get(s) || []).forEach(function (t) { parts.add(self.shardOf(t)); });
+    });
+    return Array.from(parts).filter(function (k) { return !self.loaded.has(k); });
+  };
+  Index.prototype.stems = function (query) {
+    var d = this.d, terms = new Set();
     var toks = tokenize(firstChars(query, d.max_query_chars));
     for (var i = 0; i < toks.length; i++) {
       if (this.stop.has(toks[i])) continue;
-      terms.set(root.toolcatStem(toks[i]), 1.0);
+      terms.add(root.toolcatStem(toks[i]));
       if (terms.size >= d.max_query_terms) break;
     }
-    var stems = Array.from(terms.keys());
+    return Array.from(terms);
+  };
+  Index.prototype.queryTerms = function (query) {
+    var d = this.d, terms = new Map();
+    var stems = this.stems(query);
+    stems.forEach(function (s) { terms.set(s, 1.0); });
     for (var j = 0; j < stems.length; j++) {
       var s = stems[j], syn = this.synonyms.get(s) || [];
       for (var k = 0; k < syn.length; k++) if (!terms.has(syn[k])) terms.set(syn[k], d.synonym_weight);

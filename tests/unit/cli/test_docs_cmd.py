@@ -70,7 +70,30 @@ def test_the_index_ships_as_a_script_assigning_a_global(
     assert text.startswith(prefix)
     catalog = load_catalog([str(demo)], progress=False).catalog
     assert catalog is not None
-    assert json.loads(text[len(prefix) :].rstrip().rstrip(";")) == catalog.search_index.to_dict()
+    core = json.loads(text[len(prefix) :].rstrip().rstrip(";"))
+    assert core.pop("shards") == 1 and "postings" not in core  # the postings come in parts
+    part = (tmp_path / "assets" / "index" / "0.js").read_text(encoding="utf-8")
+    prefix = "(window.TOOLCAT_SHARDS = window.TOOLCAT_SHARDS || {})[0] = "
+    assert part.startswith(prefix)
+    core["postings"] = json.loads(part[len(prefix) :].rstrip().rstrip(";"))
+    assert core == catalog.search_index.to_dict()
+
+
+def test_the_index_comes_in_parts_that_hold_each_term_and_its_prefixes() -> None:
+    from toolcat.cli._docsite import _index_parts, index_shard
+
+    postings = {f"{w}{i}": [i, 1.0] for i in range(300) for w in ("repo", "issu", "查询")}
+    postings.update({"a": [0, 1.0], "𝔘nicode": [1, 1.0]})
+    index = {"min_prefix": 3, "postings": postings, "tools": []}
+    core, parts = _index_parts(index, 1200)  # 500 tools a part: 3 parts
+    assert core == {"min_prefix": 3, "tools": [], "shards": 3} and len(parts) == 3
+    assert {t: p for part in parts for t, p in part.items()} == postings
+    for term in postings:  # a term and every prefix a query looks up: the same part
+        shard = index_shard(term, 3, 3)
+        assert term in parts[shard]
+        assert all(index_shard(term[:cut], 3, 3) == shard for cut in range(3, len(term)))
+    assert index_shard("abc", 1, 3) == 0
+    assert index_shard("ab", 7, 3) == (97 * 31 + 98) % 7  # shorter than min_prefix: all of it
 
 
 def test_a_folder_that_is_not_empty_is_refused_without_force(
@@ -120,3 +143,69 @@ def test_a_tool_page_shows_its_schema_examples_and_the_request_they_render(
     assert "s3cret-token" not in page  # the dry run masks secrets
     other = (tmp_path / "site" / "tools" / "list_items.html").read_text(encoding="utf-8")
     assert 'id="example-request"' not in other and "no examples of its own" in other
+
+
+def test_the_list_is_paged_and_its_rows_ship_as_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """250 tools: index.html holds the first 100, list/2.html and list/3.html the rest."""
+    tools = [
+        {
+            "name": f"tool_{i:03d}",
+            "description": EVIL if i == 120 else f"Tool number {i}.",
+            "service": "shop",
+            "method": "GET" if i % 2 else "DELETE",
+            "path": f"/t/{i}",
+            "confirm": not i % 2,
+            "annotations": {"read_only": bool(i % 2)},
+            "tags": [f"t{i % 3}"],
+        }
+        for i in range(250)
+    ]
+    catalog = {
+        "toolcat": 1,
+        "services": {"shop": {"base_url": "http://127.0.0.1:9"}},
+        "tools": tools,
+        "toolsets": {"odd": [t["name"] for t in tools[1::2]]},
+    }
+    (tmp_path / "many.json").write_text(json.dumps(catalog), encoding="utf-8")
+    out = tmp_path / "site"
+    code, _, err = run(capsys, "docs", str(tmp_path / "many.json"), "-o", str(out))
+    assert code == 0, err
+    pages = {
+        1: (out / "index.html").read_text(encoding="utf-8"),
+        2: (out / "list" / "2.html").read_text(encoding="utf-8"),
+        3: (out / "list" / "3.html").read_text(encoding="utf-8"),
+    }
+    assert not (out / "list" / "1.html").exists() and not (out / "list" / "4.html").exists()
+    assert [p.count('<a class="name"') for p in pages.values()] == [100, 100, 50]
+    assert 'href="tools/tool_000.html"' in pages[1] and 'href="list/2.html"' in pages[1]
+    assert 'href="../tools/tool_100.html"' in pages[2] and 'src="../assets/app.js"' in pages[2]
+    assert 'href="../index.html">‹ previous' in pages[2] and 'href="3.html">next' in pages[2]
+    assert "page 3 of 3" in pages[3] and "next ›" not in pages[3]
+    assert "201-250 of 250 tools" in pages[3]
+    assert "<script>window.pwned" not in pages[2] and "&lt;script&gt;window.pwned" in pages[2]
+    text = (out / "assets" / "tools.js").read_text(encoding="utf-8")
+    prefix = "window.TOOLCAT_TOOLS = "
+    assert text.startswith(prefix) and text.isascii()  # a file, not inline: "</" is harmless
+    data = json.loads(text[len(prefix) :].rstrip().rstrip(";"))
+    assert data["page_size"] == 100
+    assert data["values"] == {
+        "toolset": ["odd"],
+        "tag": ["t0", "t1", "t2"],
+        "method": ["DELETE", "GET"],
+        "service": ["shop"],
+    }
+    rows = data["tools"]
+    assert [r[0] for r in rows] == [t["name"] for t in tools]  # the search index's order
+    assert rows[1] == ["tool_001", "tool_001.html", 1, "/t/1", "Tool number 1.", 1, 0, [0], [1]]
+    assert rows[2][5] == 2 | 4 and rows[2][7] == []  # destructive (DELETE), confirm; no toolset
+    assert rows[120][4] == EVIL  # data for textContent, never markup
+    # --force rewrites the pages of a smaller catalog and removes the pages it no longer has
+    catalog["tools"] = tools[:150]
+    catalog["toolsets"] = {}
+    (tmp_path / "many.json").write_text(json.dumps(catalog), encoding="utf-8")
+    code, _, err = run(capsys, "docs", str(tmp_path / "many.json"), "-o", str(out), "--force")
+    assert code == 0, err
+    assert sorted(p.name for p in (out / "list").iterdir()) == ["2.html"]
+    assert sorted(p.name for p in (out / "assets" / "index").iterdir()) == ["0.js"]
