@@ -33,7 +33,6 @@ import pytest
 from .conftest import (
     CATALOG,
     PENDING_FLAGS,
-    REPO,
     container,
     expand,
     image_command,
@@ -193,9 +192,14 @@ def test_the_image_refuses_to_serve_a_catalog_without_authentication(
 def _deployment_argv(folder: Path) -> list[str]:
     docs = render()
     args = expand(container(docs)["args"], literal_env(docs))
-    known = {f for f in PENDING_FLAGS if f in subprocess.run(
-        [str(TOOLCAT), "serve", "--help"], capture_output=True, text=True, timeout=60
-    ).stdout}
+    known = {
+        f
+        for f in PENDING_FLAGS
+        if f
+        in subprocess.run(
+            [str(TOOLCAT), "serve", "--help"], capture_output=True, text=True, timeout=60
+        ).stdout
+    }
     return as_run_here(["toolcat", "serve", *without_pending(args, known)], folder)
 
 
