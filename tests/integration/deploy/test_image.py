@@ -32,8 +32,11 @@ import pytest
 
 from .conftest import (
     CATALOG,
+    DOCKERFILE,
     PENDING_FLAGS,
+    REPO,
     container,
+    dockerfile,
     expand,
     image_command,
     last,
@@ -234,3 +237,91 @@ def _wait(served: Served, done: Any) -> dict[str, Any]:
             return ready
         time.sleep(0.1)
     raise AssertionError(f"no reload: {json.dumps(served.ready())}\n" + "".join(served.lines))
+
+
+# -- a real image ----------------------------------------------------------------------------
+
+BASE_VARIABLE = "TOOLCAT_TEST_BASE_IMAGE"  # a local base image (deploy/debian-base-image.sh)
+
+
+def _podman(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["podman", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def _base_image() -> str:
+    """The base to build FROM: the local one named by TOOLCAT_TEST_BASE_IMAGE, else the
+    Dockerfile's default, pulled (skips, with podman's reason, when it cannot be)."""
+    if os.environ.get(BASE_VARIABLE):
+        base = os.environ[BASE_VARIABLE]
+        if _podman("image", "exists", base).returncode != 0:
+            pytest.skip(f"{BASE_VARIABLE}={base} is not a local image")
+        return base
+    (arg,) = [i.text for i in dockerfile() if i.keyword == "ARG" and "PYTHON_IMAGE=" in i.text]
+    base = arg.split("=", 1)[1]
+    if _podman("image", "exists", base).returncode == 0:
+        return base
+    pulled = _podman("pull", "--quiet", base, timeout=300)
+    if pulled.returncode != 0:
+        reason = (pulled.stderr.strip().splitlines() or ["no reason given"])[-1]
+        pytest.skip(
+            f"the base image {base} cannot be pulled on this machine ({reason}); "
+            f"deploy/debian-base-image.sh makes one from Debian's packages: set {BASE_VARIABLE}"
+        )
+    return base
+
+
+@pytest.fixture(scope="module")
+def image() -> Iterator[str]:
+    if not (shutil.which("podman") and shutil.which("buildah")):
+        pytest.skip("podman and buildah are not installed (apt-get install podman buildah)")
+    base = _base_image()
+    tag = f"localhost/toolcat-test:{os.getpid()}"
+    # chroot isolation: a build needs no cgroups, which a container in a VM may lack.
+    built = _podman(
+        "build", "--isolation", "chroot", "--format", "docker", "--network", "host",
+        "-f", str(DOCKERFILE), "--build-arg", f"PYTHON_IMAGE={base}", "-t", tag, str(REPO),
+        timeout=1500,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    try:
+        yield tag
+    finally:
+        _podman("rmi", "--force", tag)
+
+
+@pytest.mark.timeout(1800)
+def test_the_built_image_runs_its_command(image: str, environment: dict[str, str]) -> None:
+    (shown,) = json.loads(_podman("image", "inspect", image).stdout)
+    config = shown["Config"]
+    config.setdefault("Healthcheck", shown.get("Healthcheck"))  # podman shows it outside
+    assert config["Entrypoint"] + config["Cmd"] == image_command()
+    assert config["User"] == last("USER").text
+    assert config["Healthcheck"]["Test"] == ["CMD", *last("HEALTHCHECK").exec_form()]
+    # Started as the image says, then --host and --port again (argparse: the last wins),
+    # so it listens on 127.0.0.1 and a free port. buildah's chroot isolation runs the
+    # image's files as its user where `podman run` cannot create a container (no cgroups).
+    working = subprocess.run(
+        ["buildah", "from", image], capture_output=True, text=True, timeout=120, check=True
+    ).stdout.strip()
+    env = [f"--env={k}={environment[k]}" for k in literal_env(render())]
+    env.append(f"--env=WAREHOUSE_URL={environment['WAREHOUSE_URL']}")
+    tmpfs = "type=tmpfs,destination=/tmp"
+    run = ["buildah", "run", "--isolation", "chroot", "--network", "host",
+           "--user", config["User"], "--mount", tmpfs, *env, working]  # fmt: skip
+    try:
+        served = Served(
+            [*run, "--", *image_command(), "--host", "127.0.0.1", "--port", "0"], environment
+        )
+        try:
+            assert served.get("/healthz").status_code == 200
+            assert served.ready()["tools"] == 2  # the catalog baked in at /catalog
+            check = [
+                part.replace(":8000/", f":{served.port}/")
+                for part in config["Healthcheck"]["Test"][1:]
+            ]
+            assert subprocess.run([*run, "--", *check], timeout=120).returncode == 0
+        finally:
+            served.proc.kill()  # buildah run answers SIGTERM with SIGKILL: no drain here
+            served.stop()
+    finally:
+        subprocess.run(["buildah", "rm", working], capture_output=True, timeout=120)
