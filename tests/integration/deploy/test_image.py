@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -136,6 +137,8 @@ def environment(warehouse: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(literal_env(render()))
     env["WAREHOUSE_URL"] = warehouse
+    # The example Secret's "replace-me" is refused on purpose (too short for a key).
+    env["TOOLCAT_CONFIRM_KEYS"] = secrets.token_hex(32)
     return env
 
 
@@ -303,8 +306,7 @@ def test_the_built_image_runs_its_command(image: str, environment: dict[str, str
     working = subprocess.run(
         ["buildah", "from", image], capture_output=True, text=True, timeout=120, check=True
     ).stdout.strip()
-    env = [f"--env={k}={environment[k]}" for k in literal_env(render())]
-    env.append(f"--env=WAREHOUSE_URL={environment['WAREHOUSE_URL']}")
+    env = [f"--env={k}={environment[k]}" for k in literal_env(render())]  # URL, key: ours
     tmpfs = "type=tmpfs,destination=/tmp"
     run = ["buildah", "run", "--isolation", "chroot", "--network", "host",
            "--user", config["User"], "--mount", tmpfs, *env, working]  # fmt: skip

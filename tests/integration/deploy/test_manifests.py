@@ -230,7 +230,8 @@ def test_every_catalog_variable_comes_from_a_reference(
             if "configMapKeyRef" in source:
                 assert ref["key"] in maps[ref["name"]], var["name"]
     secret_refs = [e for e in env.values() if "secretKeyRef" in e.get("valueFrom", {})]
-    assert {e["name"] for e in secret_refs} == {"WAREHOUSE_TOKEN"}
+    # Besides the catalog's credentials, the key replicas share to seal confirmations.
+    assert {e["name"] for e in secret_refs} == {"WAREHOUSE_TOKEN", "TOOLCAT_CONFIRM_KEYS"}
 
 
 def test_the_config_map_carries_the_image_catalog() -> None:
