@@ -178,6 +178,16 @@ def literal_env(docs: list[Manifest]) -> dict[str, str]:
     return env
 
 
+def expand_env(env: dict[str, str], container_env: list[dict[str, Any]]) -> dict[str, str]:
+    """``env`` with the literal values of ``container_env`` expanded as the kubelet does:
+    ``$(VAR)`` names a variable defined earlier in the list."""
+    out = dict(env)
+    for item in container_env:
+        if "value" in item:
+            out[item["name"]] = expand([item["value"]], out)[0]
+    return out
+
+
 def expand(args: list[str], env: dict[str, str]) -> list[str]:
     """Kubernetes' ``$(VAR)`` in args, from the container's environment."""
     return [re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), a) for a in args]

@@ -20,6 +20,7 @@ import re
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -34,11 +35,13 @@ import pytest
 from .conftest import (
     CATALOG,
     DOCKERFILE,
+    KUBERNETES,
     PENDING_FLAGS,
     REPO,
     container,
     dockerfile,
     expand,
+    expand_env,
     image_command,
     last,
     literal_env,
@@ -198,15 +201,7 @@ def test_the_image_refuses_to_serve_a_catalog_without_authentication(
 def _deployment_argv(folder: Path) -> list[str]:
     docs = render()
     args = expand(container(docs)["args"], literal_env(docs))
-    known = {
-        f
-        for f in PENDING_FLAGS
-        if f
-        in subprocess.run(
-            [str(TOOLCAT), "serve", "--help"], capture_output=True, text=True, timeout=60
-        ).stdout
-    }
-    return as_run_here(["toolcat", "serve", *without_pending(args, known)], folder)
+    return as_run_here(["toolcat", "serve", *without_pending(args, _known_pending())], folder)
 
 
 def test_the_deployment_reloads_a_config_map_update(
@@ -327,3 +322,61 @@ def test_the_built_image_runs_its_command(image: str, environment: dict[str, str
             served.stop()
     finally:
         subprocess.run(["buildah", "rm", working], capture_output=True, timeout=120)
+
+
+@pytest.mark.skipif(not shutil.which("redis-server"), reason="redis-server is not installed")
+def test_the_redis_overlay_serves_with_a_real_redis(
+    tmp_path: Path, environment: dict[str, str]
+) -> None:
+    """The Redis overlay's arguments and environment, against a real redis-server with
+    a password on 127.0.0.1 (the Service's name and port replaced)."""
+    docs = render(KUBERNETES / "redis")
+    known = _known_pending()
+    if "--redis" not in known:
+        pytest.skip("toolcat serve has no --redis yet (shared state in Redis)")
+    password = secrets.token_hex(16)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    redis = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--requirepass", password],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        env = dict(environment, REDIS_PASSWORD=password)
+        env = expand_env(env, container(docs)["env"])
+        env["REDIS_URL"] = env["REDIS_URL"].replace("toolcat-redis:6379", f"127.0.0.1:{port}")
+        assert env["REDIS_URL"] == f"redis://:{password}@127.0.0.1:{port}/0"
+        args = expand(container(docs)["args"], env)
+        folder = tmp_path / "catalog"
+        config_map_volume(folder, {"catalog.yaml": CATALOG.read_text()}, 1)
+        argv = as_run_here(["toolcat", "serve", *without_pending(args, known)], folder)
+        served = _start_when_redis_answers(argv, env)
+        try:
+            ready = served.ready()
+            assert ready["status"] == "ready" and ready.get("shared_state") == "reachable"
+            assert password not in "".join(served.lines)  # the URL's password is never shown
+        finally:
+            assert served.stop() == 0
+    finally:
+        redis.terminate()
+        redis.wait(30)
+
+
+def _start_when_redis_answers(argv: list[str], env: dict[str, str]) -> Served:
+    deadline = time.monotonic() + 30
+    while True:  # redis-server takes a moment to listen; serve stops at once without it
+        try:
+            return Served(argv, env)
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def _known_pending() -> set[str]:
+    help_text = subprocess.run(
+        [str(TOOLCAT), "serve", "--help"], capture_output=True, text=True, timeout=60
+    ).stdout
+    return {flag for flag in PENDING_FLAGS if flag in help_text}

@@ -230,8 +230,13 @@ def test_every_catalog_variable_comes_from_a_reference(
             if "configMapKeyRef" in source:
                 assert ref["key"] in maps[ref["name"]], var["name"]
     secret_refs = [e for e in env.values() if "secretKeyRef" in e.get("valueFrom", {})]
-    # Besides the catalog's credentials, the key replicas share to seal confirmations.
-    assert {e["name"] for e in secret_refs} == {"WAREHOUSE_TOKEN", "TOOLCAT_CONFIRM_KEYS"}
+    # Besides the catalog's credentials: the key replicas share to seal confirmations,
+    # and Redis's password where there is a Redis.
+    expected = {"WAREHOUSE_TOKEN", "TOOLCAT_CONFIRM_KEYS"}
+    if any(a.startswith("--redis") for a in container(rendered)["args"]):
+        expected.add("REDIS_PASSWORD")
+        assert "$(REDIS_PASSWORD)" in env["REDIS_URL"]["value"]
+    assert {e["name"] for e in secret_refs} == expected
 
 
 def test_the_config_map_carries_the_image_catalog() -> None:
