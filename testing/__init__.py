@@ -5,17 +5,23 @@ this package. ``toolcat demo`` and the test suite do.
 """
 
 from ._background import BackgroundServer
+from ._cluster import Cluster, LoadFigures, cluster_parts_missing, run_load, settle_figures
 from ._demo_service import make_service
 from ._raw import RawHandler, RawServer, zeros_gzip
 from ._scripted import RecordedRequest, ScriptedModel, ScriptedTurn
 
 __all__ = [
     "BackgroundServer",
+    "Cluster",
+    "LoadFigures",
     "RawHandler",
     "RawServer",
     "RecordedRequest",
     "ScriptedModel",
     "ScriptedTurn",
+    "cluster_parts_missing",
     "make_service",
+    "run_load",
+    "settle_figures",
     "zeros_gzip",
 ]

@@ -1,0 +1,60 @@
+"""The load-and-fault run, small (issue 12, item 7; the full one is benchmarks/bench_replicas.py).
+
+Two real `toolcat serve --stateless` replicas behind Debian's HAProxy, with Redis and the
+sample service, on 127.0.0.1. A fixed number of calls from concurrent MCP clients; one
+third in, replica 0 gets SIGKILL and is started again (as an orchestrator would); at
+60 %, replica 1 gets SIGTERM and drains. Every call must be answered, none twice at the
+upstream, and the quota must hold across replicas; no process may outlive the test.
+"""
+
+from __future__ import annotations
+
+import signal
+
+import anyio
+import pytest
+from toolcat.testing import Cluster, cluster_parts_missing, run_load, settle_figures
+
+CALLS = 240
+CONCURRENCY = 8
+QUOTA = 20
+
+pytestmark = pytest.mark.skipif(
+    bool(cluster_parts_missing()),
+    reason=f"needs {' and '.join(cluster_parts_missing())} (apt-get install haproxy redis-server)",
+)
+
+
+def test_replicas_behind_haproxy_survive_sigkill_and_sigterm() -> None:
+    cluster = Cluster(2, quota=QUOTA)
+    with cluster:
+
+        def kill_and_restart() -> None:
+            cluster.signal_replica(0, signal.SIGKILL)
+            assert cluster.replica_exit(0, 10) == -signal.SIGKILL
+            cluster.start_replica(0)
+
+        faults = [
+            (0.3, kill_and_restart),
+            (0.6, lambda: cluster.signal_replica(1, signal.SIGTERM)),
+        ]
+        figures = anyio.run(
+            lambda: run_load(cluster.url, CALLS, CONCURRENCY, faults=faults, deadline=240)
+        )
+        settle_figures(figures, cluster)
+        drained = cluster.replica_exit(1, 30)
+        summary = figures.as_dict()
+    assert cluster.running() == [], "a process outlived the cluster"
+    assert figures.faults == ["SIGKILL replica 0", "SIGTERM replica 1"], summary
+    assert drained == 0, summary  # SIGTERM drains, then exits 0
+    assert figures.lost == 0, summary
+    assert figures.failed_retryable == 0 and figures.failed == 0, summary
+    assert figures.tool_errors == 0, summary
+    assert figures.completed + figures.rate_limited == CALLS, summary
+    assert figures.retries > 0, summary  # the faults were felt
+    if cluster.idempotency_supported:
+        assert figures.duplicated == 0, summary
+        assert figures.orders_sent == figures.orders, summary
+    if cluster.use_redis:
+        assert figures.overshoot == 0, summary
+        assert figures.rate_limited > 0, summary
