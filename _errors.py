@@ -27,6 +27,7 @@ and friends written before the root existed still work)::
     │   ├── BodyTooLarge                            a decoded body past ``max_response_bytes``
     │   ├── DispatchFailure                         a request that got no usable response
     │   ├── CallerTokenRefused                      the caller's token may not be sent or exchanged
+    │   ├── SharedStateError                        Redis (server.redis) cannot be used now
     │   └── SpecUnavailable                         a spec that responses cannot be checked against
     │
     ├── toolcat.executor.providers

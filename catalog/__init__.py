@@ -127,6 +127,7 @@ __all__ = [
     "QuotaPolicy",
     "QuotaRule",
     "RECURSION_HEADROOM",
+    "RedisSettings",
     "ResponseSpec",
     "RetryPolicy",
     "SearchHit",
@@ -165,6 +166,7 @@ __all__ = [
     "pattern_search",
     "record",
     "recursion_headroom",
+    "redis_url_problem",
     "references",
     "render_text",
     "sandbox_environment",
@@ -198,8 +200,10 @@ if _t.TYPE_CHECKING:
         JwtSettings,
         QuotaPolicy,
         QuotaRule,
+        RedisSettings,
         ServeAuth,
         ServerSettings,
+        redis_url_problem,
     )
 
 # The search names load on first use: importing the catalog (every command) skips
@@ -247,8 +251,10 @@ __getattr__, __dir__ = _lazy_names(
                 "JwtSettings",
                 "QuotaPolicy",
                 "QuotaRule",
+                "RedisSettings",
                 "ServeAuth",
                 "ServerSettings",
+                "redis_url_problem",
             )
         },
     },

@@ -349,3 +349,6 @@ class ToolDefinition:
     # the tool's ``x-`` keys as written (owner, runbook, ...): read by tools around
     # toolcat, never by the executor or an exporter
     extensions: FrozenDict = field(default_factory=FrozenDict)
+    # the argument or header whose value names one attempt of a non-safe call: a retry
+    # with the same value gets the first attempt's result instead of a second request
+    idempotency_key: str | None = None

@@ -22,8 +22,10 @@ __all__ = [
     "JwtSettings",
     "QuotaPolicy",
     "QuotaRule",
+    "RedisSettings",
     "ServeAuth",
     "ServerSettings",
+    "redis_url_problem",
 ]
 
 # Asymmetric only: an HMAC algorithm would verify with a "secret" that is the
@@ -126,6 +128,7 @@ class ServerSettings:
     access: AccessPolicy = field(default_factory=AccessPolicy)
     audit: AuditSettings | None = None  # None: no audit log
     quotas: QuotaPolicy = field(default_factory=lambda: QuotaPolicy())
+    redis: RedisSettings | None = None  # None: every count and cache in this process
 
 
 @record
@@ -172,3 +175,54 @@ class QuotaPolicy:
     @property
     def enabled(self) -> bool:
         return bool(self.rules or self.concurrency)
+
+
+@record
+class RedisSettings:
+    """The ``server.redis`` section: state shared by replicas (quotas, OAuth tokens,
+    idempotency records) in the Redis at ``url`` (``${VAR}`` resolved at start), under
+    keys that start with ``prefix``.
+
+    ``timeout``: seconds one Redis command may take (connect or answer) before Redis
+    counts as down. ``lease_seconds``: how long a call's place among a service's calls
+    at once is held if its replica dies mid-call. ``idempotency_seconds``: how long a
+    call's idempotency record (and its result) is kept.
+    """
+
+    url: str
+    prefix: str = "toolcat:"
+    timeout: float = 0.5
+    lease_seconds: float = 300.0
+    idempotency_seconds: float = 600.0
+
+
+def redis_url_problem(url: str) -> str | None:
+    """What is wrong with ``url`` as a Redis URL, in words, or ``None`` when it is usable
+    (the forms the ``redis`` client reads: ``redis://``, ``rediss://`` for TLS, ``unix://``).
+
+    >>> redis_url_problem("redis://localhost:6379/0") is None
+    True
+    >>> redis_url_problem("localhost:6379")
+    "it must start with redis://, rediss:// (TLS) or unix:// (got 'localhost')"
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"it cannot be read as a URL ({exc})"
+    scheme = parts.scheme.lower()
+    if scheme not in ("redis", "rediss", "unix"):
+        shown = (scheme or url.split("/", 1)[0])[:40]
+        return f"it must start with redis://, rediss:// (TLS) or unix:// (got {shown!r})"
+    if scheme == "unix":
+        return None if parts.path else "a unix:// URL needs the socket's path"
+    if not parts.hostname:
+        return "it names no host (redis://HOST:PORT/DB)"
+    if port == 0:
+        return "port 0 is not a port"
+    db = parts.path.strip("/")
+    if db and not db.isdigit():
+        return f"the database after the host must be a number (got {db[:20]!r})"
+    return None

@@ -171,6 +171,13 @@ def register(sub: Any) -> None:
         "(docs/audit.md)",
     )
     p.add_argument(
+        "--redis",
+        metavar="URL",
+        help="keep quotas, OAuth tokens and idempotency records in this Redis, shared by "
+        "every replica that uses it (redis://HOST:PORT/DB, rediss:// for TLS); over the "
+        "catalog's server.redis url (docs/deploy.md). Needs toolcat[redis]",
+    )
+    p.add_argument(
         "--log-level",
         default="warning",
         choices=["debug", "info", "warning", "error"],
@@ -193,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
 
     import anyio
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
+    from toolcat.executor import SharedStateError
     from toolcat.executor.mcp_server import AuthConfigError, CatalogLoadFailed, McpServer
     from toolcat.loader import CatalogInputError, LoadResult, load_catalog
 
@@ -227,6 +235,7 @@ def run(args: argparse.Namespace) -> int:
         pinned=args.pin,
         loader=load,
         audit_log=args.audit_log,
+        redis_url=args.redis,
     )
     if args.pin and not args.tool_search:
         raise CliError("--pin needs --tool-search")
@@ -236,6 +245,8 @@ def run(args: argparse.Namespace) -> int:
         server.load()
     except CatalogInputError as exc:
         raise CliError(str(exc)) from exc
+    except SharedStateError as exc:  # a malformed URL, no redis library, Redis not answering
+        raise CliError(f"cannot serve: {exc}") from exc
     except CatalogLoadFailed as exc:
         from ._loading import report_failed_load
 

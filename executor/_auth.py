@@ -7,7 +7,7 @@ import asyncio
 import base64
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -30,6 +30,7 @@ from ._calls import ToolError
 from ._exchange import ExchangeConfig, ExchangeGrant
 from ._policy import is_bearer_text
 from ._redact import Redactor, resolve
+from ._shared import RedisTokens, SharedStateError
 
 __all__ = [
     "MAX_CACHED_TOKENS",
@@ -49,6 +50,7 @@ MAX_CACHED_TOKENS = 10_000
 # Seconds a failed token request answers the callers that queued behind it: they fail
 # with it at once instead of each waiting out its own timeout in turn.
 _FAILURE_HOLD = 1.0
+_SHARED_POLL = 0.05  # seconds between two looks at Redis while another replica fetches
 
 
 @record
@@ -177,12 +179,21 @@ class TokenCache:
     key, for threads and for each event loop). :meth:`get` with ``stale=`` set to a
     token the API just rejected with 401 fetches a new one, unless another caller
     already did. At most ``max_tokens`` are kept.
+
+    With ``shared`` (Redis), client-credentials tokens are also shared by replicas, and
+    one replica at a time fetches a new one (the others wait for it); Redis down: each
+    fetches its own (the cache fails open), with a warning.
     """
 
     def __init__(
-        self, clock: Callable[[], float] = time.monotonic, *, max_tokens: int = MAX_CACHED_TOKENS
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        max_tokens: int = MAX_CACHED_TOKENS,
+        shared: RedisTokens | None = None,
     ) -> None:
         self._clock = clock
+        self._shared = shared
         self.max_tokens = max_tokens
         self._tokens: dict[Any, _Token] = {}
         self._locks: dict[Any, threading.Lock] = {}
@@ -218,24 +229,108 @@ class TokenCache:
             if hit is not None:
                 return hit
             self._raise_held(key)
-            self.requests += 1
-            request = _token_request(client, config, timeout)
             try:
-                try:
-                    response = client.send(request, stream=True)
-                    try:
-                        body = _CappedBody()
-                        for chunk in response.iter_bytes():
-                            if body.add(chunk):
-                                break
-                    finally:
-                        response.close()
-                except httpx.TransportError as exc:
-                    raise _transport_error(exc, config.label) from exc
-                return self._store(config, response.status_code, body.value())
+                if self._shared is not None and isinstance(config, OAuthConfig):
+                    return self._via_shared(
+                        key, stale, lambda: self._fetch(client, config, timeout)
+                    )
+                return self._fetch(client, config, timeout)
             except TokenError as exc:
                 self._hold(key, exc)
                 raise
+
+    def _fetch(
+        self, client: httpx.Client, config: TokenGrant, timeout: dict[str, float | None]
+    ) -> str:
+        """One token request (kept in this cache); raises :class:`TokenError`."""
+        self.requests += 1
+        request = _token_request(client, config, timeout)
+        try:
+            response = client.send(request, stream=True)
+            try:
+                body = _CappedBody()
+                for chunk in response.iter_bytes():
+                    if body.add(chunk):
+                        break
+            finally:
+                response.close()
+        except httpx.TransportError as exc:
+            raise _transport_error(exc, config.label) from exc
+        return self._store(config, response.status_code, body.value())
+
+    def _via_shared(self, key: Any, stale: str | None, fetch: Callable[[], str]) -> str:
+        """The token from Redis, or fetched by this replica under the shared lock."""
+        shared = self._shared
+        assert shared is not None
+        deadline = time.monotonic() + shared.lock_seconds
+        while True:
+            try:
+                found = shared.lookup(key, stale)
+                if found is not None:
+                    return self._adopt(key, *found)
+                me = shared.lock(key)
+            except SharedStateError as exc:
+                shared.state.failed("oauth_token", "fail_open", exc)
+                return fetch()
+            if me is not None:
+                try:
+                    value = fetch()
+                    self._share(key, value)
+                    return value
+                finally:
+                    self._unlock(key, me)
+            if time.monotonic() >= deadline:  # the fetching replica died or hangs
+                return fetch()
+            time.sleep(_SHARED_POLL)
+
+    async def _avia_shared(
+        self, key: Any, stale: str | None, fetch: Callable[[], Awaitable[str]]
+    ) -> str:
+        shared = self._shared
+        assert shared is not None
+        deadline = time.monotonic() + shared.lock_seconds
+        while True:
+            try:
+                found = await asyncio.to_thread(shared.lookup, key, stale)
+                if found is not None:
+                    return self._adopt(key, *found)
+                me = await asyncio.to_thread(shared.lock, key)
+            except SharedStateError as exc:
+                shared.state.failed("oauth_token", "fail_open", exc)
+                return await fetch()
+            if me is not None:
+                try:
+                    value = await fetch()
+                    await asyncio.to_thread(self._share, key, value)
+                    return value
+                finally:
+                    await asyncio.to_thread(self._unlock, key, me)
+            if time.monotonic() >= deadline:
+                return await fetch()
+            await asyncio.sleep(_SHARED_POLL)
+
+    def _adopt(self, key: Any, value: str, seconds: float) -> str:
+        self._keep(key, _Token(value, self._clock() + seconds))
+        return value
+
+    def _share(self, key: Any, value: str) -> None:
+        """Put the token just fetched in Redis for the time this cache keeps it."""
+        shared = self._shared
+        token = self._tokens.get(key)
+        if shared is None or token is None:
+            return
+        try:
+            shared.store(key, value, token.expires_at - self._clock())
+        except SharedStateError as exc:
+            shared.state.failed("oauth_token", "fail_open", exc)
+
+    def _unlock(self, key: Any, me: str) -> None:
+        if self._shared is None:
+            return
+        try:
+            self._shared.unlock(key, me)
+        except SharedStateError:  # the lock expires on its own
+            pass
 
     async def aget(
         self,
@@ -259,24 +354,34 @@ class TokenCache:
             if hit is not None:
                 return hit
             self._raise_held(key)
-            self.requests += 1
-            request = _token_request(client, config, timeout)
             try:
-                try:
-                    response = await client.send(request, stream=True)
-                    try:
-                        body = _CappedBody()
-                        async for chunk in response.aiter_bytes():
-                            if body.add(chunk):
-                                break
-                    finally:
-                        await response.aclose()
-                except httpx.TransportError as exc:
-                    raise _transport_error(exc, config.label) from exc
-                return self._store(config, response.status_code, body.value())
+                if self._shared is not None and isinstance(config, OAuthConfig):
+                    grant = config
+                    return await self._avia_shared(
+                        key, stale, lambda: self._afetch(client, grant, timeout)
+                    )
+                return await self._afetch(client, config, timeout)
             except TokenError as exc:
                 self._hold(key, exc)
                 raise
+
+    async def _afetch(
+        self, client: httpx.AsyncClient, config: TokenGrant, timeout: dict[str, float | None]
+    ) -> str:
+        self.requests += 1
+        request = _token_request(client, config, timeout)
+        try:
+            response = await client.send(request, stream=True)
+            try:
+                body = _CappedBody()
+                async for chunk in response.aiter_bytes():
+                    if body.add(chunk):
+                        break
+            finally:
+                await response.aclose()
+        except httpx.TransportError as exc:
+            raise _transport_error(exc, config.label) from exc
+        return self._store(config, response.status_code, body.value())
 
     def _raise_held(self, key: Any) -> None:
         """Fail with the error of a request that just failed for ``key``, if any."""

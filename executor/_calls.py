@@ -33,6 +33,8 @@ ERROR_TYPES = (
     "forbidden",
     "not_confirmed",
     "rate_limited",
+    "unavailable",
+    "in_progress",
     "missing_variable",
     "http_error",
     "timeout",

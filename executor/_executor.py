@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import os
 import threading
 import time
@@ -19,6 +20,7 @@ from toolcat.catalog import (
     Catalog,
     QuotaPolicy,
     ToolDefinition,
+    method_semantics,
     record,
 )
 
@@ -35,6 +37,14 @@ from ._quota import QuotaDecision, QuotaGuard, QuotaStore
 from ._redact import MASK, Redactor
 from ._render import Draft, render
 from ._results import error_result, shape_reply
+from ._shared import (
+    IdempotencyStore,
+    MemoryIdempotencyStore,
+    RedisState,
+    RedisTokens,
+    SharedStateError,
+    result_record,
+)
 from ._telemetry import UNKNOWN_TOOL, Telemetry, logger
 
 __all__ = ["ConfirmCallback", "Executor", "PreparedRequest"]
@@ -80,7 +90,10 @@ class Executor:
     (GenAI conventions) on the global providers, or on those passed in.
     ``audit`` writes one JSON line per call (an :class:`AuditLog`, or the settings of
     one); ``quotas`` limits calls per caller and tool and per service, its buckets in
-    ``quota_store`` (default: in this process).
+    ``quota_store`` (default: in this process). ``shared`` (a Redis, see
+    :func:`connect_redis`) shares OAuth client-credentials tokens with other replicas;
+    ``idempotency`` keeps the records of tools with an ``idempotency_key`` (default: in
+    this process) for ``idempotency_seconds``.
     """
 
     def __init__(
@@ -101,6 +114,9 @@ class Executor:
         audit: AuditLog | AuditSettings | None = None,
         quotas: QuotaPolicy | None = None,
         quota_store: QuotaStore | None = None,
+        shared: RedisState | None = None,
+        idempotency: IdempotencyStore | None = None,
+        idempotency_seconds: float = 600.0,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
@@ -120,7 +136,13 @@ class Executor:
             max_keepalive_connections=max(32, max_concurrency),
         )
         self._plans: dict[str, ToolPlan] = {}
-        self.tokens = TokenCache()
+        self.shared = shared
+        self.tokens = TokenCache(shared=RedisTokens(shared) if shared is not None else None)
+        self.idempotency: IdempotencyStore = (
+            idempotency if idempotency is not None else MemoryIdempotencyStore()
+        )
+        self.idempotency_seconds = idempotency_seconds
+        self._safe_names: frozenset[str] | None = None
         self._dispatcher = Dispatcher(self.tokens, sleep=sleep, async_sleep=async_sleep)
         self._telemetry = Telemetry(telemetry, tracer_provider, meter_provider)
         self._confirm_lock = threading.Lock()
@@ -313,16 +335,27 @@ class Executor:
             return _timed(unaudited, start)
         if plan.tool.confirm and not self._confirmed_sync(call, plan.tool):
             return _timed(_refused(call), start)
-        with self.quotas.slot(plan.tool.command.service) as slot:
+        safe = plan.tool.name in self._safe_tools
+        with self.quotas.slot(plan.tool.command.service, safe=safe) as slot:
             if not slot.allowed:
                 return _timed(_rate_limited(call, slot, trail), start)
+            key = self._idempotency_key(plan, draft, trail)
+            if key is not None:
+                held = self._begin(call, plan, key)
+                if held is not None:  # a replayed result keeps its notes
+                    return replace(held, elapsed=time.perf_counter() - start)
             try:
                 reply = self._dispatcher.send(self.client, plan, draft)
             except DispatchFailure as exc:
-                return _dispatch_failed(call, exc, draft.redactor, start)
+                failed = _dispatch_failed(call, exc, draft.redactor, start)
+                if key is not None:
+                    self._finish(key, failed, _never_sent(exc))
+                return failed
         result = shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
         if plan.service.validate_responses:
-            return self._conforming(plan, draft, reply, result)
+            result = self._conforming(plan, draft, reply, result)
+        if key is not None:
+            self._finish(key, result)
         return result
 
     async def aexecute(self, call: ToolCall, *, context: ToolContext | None = None) -> ToolResult:
@@ -360,7 +393,12 @@ class Executor:
         start = trail.start
         if self.audit is not None and isinstance(call.name, str):  # to mask a refused call too
             trail.tool = self.catalog.get(call.name)
-        refused = self._forbidden(call, trail) or self._limited(call, trail)
+        refused = self._forbidden(call, trail)
+        if refused is None:
+            if self.quotas.shared and self.quotas.enabled:  # a round trip: off the loop
+                refused = await asyncio.to_thread(self._limited, call, trail)
+            else:
+                refused = self._limited(call, trail)
         if refused is not None:
             return _timed(refused, start)
         prepared = await asyncio.to_thread(self._draft, call, trail)
@@ -372,16 +410,42 @@ class Executor:
             return _timed(unaudited, start)
         if plan.tool.confirm and not await self._confirmed_async(call, plan.tool):
             return _timed(_refused(call), start)
-        with self.quotas.slot(plan.tool.command.service) as slot:
+        service = plan.tool.command.service
+        safe = plan.tool.name in self._safe_tools
+        # a shared store answers over the network: its round trips leave the event loop
+        shared = self.quotas.shared or getattr(self.idempotency, "shared", False)
+        if self.quotas.remote_slot(service):
+            slot = await asyncio.to_thread(self.quotas.enter, service, safe=safe)
+        else:
+            slot = self.quotas.enter(service, safe=safe)
+        try:
             if not slot.allowed:
                 return _timed(_rate_limited(call, slot, trail), start)
+            key = self._idempotency_key(plan, draft, trail)
+            if key is not None:
+                if shared:
+                    held = await asyncio.to_thread(self._begin, call, plan, key)
+                else:
+                    held = self._begin(call, plan, key)
+                if held is not None:  # a replayed result keeps its notes
+                    return replace(held, elapsed=time.perf_counter() - start)
             try:
                 reply = await self._dispatcher.asend(self.async_client, plan, draft)
             except DispatchFailure as exc:
-                return _dispatch_failed(call, exc, draft.redactor, start)
+                failed = _dispatch_failed(call, exc, draft.redactor, start)
+                if key is not None:
+                    await _maybe_thread(shared, self._finish, key, failed, _never_sent(exc))
+                return failed
+        finally:
+            if slot.lease is not None:
+                await asyncio.to_thread(self.quotas.leave, service, slot)
+            else:
+                self.quotas.leave(service, slot)
         result = shape_reply(call, plan, reply, draft.redactor, time.perf_counter() - start)
         if plan.service.validate_responses:
-            return await asyncio.to_thread(self._conforming, plan, draft, reply, result)
+            result = await asyncio.to_thread(self._conforming, plan, draft, reply, result)
+        if key is not None:
+            await _maybe_thread(shared, self._finish, key, result)
         return result
 
     def _from_context(
@@ -411,6 +475,78 @@ class Executor:
                 ],
             )
         return out
+
+    @property
+    def _safe_tools(self) -> frozenset[str]:
+        """The tools with a safe method (computed at the first call)."""
+        if self._safe_names is None:
+            self._safe_names = frozenset(
+                t.name for t in self.catalog if method_semantics(t.command.method).safe
+            )
+        return self._safe_names
+
+    def _idempotency_key(self, plan: ToolPlan, draft: Draft, trail: AuditTrail) -> str | None:
+        """The record's key of a non-safe call whose tool names an idempotency key and that
+        carries one: the tool, the caller and the key's value (a header sent, else the
+        argument)."""
+        name = plan.tool.idempotency_key
+        if name is None or plan.tool.name in self._safe_tools:
+            return None
+        value: str | None = None
+        lower = name.lower()
+        for header, sent in draft.headers:
+            if header.lower() == lower:
+                value = sent.decode("utf-8", "replace") if isinstance(sent, bytes) else sent
+                break
+        if value is None and isinstance(trail.arguments, dict):
+            given = trail.arguments.get(name)
+            if given is not None:
+                value = given if isinstance(given, str) else json.dumps(given, sort_keys=True)
+        if not value:
+            return None
+        who = current_identity()
+        caller = "-" if who is None else f"{who.method}\x1f{who.subject or ''}"
+        return f"{plan.tool.name}\x1f{caller}\x1f{value}"
+
+    def _begin(self, call: ToolCall, plan: ToolPlan, key: str) -> ToolResult | None:
+        """Record ``key`` as running; a result when a call with the same key ran or runs."""
+        per_try = plan.timeouts.total or (
+            (plan.timeouts.connect or 10.0) + (plan.timeouts.read or 30.0)
+        )
+        attempts = plan.retry.attempts if plan.may_retry else 1
+        running = min(self.idempotency_seconds, per_try * attempts + 10.0)
+        try:
+            held = self.idempotency.begin(key, running)
+        except SharedStateError as exc:
+            if self.shared is not None:
+                self.shared.failed("idempotency", "fail_closed", exc)
+            return _unavailable(call, "the shared idempotency store (Redis) does not answer")
+        if held is None:
+            return None
+        if held.get("state") == "done" and isinstance(held.get("result"), dict):
+            return _replayed(call, held["result"])
+        return error_result(
+            call,
+            [
+                ToolError(
+                    "in_progress",
+                    "a call with the same idempotency key is running; it was not sent again. "
+                    "Try again in 1 s for its result",
+                )
+            ],
+            extra={"retry_after": 1.0},
+        )
+
+    def _finish(self, key: str, result: ToolResult, never_sent: bool = False) -> None:
+        """Keep ``result`` under ``key`` (or drop the record: the request never left)."""
+        try:
+            if never_sent:
+                self.idempotency.forget(key)
+            else:
+                self.idempotency.finish(key, result_record(result), self.idempotency_seconds)
+        except SharedStateError as exc:  # the running record expires on its own
+            if self.shared is not None:
+                self.shared.failed("idempotency", "fail_open", exc)
 
     def _limited(self, call: ToolCall, trail: AuditTrail) -> ToolResult | None:
         """A ``rate_limited`` result when a quota of the caller on this tool is used up."""
@@ -658,6 +794,8 @@ def _timed(result: ToolResult, start: float) -> ToolResult:
 def _rate_limited(call: ToolCall, decision: QuotaDecision, trail: AuditTrail) -> ToolResult:
     """Nothing was sent: the caller may try again after ``retry_after`` seconds."""
     trail.decision, trail.rule = "rate_limited", decision.rule
+    if decision.unavailable:
+        return _unavailable(call, decision.what)
     return error_result(
         call,
         [
@@ -669,6 +807,47 @@ def _rate_limited(call: ToolCall, decision: QuotaDecision, trail: AuditTrail) ->
         ],
         extra={"retry_after": decision.retry_after},
     )
+
+
+def _unavailable(call: ToolCall, what: str) -> ToolResult:
+    """Shared state did not answer, so a non-safe call was not sent (retryable)."""
+    return error_result(
+        call,
+        [ToolError("unavailable", f"{what}; the call was not sent. Try again in 1 s")],
+        extra={"retry_after": 1.0},
+    )
+
+
+def _replayed(call: ToolCall, record: dict[str, Any]) -> ToolResult:
+    """The result kept for a call with the same idempotency key, for this call."""
+    errors = tuple(
+        ToolError(str(e[0]), str(e[1]), tuple(e[2]))
+        for e in record.get("errors") or ()
+        if isinstance(e, list) and len(e) == 3
+    )
+    return ToolResult(
+        call,
+        bool(record.get("ok")),
+        str(record.get("content", "")),
+        record.get("status"),
+        record.get("data"),
+        errors,
+        dict(record.get("headers") or {}),
+        0.0,
+        bool(record.get("return_direct")),
+        bool(record.get("truncated")),
+        ("the result of an earlier call with the same idempotency key; not sent again",),
+    )
+
+
+def _never_sent(exc: DispatchFailure) -> bool:
+    """The request never reached the service (no connection, refused before sending)."""
+    error = exc.error
+    return error.type == "refused_by_policy" or error.msg.startswith("could not connect")
+
+
+async def _maybe_thread(thread: bool, fn: Callable[..., Any], *args: Any) -> Any:
+    return await asyncio.to_thread(fn, *args) if thread else fn(*args)
 
 
 def _refused(call: ToolCall) -> ToolResult:

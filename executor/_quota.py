@@ -12,12 +12,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
-from toolcat.catalog import AccessGrant, Catalog, QuotaPolicy, QuotaRule, record
+from toolcat.catalog import AccessGrant, Catalog, QuotaPolicy, QuotaRule, method_semantics, record
 
 from ._access import matches_when
 from ._identity import CallerIdentity
+from ._shared import SharedStateError
 
 __all__ = [
     "MAX_BUCKETS",
@@ -90,6 +91,8 @@ class QuotaDecision:
     retry_after: float = 0.0
     rule: str | None = None
     what: str = ""
+    unavailable: bool = False  # the shared store (Redis) did not answer: not a quota's doing
+    lease: str | None = None  # a place held in a shared store, to give back after the call
 
     @property
     def allowed(self) -> bool:
@@ -97,10 +100,20 @@ class QuotaDecision:
 
 
 _GRANTED = QuotaDecision()
+_TAKEN = QuotaDecision()  # a place taken in this process (given back by identity)
+
+
+#: Seconds a caller is told to wait when the shared store does not answer.
+_UNAVAILABLE_RETRY = 1.0
 
 
 class QuotaGuard:
-    """``policy`` applied to the tools of ``catalog``; the buckets are in ``store``."""
+    """``policy`` applied to the tools of ``catalog``; the buckets are in ``store``.
+
+    A store with ``shared = True`` (Redis) also holds the calls at once per service when it
+    has ``acquire``/``release``. When it does not answer, a call with a safe method goes
+    (fail open) and any other is refused with an ``unavailable`` decision (fail closed).
+    """
 
     def __init__(
         self, policy: QuotaPolicy, catalog: Catalog, store: QuotaStore | None = None
@@ -123,6 +136,10 @@ class QuotaGuard:
         self._limits = dict(policy.concurrency)
         self._running: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._safe = {t.name for t in catalog if method_semantics(t.command.method).safe}
+        self.shared = bool(getattr(self.store, "shared", False))
+        self._leases: Any = self.store if hasattr(self.store, "acquire") else None
+        self._state: Any = getattr(self.store, "state", None)  # RedisState, for warnings
 
     @property
     def enabled(self) -> bool:
@@ -146,38 +163,82 @@ class QuotaGuard:
             names.append(rule.name)
         if not buckets:
             return _GRANTED
-        wait = self.store.take(buckets)
+        try:
+            wait = self.store.take(buckets)
+        except SharedStateError as exc:
+            return self._down("quota", tool in self._safe, exc)
         if wait <= 0:
             return _GRANTED
         named = ", ".join(names)
         return QuotaDecision(_round_up(wait), named, f"the rate limit of quota '{named}'")
 
     @contextmanager
-    def slot(self, service: str) -> Iterator[QuotaDecision]:
-        """A call's place among ``service``'s calls at once: yields a refusal when full."""
+    def slot(self, service: str, *, safe: bool = False) -> Iterator[QuotaDecision]:
+        """A call's place among ``service``'s calls at once: yields a refusal when full.
+
+        ``safe``: the call's method is safe (it goes when a shared store is down)."""
+        decision = self.enter(service, safe=safe)
+        try:
+            yield decision
+        finally:
+            self.leave(service, decision)
+
+    def remote_slot(self, service: str) -> bool:
+        """Whether a place among ``service``'s calls at once is taken over the network."""
+        return self._leases is not None and service in self._limits
+
+    def enter(self, service: str, *, safe: bool = False) -> QuotaDecision:
+        """Take a place among ``service``'s calls at once; :meth:`leave` gives it back
+        (call it whatever the decision was)."""
         limit = self._limits.get(service)
         if limit is None:
-            yield _GRANTED
-            return
+            return _GRANTED
+        if self._leases is not None:
+            try:
+                lease = self._leases.acquire(service, limit)
+            except SharedStateError as exc:
+                return self._down("concurrency", safe, exc)
+            if lease is None:
+                return self._full(service, limit)
+            return QuotaDecision(lease=lease)
         with self._lock:
             running = self._running.get(service, 0)
             if running >= limit:
-                full = True
-            else:
-                full = False
-                self._running[service] = running + 1
-        if full:
-            yield QuotaDecision(
-                1.0,
-                f"concurrency:{service}",
-                f"the limit of {limit} calls at once to service '{service}'",
-            )
+                return self._full(service, limit)
+            self._running[service] = running + 1
+        return _TAKEN
+
+    def leave(self, service: str, decision: QuotaDecision) -> None:
+        if decision.lease is not None and self._leases is not None:
+            try:
+                self._leases.release(service, decision.lease)
+            except SharedStateError as exc:  # the lease expires on its own
+                if self._state is not None:
+                    self._state.failed("concurrency", "fail_open", exc)
             return
-        try:
-            yield _GRANTED
-        finally:
+        if decision is _TAKEN:
             with self._lock:
                 self._running[service] -= 1
+
+    def _full(self, service: str, limit: int) -> QuotaDecision:
+        return QuotaDecision(
+            1.0,
+            f"concurrency:{service}",
+            f"the limit of {limit} calls at once to service '{service}'",
+        )
+
+    def _down(self, use: str, safe: bool, exc: SharedStateError) -> QuotaDecision:
+        """Redis did not answer: a safe call goes, any other is refused (retryable)."""
+        if self._state is not None:
+            self._state.failed(use, "fail_open" if safe else "fail_closed", exc)
+        if safe:
+            return _GRANTED
+        return QuotaDecision(
+            _UNAVAILABLE_RETRY,
+            f"shared_state:{use}",
+            "the shared quota store (Redis) does not answer",
+            unavailable=True,
+        )
 
 
 def matches_quota(rule: QuotaRule, identity: CallerIdentity | None) -> bool:

@@ -23,6 +23,7 @@ from toolcat.catalog import (
     HttpCommand,
     NoAuth,
     OAuth2ClientCredentials,
+    ParamLocation,
     ResponseSpec,
     RetryPolicy,
     Service,
@@ -333,6 +334,8 @@ def compile_tool(
     _check_templates(doc, scope, frozenset(params.properties))
     _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
     _lint(doc, scope)  # imported tools too: the same tools give the same findings either way
+    if doc.idempotency_key is not None:
+        _check_idempotency_key(doc, scope, params)
     if scope.errors:
         return None
 
@@ -382,7 +385,35 @@ def compile_tool(
         sensitive_arguments=tuple(
             arg for arg, p in (doc.parameters or {}).items() if p.sensitive and arg not in bound
         ),
+        idempotency_key=doc.idempotency_key,
     )
+
+
+def _check_idempotency_key(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> None:
+    """TC083 when ``idempotency_key`` names neither an argument nor a header of the tool;
+    TC134 when the method is safe (a safe call is never recorded)."""
+    key = doc.idempotency_key
+    assert key is not None
+    headers = {h.lower() for h in doc.headers}
+    headers.update(
+        b.wire_name.lower() for b in params.bindings if b.location is ParamLocation.HEADER
+    )
+    if key not in params.properties and key.lower() not in headers:
+        known = sorted({*params.properties, *doc.headers})
+        hint = f" (it has: {', '.join(known[:10])})" if known else ""
+        scope.add(
+            "TC083",
+            f"idempotency_key names '{key}', which is neither an argument nor a header of "
+            f"this tool{hint}; name the argument or header that carries the key",
+            ("idempotency_key",),
+        )
+    elif method_semantics(doc.method).safe:
+        scope.add(
+            "TC134",
+            f"idempotency_key on a {doc.method} tool does nothing: calls with a safe method "
+            "are never recorded (repeating them changes nothing)",
+            ("idempotency_key",),
+        )
 
 
 _REQUEST_KEYS = ("method", "path", "query", "headers", "body")

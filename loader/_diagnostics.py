@@ -89,6 +89,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- audit and quotas (server:) ---------------------------------------------
     "TC080": ("invalid-quota", Severity.ERROR),
     "TC081": ("unknown-quota-reference", Severity.ERROR),
+    # -- shared state (server.redis) and idempotency keys ------------------------
+    "TC082": ("invalid-redis-settings", Severity.ERROR),
+    "TC083": ("unknown-idempotency-key", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -108,6 +111,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC130": ("token-exchange-secret-in-file", Severity.WARNING),
     "TC131": ("caller-token-without-oauth-callers", Severity.WARNING),
     "TC133": ("unmasked-secret-argument", Severity.WARNING),
+    "TC134": ("idempotency-key-on-safe-method", Severity.WARNING),
+    "TC135": ("redis-password-in-file", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

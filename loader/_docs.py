@@ -45,6 +45,7 @@ __all__ = [
     "OpenApiSelectionDoc",
     "ParameterDoc",
     "QuotaDoc",
+    "RedisDoc",
     "ResponseDoc",
     "RetryDoc",
     "ServerAuthDoc",
@@ -631,6 +632,7 @@ class ToolDoc(Doc):
     base_url: str | None
     headers: dict[str, str | int | float | bool]
     examples: list[ExampleDoc] | None
+    idempotency_key: str | None
 
 
 ToolDoc.FIELDS = (
@@ -657,6 +659,7 @@ ToolDoc.FIELDS = (
     _Field("base_url", _optional(_str), None),
     _Field("headers", _dict(_header), factory=dict),
     _Field("examples", _optional(_list(_nested(ExampleDoc))), None),
+    _Field("idempotency_key", _optional(_str), None),
 )
 
 
@@ -1019,6 +1022,23 @@ def _concurrency(v: Any) -> Any:  # dict[str, int >= 1]
     return v
 
 
+class RedisDoc(Doc):
+    url: str
+    prefix: str
+    timeout: float
+    lease_seconds: float
+    idempotency_seconds: float
+
+
+RedisDoc.FIELDS = (
+    _Field("url", _non_empty_str),
+    _Field("prefix", _str, "toolcat:"),
+    _Field("timeout", _float(gt=0), 0.5),
+    _Field("lease_seconds", _float(gt=0), 300.0),
+    _Field("idempotency_seconds", _float(gt=0), 600.0),
+)
+
+
 class ServerDoc(Doc):
     resource: str | None
     authorization_servers: list[str] | None
@@ -1027,6 +1047,7 @@ class ServerDoc(Doc):
     audit: AuditDoc | None
     quotas: list[QuotaDoc] | None
     concurrency: dict[str, int] | None
+    redis: RedisDoc | None
 
 
 ServerDoc.FIELDS = (
@@ -1037,6 +1058,7 @@ ServerDoc.FIELDS = (
     _Field("audit", _optional(_nested(AuditDoc)), None),
     _Field("quotas", _optional(_list(_nested(QuotaDoc))), None),
     _Field("concurrency", _optional(_concurrency), None),
+    _Field("redis", _optional(_nested(RedisDoc)), None),
 )
 
 
@@ -1094,6 +1116,7 @@ _BY_NAME: dict[str, type[Doc]] = {
         AccessRuleDoc,
         AuditDoc,
         QuotaDoc,
+        RedisDoc,
         ServerDoc,
     )
 }

@@ -37,6 +37,7 @@ __all__ = [
     "OpenApiSelectionDoc",
     "ParameterDoc",
     "QuotaDoc",
+    "RedisDoc",
     "RetryDoc",
     "ServerAuthDoc",
     "ServerDoc",
@@ -337,6 +338,11 @@ class ToolDoc(BaseModel):
     examples: list[ExampleDoc] | None = Field(
         None, description="Checked by `toolcat test`: arguments, request, response, result."
     )
+    idempotency_key: str | None = Field(
+        None,
+        description="The argument or header whose value names one attempt of this call: a "
+        "retry with the same value gets the first result and is not sent again.",
+    )
 
     _normalise_method = field_validator("method", mode="before")(_upper)
 
@@ -618,6 +624,30 @@ class QuotaDoc(BaseModel):
     )
 
 
+class RedisDoc(BaseModel):
+    """Shared state for several replicas: quotas, OAuth tokens, idempotency records."""
+
+    model_config = _STRICT
+    url: str = Field(
+        min_length=1,
+        description="redis://[user:password@]host:port/db, rediss:// (TLS) or unix://; "
+        "${VAR} allowed, e.g. ${REDIS_URL}.",
+    )
+    prefix: str = Field("toolcat:", description="Every key starts with this.")
+    timeout: float = Field(
+        0.5, gt=0, description="Seconds a Redis command may take before Redis counts as down."
+    )
+    lease_seconds: float = Field(
+        300,
+        gt=0,
+        description="A call's place under server.concurrency is freed after this long if its "
+        "replica dies mid-call.",
+    )
+    idempotency_seconds: float = Field(
+        600, gt=0, description="How long a call's idempotency record and result are kept."
+    )
+
+
 class ServerDoc(BaseModel):
     """How `toolcat serve --transport http` answers: its resource URI and authentication."""
 
@@ -644,6 +674,10 @@ class ServerDoc(BaseModel):
         None,
         description="Service name to the most calls to it at once; a call over the limit "
         "gets rate_limited and is not sent.",
+    )
+    redis: RedisDoc | None = Field(
+        None,
+        description="Counts and caches shared by replicas in Redis (default: in this process).",
     )
 
 

@@ -17,8 +17,10 @@ from toolcat.catalog import (
     JwtSettings,
     QuotaPolicy,
     QuotaRule,
+    RedisSettings,
     ServeAuth,
     ServerSettings,
+    redis_url_problem,
 )
 
 from ._diagnostics import Diagnostic
@@ -35,6 +37,7 @@ def compile_server(
     access = _compile_access(doc, file=file, locate=locate, out=out)
     audit = _compile_audit(doc)
     quotas = _compile_quotas(doc, file=file, locate=locate, out=out)
+    redis = _compile_redis(doc, file=file, locate=locate, out=out)
     auth = doc.auth
     if auth is None:
         return ServerSettings(
@@ -44,6 +47,7 @@ def compile_server(
             access,
             audit,
             quotas,
+            redis,
         )
     jwt = None
     if auth.jwt is not None:
@@ -86,8 +90,55 @@ def compile_server(
     keys = tuple(ApiKeyEntry(k.name, k.hash, tuple(k.scopes)) for k in auth.api_keys)
     settings = ServeAuth(jwt, introspection, keys, tuple(auth.required_scopes))
     return ServerSettings(
-        doc.resource, settings, tuple(doc.authorization_servers or ()), access, audit, quotas
+        doc.resource, settings, tuple(doc.authorization_servers or ()), access, audit, quotas, redis
     )
+
+
+#: Upper bounds of server.redis's seconds (a typo of ms for s would hang every call).
+_REDIS_LIMITS = {"timeout": 60.0, "lease_seconds": 86400.0, "idempotency_seconds": 7 * 86400.0}
+
+
+def _compile_redis(
+    doc: ServerDoc, *, file: str, locate: Locator, out: list[Diagnostic]
+) -> RedisSettings | None:
+    r = doc.redis
+    if r is None:
+        return None
+    base: tuple[str | int, ...] = ("server", "redis")
+
+    def problem(code: str, message: str, key: str) -> None:
+        line, col = locate((*base, key))
+        out.append(Diagnostic.make(code, message, file, line, col, (*base, key)))
+
+    bad = False
+    if "${" not in r.url:  # a ${VAR} is read at start (`toolcat serve` checks it then)
+        reason = redis_url_problem(r.url)
+        if reason is not None:
+            problem("TC082", f"server.redis.url: {reason}", "url")
+            bad = True
+        elif _has_password(r.url):
+            problem(
+                "TC135",
+                "server.redis.url carries a password in the catalog file; write it as "
+                "${REDIS_URL} (or ${REDIS_PASSWORD} inside it) and keep it in the environment",
+                "url",
+            )
+    for key, cap in _REDIS_LIMITS.items():
+        value = getattr(r, key)
+        if value > cap:
+            problem("TC082", f"server.redis.{key}: {value:g} s is over the limit of {cap:g} s", key)
+            bad = True
+    if bad:
+        return None
+    return RedisSettings(
+        r.url, r.prefix, float(r.timeout), float(r.lease_seconds), float(r.idempotency_seconds)
+    )
+
+
+def _has_password(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    return bool(urlsplit(url).password)
 
 
 def _compile_audit(doc: ServerDoc) -> AuditSettings | None:

@@ -193,7 +193,11 @@ class HealthRoutes:
             await _answer(send, 200, {"status": "alive"}, head=scope["method"] == "HEAD")
             return
         details = {**self.status(), "draining": self.lifecycle.draining}
-        ready = bool(details.get("catalog_loaded")) and not self.lifecycle.draining
+        ready = (
+            bool(details.get("catalog_loaded"))
+            and not self.lifecycle.draining
+            and details.get("shared_state") != "unreachable"
+        )
         details = {"status": "ready" if ready else "not ready", **details}
         await _answer(send, 200 if ready else 503, details, head=scope["method"] == "HEAD")
 

@@ -36,9 +36,16 @@ from toolcat.executor import (
     SEARCH_TOOL_NAME,
     AuditLog,
     Executor,
+    IdempotencyStore,
+    MemoryIdempotencyStore,
     MemoryQuotaStore,
+    RedisIdempotencyStore,
+    RedisQuotaStore,
+    RedisState,
+    SharedStateError,
     ToolCall,
     ToolContext,
+    connect_redis,
     format_result,
     run_search_tool,
     search_tool_definition,
@@ -158,6 +165,7 @@ class McpServer:
         pinned: Sequence[str] = (),
         audit_log: str | None = None,
         quota_store: QuotaStore | None = None,
+        redis_url: str | None = None,
     ) -> None:
         self.paths = [str(p) for p in paths]
         self.tool_search = tool_search
@@ -177,6 +185,11 @@ class McpServer:
         self._audit_path = audit_log
         self.audit: AuditLog | None = None  # opened at the first load, kept across reloads
         self._quota_store: QuotaStore = quota_store or MemoryQuotaStore()
+        self._redis_url = redis_url  # over the catalog's server.redis url
+        self.shared: RedisState | None = None  # connected at the first load, kept
+        self._idempotency: IdempotencyStore = MemoryIdempotencyStore()
+        self._idempotency_seconds = 600.0
+        self._shared_seen: tuple[float, bool] = (-1e9, True)  # (when, reachable) for /readyz
         self._retired: list[_Served] = []
         self._files: tuple[str, ...] = ()  # every file the last load read, specs included
         self._missing: tuple[str, ...] = ()  # specs it named that were not there: may appear
@@ -216,6 +229,8 @@ class McpServer:
             self._quotas = result.server.quotas if result.server else None
             if self.audit is None:
                 self.audit = self._open_audit(result.server)
+            if self._served is None and result.catalog is not None:
+                self._connect_shared(result.server)  # at start only, as the audit log
             seen.add_loaded(self._watched())  # files this load named for the first time
         finally:
             self._seen = seen  # also after a failed load: retried when a file changes
@@ -260,9 +275,58 @@ class McpServer:
             audit=self.audit,
             quotas=self._quotas,
             quota_store=self._quota_store,
+            shared=self.shared,
+            idempotency=self._idempotency,
+            idempotency_seconds=self._idempotency_seconds,
         )
         tool_map = {t.name: t for t in tools}
         return _Served(subset, executor, tool_map, listed, exported=exported)
+
+    def _connect_shared(self, server: ServerSettings | None) -> None:
+        """Connect to the Redis of ``server.redis`` (or ``redis_url``), once: raises
+        :class:`SharedStateError` (one line) when the URL is malformed or Redis does not
+        answer. Kept across reloads, as the audit log is."""
+        import os
+
+        from toolcat.catalog import MissingVariableError, RedisSettings, interpolate
+
+        settings = server.redis if server is not None else None
+        if settings is None and self._redis_url is None:
+            return
+        if settings is None:
+            settings = RedisSettings(url=self._redis_url or "")
+        url = self._redis_url if self._redis_url is not None else settings.url
+        env = self.env if self.env is not None else os.environ
+        try:
+            url = interpolate(url, env, where="server.redis.url")
+        except MissingVariableError as exc:
+            raise SharedStateError(f"server.redis.url: {exc}") from None
+        if not url.strip():
+            raise SharedStateError("the Redis URL is empty (server.redis.url or --redis)")
+        state = connect_redis(settings, url)
+        self.shared = state
+        self._quota_store = RedisQuotaStore(state)
+        self._idempotency = RedisIdempotencyStore(state)
+        self._idempotency_seconds = settings.idempotency_seconds
+
+    def _shared_reachable(self) -> bool:
+        """Whether Redis answered a PING in the last second (asked at most once a second)."""
+        import time
+
+        state = self.shared
+        if state is None:
+            return True
+        when, ok = self._shared_seen
+        now = time.monotonic()
+        if now - when < 1.0:
+            return ok
+        try:
+            state.ping()
+            ok = True
+        except SharedStateError:
+            ok = False
+        self._shared_seen = (time.monotonic(), ok)
+        return ok
 
     def _open_audit(self, server: ServerSettings | None) -> AuditLog | None:
         import dataclasses
@@ -525,13 +589,16 @@ class McpServer:
     def readiness(self) -> dict[str, Any]:
         """The catalog's part of ``/readyz``: nothing that names a tool, file or caller."""
         served = self._served
-        return {
+        status: dict[str, Any] = {
             "catalog_loaded": served is not None,
             "tools": len(served.tools) if served is not None else 0,
             "reloads": self.reloads,
             "failed_reloads": self.failed_reloads,
             "last_reload_error": self.last_reload_error,
         }
+        if self.shared is not None:  # server.redis: ready only while Redis answers
+            status["shared_state"] = "reachable" if self._shared_reachable() else "unreachable"
+        return status
 
     async def aclose(self) -> None:
         done = self._retired + ([self._served] if self._served else [])
@@ -540,6 +607,9 @@ class McpServer:
             await served.executor.aclose()
         if self.audit is not None:
             self.audit.close()
+        if self.shared is not None:
+            self.shared.close()
+            self.shared = None
 
     async def _close_idle_retired(self) -> None:
         """Close the connection pools of replaced catalogs once no call uses them."""
