@@ -81,6 +81,10 @@ def table(one: LoadFigures, three: LoadFigures, fault: LoadFigures) -> str:
             "create_order: calls / requests the upstream got",
             f"{fault.orders} / {fault.orders_sent}",
         ),
+        (
+            "create_order calls cut mid-flight (no answer, a dropped stream)",
+            str(len(fault.cut_orders)),
+        ),
         ("duplicated at the upstream (idempotency keys sent twice)", dup),
         (
             "quota: allowed / searches the upstream got / overshoot",

@@ -42,6 +42,11 @@ __all__ = ["Cluster", "LoadFigures", "cluster_parts_missing", "run_load", "settl
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]
 #: Error types in a tool's answer that a client retries (with the same idempotency key).
 RETRYABLE_TOOL_ERRORS = frozenset({"in_progress", "unavailable", "connection_error"})
+#: Failed attempts that surely never reached the upstream: a draining replica's refusal,
+#: a running call with the same idempotency key.
+_CLEAN = frozenset(
+    {"jsonrpc -32001: the server is shutting down; retry the request", "tool in_progress"}
+)
 #: JSON-RPC errors that are the client's own mistake: never retried.
 _CLIENT_ERRORS = frozenset({-32600, -32601, -32602})
 
@@ -357,6 +362,10 @@ backend replicas
 
     # -- what the upstream saw ---------------------------------------------------------
 
+    def duplicated_keys(self) -> dict[str, int]:
+        """Idempotency keys the upstream received more than once, with their counts."""
+        return {key: count for key, count in self.service.keys.items() if count > 1}
+
     def duplicated(self) -> int:
         """Idempotency keys the upstream received more than once."""
         return sum(1 for count in self.service.keys.values() if count > 1)
@@ -402,7 +411,7 @@ class _Call:
     started: float = 0.0
     outcome: str = "lost"  # completed, tool_error, rate_limited, retryable, failed, lost
     latency: float | None = None
-    last_error: str = ""
+    errors: list[str] = field(default_factory=list)  # each failed attempt's kind
 
 
 @dataclass
@@ -431,13 +440,18 @@ class LoadFigures:
     throughput: float = 0.0  # answered calls per second
     faults: list[str] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)  # kinds of retried failures
+    # idempotency keys of orders with an attempt cut short (no answer, a dropped stream, a
+    # drain deadline): their request may have reached the upstream
+    cut_orders: list[str] = field(default_factory=list)
+    duplicated_keys: dict[str, int] = field(default_factory=dict)
 
     @property
     def answered(self) -> int:
         return self.completed + self.tool_errors + self.rate_limited + self.failed
 
     def as_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k != "errors"}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("errors", "cut_orders")}
+        out["cut_orders"] = len(self.cut_orders)
         out["answered"] = self.answered
         out["errors"] = dict(self.errors.most_common(8))
         return out
@@ -545,6 +559,7 @@ async def run_load(
     async def attempt_failed(call: _Call, kind: str, name: str) -> bool:
         """Count a failed attempt; False when the call is given up."""
         figures.errors[name] += 1
+        call.errors.append(name)
         if kind == "failed" or call.attempts >= max_attempts:
             finish(call, {"failed": "failed", "timeout": "lost"}.get(kind, "retryable"))
             return False
@@ -609,6 +624,11 @@ async def run_load(
     figures.failed = outcomes["failed"]
     figures.lost = outcomes["lost"]
     figures.orders = sum(1 for c in plan if c.tool == "create_order")
+    figures.cut_orders = [
+        str(c.arguments["request_id"])
+        for c in plan
+        if c.tool == "create_order" and any(e not in _CLEAN for e in c.errors)
+    ]
     latencies = sorted(c.latency for c in plan if c.latency is not None)
     if latencies:
         figures.p50 = statistics.median(latencies)
@@ -641,6 +661,7 @@ def settle_figures(figures: LoadFigures, cluster: Cluster) -> LoadFigures:
     figures.faults = list(cluster.faults)
     figures.orders_sent = cluster.orders_sent()
     figures.duplicated = cluster.duplicated()
+    figures.duplicated_keys = cluster.duplicated_keys()
     figures.quota = cluster.quota
     figures.searches_sent = cluster.searches_sent()
     refill = int(figures.elapsed * cluster.quota / 86400)

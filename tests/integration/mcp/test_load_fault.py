@@ -4,7 +4,8 @@ Two real `toolcat serve --stateless` replicas behind Debian's HAProxy, with Redi
 sample service, on 127.0.0.1. A fixed number of calls from concurrent MCP clients; one
 third in, replica 0 gets SIGKILL and is started again (as an orchestrator would); at
 60 %, replica 1 gets SIGTERM and drains. Every call must be answered, none twice at the
-upstream, and the quota must hold across replicas; no process may outlive the test.
+upstream (but for orders cut mid-flight, see below), and the quota must hold across
+replicas; no process may outlive the test.
 """
 
 from __future__ import annotations
@@ -53,8 +54,12 @@ def test_replicas_behind_haproxy_survive_sigkill_and_sigterm() -> None:
     assert figures.completed + figures.rate_limited == CALLS, summary
     assert figures.retries > 0, summary  # the faults were felt
     if cluster.idempotency_supported:
-        assert figures.duplicated == 0, summary
-        assert figures.orders_sent == figures.orders, summary
+        # A retry after a clean refusal is never sent twice. Only an order cut mid-flight
+        # (its replica killed, its call cancelled at the drain deadline) may be, once and
+        # only after its running record expired (docs/catalog-format.md, Idempotency keys).
+        assert set(figures.duplicated_keys) <= set(figures.cut_orders), summary
+        assert all(count == 2 for count in figures.duplicated_keys.values()), summary
+        assert figures.orders_sent == figures.orders + len(figures.duplicated_keys), summary
     if cluster.use_redis:
         assert figures.overshoot == 0, summary
         assert figures.rate_limited > 0, summary
