@@ -1,7 +1,7 @@
 """Benchmark: a load-and-fault run of `toolcat serve` replicas behind HAProxy (issue 12, item 7).
 
 Run: ``python benchmarks/bench_replicas.py [--calls 1000] [--concurrency 16]
-[--baseline-calls 300] [--out benchmarks/results/replicas.md]``.
+[--baseline-calls 200] [--rounds 3] [--out benchmarks/results/replicas.md]``.
 
 Everything on 127.0.0.1, with Debian's ``haproxy`` and ``redis-server`` (``apt-get install
 haproxy redis-server``): three ``toolcat serve --transport http --stateless`` replicas
@@ -12,21 +12,23 @@ send a fixed mix of calls: 5 in 10 ``get_item``, 2 ``search_items`` (under a quo
 day for the whole run), 3 ``create_order`` (POST, each with its own idempotency key, the
 same on every retry). A failed attempt is retried (at most 10 attempts, backoff 0.25 s to
 3 s, 10 s per attempt). Mid-run replica 0 gets SIGKILL (at 30 % of the calls answered)
-and replica 1 gets SIGTERM (at 50 %; it drains and exits).
+and replica 1 gets SIGTERM (at 50 %; it drains and exits). The sample service takes
+``--upstream-delay`` seconds per request (default 0.1), so calls are in flight when
+the faults strike.
 
 Figures: calls completed; failed with a retryable error (every attempt); lost (no answer);
 duplicated at the upstream (idempotency keys received twice; target 0); quota overshoot
 (searches received past the quota, across replicas; target 0); p50/p99 latency per call,
 retries included; and throughput (answered calls per second) with one and with three
-replicas and no faults, as a ratio.
+replicas and no faults, as a ratio (``--rounds`` interleaved rounds, the median ratio).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -38,9 +40,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def measure(
-    replicas: int, calls: int, concurrency: int, *, faults: bool, quota: int
+    replicas: int, calls: int, concurrency: int, *, faults: bool, quota: int, delay: float
 ) -> LoadFigures:
-    with Cluster(replicas, quota=quota) as cluster:
+    with Cluster(replicas, quota=quota, upstream_delay=delay) as cluster:
         plan = []
         if faults:
             plan = [
@@ -65,8 +67,13 @@ def measure(
         return figures
 
 
-def table(one: LoadFigures, three: LoadFigures, fault: LoadFigures) -> str:
-    ratio = three.throughput / one.throughput if one.throughput else 0.0
+def table(ones: list[LoadFigures], threes: list[LoadFigures], fault: LoadFigures) -> str:
+    ratios = [
+        t.throughput / o.throughput for o, t in zip(ones, threes, strict=True) if o.throughput
+    ]
+    ratio = statistics.median(ratios) if ratios else 0.0
+    one = statistics.median(o.throughput for o in ones)
+    three = statistics.median(t.throughput for t in threes)
     dup = "n/a" if fault.duplicated is None else str(fault.duplicated)
     rows = [
         ("calls (3 replicas, faults)", str(fault.calls)),
@@ -91,9 +98,12 @@ def table(one: LoadFigures, three: LoadFigures, fault: LoadFigures) -> str:
             f"{fault.quota} / {fault.searches_sent} / {fault.overshoot}",
         ),
         ("p50 / p99 latency per call (retries included)", f"{fault.p50:.3f} s / {fault.p99:.3f} s"),
-        ("throughput, 1 replica, no faults", f"{one.throughput:.1f} calls/s"),
-        ("throughput, 3 replicas, no faults", f"{three.throughput:.1f} calls/s"),
-        ("throughput ratio 3 / 1", f"{ratio:.2f}x"),
+        (f"throughput, 1 replica, no faults (median of {len(ones)})", f"{one:.1f} calls/s"),
+        (f"throughput, 3 replicas, no faults (median of {len(threes)})", f"{three:.1f} calls/s"),
+        (
+            "throughput ratio 3 / 1 (median of the rounds' ratios; each round)",
+            f"{ratio:.2f}x ({', '.join(f'{r:.2f}' for r in ratios)})",
+        ),
         ("faults", "; ".join(fault.faults)),
         ("retried because of", ", ".join(f"{k} x{v}" for k, v in fault.errors.most_common(5))),
     ]
@@ -106,8 +116,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--baseline-calls", type=int, default=300)
+    parser.add_argument("--baseline-calls", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3, help="1-vs-3 throughput rounds")
     parser.add_argument("--quota", type=int, default=60)
+    parser.add_argument(
+        "--upstream-delay", type=float, default=0.1, help="seconds the sample service takes"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "replicas.md")
     args = parser.parse_args()
     missing = cluster_parts_missing()
@@ -115,10 +129,32 @@ def main() -> int:
         print(f"needs {', '.join(missing)} (apt-get install haproxy redis-server)", file=sys.stderr)
         return 2
     quota = args.quota
-    one = measure(1, args.baseline_calls, args.concurrency, faults=False, quota=quota)
-    three = measure(3, args.baseline_calls, args.concurrency, faults=False, quota=quota)
-    fault = measure(3, args.calls, args.concurrency, faults=True, quota=quota)
-    text = table(one, three, fault)
+    ones, threes = [], []
+    for _ in range(args.rounds):  # interleaved: a busy moment weighs on both sides
+        ones.append(
+            measure(
+                1,
+                args.baseline_calls,
+                args.concurrency,
+                faults=False,
+                quota=quota,
+                delay=args.upstream_delay,
+            )
+        )
+        threes.append(
+            measure(
+                3,
+                args.baseline_calls,
+                args.concurrency,
+                faults=False,
+                quota=quota,
+                delay=args.upstream_delay,
+            )
+        )
+    fault = measure(
+        3, args.calls, args.concurrency, faults=True, quota=quota, delay=args.upstream_delay
+    )
+    text = table(ones, threes, fault)
     cores = os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     report = (
@@ -128,13 +164,6 @@ def main() -> int:
     )
     print(report)
     args.out.write_text(report)
-    args.out.with_suffix(".json").write_text(
-        json.dumps(
-            {"one": one.as_dict(), "three": three.as_dict(), "faults": fault.as_dict()},
-            indent=1,
-        )
-        + "\n"
-    )
     return 0
 
 
