@@ -61,6 +61,7 @@ from ._model import (
     ToolDefinition,
     ToolExample,
     credentials_may_travel,
+    is_loopback_host,
 )
 from ._printable import escape_controls, escape_json_controls
 from ._record import record
@@ -159,6 +160,7 @@ __all__ = [
     "freeze",
     "integer_format_check",
     "interpolate",
+    "is_loopback_host",
     "linear_regex",
     "loads_json",
     "method_semantics",

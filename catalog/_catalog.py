@@ -55,6 +55,7 @@ class Catalog:
         "_env",
         "_search_index",
         "_toolset_extensions",
+        "_pins",
     )
 
     def __init__(
@@ -65,6 +66,7 @@ class Catalog:
         *,
         env: Mapping[str, str] | None = None,
         toolset_extensions: Mapping[str, Mapping[str, Any]] | None = None,
+        pins: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         tool_map: dict[str, ToolDefinition] = {}
         for tool in tools:
@@ -85,6 +87,8 @@ class Catalog:
         )
         self._env = None if env is None else MappingProxyType(dict(env))
         self._search_index: SearchIndex | None = None
+        # search.pinned: '*' (every run) or a toolset name to tool names and globs
+        self._pins = MappingProxyType({k: tuple(v) for k, v in (pins or {}).items()})
 
     # -- tools ---------------------------------------------------------------
 
@@ -164,6 +168,7 @@ class Catalog:
             self._toolsets,
             env=env,
             toolset_extensions=self._toolset_extensions,
+            pins=self._pins,
         )
 
     # -- toolsets ------------------------------------------------------------
@@ -198,7 +203,44 @@ class Catalog:
             sets,
             env=self._env,
             toolset_extensions=self._toolset_extensions,
+            pins=self._pins,
         )
+
+    # -- pinned tools (search.pinned) ------------------------------------------
+
+    @property
+    def pins(self) -> Mapping[str, tuple[str, ...]]:
+        """``search.pinned`` as written: ``'*'`` or a toolset name to tool names and globs."""
+        return self._pins
+
+    def pinned(self, toolset: str | None = None) -> tuple[str, ...]:
+        """The tools a model always gets in search mode, for a run over ``toolset``.
+
+        The ``'*'`` entries and those of ``toolset`` (when one is given): a name is
+        itself (a name this catalog lacks is skipped), a glob (``*``, ``?``, ``[``)
+        is every tool of the toolset (or of the catalog) it matches, in that order.
+
+        >>> Catalog(tools=[], services=[]).pinned()
+        ()
+        """
+        patterns = list(self._pins.get("*", ()))
+        if toolset is not None:
+            patterns += self._pins.get(toolset, ())
+        if not patterns:
+            return ()
+        from fnmatch import fnmatchcase
+
+        scope: tuple[ToolDefinition, ...] | None = None
+        out: dict[str, None] = {}
+        for pattern in patterns:
+            if not any(c in pattern for c in "*?["):
+                if pattern in self._tools:
+                    out[pattern] = None
+                continue
+            if scope is None:
+                scope = self.toolset(toolset if toolset in self._toolsets else None)
+            out.update((t.name, None) for t in scope if fnmatchcase(t.name, pattern))
+        return tuple(out)
 
     def __repr__(self) -> str:
         return f"<Catalog tools={len(self._tools)} services={len(self._services)}>"

@@ -70,7 +70,7 @@ def to_gemini_schema(schema: Mapping[str, Any]) -> GeminiResult:
     """Convert a JSON Schema (2020-12) into Gemini's OpenAPI-subset schema.
 
     >>> to_gemini_schema({"type": ["string", "null"], "const": "x"}).schema
-    {'type': 'string', 'nullable': True, 'enum': ['x']}
+    {'type': 'string', 'enum': ['x'], 'nullable': True}
     """
     root, defs = split_defs(schema)
     conv = _Converter(defs)

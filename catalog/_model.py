@@ -39,6 +39,7 @@ __all__ = [
     "ToolDefinition",
     "ToolExample",
     "credentials_may_travel",
+    "is_loopback_host",
 ]
 
 
@@ -222,6 +223,26 @@ AuthSpec = (
 )
 
 
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is this
+    machine: ``localhost``, ``127.0.0.0/8`` or ``::1``. Any other name may resolve anywhere.
+
+    >>> is_loopback_host("LOCALHOST"), is_loopback_host("[::1]"), is_loopback_host("127.9.9.9")
+    (True, True, True)
+    >>> is_loopback_host("localhost.example"), is_loopback_host("10.0.0.1")
+    (False, False)
+    """
+    import ipaddress
+
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 @functools.lru_cache(maxsize=1024)  # base URLs and token endpoints: a handful per catalog
 def credentials_may_travel(url: str) -> bool:
     """Whether a caller's token may be sent to ``url``: https, or http to a loopback address
@@ -232,7 +253,6 @@ def credentials_may_travel(url: str) -> bool:
     >>> credentials_may_travel("http://api.example")
     False
     """
-    import ipaddress
     from urllib.parse import urlsplit
 
     try:
@@ -245,14 +265,7 @@ def credentials_may_travel(url: str) -> bool:
     scheme = parts.scheme.lower()
     if scheme == "https":
         return True
-    if scheme != "http":
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # another name may resolve anywhere
+    return scheme == "http" and is_loopback_host(host)
 
 
 @record

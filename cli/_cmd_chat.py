@@ -77,11 +77,25 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--tool-selection",
-        choices=("auto", "all", "search"),
+        choices=("auto", "all", "search", "native-search"),
         default="auto",
-        help="all: send every tool; search: send search_tools plus the --tool tools (pinned), "
-        "the tools found join later requests; auto (default): search when the tools are more "
+        help="all: send every tool; search: send search_tools plus the pinned tools (the "
+        "catalog's search.pinned and --tool), the tools found join later requests; "
+        "native-search (Anthropic): send every tool deferred but the pinned ones, with the "
+        "API's own tool-search tool; auto (default): search when the tools are more "
         "than the provider accepts in one request (OpenAI: 128)",
+    )
+    p.add_argument(
+        "--tool-search-variant",
+        choices=("bm25", "regex"),
+        default="bm25",
+        help="with native-search: the API's search tool, bm25 (queries in words, default) "
+        "or regex (patterns)",
+    )
+    p.add_argument(
+        "--no-catalog-pins",
+        action="store_true",
+        help="in search mode, leave out the catalog's search.pinned tools (only --tool)",
     )
     p.add_argument(
         "--tool-choice",
@@ -266,17 +280,21 @@ async def _chat(
             executor,
             catalog,
             tool_selection=selection,
-            pinned=args.tool if selection == "search" else (),
+            # the catalog's search.pinned tools; the --tool ones join them in arun(tools=)
+            pinned=() if args.no_catalog_pins else None,
             toolset=args.toolset,
             system=args.system,
             max_iterations=args.max_iterations,
             max_calls_per_turn=args.max_calls_per_turn,
             tool_choice=args.tool_choice,
+            search_variant=args.tool_search_variant,
             stream=args.stream,
             on_text=on_text,
             on_step=on_step,
         )
         _ = loop.offered(args.tool)
+        if loop.selection_note:
+            print(f"toolcat chat: {loop.selection_note}", file=sys.stderr)
     except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
         await _close(model, executor)
         raise CliError(str(exc)) from exc
@@ -312,7 +330,7 @@ async def _chat(
     return 0
 
 
-def _selection(args: argparse.Namespace, catalog: Any) -> Literal["all", "search"]:
+def _selection(args: argparse.Namespace, catalog: Any) -> Literal["all", "search", "native-search"]:
     """``--tool-selection``; ``auto`` is search when the tools exceed the provider's limit."""
     from toolcat.executor.providers import limit_warnings, limits
 
@@ -322,6 +340,13 @@ def _selection(args: argparse.Namespace, catalog: Any) -> Literal["all", "search
     every = args.tool_selection == "all"
     for line in limit_warnings(args.provider, sorted(names), count=every):
         print(f"toolcat chat: warning: {line}", file=sys.stderr)
+    if args.tool_selection == "native-search":
+        if args.provider != "anthropic":
+            raise CliError(
+                "--tool-selection native-search needs --provider anthropic (the API's own "
+                "tool search); use --tool-selection search"
+            )
+        return "native-search"
     if args.tool_selection in ("all", "search"):
         return "all" if args.tool_selection == "all" else "search"
     if limit is None or len(names) <= limit:
@@ -344,6 +369,8 @@ def _trace(step: Any) -> None:
     from toolcat.catalog import escape_controls
 
     if step.phase == "model":
+        for line in _server_tools(step.reply.message):
+            print(escape_controls(line), file=sys.stderr)
         for call in step.reply.tool_calls:
             args = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
             print(escape_controls(f"-> {call.name} {_short(args)}"), file=sys.stderr)
@@ -355,6 +382,27 @@ def _trace(step: Any) -> None:
             f"{r.elapsed * 1000:.0f} ms): {_short(r.content)}"
         )
         print(escape_controls(line), file=sys.stderr)
+
+
+def _server_tools(message: Any) -> list[str]:
+    """Trace lines for the tools the API ran itself (Anthropic's tool search)."""
+    content = message.get("content") if isinstance(message, dict) else None
+    lines = []
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "server_tool_use":
+            lines.append(f"-> {block.get('name')} {_short(json.dumps(block.get('input')))} (API)")
+        elif block.get("type") == "tool_search_tool_result":
+            result = block.get("content")
+            result = result if isinstance(result, dict) else {}
+            refs = result.get("tool_references")
+            if isinstance(refs, list):
+                found = [r.get("tool_name", "?") for r in refs if isinstance(r, dict)]
+                lines.append(f"<- found {len(found)} tools: {_short(', '.join(found))} (API)")
+            else:
+                lines.append(f"<- tool search error: {result.get('error_code', '?')} (API)")
+    return lines
 
 
 def _short(text: str, limit: int = 200) -> str:

@@ -68,7 +68,13 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="with --tool-search, also list this tool (repeatable)",
+        help="with --tool-search, also list this tool (repeatable; added to the "
+        "catalog's search.pinned tools)",
+    )
+    p.add_argument(
+        "--no-catalog-pins",
+        action="store_true",
+        help="with --tool-search, leave out the catalog's search.pinned tools (only --pin)",
     )
     p.add_argument(
         "--watch",
@@ -233,6 +239,7 @@ def run(args: argparse.Namespace) -> int:
         yes=args.yes,
         tool_search=args.tool_search,
         pinned=args.pin,
+        catalog_pins=not args.no_catalog_pins,
         loader=load,
         audit_log=args.audit_log,
         redis_url=args.redis,
@@ -364,7 +371,13 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
     (one line) a non-loopback address without authentication."""
     import dataclasses
 
-    from toolcat.catalog import ApiKeyEntry, JwtSettings, ServeAuth, ServerSettings
+    from toolcat.catalog import (
+        ApiKeyEntry,
+        JwtSettings,
+        ServeAuth,
+        ServerSettings,
+        is_loopback_host,
+    )
     from toolcat.catalog import IntrospectionSettings as Introspection
 
     settings = found if found is not None else ServerSettings()
@@ -408,7 +421,7 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
             f"serving {args.host} with token authentication needs server.resource or "
             "--resource: the URI clients use, which tokens name as their audience"
         )
-    if not auth.enabled and not args.insecure_no_auth and not _loopback(args.host):
+    if not auth.enabled and not args.insecure_no_auth and not is_loopback_host(args.host):
         raise CliError(
             f"refusing to serve {args.host} without authentication: configure server.auth in "
             "the catalog or --auth-*/--api-key-hash, listen on 127.0.0.1, or pass "
@@ -433,17 +446,6 @@ def _describe_auth(settings: Any) -> str:
 
 def _wildcard(host: str) -> bool:
     return host.strip("[]") in ("0.0.0.0", "::", "")
-
-
-def _loopback(host: str) -> bool:
-    import ipaddress
-
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a name other than localhost may resolve anywhere
 
 
 def _check_address(host: str, port: int) -> None:

@@ -509,14 +509,12 @@ class Executor:
         return f"{plan.tool.name}\x1f{caller}\x1f{value}"
 
     def _begin(self, call: ToolCall, plan: ToolPlan, key: str) -> ToolResult | None:
-        """Record ``key`` as running; a result when a call with the same key ran or runs."""
-        per_try = plan.timeouts.total or (
-            (plan.timeouts.connect or 10.0) + (plan.timeouts.read or 30.0)
-        )
-        attempts = plan.retry.attempts if plan.may_retry else 1
-        running = min(self.idempotency_seconds, per_try * attempts + 10.0)
+        """Record ``key`` as running; a result when a call with the same key ran or runs.
+
+        A running record lasts as long as a result would: if this replica dies mid-call,
+        nobody knows whether the service got the request, so a retry is not sent."""
         try:
-            held = self.idempotency.begin(key, running)
+            held = self.idempotency.begin(key, self.idempotency_seconds)
         except SharedStateError as exc:
             if self.shared is not None:
                 self.shared.failed("idempotency", "fail_closed", exc)

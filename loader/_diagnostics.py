@@ -92,6 +92,10 @@ CODES: dict[str, tuple[str, Severity]] = {
     # -- shared state (server.redis) and idempotency keys ------------------------
     "TC082": ("invalid-redis-settings", Severity.ERROR),
     "TC083": ("unknown-idempotency-key", Severity.ERROR),
+    # -- search: pinned tools -----------------------------------------------------
+    "TC089": ("unknown-pinned-tool", Severity.ERROR),
+    "TC090": ("unknown-pinned-toolset", Severity.ERROR),
+    "TC091": ("duplicate-search-section", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -113,6 +117,9 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC133": ("unmasked-secret-argument", Severity.WARNING),
     "TC134": ("idempotency-key-on-safe-method", Severity.WARNING),
     "TC135": ("redis-password-in-file", Severity.WARNING),
+    "TC140": ("too-many-pinned-tools", Severity.WARNING),
+    "TC141": ("pin-matches-nothing", Severity.WARNING),
+    "TC142": ("pinned-tool-outside-toolset", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

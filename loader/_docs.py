@@ -48,6 +48,7 @@ __all__ = [
     "RedisDoc",
     "ResponseDoc",
     "RetryDoc",
+    "SearchDoc",
     "ServerAuthDoc",
     "ServerDoc",
     "ServiceDoc",
@@ -710,6 +711,7 @@ class OpenApiOverrideDoc(Doc):
     auth: AuthDoc | None
     base_url: str | None
     headers: dict[str, str | int | float | bool] | None
+    idempotency_key: str | None
 
 
 OpenApiOverrideDoc.FIELDS = (
@@ -735,6 +737,7 @@ OpenApiOverrideDoc.FIELDS = (
     _Field("auth", _optional(_auth), None),
     _Field("base_url", _optional(_str), None),
     _Field("headers", _optional(_dict(_header)), None),
+    _Field("idempotency_key", _optional(_str), None),
 )
 
 
@@ -1062,6 +1065,17 @@ ServerDoc.FIELDS = (
 )
 
 
+def _pin(v: Any) -> Any:  # a name or glob of 1-200 characters
+    return v if type(v) is str and 0 < len(v) <= 200 else _BAD
+
+
+class SearchDoc(Doc):
+    pinned: list[str] | dict[str, list[str]] | None
+
+
+SearchDoc.FIELDS = (_Field("pinned", _optional(_first(_list(_pin), _dict(_list(_pin)))), None),)
+
+
 def openapi_entry(spec: str) -> OpenApiEntryDoc:
     """The entry of a spec named on the command line: ``{spec: PATH}``, everything else default."""
     entry: OpenApiEntryDoc = _model(OpenApiEntryDoc)({"spec": spec})
@@ -1118,5 +1132,6 @@ _BY_NAME: dict[str, type[Doc]] = {
         QuotaDoc,
         RedisDoc,
         ServerDoc,
+        SearchDoc,
     )
 }

@@ -35,7 +35,14 @@ from toolcat.catalog import record
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._docs import OpenApiEntryDoc, ServerDoc, ServiceDoc, ToolDoc, openapi_entry
+from ._docs import (
+    OpenApiEntryDoc,
+    SearchDoc,
+    ServerDoc,
+    ServiceDoc,
+    ToolDoc,
+    openapi_entry,
+)
 from ._files import (
     CatalogInputError,
     FileReadError,
@@ -52,7 +59,16 @@ __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 TOOLSET_LIMIT = 128
-_TOP_KEYS = ("toolcat", "services", "tools", "toolsets", "openapi", "server", "definitions")
+_TOP_KEYS = (
+    "toolcat",
+    "services",
+    "tools",
+    "toolsets",
+    "openapi",
+    "server",
+    "definitions",
+    "search",
+)
 
 
 @record
@@ -120,6 +136,7 @@ class _State:
     ref_root: Path | None = None  # --ref-root: for openapi imports without their own
     server: tuple[ServerSettings, str, tuple[int, int]] | None = None  # with where it is
     server_doc: tuple[ServerDoc, str, Locator] | None = None  # for the access references
+    search: tuple[SearchDoc, str, Locator] | None = None  # the search: section, where it is
 
     def add(
         self,
@@ -438,6 +455,35 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             state.imports.append((entry, spec, file, base, locate))
     if data.get("server") is not None:
         _check_server(state, data["server"], file, locate)
+    if data.get("search") is not None:
+        _check_search(state, data["search"], file, locate)
+
+
+def _check_search(state: _State, body: Any, file: str, locate: Locator) -> None:
+    base = ("search",)
+    if state.search is not None:
+        _, other, where = state.search
+        line, col = where(base, True)
+        state.add(
+            "TC091",
+            f"a 'search' section is already defined at {other}:{line}:{col}; "
+            "keep one for the whole catalog",
+            file,
+            locate(base, True),
+            base,
+        )
+        return
+    doc = validate_item(
+        SearchDoc,
+        body,
+        base=base,
+        label="search",
+        file=file,
+        locate=locate,
+        out=state.ctx.diagnostics,
+    )
+    if doc is not None:
+        state.search = (doc, file, locate)
 
 
 def _shared_definitions(
@@ -791,6 +837,20 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             services=state.services.keys(),
         )
         _check_caller_token_sources(state, server_doc)
+    pins: dict[str, list[str]] = {}
+    if state.search is not None and state.search[0].pinned is not None:
+        from ._pins import check_pins
+
+        search_doc, search_file, search_locate = state.search
+        pins = check_pins(
+            search_doc.pinned,
+            tools=list(first),
+            toolsets=toolsets,
+            file=search_file,
+            locate=search_locate,
+            out=state.ctx.diagnostics,
+            names_known=not state.lost,
+        )
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))
     catalog = None
     if not any(d.severity is Severity.ERROR for d in diagnostics):
@@ -799,6 +859,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             (s for s, _, _ in state.services.values()),
             toolsets,
             toolset_extensions=state.toolset_extensions,
+            pins=pins,
         )
     server = state.server[0] if state.server else None
     return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)

@@ -39,6 +39,7 @@ __all__ = [
     "QuotaDoc",
     "RedisDoc",
     "RetryDoc",
+    "SearchDoc",
     "ServerAuthDoc",
     "ServerDoc",
     "ServiceDoc",
@@ -46,7 +47,6 @@ __all__ = [
     "TokenExchangeDoc",
     "ToolDoc",
     "ToolsetDoc",
-    "PLACEMENT_KEYS",
 ]
 
 _STRICT = ConfigDict(frozen=True, extra="forbid", strict=True)
@@ -60,10 +60,6 @@ HeaderValue = str | int | float | bool
 Style = Literal[
     "form", "spaceDelimited", "pipeDelimited", "deepObject", "simple", "label", "matrix"
 ]
-PLACEMENT_KEYS = frozenset(
-    {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file", "from"}
-    | {"sensitive"}
-)
 
 
 class TimeoutDoc(BaseModel):
@@ -393,6 +389,7 @@ class OpenApiOverrideDoc(BaseModel):
     auth: AuthDoc | None = None
     base_url: str | None = None
     headers: dict[str, HeaderValue] | None = None
+    idempotency_key: str | None = None
 
     _normalise_method = field_validator("method", mode="before")(_upper)
 
@@ -681,6 +678,22 @@ class ServerDoc(BaseModel):
     )
 
 
+class SearchDoc(BaseModel):
+    """How models find tools in a large catalog: the tools every request carries."""
+
+    model_config = _STRICT
+    pinned: (
+        list[Annotated[str, Field(min_length=1, max_length=200)]]
+        | dict[str, list[Annotated[str, Field(min_length=1, max_length=200)]]]
+        | None
+    ) = Field(
+        None,
+        description="Tools a model always gets in search mode (names or globs such as "
+        "repos_get*): a list for the whole catalog, or toolset name ('*': the whole "
+        "catalog) to a list.",
+    )
+
+
 class ToolsetDoc(BaseModel):
     """A toolset in the long form, to carry x- keys: ``{tools: [...], x-owner: ...}``."""
 
@@ -706,6 +719,7 @@ class CatalogFileDoc(BaseModel):
     toolsets: dict[str, list[str] | ToolsetDoc] | None = None
     openapi: list[OpenApiEntryDoc] | None = None
     server: ServerDoc | None = None
+    search: SearchDoc | None = None
     definitions: (
         dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9._-]{1,200}$")], dict[str, Any] | bool]
         | None

@@ -239,9 +239,11 @@ def _meta_message(error: Any) -> str:
     return f"{prefix}{error.message}"
 
 
-# placement keys of a parameter (the rest of it is JSON Schema)
-_PLACEMENT_TYPOS = frozenset(
+#: The keys of a parameter declaration that say where and how it is sent (the rest of it
+#: is JSON Schema). One list for the format's model, the schema checks and the writer.
+PLACEMENT_KEYS = frozenset(
     {"in", "name", "required", "style", "explode", "allow_reserved", "content_type", "file"}
+    | {"from", "sensitive"}
 )
 
 
@@ -257,7 +259,7 @@ def _walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaI
                 advice = "it looks like text cut at a comma inside {...}: quote the text before it"
             else:
                 advice = "validators ignore it; remove it or prefix it with 'x-'"
-            placement = closest(key, _PLACEMENT_TYPOS, cutoff=0.75) if not path else None
+            placement = closest(key, PLACEMENT_KEYS, cutoff=0.75) if not path else None
             if placement:
                 # a misspelt placement key silently changes where or whether the argument
                 # is sent: an error, like any unknown key of the format

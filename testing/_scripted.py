@@ -30,6 +30,11 @@ class ScriptedTurn:
     status: int = 200
     headers: Mapping[str, str] = field(default_factory=dict)
     usage: tuple[int, int] = (12, 7)
+    # Anthropic only: the API's own tool searches, before the tool calls. Each is
+    # {"query" (bm25) or "pattern" (regex): str, "found": [tool names], "id"?: str,
+    # "error"?: error_code}; a found name the request does not carry answers 400.
+    tool_searches: Sequence[Mapping[str, Any]] = ()
+    stop_reason: str | None = None  # Anthropic: instead of tool_use / end_turn (pause_turn)
 
 
 @dataclass(frozen=True)
@@ -159,8 +164,12 @@ class ScriptedModel:
         turn, body = await self._next(request)
         if turn is None or turn.status != 200:
             return _error(turn, "anthropic")
+        refused = _refuse_deferred(body, request.headers.get("anthropic-beta", ""), turn)
+        if refused is not None:
+            return refused
         calls = [_call(c, i, prefix="toolu_") for i, c in enumerate(turn.tool_calls)]
         content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+        content += _search_blocks(body, turn.tool_searches)
         content += [
             {
                 "type": "tool_use",
@@ -170,10 +179,10 @@ class ScriptedModel:
             }
             for c in calls
         ]
-        stop = "tool_use" if calls else "end_turn"
+        stop = turn.stop_reason or ("tool_use" if calls else "end_turn")
         usage = {"input_tokens": turn.usage[0], "output_tokens": turn.usage[1]}
         if body.get("stream"):
-            return _sse(self._anthropic_events(turn, calls, stop, usage, body), turn.headers)
+            return _sse(self._anthropic_events(content, stop, usage, body), turn.headers)
         return JSONResponse(
             {
                 "id": "msg_scripted",
@@ -189,8 +198,7 @@ class ScriptedModel:
 
     async def _anthropic_events(
         self,
-        turn: ScriptedTurn,
-        calls: list[dict[str, Any]],
+        content: list[dict[str, Any]],
         stop: str,
         usage: dict[str, int],
         body: Mapping[str, Any],
@@ -211,44 +219,104 @@ class ScriptedModel:
                 }
             },
         )
-        index = 0
-        if turn.text:
-            yield event(
-                "content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}
-            )
-            yield 'event: ping\ndata: {"type": "ping"}\n\n'
-            for piece in _pieces(turn.text, self.chunk):
+        for i, block in enumerate(content):
+            kind = block["type"]
+            if kind == "text":
                 yield event(
-                    "content_block_delta",
-                    {"index": 0, "delta": {"type": "text_delta", "text": piece}},
+                    "content_block_start",
+                    {"index": i, "content_block": {"type": "text", "text": ""}},
                 )
-            yield event("content_block_stop", {"index": 0})
-            index = 1
-        for offset, call in enumerate(calls):
-            i = index + offset
-            yield event(
-                "content_block_start",
-                {
-                    "index": i,
-                    "content_block": {
-                        "type": "tool_use",
-                        "id": call["id"],
-                        "name": call["name"],
-                        "input": {},
-                    },
-                },
-            )
-            for piece in _pieces(call["arguments"], self.chunk):
+                yield 'event: ping\ndata: {"type": "ping"}\n\n'
+                for piece in _pieces(block["text"], self.chunk):
+                    yield event(
+                        "content_block_delta",
+                        {"index": i, "delta": {"type": "text_delta", "text": piece}},
+                    )
+            elif kind in ("tool_use", "server_tool_use"):  # the input comes in JSON pieces
                 yield event(
-                    "content_block_delta",
-                    {"index": i, "delta": {"type": "input_json_delta", "partial_json": piece}},
+                    "content_block_start", {"index": i, "content_block": {**block, "input": {}}}
                 )
+                for piece in _pieces(json.dumps(block["input"]), self.chunk):
+                    yield event(
+                        "content_block_delta",
+                        {"index": i, "delta": {"type": "input_json_delta", "partial_json": piece}},
+                    )
+            else:  # a server tool's result comes whole
+                yield event("content_block_start", {"index": i, "content_block": block})
             yield event("content_block_stop", {"index": i})
         yield event(
             "message_delta",
             {"delta": {"stop_reason": stop}, "usage": {"output_tokens": usage["output_tokens"]}},
         )
         yield event("message_stop", {})
+
+
+def _search_tool(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The request's tool-search tool (``type: tool_search_tool_...``), if it has one."""
+    for tool in body.get("tools") or ():
+        if isinstance(tool, Mapping) and str(tool.get("type", "")).startswith("tool_search_tool_"):
+            return tool
+    return None
+
+
+def _refuse_deferred(body: Mapping[str, Any], beta: str, turn: ScriptedTurn) -> JSONResponse | None:
+    """A 400 where the real API would answer one: deferred tools or a search tool without
+    the beta header, deferred tools without a search tool, a search without a search tool,
+    or a search that finds a tool the request does not carry."""
+    tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
+    deferred = any(t.get("defer_loading") for t in tools)
+    search = _search_tool(body)
+    problem = None
+    if (deferred or search is not None) and "advanced-tool-use-2025-11-20" not in beta:
+        problem = "tool search and defer_loading need the anthropic-beta header"
+    elif deferred and search is None:
+        problem = "deferred tools need a tool search tool"
+    elif search is not None and search.get("defer_loading"):
+        problem = "the tool search tool cannot be deferred"
+    elif turn.tool_searches and search is None:
+        problem = "the script searches, but the request has no tool search tool"
+    else:
+        names = {t.get("name") for t in tools}
+        for spec in turn.tool_searches:
+            missing = [n for n in spec.get("found", ()) if n not in names]
+            if missing:
+                problem = f"the script finds tools the request lacks: {missing}"
+    if problem is None:
+        return None
+    return JSONResponse(
+        {"type": "error", "error": {"type": "invalid_request_error", "message": problem}},
+        status_code=400,
+    )
+
+
+def _search_blocks(
+    body: Mapping[str, Any], searches: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """``server_tool_use`` and ``tool_search_tool_result`` blocks, as the API writes them."""
+    tool = _search_tool(body)
+    name = str(tool.get("name")) if tool is not None else "tool_search_tool_bm25"
+    blocks: list[dict[str, Any]] = []
+    for i, spec in enumerate(searches):
+        block_id = spec.get("id") or f"srvtoolu_{i}"
+        key = "pattern" if "regex" in name else "query"
+        query = spec.get("query", spec.get("pattern", ""))
+        blocks.append(
+            {"type": "server_tool_use", "id": block_id, "name": name, "input": {key: query}}
+        )
+        result: dict[str, Any]
+        if spec.get("error"):
+            result = {"type": "tool_search_tool_result_error", "error_code": spec["error"]}
+        else:
+            result = {
+                "type": "tool_search_tool_search_result",
+                "tool_references": [
+                    {"type": "tool_reference", "tool_name": n} for n in spec.get("found", ())
+                ],
+            }
+        blocks.append(
+            {"type": "tool_search_tool_result", "tool_use_id": block_id, "content": result}
+        )
+    return blocks
 
 
 def _call(spec: Mapping[str, Any], index: int, prefix: str = "call_") -> dict[str, Any]:

@@ -11,6 +11,12 @@ import httpx
 from toolcat.catalog import thaw
 from toolcat.executor import ToolCall
 from toolcat.executor.providers import get as get_provider
+from toolcat.executor.providers.anthropic import (
+    MAX_DEFERRED_TOOLS,
+    TOOL_SEARCH_BETA,
+    SearchVariant,
+    deferred_tools,
+)
 
 from ._common import (
     MAX_REPLY_BYTES,
@@ -43,6 +49,8 @@ class AnthropicClient(HttpModelClient):
     """
 
     provider = "anthropic"
+    #: The most tools a request with the API's own tool search may carry.
+    max_deferred_tools = MAX_DEFERRED_TOOLS
 
     def __init__(
         self,
@@ -83,6 +91,17 @@ class AnthropicClient(HttpModelClient):
         specs: list[dict[str, Any]] = thaw(get_provider(self.provider).tools(tools).tools)
         return specs
 
+    def deferred_tool_specs(
+        self,
+        tools: Sequence[ToolDefinition],
+        pinned: Sequence[str] = (),
+        variant: SearchVariant = "bm25",
+    ) -> list[dict[str, Any]]:
+        """The tools for the API's own tool search: the search tool, the ``pinned`` tools,
+        then every other tool with ``defer_loading: true`` (``create`` then sends the
+        beta header that turns it on)."""
+        return deferred_tools(self.tool_specs(tools), pinned, variant)
+
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         shapes = get_provider(self.provider)
         # All results of one turn go back in one user message, in call order.
@@ -112,17 +131,21 @@ class AnthropicClient(HttpModelClient):
         started = time.perf_counter()
         if stream:
             payload["stream"] = True
-            turn = await self._create_streaming(payload, on_text)
+            turn = await self._create_streaming(payload, on_text, _needs_beta(tools))
         else:
-            data, attempts = await self._http.post_json("/v1/messages", payload, self._headers())
+            data, attempts = await self._http.post_json(
+                "/v1/messages", payload, self._headers(_needs_beta(tools))
+            )
             turn = _parse_message(data, self._http.url("/v1/messages"), attempts)
         return timed(turn, time.perf_counter() - started)
 
     async def _create_streaming(
-        self, payload: dict[str, Any], on_text: TextCallback | None
+        self, payload: dict[str, Any], on_text: TextCallback | None, beta: bool = False
     ) -> ModelTurn:
         url = self._http.url("/v1/messages")
-        events, attempts = await self._http.post_stream("/v1/messages", payload, self._headers())
+        events, attempts = await self._http.post_stream(
+            "/v1/messages", payload, self._headers(beta)
+        )
         blocks: dict[int, dict[str, Any]] = {}
         partial: dict[int, list[str]] = {}
         stop: str | None = None
@@ -176,12 +199,27 @@ class AnthropicClient(HttpModelClient):
         )
         return _turn(message, stop, usage, attempts)
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, beta: bool = False) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         key = self._http.settings.key()
         if key:
             headers["x-api-key"] = key
+        if beta:  # joined to an anthropic-beta header given with --header, under its name
+            configured = self._http.settings.headers
+            name = next((n for n in configured if n.lower() == "anthropic-beta"), "anthropic-beta")
+            have = [v.strip() for v in configured.get(name, "").split(",") if v.strip()]
+            headers[name] = ",".join(
+                have if TOOL_SEARCH_BETA in have else [*have, TOOL_SEARCH_BETA]
+            )
         return headers
+
+
+def _needs_beta(tools: Sequence[Mapping[str, Any]]) -> bool:
+    """Tool search is in beta: a request with deferred tools or a search tool needs the header."""
+    return any(
+        t.get("defer_loading") or str(t.get("type", "")).startswith("tool_search_tool_")
+        for t in tools
+    )
 
 
 def _tool_choice(choice: str) -> dict[str, str]:

@@ -45,7 +45,7 @@ __all__ = [
 MAX_CALLS_PER_TURN = 32
 
 StopReason = Literal["final_answer", "return_direct", "max_iterations"]
-ToolSelection = Literal["all", "search"]
+ToolSelection = Literal["all", "search", "native-search"]
 
 #: The most tools one request may carry, by provider (OpenAI rejects more than 128);
 #: a provider missing here has no known limit. ``AgentLoop(max_tools=)`` overrides it.
@@ -126,11 +126,19 @@ class AgentLoop:
 
     Tools offered are every tool of the catalog, or the tools of ``toolset``,
     plus the catalog tools named per run in ``arun(tools=...)``. With
-    ``tool_selection="search"`` the model gets instead the ``pinned`` tools (and
-    those of ``arun(tools=...)``) plus ``search_tools``; the tools a search finds
+    ``tool_selection="search"`` the model gets instead the ``pinned`` tools
+    (default: the catalog's ``search.pinned`` ones for ``toolset``), those of
+    ``arun(tools=...)``, plus ``search_tools``; the tools a search finds
     join the next request's list, the least recently found leaving first so that
     no request carries more than ``max_tools`` (default: the provider's limit,
-    ``PROVIDER_TOOL_LIMITS``), and any tool of the toolset may be called. When the reply
+    ``PROVIDER_TOOL_LIMITS``), and any tool of the toolset may be called. With
+    ``tool_selection="native-search"`` (Anthropic) every tool is sent, all but the
+    pinned ones with ``defer_loading: true``, plus the API's own tool-search tool
+    (``search_variant``: ``bm25`` or ``regex``); the API runs the searches, and
+    their ``server_tool_use``/``tool_search_tool_result`` blocks stay in the
+    conversation as they came (a ``pause_turn`` reply is sent back to go on). Over
+    the API's limit of tools it falls back to ``search`` (``selection_note`` says
+    why). When the reply
     has tool calls, they run through the executor (concurrently by default),
     their results go back in the provider's format and the model is asked
     again. A run stops on:
@@ -174,13 +182,19 @@ class AgentLoop:
         concurrent: bool = True,
         tracer_provider: Any = None,
         tool_selection: ToolSelection = "all",
-        pinned: Sequence[str] = (),
+        pinned: Sequence[str] | None = None,
         max_tools: int | None = None,
         context: ToolContext | None = None,
+        search_variant: Literal["bm25", "regex"] = "bm25",
     ) -> None:
         self.context = context  # the caller every tool call runs for (identity, app values)
-        if tool_selection not in ("all", "search"):
-            raise ValueError(f"tool_selection must be 'all' or 'search', not {tool_selection!r}")
+        if tool_selection not in ("all", "search", "native-search"):
+            raise ValueError(
+                "tool_selection must be 'all' or 'search' (or 'native-search'), "
+                f"not {tool_selection!r}"
+            )
+        if search_variant not in ("bm25", "regex"):
+            raise ValueError(f"search_variant must be 'bm25' or 'regex', not {search_variant!r}")
         if max_iterations < 1:
             raise ValueError("max_iterations must be at least 1")
         if max_calls_per_turn < 1:
@@ -193,12 +207,31 @@ class AgentLoop:
         self.catalog: Catalog = resolved
         self.default_tools = tuple(t.name for t in resolved.toolset(toolset))
         self.tool_selection: ToolSelection = tool_selection
-        self.pinned = tuple(dict.fromkeys(pinned))
+        # None: the catalog's search.pinned tools for this toolset
+        self.pinned = tuple(dict.fromkeys(resolved.pinned(toolset) if pinned is None else pinned))
         for name in self.pinned:
             resolved[name]  # an unknown name raises UnknownToolError
         self.max_tools = (
             max_tools if max_tools is not None else PROVIDER_TOOL_LIMITS.get(model.provider)
         )
+        self.search_variant: Literal["bm25", "regex"] = search_variant
+        #: why native-search became search (too many tools), or None
+        self.selection_note: str | None = None
+        if tool_selection == "native-search":
+            if not callable(getattr(model, "deferred_tool_specs", None)):
+                raise ValueError(
+                    f"tool_selection 'native-search' needs a model client with the API's own "
+                    f"tool search (Anthropic), not {model.provider!r}; use 'search'"
+                )
+            most = getattr(model, "max_deferred_tools", None)
+            if most is not None and len(self.default_tools) > most:
+                self.selection_note = (
+                    f"{len(self.default_tools)} tools are more than the {most} that "
+                    f"{model.provider}'s tool search accepts: toolcat's search_tools is used"
+                )
+                logger.warning("%s", self.selection_note)
+                tool_selection = "search"
+                self.tool_selection = tool_selection
         if tool_selection == "search":
             from toolcat.executor import SEARCH_TOOL_NAME  # here: 'toolcat list' starts as before
 
@@ -272,7 +305,14 @@ class AgentLoop:
             offered = self.offered(tools)
             callable_names = {t.name for t in offered}
         names = {t.name for t in offered}
-        specs = self.model.tool_specs(offered)
+        if self.tool_selection == "native-search":
+            # every tool goes, deferred but the pinned ones; the API searches them itself
+            pins = tuple(dict.fromkeys((*self.pinned, *tools)))
+            specs = self.model.deferred_tool_specs(  # type: ignore[attr-defined]
+                offered, pins, self.search_variant
+            )
+        else:
+            specs = self.model.tool_specs(offered)
         version = selection.version if selection else 0
         choice = tool_choice or self.tool_choice
         if choice not in ("auto", "none", "required") and choice not in names:
@@ -304,6 +344,14 @@ class AgentLoop:
             messages.append(reply.message)
             index = len(steps) + 1
             self._report(LoopStep(index, choice, reply, messages=(reply.message,), phase="model"))
+            if not reply.tool_calls and reply.finish_reason == "pause_turn" and not final_request:
+                # the API paused its own (server-side) tools: send the turn back to go on
+                steps.append(LoopStep(index, choice, reply, messages=(reply.message,)))
+                self._report(steps[-1])
+                rounds += 1
+                if rounds >= limit:
+                    final_request, choice = True, "none"
+                continue
             if not reply.tool_calls:
                 steps.append(LoopStep(index, choice, reply, messages=(reply.message,)))
                 self._report(steps[-1])

@@ -132,9 +132,11 @@ class _Server(Server[Any]):
 class McpServer:
     """Serves the tools of ``paths`` (optionally one ``toolset``) over MCP.
 
-    With ``tool_search=True`` tools/list holds only the ``pinned`` tools and
+    With ``tool_search=True`` tools/list holds only the pinned tools and
     ``search_tools``, whose answer carries each found tool's input schema;
-    tools/call accepts every tool served, listed or not.
+    tools/call accepts every tool served, listed or not. The pinned tools are the
+    catalog's ``search.pinned`` ones that are served (read again at each reload;
+    ``catalog_pins=False`` leaves them out), then ``pinned``.
 
     ``audit_log`` (a path, or ``-`` for standard output) writes the audit log there,
     over the catalog's ``server.audit`` path (its other settings are kept). The audit
@@ -163,6 +165,7 @@ class McpServer:
         loader: Callable[[Sequence[str]], LoadResult] | None = None,
         tool_search: bool = False,
         pinned: Sequence[str] = (),
+        catalog_pins: bool = True,
         audit_log: str | None = None,
         quota_store: QuotaStore | None = None,
         redis_url: str | None = None,
@@ -170,6 +173,7 @@ class McpServer:
         self.paths = [str(p) for p in paths]
         self.tool_search = tool_search
         self.pinned = tuple(dict.fromkeys(pinned))
+        self.catalog_pins = catalog_pins
         self._loader = loader or _load_catalog
         self.toolset = toolset
         self.watch = watch
@@ -265,7 +269,9 @@ class McpServer:
                 )
             for name in self.pinned:
                 subset[name]  # an unknown name raises UnknownToolError
-            listed = [exported[n] for n in self.pinned if n in exported]
+            pins = [n for n in catalog.pinned(self.toolset) if n in exported]
+            pins = list(dict.fromkeys([*(pins if self.catalog_pins else ()), *self.pinned]))
+            listed = [exported[n] for n in pins if n in exported]
             listed.append(to_mcp_tool(search_tool_definition()))
         executor = Executor(
             subset,

@@ -30,6 +30,7 @@ from toolcat.catalog import (
     JwtSettings,
     MissingVariableError,
     ServeAuth,
+    credentials_may_travel,
     interpolate,
 )
 from toolcat.executor import CallerIdentity
@@ -199,19 +200,9 @@ def _resolve(text: str, env: Mapping[str, str], where: str) -> str:
 def _resolve_url(text: str, env: Mapping[str, str], where: str) -> str:
     """An issuer endpoint: https, or http only to a loopback address (a key or an answer
     read over plain HTTP from elsewhere could be forged on the way)."""
-    import ipaddress
-
     url = _resolve(text, env, where)
-    parts = httpx.URL(url)
-    if parts.scheme == "https" and parts.host:
+    if credentials_may_travel(url):
         return url
-    if parts.scheme == "http" and parts.host:
-        try:
-            loopback = ipaddress.ip_address(parts.host).is_loopback
-        except ValueError:
-            loopback = parts.host == "localhost"
-        if loopback:
-            return url
     raise AuthConfigError(f"{where} must be an https URL (http only to a loopback address)")
 
 

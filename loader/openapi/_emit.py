@@ -10,6 +10,7 @@ from typing import Any
 from toolcat._errors import ToolcatError
 from toolcat.catalog import FrozenDict, FrozenList, method_semantics
 from toolcat.loader._pyyaml import yaml
+from toolcat.loader._schemas import PLACEMENT_KEYS
 from toolcat.loader._yaml import plain_is_text
 
 from ._options import ImportOptions, ImportResult
@@ -223,20 +224,6 @@ _ONE: tuple[str, ...] = ("additionalProperties", "items", "not", "contains", "if
 _ONE += ("else", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
 _MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPS = ("properties", "patternProperties", "dependentSchemas")
-_PLACEMENT = frozenset(
-    {
-        "in",
-        "name",
-        "required",
-        "style",
-        "explode",
-        "allow_reserved",
-        "content_type",
-        "file",
-        "from",
-        "sensitive",
-    }
-)
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -282,7 +269,7 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
             visit(param, str(arg))
             if isinstance(param.get("required"), list) or "$ref" in param:
                 continue
-            text = _canonical({k: v for k, v in param.items() if k not in _PLACEMENT})
+            text = _canonical({k: v for k, v in param.items() if k not in PLACEMENT_KEYS})
             if len(text) >= SHARE_MIN_ARGUMENT_CHARS:
                 counts[text] = counts.get(text, 0) + 1
                 sites.append((param, None, str(arg), text))
@@ -301,7 +288,7 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
         holder = moved.get(id(holder), holder)
         name: str | None = names.get(text) or pool._by_body.get(text)
         if key is None:  # an argument: its placement stays, its schema is shared
-            node = {k: v for k, v in holder.items() if k not in _PLACEMENT}
+            node = {k: v for k, v in holder.items() if k not in PLACEMENT_KEYS}
             for k in node:
                 del holder[k]
             moved[id(holder)] = node

@@ -165,6 +165,11 @@ def _want_progress(progress: bool | None) -> TextIO | None:
     return sys.stderr if progress else None
 
 
+#: The header that names one attempt of a call (draft-ietf-httpapi-idempotency-key-header):
+#: an imported non-safe operation with it gets ``idempotency_key``.
+_IDEM = "idempotency-key"
+
+
 class _Importer:
     """The state of one import: the spec, its resolver and schema converter, names taken."""
 
@@ -501,6 +506,13 @@ class _Importer:
                 tool["body_argument"] = body.argument.argument
         if args:
             tool["parameters"] = {a.argument: a.to_doc() for a in args}
+            if not method_semantics(method).safe:
+                # Stripe's convention (and the IETF draft's): a header that names one attempt
+                named = [
+                    a.argument for a in args if a.location == "header" and a.wire.lower() == _IDEM
+                ]
+                if named:
+                    tool["idempotency_key"] = named[0]
         if defs:
             reached = _reachable(defs, [a.schema for a in args])
             if reached:

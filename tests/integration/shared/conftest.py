@@ -33,10 +33,10 @@ def free_port() -> int:
 class RedisProcess:
     """One redis-server on 127.0.0.1, nothing written to disk; :meth:`kill` stops it hard."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
         if REDIS_SERVER is None:
             pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
-        self.port = free_port()
+        self.port = port if port is not None else free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc = subprocess.Popen(
             [

@@ -110,7 +110,7 @@ def test_calls_at_once_are_counted_across_replicas(
     replicas: tuple[Executor, Executor], service: tuple[str, Counts]
 ) -> None:
     a, b = replicas
-    service[1].order_delay = 0.4
+    service[1].order_delay = 1.0
     start = threading.Barrier(6)
 
     def call(n: int) -> ToolResult:
@@ -146,7 +146,7 @@ def test_a_call_with_the_same_key_while_the_first_runs_is_in_progress(
     replicas: tuple[Executor, Executor], service: tuple[str, Counts]
 ) -> None:
     a, b = replicas
-    service[1].order_delay = 0.5
+    service[1].order_delay = 2.0
     with ThreadPoolExecutor(1) as pool:
         running = pool.submit(a.execute, _order(1, key="slow"))
         while service[1].running == 0 and not running.done():
@@ -223,7 +223,7 @@ def test_one_token_request_for_two_processes(
 ) -> None:
     path = tmp_path / "catalog.yaml"
     path.write_text(catalog_yaml(service[0]))
-    service[1].token_delay = 0.3  # both replicas need the token while it is being fetched
+    service[1].token_delay = 1.0  # both replicas need the token while it is being fetched
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _FETCH, str(path), redis_server.url, prefix, "go"],
@@ -287,7 +287,13 @@ def test_redis_killed_mid_run(
         warnings = [r.getMessage() for r in caplog.records]
         assert any("shared state: Redis did not answer" in w for w in warnings)
         assert not any(r.exc_info for r in caplog.records)
+        # Redis back on the same address: the next calls use it again (a fresh, empty one)
+        own = RedisProcess(tmp_path, own.port)
+        back = ex.execute(_order(4, key="after"))
+        assert back.ok and service[1].orders == sent + 1
+        assert ex.execute(_order(4, key="after")).ok and service[1].orders == sent + 1
     finally:
+        own.kill()
         ex.close()
         assert ex.shared is not None
         ex.shared.close()

@@ -78,3 +78,16 @@ def test_method_any_case(tmp_path: Path) -> None:
 def test_version_as_text_gets_a_hint(tmp_path: Path) -> None:
     (found,) = _diags(tmp_path, 'toolcat: "1"\n')
     assert found[:2] == ("TC006", 1) and "as a number" in found[2]
+
+
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [("explod", "explode"), ("sensitve", "sensitive"), ("contnt_type", "content_type")],
+)
+def test_a_misspelt_placement_key_is_an_error(tmp_path: Path, key: str, meant: str) -> None:
+    """Every placement key, `sensitive` included, is one the typo check knows: a misspelt
+    one would silently send (or log) the argument differently, so it is an error."""
+    extra = f"    parameters:\n      q: {{type: string, description: Q., {key}: true}}\n"
+    (found,) = _diags(tmp_path, HEAD + TOOL + extra)
+    assert found[0] == "TC003", found
+    assert f"did you mean '{meant}'?" in found[2]

@@ -305,3 +305,28 @@ def test_swagger2_tsv_skips_the_operation_with_a_reason(run_import: Any) -> None
     assert [t["name"] for t in result.tools] == ["y"]
     skipped = [d for d in result.diagnostics if d.code == "TC204"]
     assert len(skipped) == 1 and "GET /x (x)" in skipped[0].message and "tsv" in skipped[0].message
+
+
+def _with_header(method: str, header: str) -> dict[str, Any]:
+    return {
+        "/charges": {
+            method: {
+                "operationId": "charge",
+                "parameters": [{"name": header, "in": "header", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    }
+
+
+def test_an_idempotency_key_header_becomes_the_tools_idempotency_key(
+    spec3: Any, one_tool: Any, run_import: Any, compile_result: Any
+) -> None:
+    tool = one_tool(spec3(_with_header("post", "Idempotency-Key")))
+    argument = tool["idempotency_key"]
+    assert tool["parameters"][argument]["in"] == "header"
+    result = run_import(spec3(_with_header("post", "Idempotency-Key")))
+    assert compile_result(result).tools["charge"].idempotency_key == argument
+    # a safe method is never recorded; another header is not a key
+    assert "idempotency_key" not in one_tool(spec3(_with_header("get", "Idempotency-Key")))
+    assert "idempotency_key" not in one_tool(spec3(_with_header("post", "X-Request-Id")))
