@@ -92,6 +92,10 @@ def table(ones: list[LoadFigures], threes: list[LoadFigures], fault: LoadFigures
             "create_order calls cut mid-flight (no answer, a dropped stream)",
             str(len(fault.cut_orders)),
         ),
+        (
+            "create_order calls left unknown (in_progress on every retry)",
+            str(len(fault.unanswered_orders)),
+        ),
         ("duplicated at the upstream (idempotency keys sent twice)", dup),
         (
             "quota: allowed / searches the upstream got / overshoot",

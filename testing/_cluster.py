@@ -443,6 +443,8 @@ class LoadFigures:
     # idempotency keys of orders with an attempt cut short (no answer, a dropped stream, a
     # drain deadline): their request may have reached the upstream
     cut_orders: list[str] = field(default_factory=list)
+    # idempotency keys of orders that failed with a retryable error on every attempt
+    unanswered_orders: list[str] = field(default_factory=list)
     duplicated_keys: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -450,8 +452,13 @@ class LoadFigures:
         return self.completed + self.tool_errors + self.rate_limited + self.failed
 
     def as_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k not in ("errors", "cut_orders")}
+        out = {
+            k: v
+            for k, v in self.__dict__.items()
+            if k not in ("errors", "cut_orders", "unanswered_orders")
+        }
         out["cut_orders"] = len(self.cut_orders)
+        out["unanswered_orders"] = len(self.unanswered_orders)
         out["answered"] = self.answered
         out["errors"] = dict(self.errors.most_common(8))
         return out
@@ -628,6 +635,11 @@ async def run_load(
         str(c.arguments["request_id"])
         for c in plan
         if c.tool == "create_order" and any(e not in _CLEAN for e in c.errors)
+    ]
+    figures.unanswered_orders = [
+        str(c.arguments["request_id"])
+        for c in plan
+        if c.tool == "create_order" and c.outcome == "retryable"
     ]
     latencies = sorted(c.latency for c in plan if c.latency is not None)
     if latencies:

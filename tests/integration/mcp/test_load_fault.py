@@ -4,7 +4,7 @@ Two real `toolcat serve --stateless` replicas behind Debian's HAProxy, with Redi
 sample service, on 127.0.0.1. A fixed number of calls from concurrent MCP clients; one
 third in, replica 0 gets SIGKILL and is started again (as an orchestrator would); at
 60 %, replica 1 gets SIGTERM and drains. Every call must be answered, none twice at the
-upstream (but for orders cut mid-flight, see below), and the quota must hold across
+upstream, only an order cut mid-flight may stay unknown, and the quota must hold across
 replicas; no process may outlive the test.
 """
 
@@ -49,16 +49,21 @@ def test_replicas_behind_haproxy_survive_sigkill_and_sigterm() -> None:
     assert figures.faults == ["SIGKILL replica 0", "SIGTERM replica 1"], summary
     assert drained == 0, summary  # SIGTERM drains, then exits 0
     assert figures.lost == 0, summary
-    assert figures.failed_retryable == 0 and figures.failed == 0, summary
+    assert figures.failed == 0, summary
     assert figures.tool_errors == 0, summary
-    assert figures.completed + figures.rate_limited == CALLS, summary
+    assert figures.completed + figures.rate_limited + figures.failed_retryable == CALLS, summary
     if cluster.idempotency_supported:
-        # A retry after a clean refusal is never sent twice. Only an order cut mid-flight
-        # (its replica killed, its call cancelled at the drain deadline) may be, once and
-        # only after its running record expired (docs/catalog-format.md, Idempotency keys).
-        assert set(figures.duplicated_keys) <= set(figures.cut_orders), summary
-        assert all(count == 2 for count in figures.duplicated_keys.values()), summary
-        assert figures.orders_sent == figures.orders + len(figures.duplicated_keys), summary
+        # No order is sent twice. An order cut mid-flight (its replica killed after sending
+        # it) may stay unknown: its retries get in_progress until the record expires
+        # (docs/catalog-format.md, Idempotency keys), so it ends failed, retryable. Nothing
+        # else may.
+        assert figures.duplicated == 0, summary
+        assert set(figures.unanswered_orders) <= set(figures.cut_orders), summary
+        assert figures.failed_retryable == len(figures.unanswered_orders), summary
+        cut = len(figures.cut_orders)
+        assert figures.orders - cut <= figures.orders_sent <= figures.orders, summary
+    else:
+        assert figures.failed_retryable == 0, summary
     if cluster.use_redis:
         assert figures.overshoot == 0, summary
         assert figures.rate_limited > 0, summary
