@@ -107,6 +107,14 @@ def register(sub: Any) -> None:
         "are cancelled with an error; then the server exits 0",
     )
     p.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: no sessions for 2025-era clients (no Mcp-Session-Id), so replicas behind "
+        "a load balancer need no sticky sessions; those clients then get no mid-call "
+        "confirmation question and no list_changed notification (2026-07-28 clients are "
+        "served per request either way)",
+    )
+    p.add_argument(
         "--metrics",
         action="store_true",
         help="HTTP: serve GET /metrics, the OpenTelemetry metrics in Prometheus text format "
@@ -224,6 +232,8 @@ def run(args: argparse.Namespace) -> int:
         McpServer.read_confirm_keys(os.environ)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
+    if args.stateless and args.transport != "http":
+        raise CliError("--stateless needs --transport http")
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
     logging.basicConfig(
         level=args.log_level.upper(), stream=sys.stderr, format="toolcat serve: %(message)s"
@@ -291,7 +301,8 @@ def run(args: argparse.Namespace) -> int:
     def ready(url: str) -> None:
         print(
             f"toolcat serve: MCP streamable HTTP on {url} ({len(tools)} tools"
-            f"{', watching for changes' if args.watch else ''}; {auth})",
+            f"{', watching for changes' if args.watch else ''}"
+            f"{', stateless' if args.stateless else ''}; {auth})",
             file=sys.stderr,
             flush=True,
         )
@@ -318,6 +329,7 @@ def run(args: argparse.Namespace) -> int:
                 settings=settings,
                 docs_dir=docs_dir,
                 drain_timeout=args.drain_timeout,
+                stateless=args.stateless,
             )
         )
     except AuthConfigError as exc:

@@ -5,6 +5,7 @@ this package. ``toolcat demo`` and the test suite do.
 """
 
 from ._background import BackgroundServer
+from ._cluster import Cluster, LoadFigures, cluster_parts_missing, run_load, settle_figures
 from ._demo_service import make_service
 from ._embeddings import EmbeddingsService, hashed_embedding
 from ._raw import RawHandler, RawServer, zeros_gzip
@@ -12,13 +13,18 @@ from ._scripted import RecordedRequest, ScriptedModel, ScriptedTurn
 
 __all__ = [
     "BackgroundServer",
+    "Cluster",
     "EmbeddingsService",
+    "LoadFigures",
     "RawHandler",
     "RawServer",
     "RecordedRequest",
     "ScriptedModel",
     "ScriptedTurn",
+    "cluster_parts_missing",
     "hashed_embedding",
     "make_service",
+    "run_load",
+    "settle_figures",
     "zeros_gzip",
 ]

@@ -21,9 +21,13 @@ _ITEMS = (
 )
 
 
-def make_service() -> Starlette:
-    """A fresh service with its own stock and orders (state lives in the app)."""
+def make_service(*, stock: int | None = None) -> Starlette:
+    """A fresh service with its own stock and orders (state lives in the app); ``stock``
+    gives every item that many (default: the demo's counts)."""
     items: dict[str, dict[str, Any]] = {str(i["sku"]): dict(i) for i in _ITEMS}
+    if stock is not None:
+        for item in items.values():
+            item["stock"] = stock
     orders: dict[str, dict[str, Any]] = {}
     numbers = itertools.count(1001)
     lock = threading.Lock()

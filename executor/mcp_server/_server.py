@@ -628,6 +628,7 @@ class McpServer:
         settings: ServerSettings | None = None,
         docs_dir: str | None = None,
         drain_timeout: float = 30.0,
+        stateless: bool = False,
     ) -> None:
         """Serve streamable HTTP on ``host:port`` until cancelled or SIGTERM.
 
@@ -644,6 +645,14 @@ class McpServer:
         ``/healthz`` and ``/readyz`` answer before both (see ``_health``). SIGTERM
         drains: new requests get 503, calls in flight get up to ``drain_timeout``
         seconds, then the server stops.
+
+        ``stateless`` serves handshake-era (2025) clients without sessions: no
+        ``Mcp-Session-Id``, every POST stands alone, so consecutive requests of
+        one client may land on different replicas behind a load balancer. Such
+        clients then get no mid-call elicitation (a ``confirm: true`` call is
+        refused unless ``yes``) and no GET stream (no ``list_changed``).
+        2026-07-28 clients are served per request either way; they learn of a
+        reload on their ``subscriptions/listen`` stream.
         """
         import uvicorn
         from mcp.server.transport_security import TransportSecuritySettings
@@ -653,6 +662,7 @@ class McpServer:
             host = host[1:-1]  # an IPv6 literal as written in a URL
         app: Any = self.server.streamable_http_app(
             streamable_http_path=path,
+            stateless_http=stateless,
             host=host,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )

@@ -23,10 +23,6 @@ DEPLOY = REPO / "deploy"
 KUBERNETES = DEPLOY / "kubernetes"
 DOCKERFILE = DEPLOY / "Dockerfile"
 CATALOG = DEPLOY / "catalog" / "catalog.yaml"
-# Flags of `toolcat serve` that other branches of this round add (issue 12 items 2
-# and 4); the manifests use them already. Until they land, the argument tests leave
-# them out and test_pending_flags_have_landed says so as a skip.
-PENDING_FLAGS = {"--stateless": "stateless HTTP replicas", "--redis": "shared state in Redis"}
 
 Manifest = dict[str, Any]
 
@@ -191,19 +187,3 @@ def expand_env(env: dict[str, str], container_env: list[dict[str, Any]]) -> dict
 def expand(args: list[str], env: dict[str, str]) -> list[str]:
     """Kubernetes' ``$(VAR)`` in args, from the container's environment."""
     return [re.sub(r"\$\((\w+)\)", lambda m: env.get(m.group(1), m.group(0)), a) for a in args]
-
-
-def without_pending(args: list[str], known: set[str]) -> list[str]:
-    """``args`` less the PENDING_FLAGS the parser does not know yet (and their values)."""
-    kept: list[str] = []
-    skip_value = False
-    for arg in args:
-        if skip_value:
-            skip_value = False
-            continue
-        flag = arg.split("=", 1)[0]
-        if flag in PENDING_FLAGS and flag not in known:
-            skip_value = "=" not in arg and flag == "--redis"
-            continue
-        kept.append(arg)
-    return kept

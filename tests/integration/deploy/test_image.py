@@ -36,7 +36,6 @@ from .conftest import (
     CATALOG,
     DOCKERFILE,
     KUBERNETES,
-    PENDING_FLAGS,
     REPO,
     container,
     dockerfile,
@@ -46,7 +45,6 @@ from .conftest import (
     last,
     literal_env,
     render,
-    without_pending,
 )
 
 READY = re.compile(r"MCP streamable HTTP on (http://127\.0\.0\.1:(\d+)/\S*)")
@@ -201,7 +199,7 @@ def test_the_image_refuses_to_serve_a_catalog_without_authentication(
 def _deployment_argv(folder: Path) -> list[str]:
     docs = render()
     args = expand(container(docs)["args"], literal_env(docs))
-    return as_run_here(["toolcat", "serve", *without_pending(args, _known_pending())], folder)
+    return as_run_here(["toolcat", "serve", *args], folder)
 
 
 def test_the_deployment_reloads_a_config_map_update(
@@ -331,9 +329,6 @@ def test_the_redis_overlay_serves_with_a_real_redis(
     """The Redis overlay's arguments and environment, against a real redis-server with
     a password on 127.0.0.1 (the Service's name and port replaced)."""
     docs = render(KUBERNETES / "redis")
-    known = _known_pending()
-    if "--redis" not in known:
-        pytest.skip("toolcat serve has no --redis yet (shared state in Redis)")
     password = secrets.token_hex(16)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -351,7 +346,7 @@ def test_the_redis_overlay_serves_with_a_real_redis(
         args = expand(container(docs)["args"], env)
         folder = tmp_path / "catalog"
         config_map_volume(folder, {"catalog.yaml": CATALOG.read_text()}, 1)
-        argv = as_run_here(["toolcat", "serve", *without_pending(args, known)], folder)
+        argv = as_run_here(["toolcat", "serve", *args], folder)
         served = _start_when_redis_answers(argv, env)
         try:
             ready = served.ready()
@@ -373,10 +368,3 @@ def _start_when_redis_answers(argv: list[str], env: dict[str, str]) -> Served:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
-
-
-def _known_pending() -> set[str]:
-    help_text = subprocess.run(
-        [str(TOOLCAT), "serve", "--help"], capture_output=True, text=True, timeout=60
-    ).stdout
-    return {flag for flag in PENDING_FLAGS if flag in help_text}

@@ -22,7 +22,6 @@ from .conftest import (
     CATALOG,
     DEPLOY,
     KUBERNETES,
-    PENDING_FLAGS,
     REPO,
     Manifest,
     container,
@@ -35,7 +34,6 @@ from .conftest import (
     one,
     pod_spec,
     render,
-    without_pending,
 )
 
 # The oldest Kubernetes the manifests support (preStop's sleep action is on by default
@@ -47,15 +45,9 @@ CREDENTIAL = re.compile(r"(token|password|secret|key|value)$|headers")
 RENDERINGS = {"base": KUBERNETES, "redis": KUBERNETES / "redis"}
 
 
-def _serve_flags() -> set[str]:
-    parser = build_parser("serve")
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return {flag for action in sub.choices["serve"]._actions for flag in action.option_strings}
-
-
 def parse_serve(args: list[str]) -> argparse.Namespace:
     """``toolcat serve ARGS`` as the real command parses them (a bad flag raises)."""
-    parsed = build_parser("serve").parse_args(["serve", *without_pending(args, _serve_flags())])
+    parsed = build_parser("serve").parse_args(["serve", *args])
     assert isinstance(parsed, argparse.Namespace)
     return parsed
 
@@ -274,10 +266,3 @@ def test_the_build_context_leaves_out_local_state() -> None:
     # What the image copies must not be ignored: the catalog and the package's data.
     assert not {"deploy", "examples", "specs", "cli"} & ignored
     assert (DEPLOY / "catalog").is_dir()
-
-
-def test_pending_flags_have_landed() -> None:
-    missing = sorted(set(PENDING_FLAGS) - _serve_flags())
-    if missing:
-        reasons = ", ".join(f"{f} ({PENDING_FLAGS[f]})" for f in missing)
-        pytest.skip(f"the manifests use flags toolcat serve does not have yet: {reasons}")
