@@ -50,6 +50,9 @@ class _FirstTag(HTMLParser):
 def _is_html(text: str) -> bool:
     if not text.startswith("<"):
         return False
+    end = text.find(">", 1, 12)
+    if end != -1 and text[1:end] in _HTML_TAGS:  # "<p>": the parser finds that tag first
+        return True
     parser = _FirstTag()
     parser.feed(text[:200])
     return parser.tag in _HTML_TAGS
