@@ -13,7 +13,7 @@ paragraph, line or word boundary and ends with ``…``.
 from __future__ import annotations
 
 import functools
-from html.parser import HTMLParser
+from typing import Any
 
 from ._html import Unsupported, html_to_markdown
 
@@ -32,19 +32,25 @@ _HTML_TAGS = frozenset(
 )
 
 
-class _FirstTag(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tag: str | None = None
-        self.text_first = False
+@functools.cache
+def _first_tag_class() -> Any:
+    from html.parser import HTMLParser  # here: "<p>" and the like need no parser
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.tag is None and not self.text_first:
-            self.tag = tag
+    class _FirstTag(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.tag: str | None = None
+            self.text_first = False
 
-    def handle_data(self, data: str) -> None:
-        if self.tag is None and data.strip():
-            self.text_first = True
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if self.tag is None and not self.text_first:
+                self.tag = tag
+
+        def handle_data(self, data: str) -> None:
+            if self.tag is None and data.strip():
+                self.text_first = True
+
+    return _FirstTag
 
 
 def _is_html(text: str) -> bool:
@@ -53,7 +59,7 @@ def _is_html(text: str) -> bool:
     end = text.find(">", 1, 12)
     if end != -1 and text[1:end] in _HTML_TAGS:  # "<p>": the parser finds that tag first
         return True
-    parser = _FirstTag()
+    parser = _first_tag_class()()
     parser.feed(text[:200])
     return parser.tag in _HTML_TAGS
 
