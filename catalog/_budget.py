@@ -227,9 +227,9 @@ def _dumps(value: Any) -> str:
 # the infinities (as null): a schema whose text holds a float or a null is written by
 # json.dumps, and so is one orjson refuses (a non-string key, an integer past 64 bits, a
 # lone surrogate, nesting past 255, a non-JSON type). Every float orjson writes has a "."
-# or an "e" right after a digit: _DIGIT_DOT finds candidates fast; where there is one (or
+# or an "e" right after a digit: _DIGITS finds candidates fast; where there is one (or
 # a "null"), _VALUE looks for a float or a null where a value stands, strings taken out.
-_DIGIT_DOT = re.compile(rb"[0-9][.eE]")
+_DIGITS = bytes.maketrans(b"123456789eE", b"000000000..")  # then a digit-dot is b"0."
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _VALUE = re.compile(rb"[:\[,](?:null|-?[0-9]+[.eE])")
 
@@ -246,7 +246,9 @@ def _orjson_text(value: Any) -> bytes | None:
         text = orjson.dumps(value)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
         return None
-    if (b"null" in text or _DIGIT_DOT.search(text)) and _VALUE.search(_STRING.sub(b"", text)):
+    if (b"null" in text or b"0." in text.translate(_DIGITS)) and _VALUE.search(
+        _STRING.sub(b"", text)
+    ):
         return None
     return text
 
