@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +53,8 @@ _NAMED_IN_NOTE = 5  # collapsed branches named in the tool's description
 
 def schema_size(schema: Any) -> int:
     """The size the budget counts: characters of the schema as compact JSON."""
-    return len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False))
+    text = _orjson_text(schema)
+    return len(text.decode() if text is not None else _dumps(schema))
 
 
 @record
@@ -95,12 +96,16 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
     strict mode, where a collapsed free-form object is not allowed): the result then
     accepts less than the full schema, and everything it accepts the full one does.
     """
-    size = schema_size(schema)
+    exact = _orjson_text(schema)  # orjson's text where it is json.dumps' (no floats)
+    size = len(exact.decode() if exact is not None else _dumps(schema))
     if budget <= 0 or size <= budget:
         return BudgetResult(schema, size, size)
-    work = thaw(schema)
+    # what follows writes parts of this schema and stubs of strings: orjson's text stays
+    # json.dumps' for every part of it
+    dumps = _dumps if exact is None else _orjson_dumps
+    work = thaw(schema) if exact is None else _orjson_loads(exact)
     candidates: list[_Candidate] = []
-    _walk(work, "", 0, candidates, set())
+    _walk(work, "", 0, candidates, set(), dumps)
     # deepest first; at one depth the largest first
     candidates.sort(key=lambda c: (-c[0], -c[1]))
     done: dict[str, _Candidate] = {}
@@ -112,13 +117,13 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
         if depth != level:  # a level done: drop the definitions nothing uses, count again
             level = depth
             if stale:
-                total, stale = _prune_defs(work), False
+                total, stale = _prune_defs(work, dumps), False
         if total <= budget:
             break
         node = parent.get(key)
         if not isinstance(node, dict) or not _still_there(work, pointer):
             continue
-        text = _dumps(node)
+        text = dumps(node)
         has_refs = '"$ref":' in text
         if omit:
             if not pointer.endswith(f"/properties/{_escape(key)}"):
@@ -127,7 +132,7 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
             del parent[key]
         else:
             stub = _stub(node)
-            saved = len(text) - schema_size(stub)
+            saved = len(text) - len(dumps(stub))
             if saved <= 0 and not has_refs:
                 continue
             parent[key] = stub
@@ -135,7 +140,7 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
         stale = stale or has_refs
         done[pointer] = candidate
     if stale:
-        total = _prune_defs(work)
+        total = _prune_defs(work, dumps)
     live = _outermost([p for p in done if _still_there(work, p)])
     left_out: list[str] = list(live) if omit else []
     if total > budget and not omit:
@@ -146,25 +151,25 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
             _, _, _, parent, key, _owner = done[pointer]
             stub = parent[key]
             bare = {"type": stub["type"]} if "type" in stub else {}
-            total -= schema_size(stub) - schema_size(bare)
+            total -= len(dumps(stub)) - len(dumps(bare))
             parent[key] = bare
         for pointer in order:
             if total <= budget:
                 break
             _, _, _, parent, key, owner = done[pointer]
-            total -= _member_size(parent, key, schema_size(parent[key]))
+            total -= _member_size(parent, key, len(dumps(parent[key])))
             del parent[key]
             left_out.append(pointer)
             for closed in ("additionalProperties", "unevaluatedProperties"):
                 if owner.get(closed) is False:  # still accept the property left out
                     total -= _member_size(owner, closed, 5)
                     del owner[closed]
-        total = schema_size(work)
+        total = len(dumps(work))
     dropped = 0
     if total > budget:
         # the required parts alone are over: their examples, then their descriptions
         # go, deepest first (the structure, and so what is accepted, stays)
-        total, dropped = _drop_annotations(work, budget, total)
+        total, dropped = _drop_annotations(work, budget, total, dumps)
     if not live and not dropped:
         return BudgetResult(schema, size, size)
     return BudgetResult(
@@ -176,7 +181,9 @@ _SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperti
 _VALUES = frozenset({"enum", "const", "default", "examples", "example", "required"})
 
 
-def _drop_annotations(root: dict[str, Any], budget: int, total: int) -> tuple[int, int]:
+def _drop_annotations(
+    root: dict[str, Any], budget: int, total: int, dumps: Callable[[Any], str]
+) -> tuple[int, int]:
     """Drop ``examples``/``example``, then ``description``/``title``, from the nested
     schemas of ``root``, deepest first, until it fits; returns (size, how many dropped)."""
     nodes: list[tuple[int, dict[str, Any]]] = []
@@ -200,19 +207,64 @@ def _drop_annotations(root: dict[str, Any], budget: int, total: int) -> tuple[in
     for keys in (("examples", "example"), ("description", "title")):
         for depth, node in nodes:
             if total <= budget:
-                return schema_size(root), dropped
+                return len(dumps(root)), dropped
             if depth == 0:
                 continue
             for key in keys:
                 if key in node:
-                    total -= _member_size(node, key, schema_size(node[key]))
+                    total -= _member_size(node, key, len(dumps(node[key])))
                     del node[key]
                     dropped += 1
-    return schema_size(root), dropped
+    return len(dumps(root)), dropped
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+# orjson (Rust; a core dependency) writes a JSON value's compact text several times
+# faster than json.dumps, and the same text, except floats (1e-07 as 1e-7) and NaN and
+# the infinities (as null): a schema whose text holds a float or a null is written by
+# json.dumps, and so is one orjson refuses (a non-string key, an integer past 64 bits, a
+# lone surrogate, nesting past 255, a non-JSON type). Every float orjson writes has a "."
+# or an "e" right after a digit: _DIGITS finds candidates fast; where there is one (or
+# a "null"), _VALUE looks for a float or a null where a value stands, strings taken out.
+_DIGITS = bytes.maketrans(b"123456789eE", b"000000000..")  # then a digit-dot is b"0."
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_VALUE = re.compile(rb"[:\[,](?:null|-?[0-9]+[.eE])")
+
+
+def _orjson_text(value: Any) -> bytes | None:
+    """orjson's compact text of ``value`` where it is ``json.dumps``' text, else None."""
+    if not isinstance(value, dict | list):
+        return None
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    try:
+        text = orjson.dumps(value)
+    except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+        return None
+    if (b"null" in text or b"0." in text.translate(_DIGITS)) and _VALUE.search(
+        _STRING.sub(b"", text)
+    ):
+        return None
+    return text
+
+
+def _orjson_dumps(value: Any) -> str:
+    """Compact JSON of a part of a schema :func:`_orjson_text` accepted."""
+    import orjson
+
+    return orjson.dumps(value).decode()
+
+
+def _orjson_loads(text: bytes) -> Any:
+    """:func:`thaw` of the value ``text`` was written from (no Python walk)."""
+    import orjson
+
+    return orjson.loads(text)
 
 
 def _member_size(parent: Mapping[str, Any], key: str, value_size: int) -> int:
@@ -304,6 +356,7 @@ def _walk(
     depth: int,
     out: list[_Candidate],
     seen: set[int],
+    dumps: Callable[[Any], str],
 ) -> None:
     """Collect the optional branches below ``node``."""
     if id(node) in seen:  # a shared object (thaw copies, but be safe against cycles)
@@ -318,28 +371,28 @@ def _walk(
                 continue
             where = f"{pointer}/properties/{_escape(name)}"
             if name not in required_names:
-                out.append((depth + 1, schema_size(sub), where, props, name, node))
-            _walk(sub, where, depth + 1, out, seen)
+                out.append((depth + 1, len(dumps(sub)), where, props, name, node))
+            _walk(sub, where, depth + 1, out, seen, dumps)
     extra = node.get("additionalProperties")
     if isinstance(extra, dict):
         where = f"{pointer}/additionalProperties"
-        out.append((depth + 1, schema_size(extra), where, node, "additionalProperties", node))
-        _walk(extra, where, depth + 1, out, seen)
+        out.append((depth + 1, len(dumps(extra)), where, node, "additionalProperties", node))
+        _walk(extra, where, depth + 1, out, seen, dumps)
     items = node.get("items")
     if isinstance(items, dict):
-        _walk(items, f"{pointer}/items", depth + 1, out, seen)
+        _walk(items, f"{pointer}/items", depth + 1, out, seen, dumps)
     for key in ("prefixItems", "anyOf", "allOf"):
         members = node.get(key)
         if isinstance(members, list):
             for i, sub in enumerate(members):
                 if isinstance(sub, dict):
-                    _walk(sub, f"{pointer}/{key}/{i}", depth + 1, out, seen)
+                    _walk(sub, f"{pointer}/{key}/{i}", depth + 1, out, seen, dumps)
     for key in ("$defs", "definitions"):
         defs = node.get(key)
         if isinstance(defs, dict) and not pointer:  # the root's definitions only
             for name, sub in defs.items():
                 if isinstance(sub, dict):
-                    _walk(sub, f"/{key}/{_escape(name)}", 1, out, seen)
+                    _walk(sub, f"/{key}/{_escape(name)}", 1, out, seen, dumps)
 
 
 def _stub(node: Mapping[str, Any]) -> dict[str, Any]:
@@ -358,16 +411,16 @@ def _stub(node: Mapping[str, Any]) -> dict[str, Any]:
     return stub
 
 
-def _prune_defs(root: dict[str, Any]) -> int:
+def _prune_defs(root: dict[str, Any], dumps: Callable[[Any], str]) -> int:
     """Drop root definitions nothing references any more; returns the new size."""
     sections = [k for k in ("$defs", "definitions") if isinstance(root.get(k), dict)]
     if not sections:
-        return schema_size(root)
+        return len(dumps(root))
     texts: dict[str, list[str]] = {}
     for key in sections:
         for name, sub in root[key].items():
-            texts.setdefault(name, []).append(_dumps(sub))
-    body = _dumps({k: v for k, v in root.items() if k not in sections})
+            texts.setdefault(name, []).append(dumps(sub))
+    body = dumps({k: v for k, v in root.items() if k not in sections})
     reached: set[str] = set()
     todo = _refs(body)
     while todo:
@@ -385,7 +438,7 @@ def _prune_defs(root: dict[str, Any]) -> int:
                 root[key] = kept
             else:
                 del root[key]
-    return schema_size(root)
+    return len(dumps(root))
 
 
 _REF_TEXT = re.compile(r'"\$ref":"#/(?:\$defs|definitions)/([^"/]*)')

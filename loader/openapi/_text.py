@@ -3,7 +3,9 @@
 OpenAPI descriptions are CommonMark, but some specs (Stripe's) write HTML
 (``<p>Retrieves the <code>account</code>.</p>``). A description that is HTML
 (it starts with a tag that Python's HTML parser recognises) is converted to
-Markdown by markdownify, a maintained converter; Markdown is kept as it is
+Markdown: the subset of HTML real specs write by ``_html`` (markdownify's output,
+without its import and its per-text tree cost), the rest by markdownify, a maintained
+converter; Markdown is kept as it is
 (converting it would fold its line breaks). A text over the budget is cut at a
 paragraph, line or word boundary and ends with ``…``.
 """
@@ -11,7 +13,9 @@ paragraph, line or word boundary and ends with ``…``.
 from __future__ import annotations
 
 import functools
-from html.parser import HTMLParser
+from typing import Any
+
+from ._html import Unsupported, html_to_markdown
 
 __all__ = ["DEFAULT_DESCRIPTION_MAX", "MIN_DESCRIPTION_MAX", "markdown_text", "within"]
 
@@ -28,25 +32,34 @@ _HTML_TAGS = frozenset(
 )
 
 
-class _FirstTag(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tag: str | None = None
-        self.text_first = False
+@functools.cache
+def _first_tag_class() -> Any:
+    from html.parser import HTMLParser  # here: "<p>" and the like need no parser
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.tag is None and not self.text_first:
-            self.tag = tag
+    class _FirstTag(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.tag: str | None = None
+            self.text_first = False
 
-    def handle_data(self, data: str) -> None:
-        if self.tag is None and data.strip():
-            self.text_first = True
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if self.tag is None and not self.text_first:
+                self.tag = tag
+
+        def handle_data(self, data: str) -> None:
+            if self.tag is None and data.strip():
+                self.text_first = True
+
+    return _FirstTag
 
 
 def _is_html(text: str) -> bool:
     if not text.startswith("<"):
         return False
-    parser = _FirstTag()
+    end = text.find(">", 1, 12)
+    if end != -1 and text[1:end] in _HTML_TAGS:  # "<p>": the parser finds that tag first
+        return True
+    parser = _first_tag_class()()
     parser.feed(text[:200])
     return parser.tag in _HTML_TAGS
 
@@ -57,25 +70,35 @@ def markdown_text(text: str) -> str:
     text = text.strip()
     if not _is_html(text):
         return text
-    from markdownify import markdownify  # here: only a spec that writes HTML needs it
-
     try:
-        converted = markdownify(
-            text[:MAX_CONVERT_CHARS],
-            heading_style="ATX",
-            bullets="-",
-            escape_asterisks=False,
-            escape_underscores=False,
-            escape_misc=False,
-        )
-    except RecursionError:  # tags nested thousands deep: kept as written (and cut)
-        return text
+        converted = html_to_markdown(text[:MAX_CONVERT_CHARS])
+    except Unsupported:
+        try:
+            converted = _markdownify(text[:MAX_CONVERT_CHARS])
+        except RecursionError:  # tags nested thousands deep: kept as written (and cut)
+            return text
     lines = [line.rstrip() for line in converted.strip().splitlines()]
     out: list[str] = []
     for line in lines:  # at most one blank line in a row
         if line or (out and out[-1]):
             out.append(line)
     return "\n".join(out).strip()
+
+
+def _markdownify(html: str) -> str:
+    """markdownify's conversion, which ``_html`` gives for the subset it knows."""
+    from markdownify import markdownify  # here: only HTML past that subset needs it
+
+    return str(
+        markdownify(
+            html,
+            heading_style="ATX",
+            bullets="-",
+            escape_asterisks=False,
+            escape_underscores=False,
+            escape_misc=False,
+        )
+    )
 
 
 def within(text: str, budget: int) -> str:
