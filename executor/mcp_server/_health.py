@@ -192,7 +192,9 @@ class HealthRoutes:
         if path == "/healthz":
             await _answer(send, 200, {"status": "alive"}, head=scope["method"] == "HEAD")
             return
-        details = {**self.status(), "draining": self.lifecycle.draining}
+        # off the event loop: with server.redis, readiness may ping Redis (up to its timeout)
+        status = await anyio.to_thread.run_sync(self.status)
+        details = {**status, "draining": self.lifecycle.draining}
         ready = (
             bool(details.get("catalog_loaded"))
             and not self.lifecycle.draining

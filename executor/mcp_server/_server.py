@@ -17,6 +17,7 @@ import contextvars
 import json
 import logging
 import os
+import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -237,6 +238,7 @@ class McpServer:
         self.shared: RedisState | None = None  # connected at the first load, kept
         self._idempotency: IdempotencyStore = MemoryIdempotencyStore()
         self._idempotency_seconds = 600.0
+        self._shared_lock = threading.Lock()  # one ping at a time (probes run in threads)
         self._shared_seen: tuple[float, bool] = (-1e9, True)  # (when, reachable) for /readyz
         self._retired: list[_Served] = []
         self._files: tuple[str, ...] = ()  # every file the last load read, specs included
@@ -378,17 +380,17 @@ class McpServer:
         state = self.shared
         if state is None:
             return True
-        when, ok = self._shared_seen
-        now = time.monotonic()
-        if now - when < 1.0:
+        with self._shared_lock:
+            when, ok = self._shared_seen
+            if time.monotonic() - when < 1.0:
+                return ok
+            try:
+                state.ping()
+                ok = True
+            except SharedStateError:
+                ok = False
+            self._shared_seen = (time.monotonic(), ok)
             return ok
-        try:
-            state.ping()
-            ok = True
-        except SharedStateError:
-            ok = False
-        self._shared_seen = (time.monotonic(), ok)
-        return ok
 
     def _open_audit(self, server: ServerSettings | None) -> AuditLog | None:
         import dataclasses
