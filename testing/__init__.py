@@ -9,6 +9,7 @@ from ._cluster import Cluster, LoadFigures, cluster_parts_missing, run_load, set
 from ._demo_service import make_service
 from ._embeddings import EmbeddingsService, hashed_embedding
 from ._raw import RawHandler, RawServer, zeros_gzip
+from ._redis import RedisServer, RedisUnavailable
 from ._scripted import RecordedRequest, ScriptedModel, ScriptedTurn
 
 __all__ = [
@@ -19,6 +20,8 @@ __all__ = [
     "RawHandler",
     "RawServer",
     "RecordedRequest",
+    "RedisServer",
+    "RedisUnavailable",
     "ScriptedModel",
     "ScriptedTurn",
     "cluster_parts_missing",

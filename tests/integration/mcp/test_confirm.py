@@ -26,7 +26,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client import Transport
 from mcp.client.session import ElicitationFnT
 from mcp.shared.exceptions import MCPError
-from toolcat.testing import BackgroundServer, make_service
+from toolcat.testing import BackgroundServer, RedisServer, RedisUnavailable, make_service
 
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]
 ARGS = {"sku": "B-BOLT-M6", "quantity": 2, "customer": "ACME"}
@@ -301,6 +301,47 @@ def test_replicas_that_share_the_key_accept_each_others_confirmations(
         http_server(catalog_file, other_key, tmp_path / "c.log") as c_url,
     ):
         anyio.run(session, a, b, c_url)
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    try:
+        server = RedisServer(tmp_path)
+    except RedisUnavailable as exc:
+        pytest.skip(str(exc))
+    with server:
+        yield server.url
+
+
+def test_with_redis_a_confirmation_runs_once_across_replicas(
+    catalog_file: Path,
+    env: dict[str, str],
+    service: tuple[str, Recorder],
+    tmp_path: Path,
+    redis_url: str,
+) -> None:
+    """The replicas share the sealing key and a Redis: the same accepted answer, sent to
+    one replica and then to another, runs the call once (without Redis, each replica
+    keeps its own record and the second would run it again)."""
+    orders = service[1].orders
+
+    async def session(a: str, b: str) -> None:
+        async with client(a, "2026-07-28", unused) as on_a:
+            state = (await ask(on_a, ARGS)).request_state
+            ran = await answer(on_a, state)
+            assert isinstance(ran, types.CallToolResult) and ran.is_error is False
+        async with client(b, "2026-07-28", unused) as on_b:
+            again = await answer(on_b, state)
+            assert isinstance(again, types.CallToolResult)
+            assert error_of(again)["type"] == "not_confirmed"
+            assert "already used" in error_of(again)["message"]
+
+    with (
+        http_server(catalog_file, env, tmp_path / "a.log", "--redis", redis_url) as a,
+        http_server(catalog_file, env, tmp_path / "b.log", "--redis", redis_url) as b,
+    ):
+        anyio.run(session, a, b)
+    assert orders == [ARGS]
 
 
 def test_a_client_without_elicitation_is_told_why(

@@ -5,9 +5,7 @@ read and an OAuth token endpoint. Tests skip with a reason when redis-server is 
 from __future__ import annotations
 
 import asyncio
-import shutil
 import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,9 +16,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from toolcat.testing import BackgroundServer
-
-REDIS_SERVER = shutil.which("redis-server")
+from toolcat.testing import BackgroundServer, RedisServer, RedisUnavailable
 
 
 def free_port() -> int:
@@ -30,45 +26,14 @@ def free_port() -> int:
         return port
 
 
-class RedisProcess:
-    """One redis-server on 127.0.0.1, nothing written to disk; :meth:`kill` stops it hard."""
+class RedisProcess(RedisServer):
+    """:class:`toolcat.testing.RedisServer`; the test skips when none can be had."""
 
     def __init__(self, workdir: Path, port: int | None = None) -> None:
-        if REDIS_SERVER is None:
-            pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
-        self.port = port if port is not None else free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.proc = subprocess.Popen(
-            [
-                REDIS_SERVER,
-                "--port", str(self.port),
-                "--bind", "127.0.0.1",
-                "--save", "",
-                "--appendonly", "no",
-                "--dir", str(workdir),
-                "--protected-mode", "yes",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                pytest.skip("redis-server did not start")
-            time.sleep(0.05)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(timeout=10)
+        try:
+            super().__init__(workdir, port)
+        except RedisUnavailable as exc:
+            pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="session")
