@@ -38,38 +38,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from toolcat.testing import synthetic_catalog
+
 REPO = Path(__file__).resolve().parent.parent
-WORDS = "account invoice order user repo issue payment file report ticket".split()
-METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 QUERIES = ["list open issues", "invoice for a user account", "delete a ticket", "create a gist"]
-
-
-def synthetic_catalog(n: int) -> dict[str, Any]:
-    """``n`` tools from one template (as the browser tests generate them)."""
-    tools = []
-    for i in range(n):
-        a, b, c = WORDS[i % 10], WORDS[(i // 10) % 10], WORDS[(i // 7) % 10]
-        method = METHODS[i % 5]
-        tools.append(
-            {
-                "name": f"{a}_{b}_op{i}",
-                "description": f"Operation {i} on the {a} of a {c}. It reads or changes one "
-                f"{b} and returns it as JSON; see the service's reference for the fields.",
-                "service": f"svc{i % 5}",
-                "method": method,
-                "path": f"/{a}s/{{id}}/{b}s/op{i}",
-                "parameters": {"id": {"type": "string", "description": f"The {c} id"}},
-                "tags": [a, f"group{i % 40}"],
-                "confirm": method != "GET",
-                "annotations": {"read_only": method == "GET", "destructive": method == "DELETE"},
-            }
-        )
-    return {
-        "toolcat": 1,
-        "services": {f"svc{s}": {"base_url": "http://127.0.0.1:9"} for s in range(5)},
-        "tools": tools,
-        "toolsets": {f"set{k}": [t["name"] for t in tools[k::50]] for k in range(3)},
-    }
 
 
 def main() -> int:

@@ -11,6 +11,7 @@ from ._embeddings import EmbeddingsService, hashed_embedding
 from ._raw import RawHandler, RawServer, zeros_gzip
 from ._redis import RedisServer, RedisUnavailable
 from ._scripted import RecordedRequest, ScriptedModel, ScriptedTurn
+from ._synthetic import synthetic_catalog
 
 __all__ = [
     "BackgroundServer",
@@ -29,5 +30,6 @@ __all__ = [
     "make_service",
     "run_load",
     "settle_figures",
+    "synthetic_catalog",
     "zeros_gzip",
 ]

@@ -19,6 +19,7 @@ import pytest
 from toolcat.catalog import Catalog
 from toolcat.cli import main
 from toolcat.loader import load_catalog
+from toolcat.testing import synthetic_catalog
 
 EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> & "quotes"'
 #: Requests of different kinds (verbs, nouns, abbreviations, stop words, non-ASCII).
@@ -296,38 +297,6 @@ def test_github_site_search_filter_open_and_tabs(
 
 
 # -- a generated catalog of 25,000 tools ----------------------------------------------
-
-WORDS = "account invoice order user repo issue payment file report ticket".split()
-METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-
-
-def synthetic_catalog(n: int) -> dict[str, Any]:
-    """A catalog of ``n`` tools from one template (5 services, 5 methods, 50 tags, 3 toolsets)."""
-    tools = []
-    for i in range(n):
-        a, b, c = WORDS[i % 10], WORDS[(i // 10) % 10], WORDS[(i // 7) % 10]
-        method = METHODS[i % 5]
-        tools.append(
-            {
-                "name": f"{a}_{b}_op{i}",
-                "description": f"Operation {i} on the {a} of a {c}. It reads or changes one "
-                f"{b} and returns it as JSON; see the service's reference for the fields.",
-                "service": f"svc{i % 5}",
-                "method": method,
-                "path": f"/{a}s/{{id}}/{b}s/op{i}",
-                "parameters": {"id": {"type": "string", "description": f"The {c} id"}},
-                "tags": [a, f"group{i % 40}"],
-                "confirm": method != "GET",
-                "annotations": {"read_only": method == "GET", "destructive": method == "DELETE"},
-            }
-        )
-    return {
-        "toolcat": 1,
-        "services": {f"svc{s}": {"base_url": "http://127.0.0.1:9"} for s in range(5)},
-        "tools": tools,
-        "toolsets": {f"set{k}": [t["name"] for t in tools[k::50]] for k in range(3)},
-    }
-
 
 #: Writing 25,000 tool pages takes minutes on a busy 2-core machine (file creation, mostly).
 huge = pytest.mark.timeout(900)
