@@ -10,10 +10,12 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from toolcat._errors import ToolcatError
+
 __all__ = ["RedisServer", "RedisUnavailable"]
 
 
-class RedisUnavailable(RuntimeError):
+class RedisUnavailable(ToolcatError, RuntimeError):
     """``redis-server`` is not installed, or did not answer ``PING`` in time."""
 
 

@@ -12,7 +12,7 @@ autolinks, list bullets and numbers).
 
 Anything outside the subset (another tag, an attribute that changes the output, a
 comment or declaration, an end tag that does not close the open tag, an entity it
-does not know, nesting past ``MAX_DEPTH``) raises :class:`Unsupported`, and the caller
+does not know, nesting past ``MAX_DEPTH``) raises :class:`_Unsupported`, and the caller
 converts that text with markdownify as before: the fast path never guesses.
 """
 
@@ -22,7 +22,9 @@ import functools
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "Unsupported", "html_to_markdown"]
+from toolcat._errors import ToolcatError
+
+__all__ = ["MAX_DEPTH", "html_to_markdown"]
 
 MAX_DEPTH = 64  # deeper nesting goes to markdownify (which may refuse it)
 
@@ -42,7 +44,7 @@ _LINE_WITH_CONTENT = re.compile(r"^(.*)", flags=re.MULTILINE)
 _BACKTICK_RUNS = re.compile(r"`+")
 
 
-class Unsupported(Exception):
+class _Unsupported(ToolcatError):
     """The text is outside the subset: convert it with markdownify."""
 
 
@@ -77,24 +79,24 @@ class _Builder:
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in _TAGS or (tag == "ol" and any(k == "start" for k, _ in attrs)):
-            raise Unsupported(tag)
+            raise _Unsupported(tag)
         self._end_data()
         element = _Tag(tag, {k: "" if v is None else v for k, v in attrs}, self.open)
         self.open.children.append(element)
         if tag != "br":  # an empty element: closed at once
             self.depth += 1
             if self.depth > MAX_DEPTH:
-                raise Unsupported("depth")
+                raise _Unsupported("depth")
             self.open = element
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag != "br":
-            raise Unsupported(tag)
+            raise _Unsupported(tag)
         self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
         if tag != self.open.name or self.open.parent is None:
-            raise Unsupported(f"/{tag}")
+            raise _Unsupported(f"/{tag}")
         self._end_data()
         self.open = self.open.parent
         self.depth -= 1
@@ -104,7 +106,7 @@ class _Builder:
 
     def handle_entityref(self, name: str) -> None:
         if name not in _ENTITIES:
-            raise Unsupported(f"&{name}")
+            raise _Unsupported(f"&{name}")
         self.data.append(_ENTITIES[name])
 
     def handle_charref(self, name: str) -> None:
@@ -114,20 +116,20 @@ class _Builder:
         except ValueError:
             code = 0
         if not 32 <= code <= 126:  # printable ASCII only; the rest as BeautifulSoup decides
-            raise Unsupported(f"&#{name}")
+            raise _Unsupported(f"&#{name}")
         self.data.append(chr(code))
 
     def handle_comment(self, data: str) -> None:
-        raise Unsupported("comment")
+        raise _Unsupported("comment")
 
     def handle_decl(self, decl: str) -> None:
-        raise Unsupported("declaration")
+        raise _Unsupported("declaration")
 
     def handle_pi(self, data: str) -> None:
-        raise Unsupported("processing instruction")
+        raise _Unsupported("processing instruction")
 
     def unknown_decl(self, data: str) -> None:
-        raise Unsupported("declaration")
+        raise _Unsupported("declaration")
 
     def finish(self) -> _Tag:
         self._end_data()  # tags still open are closed at the end, as BeautifulSoup does
@@ -163,7 +165,7 @@ _ATTR = re.compile(r'(href|title)="([^"]*)"')
 
 
 def _plain_tree(html: str) -> _Tag:
-    """The tree of ``html`` read with :data:`_TOKEN`; :class:`Unsupported` where it cannot."""
+    """The tree of ``html`` read with :data:`_TOKEN`; :class:`_Unsupported` where it cannot."""
     builder = _Builder()
     for text, end, tag, attrs, slash, entity, number, other in _TOKEN.findall(html):
         if text:
@@ -171,7 +173,7 @@ def _plain_tree(html: str) -> _Tag:
         elif tag:
             if end:
                 if attrs or slash:
-                    raise Unsupported(tag)
+                    raise _Unsupported(tag)
                 builder.handle_endtag(tag)
                 continue
             pairs: list[tuple[str, str | None]] = _ATTR.findall(attrs)
@@ -184,16 +186,16 @@ def _plain_tree(html: str) -> _Tag:
         elif number:
             builder.handle_charref(number)
         else:
-            raise Unsupported(other)
+            raise _Unsupported(other)
     return builder.finish()
 
 
 def html_to_markdown(html: str) -> str:
     """``html`` as markdownify converts it with ATX headings, ``-`` bullets and no
-    escaping; raises :class:`Unsupported` outside the subset."""
+    escaping; raises :class:`_Unsupported` outside the subset."""
     try:
         root = _plain_tree(html)
-    except Unsupported:
+    except _Unsupported:
         parser = _parser_class()()
         parser.feed(html)
         parser.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ._html import Unsupported, html_to_markdown
+from ._html import _Unsupported, html_to_markdown
 
 __all__ = ["DEFAULT_DESCRIPTION_MAX", "MIN_DESCRIPTION_MAX", "markdown_text", "within"]
 
@@ -72,7 +72,7 @@ def markdown_text(text: str) -> str:
         return text
     try:
         converted = html_to_markdown(text[:MAX_CONVERT_CHARS])
-    except Unsupported:
+    except _Unsupported:
         try:
             converted = _markdownify(text[:MAX_CONVERT_CHARS])
         except RecursionError:  # tags nested thousands deep: kept as written (and cut)

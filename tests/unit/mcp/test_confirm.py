@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
@@ -63,19 +64,27 @@ def test_an_accepted_answer_to_the_same_call_confirms_it() -> None:
     assert 0 < answer.seconds_left <= 60
 
 
+# Each case makes its state when it runs: a state made at collection would expire
+# before a long suite reaches the test (its deadline is 60 s from when it was made).
 @pytest.mark.parametrize(
-    ("params", "says"),
+    ("make", "says"),
     [
-        (retry(new_state("create_order", ARGS, 60), {**ARGS, "quantity": 3}, ACCEPT), "other"),
-        (retry(new_state("delete_order", ARGS, 60), ARGS, ACCEPT), "other"),
-        (retry(new_state("create_order", ARGS, -1), ARGS, ACCEPT), "within 60 s"),
-        (retry(new_state("create_order", ARGS, 60)), "no answer"),
-        (retry("not json", ARGS, ACCEPT), "could not be read"),
-        (retry(json.dumps({"n": "x"}), ARGS, ACCEPT), "could not be read"),
+        (
+            lambda: retry(new_state("create_order", ARGS, 60), {**ARGS, "quantity": 3}, ACCEPT),
+            "other",
+        ),
+        (lambda: retry(new_state("delete_order", ARGS, 60), ARGS, ACCEPT), "other"),
+        (lambda: retry(new_state("create_order", ARGS, -1), ARGS, ACCEPT), "within 60 s"),
+        (lambda: retry(new_state("create_order", ARGS, 60)), "no answer"),
+        (lambda: retry("not json", ARGS, ACCEPT), "could not be read"),
+        (lambda: retry(json.dumps({"n": "x"}), ARGS, ACCEPT), "could not be read"),
     ],
+    ids=["other-arguments", "other-tool", "late", "no-answer", "not-json", "incomplete"],
 )
-def test_anything_else_refuses_and_says_why(params: types.CallToolRequestParams, says: str) -> None:
-    answer = read_answer(params, 60)
+def test_anything_else_refuses_and_says_why(
+    make: Callable[[], types.CallToolRequestParams], says: str
+) -> None:
+    answer = read_answer(make(), 60)
     assert answer.accepted is False and says in (answer.reason or "")
 
 

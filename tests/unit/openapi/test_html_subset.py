@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from toolcat.loader.openapi._html import MAX_DEPTH, Unsupported, html_to_markdown
+from toolcat.loader.openapi._html import MAX_DEPTH, _Unsupported, html_to_markdown
 from toolcat.loader.openapi._text import _markdownify, markdown_text
 
 SAMPLES = [
@@ -46,7 +46,7 @@ def test_the_subset_converts_as_markdownify_does(html: str) -> None:
 
 @pytest.mark.parametrize("html", OUTSIDE)
 def test_what_is_outside_the_subset_is_refused(html: str) -> None:
-    with pytest.raises(Unsupported):
+    with pytest.raises(_Unsupported):
         html_to_markdown(html)
 
 
@@ -86,7 +86,7 @@ def test_random_html_converts_as_markdownify_does() -> None:
         html = _random_html(rng, 0)
         try:
             fast = html_to_markdown(html)
-        except Unsupported:
+        except _Unsupported:
             continue
         converted += 1
         assert fast == _markdownify(html), html
