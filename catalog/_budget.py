@@ -273,8 +273,12 @@ def _orjson_text(value: Any) -> bytes | None:
         text = orjson.dumps(value)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
         return None
-    if (b"null" in text or b"0." in text.translate(_DIGITS)) and _VALUE.search(
-        _STRING.sub(b"", text)
+    # taking the strings out joins no new match (a string stands between no ":" and its
+    # value), so a text _VALUE finds nothing in has no float or null: the usual case
+    if (
+        (b"null" in text or b"0." in text.translate(_DIGITS))
+        and _VALUE.search(text)
+        and _VALUE.search(_STRING.sub(b"", text))
     ):
         return None
     return text
@@ -414,9 +418,11 @@ def _walk(
             for i, sub in enumerate(members):
                 if isinstance(sub, dict):
                     _walk(sub, f"{pointer}/{key}/{i}", depth + 1, out, seen, size)
-    for key in ("$defs", "definitions"):
+    if pointer:
+        return
+    for key in ("$defs", "definitions"):  # the root's definitions only
         defs = node.get(key)
-        if isinstance(defs, dict) and not pointer:  # the root's definitions only
+        if isinstance(defs, dict):
             for name, sub in defs.items():
                 if isinstance(sub, dict):
                     _walk(sub, f"/{key}/{_escape(name)}", 1, out, seen, size)
