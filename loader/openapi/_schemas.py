@@ -430,6 +430,8 @@ class SchemaConverter:
             key = todo.pop()
             if key in seen:
                 continue
+            if self._exceeds.get((key, limit)):  # what it reaches is over: and so is this
+                return True
             seen.add(key)
             if len(seen) > limit:
                 return True
