@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ._frozen import freeze, thaw
+from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._record import record
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
     dumps = _dumps if exact is None else _orjson_dumps
     work = thaw(schema) if exact is None else _orjson_loads(exact)
     candidates: list[_Candidate] = []
-    _walk(work, "", 0, candidates, set(), dumps)
+    _walk(work, "", 0, candidates, set(), _measure(exact))
     # deepest first; at one depth the largest first
     candidates.sort(key=lambda c: (-c[0], -c[1]))
     done: dict[str, _Candidate] = {}
@@ -173,8 +173,35 @@ def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) ->
     if not live and not dropped:
         return BudgetResult(schema, size, size)
     return BudgetResult(
-        freeze(work), size, total, tuple(sorted(live)), tuple(sorted(left_out)), dropped
+        _refreeze(work, schema), size, total, tuple(sorted(live)), tuple(sorted(left_out)), dropped
     )
+
+
+def _refreeze(value: Any, like: Any) -> Any:
+    """:func:`freeze` of ``value``, a changed copy of the frozen ``like``: the parts left
+    as they were are ``like``'s own (compared in C, not walked and copied in Python)."""
+    if isinstance(value, dict):
+        if type(like) is FrozenDict:
+            if value == like:
+                return like
+            return FrozenDict({k: _refreeze(v, like.get(k)) for k, v in value.items()})
+        return freeze(value)
+    if isinstance(value, list):
+        if type(like) is FrozenList and value == like:
+            return like
+        return freeze(value)
+    return value
+
+
+def _measure(exact: bytes | None) -> Callable[[Any], int]:
+    """:func:`schema_size` of parts of a schema whose orjson text is ``exact`` (None: none)."""
+    if exact is None:
+        return lambda value: len(_dumps(value))
+    import orjson
+
+    if exact.isascii():  # no part writes a character in more than one byte
+        return lambda value: len(orjson.dumps(value))
+    return lambda value: len(orjson.dumps(value).decode())
 
 
 _SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
@@ -246,8 +273,12 @@ def _orjson_text(value: Any) -> bytes | None:
         text = orjson.dumps(value)
     except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
         return None
-    if (b"null" in text or b"0." in text.translate(_DIGITS)) and _VALUE.search(
-        _STRING.sub(b"", text)
+    # taking the strings out joins no new match (a string stands between no ":" and its
+    # value), so a text _VALUE finds nothing in has no float or null: the usual case
+    if (
+        (b"null" in text or b"0." in text.translate(_DIGITS))
+        and _VALUE.search(text)
+        and _VALUE.search(_STRING.sub(b"", text))
     ):
         return None
     return text
@@ -356,9 +387,9 @@ def _walk(
     depth: int,
     out: list[_Candidate],
     seen: set[int],
-    dumps: Callable[[Any], str],
+    size: Callable[[Any], int],
 ) -> None:
-    """Collect the optional branches below ``node``."""
+    """Collect the optional branches below ``node`` (``size`` measures one)."""
     if id(node) in seen:  # a shared object (thaw copies, but be safe against cycles)
         return
     seen.add(id(node))
@@ -371,28 +402,30 @@ def _walk(
                 continue
             where = f"{pointer}/properties/{_escape(name)}"
             if name not in required_names:
-                out.append((depth + 1, len(dumps(sub)), where, props, name, node))
-            _walk(sub, where, depth + 1, out, seen, dumps)
+                out.append((depth + 1, size(sub), where, props, name, node))
+            _walk(sub, where, depth + 1, out, seen, size)
     extra = node.get("additionalProperties")
     if isinstance(extra, dict):
         where = f"{pointer}/additionalProperties"
-        out.append((depth + 1, len(dumps(extra)), where, node, "additionalProperties", node))
-        _walk(extra, where, depth + 1, out, seen, dumps)
+        out.append((depth + 1, size(extra), where, node, "additionalProperties", node))
+        _walk(extra, where, depth + 1, out, seen, size)
     items = node.get("items")
     if isinstance(items, dict):
-        _walk(items, f"{pointer}/items", depth + 1, out, seen, dumps)
+        _walk(items, f"{pointer}/items", depth + 1, out, seen, size)
     for key in ("prefixItems", "anyOf", "allOf"):
         members = node.get(key)
         if isinstance(members, list):
             for i, sub in enumerate(members):
                 if isinstance(sub, dict):
-                    _walk(sub, f"{pointer}/{key}/{i}", depth + 1, out, seen, dumps)
-    for key in ("$defs", "definitions"):
+                    _walk(sub, f"{pointer}/{key}/{i}", depth + 1, out, seen, size)
+    if pointer:
+        return
+    for key in ("$defs", "definitions"):  # the root's definitions only
         defs = node.get(key)
-        if isinstance(defs, dict) and not pointer:  # the root's definitions only
+        if isinstance(defs, dict):
             for name, sub in defs.items():
                 if isinstance(sub, dict):
-                    _walk(sub, f"/{key}/{_escape(name)}", 1, out, seen, dumps)
+                    _walk(sub, f"/{key}/{_escape(name)}", 1, out, seen, size)
 
 
 def _stub(node: Mapping[str, Any]) -> dict[str, Any]:

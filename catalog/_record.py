@@ -44,6 +44,8 @@ _T = TypeVar("_T")
 def record(cls: type[_T]) -> type[_T]:
     """``@dataclass(frozen=True, slots=True)``: shared methods and one compiled ``__init__``."""
     documented = cls.__doc__ is not None
+    if not documented:  # or dataclass writes one from object.__init__'s signature, which
+        cls.__doc__ = "-"  # parses its text with tokenize (whose regexes cost 25M instructions)
     made: Any = dataclass(slots=True, init=False, repr=False, eq=False)(cls)
     every = fields(made)
     if hasattr(made, "__post_init__") or any(f.kw_only or not f.init for f in every):

@@ -315,8 +315,20 @@ def ref_and_pattern_keys(schema: Any) -> tuple[bool, bool]:
     or ``patternProperties`` key), in one walk: what :meth:`SchemaChecker.check` of an
     imported schema needs to know (``patterns=``) and whether its key is worth building.
 
-    Iterative, each container once; stops when both are found.
+    Iterative, each container once; stops when both are found. Where orjson writes the
+    schema, its compact text tells instead (about ten times faster): there a key's
+    opening quote always follows ``{`` or ``,``, and a quote inside a string follows a
+    backslash, so ``,"$ref":`` and ``{"$ref":`` are found exactly where a key is ``$ref``.
     """
+    text = _orjson_text(schema)
+    if text is not None:
+        return (
+            b'{"$ref":' in text or b',"$ref":' in text,
+            b'{"pattern":' in text
+            or b',"pattern":' in text
+            or b'{"patternProperties":' in text
+            or b',"patternProperties":' in text,
+        )
     ref = pattern = False
     stack = [schema]
     push = stack.extend
@@ -336,6 +348,19 @@ def ref_and_pattern_keys(schema: Any) -> tuple[bool, bool]:
 
 
 _ANY_CONTAINER = (dict, list, tuple)
+
+
+def _orjson_text(value: Any) -> bytes | None:
+    """orjson's compact text of a JSON value; None where orjson refuses it (a non-string
+    key, an integer past 64 bits, nesting past 255, a type JSON has not)."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    try:
+        return orjson.dumps(value)
+    except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+        return None
 
 
 def _may_have_patterns(schema: Any) -> bool:

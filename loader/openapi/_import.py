@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import sys
@@ -22,7 +21,7 @@ from ._options import ImportOptions, ImportResult, OperationReport
 from ._params import merged_parameters, parameter_args
 from ._refs import Resolver, default_ref_root
 from ._responses import MAX_OUTPUT_DEFINITIONS, output_schema
-from ._schemas import SchemaConverter
+from ._schemas import SchemaConverter, spec_text
 from ._security import auth_for
 from ._select import excluded_because, unmatched
 from ._servers import (
@@ -636,18 +635,18 @@ class _Importer:
         return output_schema(op, file, self.converter, self.resolver, self.swagger, produces, notes)
 
 
-_DEF_REF = re.compile(r'"\$ref": "#/\$defs/([^"]+)"')
+_DEF_REF = re.compile(r'"\$ref":"#/\$defs/([^"]+)"')  # in spec_text's compact text
 
 
 def _reachable(defs: dict[str, Any], roots: list[Any]) -> set[str]:
     """The definitions the argument schemas reach (readOnly pruning can orphan some)."""
     seen: set[str] = set()
-    todo = [json.dumps(r, default=str) for r in roots]
+    todo = [spec_text(r) for r in roots]
     while todo:
         for name in _DEF_REF.findall(todo.pop()):
             if name in defs and name not in seen:
                 seen.add(name)
-                todo.append(json.dumps(defs[name], default=str))
+                todo.append(spec_text(defs[name]))
     return seen
 
 

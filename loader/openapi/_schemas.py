@@ -22,7 +22,7 @@ from ._compose import merge_all_of, nullable_schema, tag_variants
 from ._errors import RefError
 from ._refs import RefKey, Resolver
 
-__all__ = ["IN", "INLINE_LIMIT", "OUT", "SchemaConverter"]
+__all__ = ["IN", "INLINE_LIMIT", "OUT", "SchemaConverter", "spec_text"]
 
 IN = "in"
 OUT = "out"
@@ -63,7 +63,7 @@ _TEXT = frozenset(
 _ANY = frozenset({"const", "default"})
 _TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 _DEF_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-_RAW_REF = re.compile(r'"\$ref": "([^"\\]+)"')
+_RAW_REF = re.compile(r'"\$ref":"([^"\\]+)"')  # in spec_text's compact text
 
 (
     _K_TEXT,
@@ -430,6 +430,8 @@ class SchemaConverter:
             key = todo.pop()
             if key in seen:
                 continue
+            if self._exceeds.get((key, limit)):  # what it reaches is over: and so is this
+                return True
             seen.add(key)
             if len(seen) > limit:
                 return True
@@ -441,7 +443,7 @@ class SchemaConverter:
         return False
 
     def _raw_refs(self, value: Any, file: str) -> tuple[RefKey, ...]:
-        text = json.dumps(value, ensure_ascii=False, default=str)
+        text = spec_text(value)
         keys = []
         for ref in dict.fromkeys(_RAW_REF.findall(text)):
             try:
@@ -449,6 +451,28 @@ class SchemaConverter:
             except RefError:
                 continue  # reported when the conversion meets it
         return tuple(keys)
+
+
+def spec_text(value: Any) -> str:
+    """A spec value's compact JSON text, for finding its ``$ref``s with a regex:
+    ``json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)``'s text
+    but for floats, written by orjson (Rust: several times faster) where it takes the
+    value. Both escape the same characters in strings (quote, backslash, controls)."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a declared dependency
+        pass
+    else:
+        try:
+            return orjson.dumps(value, default=str, option=_PASSTHROUGH).decode()
+        except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+            pass  # a non-string key, an integer past 64 bits, nesting past 254
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+_PASSTHROUGH = 2048 | 512
+"""``orjson.OPT_PASSTHROUGH_DATACLASS | OPT_PASSTHROUGH_DATETIME``: a YAML date or a
+dataclass goes to ``default=str``, as ``json.dumps`` sends it."""
 
 
 @functools.lru_cache(maxsize=4096)

@@ -136,3 +136,11 @@ def test_names_are_stable_across_reimports(spec3: Any, run_import: Any) -> None:
     first = [t["name"] for t in run_import(doc).tools]
     assert first == [t["name"] for t in run_import(doc).tools]
     assert all(VALID.match(n) for n in first) and len(set(first)) == len(first)
+
+
+def test_the_name_hash_is_sha1s_whichever_module_writes_it() -> None:
+    import hashlib
+
+    key = "GET /v1/things/{id}/ünïcode"
+    short = hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]  # noqa: S324 - a name
+    assert unique_name("x" * 80, key, set()) == f"{'x' * 55}_{short}"
