@@ -7,6 +7,7 @@ Ctrl-C exits 130. Never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -278,6 +279,7 @@ def test_ctrl_c_is_one_line_exit_130(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT dumps every thread's stack
     )
     held: list[socket.socket] = []
     try:
@@ -297,7 +299,12 @@ def test_ctrl_c_is_one_line_exit_130(
             held.append(connection)  # left open, unanswered, until the process is gone
             assert connection.recv(1)  # the first byte of the request was sent
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        try:
+            out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # where it hangs, for whoever reads the failure
+            _, stacks = proc.communicate(timeout=20)
+            pytest.fail(f"{command} did not exit 20 s after SIGINT; its stacks:\n{stacks}")
     finally:
         if proc.poll() is None:
             proc.kill()
