@@ -262,6 +262,10 @@ def silent_socket() -> Iterator[socket.socket]:
         yield s
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("command", ["chat", "serve-http"])
 def test_ctrl_c_is_one_line_exit_130(
     catalog_file: Path, silent_socket: socket.socket, command: str
@@ -280,6 +284,9 @@ def test_ctrl_c_is_one_line_exit_130(
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT dumps every thread's stack
+        # Ctrl-C as a terminal delivers it: a test run started in the background by a
+        # non-interactive shell inherits SIGINT ignored, and so would the command
+        preexec_fn=_default_sigint,
     )
     held: list[socket.socket] = []
     try:
