@@ -21,6 +21,7 @@ __all__ = [
     "SourceFile",
     "duplicate_finder",
     "find_files",
+    "loads_json_document",
     "looks_like_spec",
     "read_regular_file",
     "sniff_spec",
@@ -257,6 +258,56 @@ def duplicate_finder(found: list[str]) -> Callable[[list[tuple[str, Any]]], dict
     return pairs
 
 
+def loads_json_document(data: str | bytes) -> tuple[Any, list[str]]:
+    """(the JSON value of ``data``, the keys written twice in one object, in order).
+
+    :func:`~toolcat.catalog.loads_json` with :func:`duplicate_finder`, which calls
+    Python for every object of the text (a third of reading Stripe's 4 MB spec). Most
+    documents are first read by orjson (Rust, a core dependency), and proven free of
+    duplicate keys by counting colons: outside strings the text has one per key it
+    writes, and orjson's compact text of the value one per key the value kept. Inside
+    strings both have the same colons, unless the text escapes one (``\\u003a``: that
+    text takes the slow path). A key written twice drops a key, and its value's
+    colons, from the value, so the counts differ. Where they do, or orjson reads a
+    number differently (an integer past 64 bits becomes a float), or refuses the text
+    (``NaN``, a lone surrogate, a BOM, UTF-16, nesting past 254 levels), the value comes
+    from ``json.loads`` as before, and the duplicates with it.
+    """
+    fast = _orjson_document(data)
+    if fast is not None:
+        return fast[0], []
+    duplicates: list[str] = []
+    return loads_json(data, object_pairs_hook=duplicate_finder(duplicates)), duplicates
+
+
+def _orjson_document(data: str | bytes) -> tuple[Any] | None:
+    """``(value,)`` where orjson reads ``data`` as ``json.loads`` does, with no key twice."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if b"\\u003a" in text or b"\\u003A" in text:
+        return None  # an escaped colon inside a string: the counts would not agree
+    try:
+        value = orjson.loads(text)
+        compact = orjson.dumps(value)  # refuses what nests past 254: within loads_json's 256
+    except (TypeError, ValueError):  # orjson's errors subclass these
+        return None
+    if _EXPONENT.search(compact.translate(_DIGITS_TO_0)):
+        return None  # a float orjson wrote with an exponent: maybe an integer past 64 bits
+    if text.count(b":") != compact.count(b":"):
+        return None  # a key written twice (or more): json.loads' hook names it
+    return (value,)
+
+
+# orjson writes 2.0**70 as "1.1805916207174113e+21" and 1e-07 as "1e-7"; with every digit
+# made "0" the pattern starts with a literal, which the regex engine finds fast (a UUID's
+# "468e-974b" in a string is no match; "1e+5," in one is, and costs only the slow path)
+_DIGITS_TO_0 = bytes.maketrans(b"123456789", b"000000000")
+_EXPONENT = re.compile(rb"0e[-+]0+[,\]}]")
+
+
 def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
     """(whether a file is an OpenAPI/Swagger document rather than a catalog, the spec parsed).
 
@@ -265,9 +316,8 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
     when the file was recognised without parsing it, as YAML specs are).
     """
     if path.suffix.lower() == ".json" or text.lstrip()[:1] == "{":
-        duplicates: list[str] = []
         try:
-            data = loads_json(text, object_pairs_hook=duplicate_finder(duplicates))
+            data, duplicates = loads_json_document(text)
         except ValueError:
             data = None  # not JSON after all: YAML, or broken; look at the lines
         else:

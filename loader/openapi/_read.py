@@ -18,10 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from toolcat.catalog import loads_json
 from toolcat.loader._files import (
     FileReadError,
-    duplicate_finder,
+    loads_json_document,
     read_regular_file,
 )
 from toolcat.loader._pyyaml import yaml
@@ -45,9 +44,8 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
             ) from exc
         raise SpecError("TC201", shown, f"cannot read the file: {exc.reason}") from exc
     if path.suffix.lower() == ".json" or data.lstrip()[:1] in (b"{", b"["):
-        duplicates: list[str] = []
         try:
-            value = loads_json(data, object_pairs_hook=duplicate_finder(duplicates))
+            value, duplicates = loads_json_document(data)
         except (ValueError, UnicodeDecodeError) as exc:
             if path.suffix.lower() == ".json":
                 raise SpecError(
