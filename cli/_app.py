@@ -124,6 +124,13 @@ _BATCH = frozenset(
 )
 
 
+# Set when the command run was a batch one: the console script then leaves without the
+# interpreter's teardown, which frees every object one by one (as mypy does: 8% of
+# `toolcat schema`'s CPU time on Stripe's spec went to freeing its catalog at exit).
+# main() itself returns as usual, to tests and to programs that call it.
+_exit_fast = [False]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
     collecting = gc.isenabled()
@@ -148,8 +155,11 @@ def _main(argv: Sequence[str] | None, collecting: bool) -> int:
             raise CliError(f"a command is required: {names} (see 'toolcat --help')")
         from toolcat.catalog import recursion_headroom
 
-        if collecting and args.command not in _BATCH:
-            gc.enable()
+        if args.command not in _BATCH:
+            if collecting:
+                gc.enable()
+        else:
+            _exit_fast[0] = True
         with recursion_headroom():  # schemas and values up to the nesting limit, all commands
             code: int = args.func(args)
         sys.stdout.flush()  # a full disk shows here, as one line, rather than at exit
@@ -216,4 +226,14 @@ def _say(message: str) -> None:
 
 
 def console_main() -> NoReturn:
-    sys.exit(main())
+    _exit_fast[0] = False
+    code = main()
+    if _exit_fast[0]:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass  # the interpreter's own exit says what it says of a stream that fails
+        else:
+            os._exit(code)
+    sys.exit(code)

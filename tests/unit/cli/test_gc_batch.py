@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,3 +68,35 @@ def test_a_caller_without_the_collector_is_left_without_it(
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolcat.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_batch_command_leaves_fast_with_all_its_output(tmp_path: Path) -> None:
+    """Leaving without the teardown loses nothing: a large output arrives whole, with the
+    exit code, on both streams (the output is far larger than a pipe's buffer)."""
+    tools = "".join(
+        f"  - name: tool_{i}\n    description: {'d' * 400}\n    service: s\n"
+        f"    method: GET\n    path: /t/{i}\n"
+        for i in range(300)
+    )
+    catalog = tmp_path / "many.yaml"
+    catalog.write_text(
+        f"toolcat: 1\nservices:\n  s:\n    base_url: https://api.example.com\ntools:\n{tools}"
+    )
+    done = _run("schema", str(catalog), "--provider", "openai")
+    assert done.returncode == 0, done.stderr
+    exported = json.loads(done.stdout)
+    assert [t["function"]["name"] for t in exported] == [f"tool_{i}" for i in range(300)]
+    assert "300 tools" in done.stderr  # the warning written after the output
+    failed = _run("list", str(tmp_path / "missing.yaml"))
+    assert failed.returncode == 2
+    assert failed.stderr.startswith("toolcat: ") and failed.stdout == ""
