@@ -72,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
     if args.strict and not provider.supports_strict:
         strict_ones = " and ".join(n for n in names() if get(n).supports_strict)
         raise CliError(f"--strict applies to {strict_ones}, not {args.provider}")
-    catalog = load_or_exit(args.paths, args.ref_root)
+    # a format without output schemas: the importer need not convert response schemas
+    outputs = getattr(provider, "carries_output_schemas", True)
+    catalog = load_or_exit(args.paths, args.ref_root, output_schemas=outputs)
     try:
         result = export_catalog(
             catalog, args.provider, strict=args.strict, toolset=args.toolset, budget=args.budget

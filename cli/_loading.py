@@ -39,20 +39,30 @@ def check_ref_root(ref_root: str | None) -> None:
         raise CliError(f"--ref-root {ref_root}: not a directory")
 
 
-def read_catalog(paths: Sequence[str], ref_root: str | None = None, exclude: Any = None) -> Any:
+def read_catalog(
+    paths: Sequence[str],
+    ref_root: str | None = None,
+    exclude: Any = None,
+    *,
+    output_schemas: bool = True,
+) -> Any:
     """``load_catalog(paths)``; a missing or unreadable PATH becomes a one-line exit 2.
 
     ``exclude``: a predicate on the files met while walking a directory PATH.
+    ``output_schemas=False``: imported tools without output schemas (see load_catalog).
     """
     from toolcat.loader import CatalogInputError, load_catalog
 
     check_ref_root(ref_root)
+    keywords: dict[str, Any] = {}
+    if exclude is not None:
+        keywords["exclude"] = exclude
+    if ref_root is not None:
+        keywords["ref_root"] = ref_root
+    if not output_schemas:
+        keywords["output_schemas"] = False
     try:
-        if exclude is not None:
-            return load_catalog(list(paths), ref_root=ref_root, exclude=exclude)
-        if ref_root is None:
-            return load_catalog(list(paths))
-        return load_catalog(list(paths), ref_root=ref_root)
+        return load_catalog(list(paths), **keywords)
     except CatalogInputError as exc:
         raise CliError(str(exc), 2) from exc
 
@@ -76,15 +86,20 @@ def report_failed_load(diagnostics: Sequence[Any], files: Sequence[str]) -> int:
 
 
 def load_or_exit(
-    paths: Sequence[str], ref_root: str | None = None, *, like_validate: bool = False
+    paths: Sequence[str],
+    ref_root: str | None = None,
+    *,
+    like_validate: bool = False,
+    output_schemas: bool = True,
 ) -> Catalog:
     """The compiled catalog, or its errors on stderr and exit code 1.
 
     ``like_validate`` (``call``, ``chat``): every finding and the summary line,
     exactly as ``toolcat validate`` prints them; otherwise (``list``,
-    ``schema``) only the errors that block loading.
+    ``schema``) only the errors that block loading. ``output_schemas``: as
+    :func:`read_catalog`'s.
     """
-    result = read_catalog(paths, ref_root)
+    result = read_catalog(paths, ref_root, output_schemas=output_schemas)
     if result.catalog is None:
         if like_validate:
             errors = report_failed_load(result.diagnostics, result.files)

@@ -49,6 +49,7 @@ def _options(
     module: Any,
     ref_root: Path | None = None,
     folder: Path | None = None,
+    output_schemas: bool = True,
 ) -> Any:
     options_cls = module.ImportOptions
     selection_cls = getattr(module, "Selection", None)
@@ -68,7 +69,7 @@ def _options(
         "ref_root": ref_root,
         "overlays": overlays or None,
         "rules": rules or None,
-        "output_schemas": entry.output_schemas,
+        "output_schemas": entry.output_schemas if output_schemas else "none",
         "markdown": None if entry.descriptions is None else entry.descriptions == "markdown",
         "description_max": entry.description_max,
         "base_url_env": None if entry.base_url_style is None else entry.base_url_style == "env",
@@ -95,6 +96,7 @@ def run_import(
     document: Any = None,
     ref_root: Path | None = None,
     folder: Path | None = None,
+    output_schemas: bool = True,
 ) -> ImportOutcome:
     """Import one spec; ``available`` is false when the importer is not installed.
 
@@ -102,6 +104,7 @@ def run_import(
     used only when the file is within the importer's size limit. ``ref_root``: the
     folder the spec's refs may read under (the entry's ``ref_root:``, resolved).
     ``folder``: the catalog file's folder, that the entry's ``overlays:`` are relative to.
+    ``output_schemas=False``: no output schemas, whatever the entry says.
     """
     try:
         from . import openapi as module
@@ -110,7 +113,7 @@ def run_import(
     importer = getattr(module, "import_openapi", None)
     if importer is None or not hasattr(module, "ImportOptions"):
         return ImportOutcome(available=False)
-    options = _options(entry, existing, taken, module, ref_root, folder)
+    options = _options(entry, existing, taken, module, ref_root, folder, output_schemas)
     if document is not None:
         limit = getattr(options, "max_spec_bytes", None)
         try:

@@ -134,6 +134,7 @@ class _State:
     # "unknown service/tool" findings elsewhere would only echo their errors
     lost: list[str] = field(default_factory=list)
     ref_root: Path | None = None  # --ref-root: for openapi imports without their own
+    output_schemas: bool = True  # False: imported tools get none (load_catalog's keyword)
     server: tuple[ServerSettings, str, tuple[int, int]] | None = None  # with where it is
     server_doc: tuple[ServerDoc, str, Locator] | None = None  # for the access references
     search: tuple[SearchDoc, str, Locator] | None = None  # the search: section, where it is
@@ -157,6 +158,7 @@ def load_catalog(
     progress: bool | None = None,
     ref_root: str | os.PathLike[str] | None = None,
     exclude: Callable[[Path], bool] | None = None,
+    output_schemas: bool = True,
 ) -> LoadResult:
     """Load and check catalogs; never raises for problems inside files.
 
@@ -169,9 +171,20 @@ def load_catalog(
     imported specs' ``$ref`` may read under, for ``openapi:`` entries without their
     own ``ref_root:`` (default: each spec's git repository, else its folder). ``exclude``:
     files met while walking a directory PATH for which it is true are not read.
+    ``output_schemas=False``: tools imported from specs get no output schema (as with
+    ``output_schemas: none`` on their entries), for a caller that needs none, such as an
+    export to a provider whose format has no place for one; the catalog's own tools keep
+    theirs, and errors are the same either way (a response schema that cannot be
+    converted only leaves its tool without one).
     """
     with recursion_headroom():  # schemas up to the nesting limit: jsonschema recurses per level
-        return _load_catalog(paths, progress=progress, ref_root=ref_root, exclude=exclude)
+        return _load_catalog(
+            paths,
+            progress=progress,
+            ref_root=ref_root,
+            exclude=exclude,
+            output_schemas=output_schemas,
+        )
 
 
 def _load_catalog(
@@ -180,10 +193,12 @@ def _load_catalog(
     progress: bool | None,
     ref_root: str | os.PathLike[str] | None,
     exclude: Callable[[Path], bool] | None = None,
+    output_schemas: bool = True,
 ) -> LoadResult:
     files = find_files(paths, exclude)
     state = _State()
     state.ref_root = Path(ref_root) if ref_root is not None else None
+    state.output_schemas = output_schemas
     meter = Progress(len(files), progress)
     read: list[str] = []
     # YAML node trees are large and acyclic: the cycle collector would walk them
@@ -704,6 +719,7 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             document=state.parsed_specs.pop(spec, None) if not base else None,
             ref_root=(Path(file).parent / entry.ref_root) if entry.ref_root else state.ref_root,
             folder=Path(file).parent,
+            output_schemas=state.output_schemas,
         )
         if outcome.available and base:  # a spec named as PATH is listed already
             state.specs.append(os.path.normpath(spec))

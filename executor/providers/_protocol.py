@@ -23,6 +23,11 @@ class Provider(Protocol):
 
     Every method is a pure conversion (no I/O, no secrets): a provider reads
     names, descriptions, schemas and annotations, never services or auth.
+
+    Optional: ``carries_output_schemas``, whether ``tools()`` writes tools' output
+    schemas (MCP's ``outputSchema``). A provider that says ``False`` lets ``toolcat
+    schema`` load imported specs without computing them; one that does not say is
+    given them.
     """
 
     name: str  # the registry key, e.g. "openai"

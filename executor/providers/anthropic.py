@@ -120,6 +120,7 @@ class Anthropic:
 
     name = "anthropic"
     supports_strict = False
+    carries_output_schemas = False
     limits = _limits.ANTHROPIC
 
     def tools(

@@ -48,6 +48,7 @@ class Gemini:
 
     name = "gemini"
     supports_strict = False
+    carries_output_schemas = False
     limits = _limits.GEMINI
 
     def tools(

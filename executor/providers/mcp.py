@@ -73,6 +73,7 @@ class Mcp:
 
     name = "mcp"
     supports_strict = False
+    carries_output_schemas = True
     limits = _limits.MCP
 
     def tools(

@@ -42,6 +42,7 @@ class OpenAIChat:
 
     name = "openai"
     supports_strict = True
+    carries_output_schemas = False
     limits = _limits.OPENAI
 
     def tools(

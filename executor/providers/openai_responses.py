@@ -42,6 +42,7 @@ class OpenAIResponses:
 
     name = "openai-responses"
     supports_strict = True
+    carries_output_schemas = False
     limits = _limits.OPENAI
 
     def tools(
