@@ -7,10 +7,8 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import ValidationError, relevance
 from toolcat.catalog import (
     INTEGER_FORMATS,
     MAX_NESTING_DEPTH,
@@ -24,22 +22,72 @@ from ._calls import ToolError
 
 __all__ = [
     "ArgumentChecker",
-    "FORMAT_CHECKER",
     "format_loc",
     "parse_arguments",
     "sealed_registry",
     "sealed_validator",
 ]
 
-# JSON Schema 2020-12's formats as jsonschema checks them with its format-nongpl extra
-# (date-time, uri, hostname, duration, ... need it: declared in pyproject), plus OpenAPI's
-# int32/int64. docs/executor.md lists exactly these (a test compares the two).
-FORMAT_CHECKER = FormatChecker(formats=())
-FORMAT_CHECKER.checkers = dict(Draft202012Validator.FORMAT_CHECKER.checkers)  # a copy
-for _fmt in INTEGER_FORMATS:
-    FORMAT_CHECKER.checks(_fmt)(integer_format_check(_fmt))
-# the formats asserted: the fast path checks int32/int64 itself and leaves the rest to jsonschema
-_ASSERTED = frozenset(FORMAT_CHECKER.checkers)
+if TYPE_CHECKING:
+    from jsonschema import FormatChecker
+    from jsonschema.exceptions import ValidationError
+
+# jsonschema is imported on the first call the fast check cannot decide (a violation to
+# describe, a keyword it does not know), not with the executor: with its format checkers
+# it is a third of `from toolcat.executor import Executor` (about 90 ms).
+
+
+@functools.cache
+def _format_checker() -> FormatChecker:
+    """JSON Schema 2020-12's formats as jsonschema checks them with its format-nongpl extra
+    (date-time, uri, hostname, duration, ... need it: declared in pyproject), plus OpenAPI's
+    int32/int64. docs/executor.md lists exactly these (a test compares the two)."""
+    from jsonschema import Draft202012Validator, FormatChecker
+
+    checker = FormatChecker(formats=())
+    checker.checkers = dict(Draft202012Validator.FORMAT_CHECKER.checkers)  # a copy
+    for fmt in INTEGER_FORMATS:
+        checker.checks(fmt)(integer_format_check(fmt))
+    return checker
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FORMAT_CHECKER":  # built on first use (so not in __all__)
+        return _format_checker()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# The formats the fast path treats as asserted: it checks int32/int64 itself and leaves a
+# schema with any other of them to jsonschema. Written out, so that building a checker
+# imports no jsonschema: every format jsonschema can check for 2020-12 (iri and
+# iri-reference only with rfc3987, which is not installed: then jsonschema decides, and
+# skips them, as the fast path would). A test holds it to a superset of FORMAT_CHECKER's;
+# a format missing here would be skipped by the fast path while jsonschema checks it.
+_ASSERTED = frozenset(
+    {
+        "date",
+        "date-time",
+        "duration",
+        "email",
+        "hostname",
+        "idn-email",
+        "idn-hostname",
+        "int32",
+        "int64",
+        "ipv4",
+        "ipv6",
+        "iri",
+        "iri-reference",
+        "json-pointer",
+        "regex",
+        "relative-json-pointer",
+        "time",
+        "uri",
+        "uri-reference",
+        "uri-template",
+        "uuid",
+    }
+)
 
 
 def _refuse(uri: str) -> Any:
@@ -70,7 +118,7 @@ def sealed_validator(schema: Any, **kwargs: Any) -> Any:
 
     Its regexes run on RE2 (linear time) inside ``toolcat.catalog.linear_regex()``:
     wrap ``iter_errors``/``is_valid`` in it when the instance is untrusted."""
-    from jsonschema import validators
+    from jsonschema import Draft202012Validator, validators
 
     cls = validators.validator_for(schema, default=Draft202012Validator)
     return cls(schema, registry=sealed_registry(), **kwargs)
@@ -186,9 +234,7 @@ class ArgumentChecker:
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self._schema = schema
-        self._validator = Draft202012Validator(
-            schema, format_checker=FORMAT_CHECKER, registry=sealed_registry()
-        )
+        self._validator: Any = None  # jsonschema's, built when the fast check cannot decide
         self._fast = compile_check(schema, formats=_ASSERTED)  # None: jsonschema decides
         props = schema.get("properties") or {}
         self._properties = frozenset(props)
@@ -239,8 +285,14 @@ class ArgumentChecker:
         return remaining
 
     def _errors(self, args: dict[str, Any]) -> list[ToolError]:
+        from jsonschema import Draft202012Validator
+        from jsonschema.exceptions import relevance
         from referencing.exceptions import Unresolvable
 
+        if self._validator is None:
+            self._validator = Draft202012Validator(
+                self._schema, format_checker=_format_checker(), registry=sealed_registry()
+            )
         try:
             with linear_regex():  # pattern/patternProperties on RE2: linear in the arguments
                 found = sorted(self._validator.iter_errors(args), key=relevance)

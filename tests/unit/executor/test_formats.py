@@ -31,6 +31,33 @@ def test_the_docs_list_exactly_the_checked_formats() -> None:
     assert set(TABLE) == set(FORMAT_CHECKER.checkers)
 
 
+def test_the_fast_path_treats_every_checked_format_as_asserted() -> None:
+    """_ASSERTED is written out (no jsonschema import to build a checker): it must cover
+    every format jsonschema checks, or the fast path would skip one that jsonschema
+    checks. A newer jsonschema with a new format fails here, not in production."""
+    from toolcat.executor._arguments import _ASSERTED
+
+    assert set(FORMAT_CHECKER.checkers) <= _ASSERTED
+    assert _ASSERTED - set(FORMAT_CHECKER.checkers) <= {"iri", "iri-reference"}
+
+
+def test_building_an_executor_imports_no_jsonschema() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from toolcat.executor import Executor\n"
+        "from toolcat.executor._arguments import ArgumentChecker\n"
+        "c = ArgumentChecker({'type': 'object', 'properties': {'a': {'type': 'integer'}}})\n"
+        "assert c.check({'a': 1}) == ()\n"
+        "assert 'jsonschema' not in sys.modules, 'imported for a valid call'\n"
+        "assert c.check({'a': 'x'})\n"
+        "assert 'jsonschema' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
 def _value(fmt: str, text: str) -> Any:
     return int(text) if fmt in ("int32", "int64") else text
 
