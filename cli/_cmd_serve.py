@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ._app import CliError
+from ._app import CliError, resume_collection
 
 
 def register(sub: Any) -> None:
@@ -217,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
     import anyio
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
     from toolcat.executor import SharedStateError
-    from toolcat.executor.mcp_server import AuthConfigError, CatalogLoadFailed, McpServer
+    from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
     from toolcat.loader import CatalogInputError, LoadResult, load_catalog
 
     if args.settle < 0 or args.poll_interval <= 0:
@@ -289,6 +289,7 @@ def run(args: argparse.Namespace) -> int:
                 "(standard output carries MCP): give --audit-log a file"
             )
         _warn_unset(server)
+        resume_collection()  # started: the server's own objects may hold cycles
         anyio.run(server.run_stdio)
         return 0
 
@@ -318,6 +319,9 @@ def run(args: argparse.Namespace) -> int:
             server.enable_metrics()
         except RuntimeError as exc:
             raise CliError(str(exc)) from exc
+    from toolcat.executor.mcp_server import AuthConfigError  # HTTP only: JWT's library
+
+    resume_collection()  # started: the server's own objects may hold cycles
     try:
         anyio.run(
             lambda: server.run_http(

@@ -11,12 +11,21 @@ Pipeline (module names)::
                    └─ HTTP: HostGuard (_hosts) answers only allowed Host and Origin values,
                             then AuthMiddleware (_auth) ─ Authenticator (_verify: API keys,
                             JWT with JwksCache (_jwks), RFC 7662 introspection)
+
+
+Names load from their module on first use (PEP 562): a stdio server imports no JWT
+library (``_verify``) and no authentication middleware (``_auth``).
 """
 
-from ._auth import METADATA_PATH, AuthMiddleware, identity_of, metadata_url
-from ._hosts import HostGuard, HostPolicy
-from ._server import CatalogLoadFailed, McpServer
-from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
+import typing as _t
+
+from toolcat._lazy import lazy_names as _lazy_names
+
+if _t.TYPE_CHECKING:
+    from ._auth import METADATA_PATH, AuthMiddleware, identity_of, metadata_url
+    from ._hosts import HostGuard, HostPolicy
+    from ._server import CatalogLoadFailed, McpServer
+    from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
 
 __all__ = [
     "AuthConfigError",
@@ -32,3 +41,20 @@ __all__ = [
     "identity_of",
     "metadata_url",
 ]
+
+_LAZY = {
+    "AuthConfigError": "._verify",
+    "AuthMiddleware": "._auth",
+    "Authenticator": "._verify",
+    "CatalogLoadFailed": "._server",
+    "HostGuard": "._hosts",
+    "HostPolicy": "._hosts",
+    "MAX_TOKEN_BYTES": "._verify",
+    "METADATA_PATH": "._auth",
+    "McpServer": "._server",
+    "hash_api_key": "._verify",
+    "identity_of": "._auth",
+    "metadata_url": "._auth",
+}
+
+__getattr__, __dir__ = _lazy_names(__name__, _LAZY, __all__)

@@ -100,3 +100,30 @@ def test_a_batch_command_leaves_fast_with_all_its_output(tmp_path: Path) -> None
     failed = _run("list", str(tmp_path / "missing.yaml"))
     assert failed.returncode == 2
     assert failed.stderr.startswith("toolcat: ") and failed.stdout == ""
+
+
+def test_serve_starts_without_the_collector_and_serves_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """serve's start-up (the SDK's import, the load, the tool list) runs with the collector
+    off; the server itself runs with it on."""
+    import anyio
+
+    states: dict[str, bool] = {}
+    from toolcat.executor.mcp_server import McpServer
+
+    real_load = McpServer.load
+
+    def load(self: McpServer) -> object:
+        states["loading"] = gc.isenabled()
+        return real_load(self)
+
+    def run(func: object, *args: object) -> None:
+        states["serving"] = gc.isenabled()
+
+    monkeypatch.setattr(McpServer, "load", load)
+    monkeypatch.setattr(anyio, "run", run)
+    demo = Path(__file__).resolve().parents[3] / "examples" / "demo"
+    assert _app.main(["serve", str(demo)]) == 0
+    assert states == {"loading": False, "serving": True}
+    assert gc.isenabled()
