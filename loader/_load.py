@@ -479,17 +479,8 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
 def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: Path) -> None:
     """The ``search:`` section, one for the whole catalog (TC091 for a second one)."""
     base = ("search",)
-    if state.search is not None:
-        _, other, where = state.search
-        line, col = where(base, True)
-        state.add(
-            "TC091",
-            f"a 'search' section is already defined at {other}:{line}:{col}; "
-            "keep one for the whole catalog",
-            file,
-            locate(base, True),
-            base,
-        )
+    first = None if state.search is None else (state.search[1], state.search[2](base, True))
+    if _second_section(state, "TC091", "search", first, file, locate):
         return
     doc = validate_item(
         SearchDoc,
@@ -600,18 +591,34 @@ def _shared_definitions(
     return shared
 
 
+def _second_section(
+    state: _State,
+    code: str,
+    section: str,
+    first: tuple[str, tuple[int, int]] | None,
+    file: str,
+    locate: Locator,
+) -> bool:
+    """Whether this ``section`` (one for the whole catalog) is a second one: then ``code``
+    says where the ``first`` is (its file and line:col), and the first one stands."""
+    if first is None:
+        return False
+    other, (line, col) = first
+    state.add(
+        code,
+        f"a '{section}' section is already defined at {other}:{line}:{col}; "
+        "keep one for the whole catalog",
+        file,
+        locate((section,), True),
+        (section,),
+    )
+    return True
+
+
 def _check_server(state: _State, body: Any, file: str, locate: Locator) -> None:
     base = ("server",)
-    if state.server is not None:
-        _, other, (line, col) = state.server
-        state.add(
-            "TC016",
-            f"a 'server' section is already defined at {other}:{line}:{col}; "
-            "keep one for the whole catalog",
-            file,
-            locate(base, True),
-            base,
-        )
+    first = None if state.server is None else (state.server[1], state.server[2])
+    if _second_section(state, "TC016", "server", first, file, locate):
         return
     doc = validate_item(
         ServerDoc,
