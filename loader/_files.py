@@ -24,6 +24,7 @@ __all__ = [
     "loads_json_document",
     "looks_like_spec",
     "read_regular_file",
+    "sniff_json_spec",
     "sniff_spec",
 ]
 
@@ -287,7 +288,7 @@ def _orjson_document(data: str | bytes) -> tuple[Any] | None:
     except ImportError:  # pragma: no cover - a declared dependency
         return None
     text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    if b"\\u003a" in text or b"\\u003A" in text:
+    if b"\\u003" in text and (b"\\u003a" in text or b"\\u003A" in text):
         return None  # an escaped colon inside a string: the counts would not agree
     try:
         value = orjson.loads(text)
@@ -306,6 +307,24 @@ def _orjson_document(data: str | bytes) -> tuple[Any] | None:
 # "468e-974b" in a string is no match; "1e+5," in one is, and costs only the slow path)
 _DIGITS_TO_0 = bytes.maketrans(b"123456789", b"000000000")
 _EXPONENT = re.compile(rb"0e[-+]0+[,\]}]")
+
+
+def sniff_json_spec(raw: bytes, path: Path) -> dict[str, Any] | None:
+    """The spec a JSON file holds, read by the fast path straight from its bytes (the
+    file is then never decoded to text); ``None`` where :func:`sniff_spec` decides."""
+    if path.suffix.lower() != ".json" and raw.lstrip()[:1] != b"{":
+        return None
+    fast = _orjson_document(raw)  # orjson checks the UTF-8 itself
+    if fast is None:
+        return None
+    data = fast[0]
+    if (
+        isinstance(data, dict)
+        and ("openapi" in data or "swagger" in data)
+        and "toolcat" not in data
+    ):
+        return data
+    return None
 
 
 def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:

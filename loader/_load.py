@@ -50,6 +50,7 @@ from ._files import (
     SourceFile,
     find_files,
     read_regular_file,
+    sniff_json_spec,
     sniff_spec,
 )
 from ._import import run_import
@@ -249,16 +250,20 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
         read.append(display)
         return
     read.append(display)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        before = raw[: exc.start]
-        line = before.count(b"\n") + 1
-        col = exc.start - (before.rfind(b"\n") + 1) + 1
-        state.add("TC001", "the file is not UTF-8 text; save it as UTF-8", display, (line, col))
-        state.lost.append(display)
-        return
-    is_spec, document = sniff_spec(text, source.path)
+    document = sniff_json_spec(raw, source.path)  # a JSON spec: parsed from its bytes
+    if document is not None:
+        is_spec, text = True, ""
+    else:
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            before = raw[: exc.start]
+            line = before.count(b"\n") + 1
+            col = exc.start - (before.rfind(b"\n") + 1) + 1
+            state.add("TC001", "the file is not UTF-8 text; save it as UTF-8", display, (line, col))
+            state.lost.append(display)
+            return
+        is_spec, document = sniff_spec(text, source.path)
     if is_spec:
         if source.top:  # a spec named on the command line is imported on the fly
             entry = openapi_entry(str(source.path))

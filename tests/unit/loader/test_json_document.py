@@ -112,3 +112,35 @@ def test_a_spec_with_a_key_twice_is_still_reported(tmp_path: Any) -> None:
         read_document(spec)
     assert caught.value.code == "TC002"
     assert "/a" in str(caught.value)
+
+
+def test_a_json_spec_is_read_from_its_bytes_and_only_then(tmp_path: Any) -> None:
+    from pathlib import Path
+
+    from toolcat.loader._files import sniff_json_spec
+
+    spec = b'{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {}}'
+    assert sniff_json_spec(spec, Path("s.json")) == json.loads(spec)
+    assert sniff_json_spec(b"  " + spec, Path("s.txt")) is not None  # a "{" first
+    assert sniff_json_spec(b"\xef\xbb\xbf" + spec, Path("s.json")) is None  # BOM: the text path
+    assert sniff_json_spec(b'{"toolcat": 1, "openapi": "x"}', Path("c.json")) is None
+    assert sniff_json_spec(b'{"a": 1}', Path("c.json")) is None  # JSON, not a spec
+    assert sniff_json_spec(b"openapi: 3.0.0\n", Path("s.yaml")) is None
+    assert sniff_json_spec(b'{"openapi": "3.0.0", "\xff": 1}', Path("s.json")) is None
+
+
+@pytest.mark.parametrize("prefix", [b"", b"\xef\xbb\xbf"])
+def test_a_json_spec_loads_the_same_with_or_without_a_bom(tmp_path: Any, prefix: bytes) -> None:
+    from toolcat.loader import load_catalog
+
+    spec = {
+        "openapi": "3.0.0",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {"/items": {"get": {"operationId": "listItems", "responses": {"200": {}}}}},
+    }
+    path = tmp_path / "spec.json"
+    path.write_bytes(prefix + json.dumps(spec).encode())
+    result = load_catalog([path])
+    assert result.catalog is not None, result.diagnostics
+    assert [t.name for t in result.catalog] == ["listItems"]
