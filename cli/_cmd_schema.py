@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from toolcat.executor.providers import export_catalog, get, names
 
     from ._app import CliError
-    from ._json import dumps_indented
+    from ._json import write_indented
     from ._loading import load_or_exit
 
     provider = get(args.provider)
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except UnknownToolsetError as exc:
         raise CliError(str(exc), 2) from exc
-    sys.stdout.write(dumps_indented(result.tools) + "\n")
+    write_indented(result.tools, sys.stdout)
     sys.stdout.flush()
     from toolcat.executor.providers import limit_warnings
 

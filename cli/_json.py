@@ -21,7 +21,7 @@ from typing import Any
 
 from toolcat._errors import ToolcatError
 
-__all__ = ["dumps_indented"]
+__all__ = ["dumps_indented", "write_indented"]
 
 
 class _Unsure(ToolcatError):
@@ -30,16 +30,42 @@ class _Unsure(ToolcatError):
 
 def dumps_indented(value: Any, indent: int = 2) -> str:
     """The text of ``json.dumps(value, indent=indent, ensure_ascii=False)``."""
-    if indent == 2 and _floats_read_alike(value):
-        try:
-            import orjson
-        except ImportError:  # pragma: no cover - a declared dependency
-            pass
-        else:
-            try:
-                return orjson.dumps(value, default=_refuse, option=_ORJSON_OPTIONS).decode()
-            except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
-                pass
+    fast = _orjson_indented(value) if indent == 2 else None
+    return fast.decode() if fast is not None else _dumps(value, indent)
+
+
+def write_indented(value: Any, stream: Any) -> None:
+    """Write :func:`dumps_indented` and a newline to ``stream`` (a text stream).
+
+    Where orjson writes the text and the stream encodes UTF-8, its bytes go to the
+    stream's buffer as they are: a 1.4 MB export is not decoded to text and encoded back.
+    """
+    fast = _orjson_indented(value)
+    buffer = getattr(stream, "buffer", None)
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+    if fast is not None and buffer is not None and encoding in ("utf-8", "utf8"):
+        stream.flush()  # what the text layer holds goes first
+        buffer.write(fast + b"\n")
+        return
+    stream.write((fast.decode() if fast is not None else _dumps(value, 2)) + "\n")
+
+
+def _orjson_indented(value: Any) -> bytes | None:
+    """orjson's indented text of ``value`` where it is json.dumps' own, else None."""
+    if not _floats_read_alike(value):
+        return None
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a declared dependency
+        return None
+    try:
+        return orjson.dumps(value, default=_refuse, option=_ORJSON_OPTIONS)
+    except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+        return None
+
+
+def _dumps(value: Any, indent: int) -> str:
+    """This module's own writer, or json.dumps where it is unsure."""
     out: list[str] = []
     try:
         _write(value, out, "\n", " " * indent)

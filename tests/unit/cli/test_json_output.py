@@ -140,3 +140,30 @@ def test_orjson_writes_plain_values(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_json, "_write", fail)
     value = {"a": [1, "é", None, True, {"b": []}], "c": 0.5}
     assert dumps_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF_8", "latin-1"])
+def test_write_indented_writes_json_dumps_text(encoding: str) -> None:
+    import io
+
+    from toolcat.cli._json import write_indented
+
+    value = [{"name": "t\u00e9", "n": [1, 2], "deep": {"x": None}}, {"f": 0.5}]
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding=encoding)
+    stream.write("before\n")  # still in the text layer: it must come first
+    write_indented(value, stream)
+    stream.write("after\n")
+    stream.flush()
+    expected = "before\n" + json.dumps(value, indent=2, ensure_ascii=False) + "\nafter\n"
+    assert raw.getvalue() == expected.encode(encoding)
+
+
+def test_write_indented_to_a_stream_without_a_buffer() -> None:
+    import io
+
+    from toolcat.cli._json import write_indented
+
+    out = io.StringIO()
+    write_indented({"a": "\u2603"}, out)
+    assert out.getvalue() == json.dumps({"a": "\u2603"}, indent=2, ensure_ascii=False) + "\n"
