@@ -309,22 +309,25 @@ _DIGITS_TO_0 = bytes.maketrans(b"123456789", b"000000000")
 _EXPONENT = re.compile(rb"0e[-+]0+[,\]}]")
 
 
-def sniff_json_spec(raw: bytes, path: Path) -> dict[str, Any] | None:
-    """The spec a JSON file holds, read by the fast path straight from its bytes (the
-    file is then never decoded to text); ``None`` where :func:`sniff_spec` decides."""
+def sniff_json_spec(raw: bytes, path: Path) -> tuple[bool, Any] | None:
+    """:func:`sniff_spec` of a JSON file, decided from its bytes by the fast read (a spec
+    is then never decoded to text), or ``None`` where only :func:`sniff_spec` can say."""
     if path.suffix.lower() != ".json" and raw.lstrip()[:1] != b"{":
         return None
     fast = _orjson_document(raw)  # orjson checks the UTF-8 itself
     if fast is None:
         return None
-    data = fast[0]
-    if (
+    spec = _is_spec_document(fast[0])
+    return spec, fast[0] if spec else None
+
+
+def _is_spec_document(data: Any) -> bool:
+    """Whether parsed JSON is an OpenAPI/Swagger document rather than a catalog."""
+    return (
         isinstance(data, dict)
         and ("openapi" in data or "swagger" in data)
         and "toolcat" not in data
-    ):
-        return data
-    return None
+    )
 
 
 def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
@@ -340,11 +343,7 @@ def sniff_spec(text: str, path: Path) -> tuple[bool, Any]:
         except ValueError:
             data = None  # not JSON after all: YAML, or broken; look at the lines
         else:
-            spec = (
-                isinstance(data, dict)
-                and ("openapi" in data or "swagger" in data)
-                and "toolcat" not in data
-            )
+            spec = _is_spec_document(data)
             # a duplicate key: the importer reads the file again and says where
             return spec, data if spec and not duplicates else None
     if _key_line(text, ("openapi", "swagger"), _YAML_SPEC) and not _key_line(

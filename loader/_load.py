@@ -250,9 +250,9 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
         read.append(display)
         return
     read.append(display)
-    document = sniff_json_spec(raw, source.path)  # a JSON spec: parsed from its bytes
-    if document is not None:
-        is_spec, text = True, ""
+    sniffed = sniff_json_spec(raw, source.path)  # JSON: parsed once, from its bytes
+    if sniffed is not None and sniffed[0]:
+        is_spec, document, text = True, sniffed[1], ""  # a spec is never decoded
     else:
         try:
             text = raw.decode("utf-8-sig")
@@ -263,7 +263,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
             state.add("TC001", "the file is not UTF-8 text; save it as UTF-8", display, (line, col))
             state.lost.append(display)
             return
-        is_spec, document = sniff_spec(text, source.path)
+        is_spec, document = sniffed if sniffed is not None else sniff_spec(text, source.path)
     if is_spec:
         if source.top:  # a spec named on the command line is imported on the fly
             entry = openapi_entry(str(source.path))
@@ -271,7 +271,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
             if document is not None:  # parsed once, here: the importer takes it as is
                 state.parsed_specs[source.path] = document
         return  # inside a directory, specs are referenced by `openapi:` entries
-    if source.path.suffix.lower() == ".json" and document is None:
+    if source.path.suffix.lower() == ".json" and sniffed is None and document is None:
         try:  # a .json PATH that is no valid JSON: say so where JSON's parser stopped
             loads_json(text)
         except ValueError as exc:

@@ -120,13 +120,15 @@ def test_a_json_spec_is_read_from_its_bytes_and_only_then(tmp_path: Any) -> None
     from toolcat.loader._files import sniff_json_spec
 
     spec = b'{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {}}'
-    assert sniff_json_spec(spec, Path("s.json")) == json.loads(spec)
-    assert sniff_json_spec(b"  " + spec, Path("s.txt")) is not None  # a "{" first
+    assert sniff_json_spec(spec, Path("s.json")) == (True, json.loads(spec))
+    assert sniff_json_spec(b"  " + spec, Path("s.txt")) == (True, json.loads(spec))  # "{" first
     assert sniff_json_spec(b"\xef\xbb\xbf" + spec, Path("s.json")) is None  # BOM: the text path
-    assert sniff_json_spec(b'{"toolcat": 1, "openapi": "x"}', Path("c.json")) is None
-    assert sniff_json_spec(b'{"a": 1}', Path("c.json")) is None  # JSON, not a spec
+    # JSON that is no spec is decided too (a catalog), with nothing to hand the importer
+    assert sniff_json_spec(b'{"toolcat": 1, "openapi": "x"}', Path("c.json")) == (False, None)
+    assert sniff_json_spec(b'{"a": 1}', Path("c.json")) == (False, None)
     assert sniff_json_spec(b"openapi: 3.0.0\n", Path("s.yaml")) is None
     assert sniff_json_spec(b'{"openapi": "3.0.0", "\xff": 1}', Path("s.json")) is None
+    assert sniff_json_spec(b'{"openapi": "3.0.0", "a": 1, "a": 2}', Path("s.json")) is None
 
 
 @pytest.mark.parametrize("prefix", [b"", b"\xef\xbb\xbf"])
