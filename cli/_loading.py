@@ -54,15 +54,10 @@ def read_catalog(
     from toolcat.loader import CatalogInputError, load_catalog
 
     check_ref_root(ref_root)
-    keywords: dict[str, Any] = {}
-    if exclude is not None:
-        keywords["exclude"] = exclude
-    if ref_root is not None:
-        keywords["ref_root"] = ref_root
-    if not output_schemas:
-        keywords["output_schemas"] = False
     try:
-        return load_catalog(list(paths), **keywords)
+        return load_catalog(
+            list(paths), ref_root=ref_root, exclude=exclude, output_schemas=output_schemas
+        )
     except CatalogInputError as exc:
         raise CliError(str(exc), 2) from exc
 

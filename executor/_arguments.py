@@ -285,11 +285,12 @@ class ArgumentChecker:
         return remaining
 
     def _errors(self, args: dict[str, Any]) -> list[ToolError]:
-        from jsonschema import Draft202012Validator
         from jsonschema.exceptions import relevance
         from referencing.exceptions import Unresolvable
 
         if self._validator is None:
+            from jsonschema import Draft202012Validator
+
             self._validator = Draft202012Validator(
                 self._schema, format_checker=_format_checker(), registry=sealed_registry()
             )
