@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from toolcat.cli import _app
@@ -106,7 +107,8 @@ def test_serve_starts_without_the_collector_and_serves_with_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """serve's start-up (the SDK's import, the load, the tool list) runs with the collector
-    off; the server itself runs with it on."""
+    off; the server itself runs with it on, with what start-up built frozen out of its
+    reach, and main() gives those objects back to the caller when it returns."""
     import anyio
 
     states: dict[str, bool] = {}
@@ -114,16 +116,18 @@ def test_serve_starts_without_the_collector_and_serves_with_it(
 
     real_load = McpServer.load
 
-    def load(self: McpServer) -> object:
+    def load(self: McpServer, *args: Any) -> object:
         states["loading"] = gc.isenabled()
-        return real_load(self)
+        return real_load(self, *args)
 
     def run(func: object, *args: object) -> None:
         states["serving"] = gc.isenabled()
+        states["frozen"] = gc.get_freeze_count() > 0
 
     monkeypatch.setattr(McpServer, "load", load)
     monkeypatch.setattr(anyio, "run", run)
     demo = Path(__file__).resolve().parents[3] / "examples" / "demo"
     assert _app.main(["serve", str(demo)]) == 0
-    assert states == {"loading": False, "serving": True}
+    assert states == {"loading": False, "serving": True, "frozen": True}
     assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
