@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ._app import CliError, resume_collection
+
+if TYPE_CHECKING:
+    from toolcat.executor.mcp_server import PendingLoad
+    from toolcat.loader import LoadResult
 
 
 def register(sub: Any) -> None:
@@ -212,13 +216,9 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import logging  # here, not at the top: every toolcat command imports this module
-    import os
 
-    import anyio
-    from toolcat.catalog import UnknownToolError, UnknownToolsetError
-    from toolcat.executor import SharedStateError
-    from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
-    from toolcat.loader import CatalogInputError, LoadResult, load_catalog
+    from toolcat.executor.mcp_server import PendingLoad  # no MCP SDK yet: see below
+    from toolcat.loader import load_catalog
 
     if args.settle < 0 or args.poll_interval <= 0:
         raise CliError("--settle must be 0 or more and --poll-interval more than 0")
@@ -228,10 +228,6 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--metrics needs --transport http")
     if not 0 < args.confirm_timeout <= 86400:
         raise CliError("--confirm-timeout must be more than 0 and at most 86400 seconds")
-    try:  # one line, never the key
-        McpServer.read_confirm_keys(os.environ)
-    except ValueError as exc:
-        raise CliError(str(exc)) from exc
     if args.stateless and args.transport != "http":
         raise CliError("--stateless needs --transport http")
     # stdout is the protocol channel on stdio: every human-readable line goes to stderr.
@@ -246,6 +242,28 @@ def run(args: argparse.Namespace) -> int:
     def load(paths: Sequence[str]) -> LoadResult:  # every load and --watch reload
         return load_catalog(paths, progress=False, ref_root=ref_root)
 
+    # The first load runs beside the MCP SDK's import (a forked child, where a second
+    # core is free): the two cost about the same and neither needs the other.
+    with PendingLoad(args.paths, load) as pending:
+        return _serve(args, load, pending)
+
+
+def _serve(
+    args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult], pending: PendingLoad
+) -> int:
+    import logging
+    import os
+
+    import anyio
+    from toolcat.catalog import UnknownToolError, UnknownToolsetError
+    from toolcat.executor import SharedStateError
+    from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer  # the MCP SDK
+    from toolcat.loader import CatalogInputError
+
+    try:  # one line, never the key
+        McpServer.read_confirm_keys(os.environ)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
     server = McpServer(
         args.paths,
         toolset=args.toolset,
@@ -266,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
     if args.docs and args.transport != "http":
         raise CliError("--docs needs --transport http")
     try:
-        server.load()
+        server.load(pending)
     except CatalogInputError as exc:
         raise CliError(str(exc)) from exc
     except SharedStateError as exc:  # a malformed URL, no redis library, Redis not answering

@@ -21,7 +21,6 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -85,12 +84,14 @@ from ._health import (
     prometheus_exposition,
 )
 from ._hosts import HostGuard, HostPolicy
-from ._watch import FileSnapshot, stamps
+from ._watch import FileSnapshot, stamps, watched_names
 
 if TYPE_CHECKING:
     from toolcat.catalog import AccessPolicy, Catalog, QuotaPolicy, ServerSettings, ToolDefinition
     from toolcat.executor import QuotaStore
     from toolcat.loader import LoadResult
+
+    from ._preload import PendingLoad
 
 __all__ = ["CatalogLoadFailed", "McpServer"]
 
@@ -273,15 +274,19 @@ class McpServer:
 
     # -- loading -------------------------------------------------------------
 
-    def load(self) -> _Served:
+    def load(self, pending: PendingLoad | None = None) -> _Served:
         """Load (or reload) the catalog; raises ``CatalogLoadFailed`` and keeps the old one.
 
         The watched files are snapshotted before the load, so an edit made while
-        it runs is seen by the next poll of ``watch_files``.
+        it runs is seen by the next poll of ``watch_files``. ``pending`` is a first
+        load begun earlier (:class:`PendingLoad`, of this server's PATHs): its
+        snapshot and result are taken instead.
         """
-        seen = FileSnapshot(self._watched())
+        if pending is not None and pending.paths != tuple(self.paths):
+            raise ValueError("the pending load is of other PATHs than this server's")
+        seen = pending.snapshot if pending is not None else FileSnapshot(self._watched())
         try:
-            result = self._loader(self.paths)
+            result = pending.result() if pending is not None else self._loader(self.paths)
             self._files = tuple(result.files)
             self._missing = tuple(result.missing)
             self.server_settings = result.server
@@ -742,13 +747,7 @@ class McpServer:
 
     def _watched(self) -> set[str]:
         """The files the last load read (specs included), the specs it missed, PATHs' YAML."""
-        names = set(self._files) | set(self._missing)
-        for p in self.paths:
-            if os.path.isdir(p):
-                names.update(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml"))
-            else:
-                names.add(p)
-        return names
+        return watched_names(self.paths, self._files, self._missing)
 
     async def watch_files(self) -> None:
         """Poll the catalog's files; reload on a change and notify clients on success.

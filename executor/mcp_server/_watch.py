@@ -15,10 +15,11 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 from toolcat.catalog import record
 
-__all__ = ["FileSnapshot", "stamps"]
+__all__ = ["FileSnapshot", "stamps", "watched_names"]
 
 # Longer than any filesystem's timestamp granularity (FAT: 2 s), with a margin.
 RACY_NS = 3_000_000_000
@@ -56,6 +57,20 @@ def stamps(names: Iterable[str]) -> dict[str, _Stamp | None]:
     """Each file's inode, size, mtime and ctime now (``None``: not there): what settling
     compares, two readings a settle interval apart."""
     return {name: _stamp(name) for name in names}
+
+
+def watched_names(
+    paths: Iterable[str], files: Iterable[str] = (), missing: Iterable[str] = ()
+) -> set[str]:
+    """What a server watches: the files its last load read (``files``, specs included),
+    the specs it named that were not there (``missing``), and the PATHs' YAML."""
+    names = set(files) | set(missing)
+    for p in paths:
+        if os.path.isdir(p):
+            names.update(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml"))
+        else:
+            names.add(p)
+    return names
 
 
 def _recent(stamp: _Stamp | None, now_ns: int) -> bool:
