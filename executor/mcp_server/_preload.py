@@ -16,6 +16,7 @@ first load is picked up by the first poll (as :meth:`McpServer.load` promises).
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import signal
@@ -97,8 +98,11 @@ class PendingLoad:
             with os.fdopen(write_end, "wb") as pipe:
                 pickle.dump(result, pipe, protocol=pickle.HIGHEST_PROTOCOL)
             status = 0
-        except BaseException:  # noqa: BLE001 - the parent loads again and sees it itself
-            pass
+        except BaseException as exc:  # noqa: BLE001 - the parent loads again, sees it itself
+            logging.getLogger("toolcat.serve").debug(
+                "the first load in a child process stopped (%s): loading in the server",
+                type(exc).__name__,
+            )
         finally:
             os._exit(status)  # no atexit hooks, no flush of buffers copied from the parent
 
