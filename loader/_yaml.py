@@ -67,9 +67,12 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MERGE = "tag:yaml.org,2002:merge"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
-# Our own tag for a plain scalar that is a string under YAML 1.2 but a boolean
-# or number under YAML 1.1: the value is the text, and the walk notes where it was.
+# Our own tags for a plain scalar that YAML 1.1 reads otherwise, whose place the walk
+# notes: a string under YAML 1.2 but a boolean or number under 1.1 (the value is the
+# text), and an integer with a leading zero, decimal under 1.2 but octal under 1.1
+# (`010`: ten here, eight there; the value is the decimal one).
 _STR_WAS_11 = "tag:toolcat,2026:str-was-yaml11"
+_INT_WAS_11 = "tag:toolcat,2026:int-was-yaml11"
 
 # The YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution).
 _CORE_NULL = frozenset(("", "~", "null", "Null", "NULL"))
@@ -92,6 +95,7 @@ _NUMBER_START = frozenset("-+.0123456789")
 _YAML11: Any = Resolver()
 _YAML11_BOOL = frozenset("y Y n N".split())
 _YAML11_CHANGED = frozenset((_BOOL, _INT, _FLOAT))
+_YAML11_OCTAL = re.compile(r"[-+]?0[0-7]+")
 
 _RESOLVED: dict[str, str] = {}  # plain scalar text -> implicit tag, shared by every load
 _RESOLVED_LIMIT = 100_000
@@ -105,6 +109,8 @@ def _core_tag(text: str) -> str:
         return _BOOL
     if text[0] in _NUMBER_START:
         if _CORE_INT.fullmatch(text):
+            if _YAML11_OCTAL.fullmatch(text) and int(text, 8) != int(text, 10):
+                return _INT_WAS_11
             return _INT
         if _CORE_FLOAT.fullmatch(text):
             return _FLOAT
@@ -167,11 +173,17 @@ class _Abort(ToolcatError):
 
 @record
 class Yaml11Scalar:
-    """A plain scalar read as a string that YAML 1.1 reads as a boolean or number."""
+    """A plain scalar that YAML 1.1 reads otherwise: read as a string here but as a
+    boolean or number there, or an integer with a leading zero (octal there)."""
 
     text: str
     line: int
     column: int
+
+    @property
+    def yaml12(self) -> str | int:
+        """The value toolcat reads (YAML 1.2 core schema)."""
+        return int(self.text, 10) if _core_tag(self.text) == _INT_WAS_11 else self.text
 
     @property
     def yaml11(self) -> bool | int | float:
@@ -392,10 +404,10 @@ class _Builder:
 
     def _scalar(self, node: ScalarNode) -> Any:
         tag, text = node.tag, node.value
-        if tag == _STR_WAS_11:
+        if tag in (_STR_WAS_11, _INT_WAS_11):
             mark = node.start_mark
             self.yaml11.append(Yaml11Scalar(text, mark.line + 1, mark.column + 1))
-            return text
+            return text if tag == _STR_WAS_11 else int(text, 10)
         if tag == _NULL:
             return None
         try:
@@ -598,7 +610,8 @@ def parse_yaml(text: str, file: str) -> ParsedYaml:
 
 
 def yaml11_warnings(parsed: ParsedYaml) -> list[Diagnostic]:
-    """TC109 for each plain value that a YAML 1.1 tool reads as a boolean or number.
+    """TC109 for each plain value that a YAML 1.1 tool reads as a boolean or number,
+    or as another number (``010``: octal there).
 
     Users copy YAML from 1.1 tools (PyYAML's ``safe_load``, Ansible, older
     Kubernetes tooling), where ``country: NO`` is ``false`` and ``on: 1:30`` is
@@ -608,20 +621,22 @@ def yaml11_warnings(parsed: ParsedYaml) -> list[Diagnostic]:
     """
     out = []
     for s in parsed.yaml11:
-        old = s.yaml11
+        old, new = s.yaml11, s.yaml12
         kind = "boolean" if isinstance(old, bool) else "number"
         shown = json.dumps(old) if isinstance(old, bool) else repr(old)
-        out.append(
-            Diagnostic.make(
-                "TC109",
+        if isinstance(new, int):  # a leading zero: octal in 1.1
+            message = (
+                f"{s.text} is the number {new} in YAML 1.2, but the number {shown} in YAML "
+                f"1.1 tools, which read a leading 0 as octal; quote it ({json.dumps(s.text)}) "
+                f"to keep the text, or write {new} (or {shown}) without the leading 0"
+            )
+        else:
+            message = (
                 f"{s.text} is the text {json.dumps(s.text)} in YAML 1.2, but the {kind} "
                 f"{shown} in YAML 1.1 tools; quote it ({json.dumps(s.text)}) to keep the "
-                f"text, or write {shown} for the {kind}",
-                parsed.positions.file,
-                s.line,
-                s.column,
+                f"text, or write {shown} for the {kind}"
             )
-        )
+        out.append(Diagnostic.make("TC109", message, parsed.positions.file, s.line, s.column))
     return out
 
 

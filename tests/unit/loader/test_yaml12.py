@@ -162,6 +162,8 @@ def test_read_yaml_raises_catalog_error_with_a_position() -> None:
         ("12:30", 5, "the number 750"),
         ("1_000", 5, "the number 1000"),
         ("0b11", 5, "the number 3"),
+        ("010", 5, "the number 8"),
+        ("[-0755]", 6, "the number -493"),
     ],
 )
 def test_yaml11_values_are_linted_with_their_position(value: str, column: int, old: str) -> None:
@@ -173,7 +175,8 @@ def test_yaml11_values_are_linted_with_their_position(value: str, column: int, o
 
 
 @pytest.mark.parametrize(
-    "value", ["'NO'", '"yes"', "true", "null", "12", "1.5", "2024-01-02", "nein", "=", "|\n  no"]
+    "value",
+    ["'NO'", '"yes"', "true", "null", "12", "1.5", "2024-01-02", "nein", "=", "|\n  no", "07", "0"],
 )
 def test_no_lint_where_yaml11_reads_the_same(value: str) -> None:
     assert reader.yaml11_warnings(reader.parse_yaml(f"a: {value}\n", "c.yaml")) == []
@@ -223,3 +226,18 @@ def test_written_catalogs_read_back_as_text() -> None:
     _block({"v": TRICKY}, 0, lines)
     assert read_yaml("\n".join(lines)) == {"v": TRICKY}
     assert yaml.safe_load("\n".join(lines)) == {"v": TRICKY}
+
+
+def test_a_leading_zero_is_decimal_and_linted_as_octal_in_yaml11(tmp_path: Path) -> None:
+    """`010` is ten (YAML 1.2), as in catalogs, specs and read_yaml alike; a YAML 1.1
+    tool reads eight, so lint says both and how to write either."""
+    parsed = reader.parse_yaml("mode: 0755\nzip: '01234'\ncount: -010\n", "c.yaml")
+    assert parsed.data == {"mode": 755, "zip": "01234", "count": -10}
+    assert read_yaml("a: [010, 0o10, 08]\n") == {"a": [10, 8, 8]}
+    first, second = reader.yaml11_warnings(parsed)
+    assert (first.line, first.column, second.line) == (1, 7, 3)
+    assert first.message == (
+        "0755 is the number 755 in YAML 1.2, but the number 493 in YAML 1.1 tools, which "
+        'read a leading 0 as octal; quote it ("0755") to keep the text, or write 755 (or '
+        "493) without the leading 0"
+    )
