@@ -20,7 +20,13 @@ from toolcat._lazy import lazy_names as _lazy_names
 from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
 
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._files import MAX_FILE_BYTES, CatalogInputError, FileReadError, read_regular_file
+from ._files import (
+    MAX_FILE_BYTES,
+    CatalogInputError,
+    FileReadError,
+    catalog_files_in,
+    read_regular_file,
+)
 from ._format_schema import SCHEMA_ID, catalog_json_schema, render_catalog_json_schema
 from ._load import LoadResult, load, load_catalog, load_documents
 
@@ -39,6 +45,7 @@ __all__ = [
     "MissingVariableError",
     "SCHEMA_ID",
     "Severity",
+    "catalog_files_in",
     "catalog_json_schema",
     "check_env_syntax",
     "interpolate",

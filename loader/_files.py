@@ -165,6 +165,20 @@ class SourceFile:
     top: bool
 
 
+def catalog_files_in(directory: Path, exclude: Callable[[Path], bool] | None = None) -> list[Path]:
+    """The catalog files a directory PATH reads, sorted: regular ``*.yaml`` and ``*.yml``
+    files (any case) below it, none in a hidden folder or hidden itself, none for which
+    ``exclude`` is true. What a load reads, and what ``serve --watch`` watches for."""
+    return sorted(
+        p
+        for p in directory.rglob("*")
+        if p.suffix.lower() in _SUFFIXES
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(directory).parts)
+        and (exclude is None or not exclude(p))
+    )
+
+
 def find_files(
     paths: Sequence[str | os.PathLike[str]], exclude: Callable[[Path], bool] | None = None
 ) -> list[SourceFile]:
@@ -185,14 +199,7 @@ def find_files(
         if not display:  # Path("") is the current directory: never what was meant
             raise CatalogInputError("''", "empty path")
         if path.is_dir():
-            members = sorted(
-                p
-                for p in path.rglob("*")
-                if p.suffix.lower() in _SUFFIXES
-                and p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-                and (exclude is None or not exclude(p))
-            )
+            members = catalog_files_in(path, exclude)
             if not members:
                 raise CatalogInputError(display, "directory holds no *.yaml or *.yml catalog files")
             real_dir = path.resolve()

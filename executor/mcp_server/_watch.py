@@ -63,11 +63,14 @@ def watched_names(
     paths: Iterable[str], files: Iterable[str] = (), missing: Iterable[str] = ()
 ) -> set[str]:
     """What a server watches: the files its last load read (``files``, specs included),
-    the specs it named that were not there (``missing``), and the PATHs' YAML."""
+    the specs it named that were not there (``missing``), and the PATHs, a directory
+    as the catalog files a load of it reads now (so a new one counts)."""
+    from toolcat.loader import catalog_files_in
+
     names = set(files) | set(missing)
     for p in paths:
         if os.path.isdir(p):
-            names.update(str(f) for f in Path(p).rglob("*") if f.suffix in (".yaml", ".yml"))
+            names.update(str(f) for f in catalog_files_in(Path(p)))
         else:
             names.add(p)
     return names

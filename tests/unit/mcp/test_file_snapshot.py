@@ -76,3 +76,17 @@ def test_a_file_a_load_names_that_was_just_written_reloads_once_more(tmp_path: P
     fresh.write_text("x: 1\n")  # it may have changed after the load read it
     snap.add_loaded([str(fresh)])
     assert snap.unsettled and snap.changed([str(settled), str(fresh)])
+
+
+def test_a_directory_is_watched_for_the_files_a_load_of_it_reads(tmp_path: Path) -> None:
+    """One rule (the loader's catalog_files_in): a new B.YAML is a catalog file the next
+    load reads, so it is watched; a hidden folder's YAML or a text file is not."""
+    from toolcat.loader import load_catalog
+
+    for name in ("a.yaml", "sub/B.YAML", ".git/x.yaml", ".hidden.yml", "notes.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("toolcat: 1\n")
+    watched = _watch.watched_names([str(tmp_path)])
+    assert watched == {str(tmp_path / "a.yaml"), str(tmp_path / "sub" / "B.YAML")}
+    loaded = load_catalog([tmp_path], progress=False).files
+    assert sorted(loaded) == sorted(watched)
