@@ -16,7 +16,7 @@ import pytest
 import toolcat
 
 REPO = Path(__file__).resolve().parents[2]
-NOT_PACKAGE = {"tests", "benchmarks", "examples", "specs", "docs", "schemas", "build", "dist"}
+NOT_PACKAGE = {"tests", "benchmarks", "scripts", "examples", "specs", "docs", "schemas", "build", "dist"}
 
 # The toolcat packages each package may import (besides itself and the root's _errors).
 ALLOWED: dict[str, set[str]] = {
