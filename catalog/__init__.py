@@ -7,8 +7,8 @@ What the loader builds and the executor reads (module names)::
     Catalog (_catalog): tools by exact name, services, toolsets, env; frozen values (_frozen)
 
 and the facts every layer above shares, each in one module: HTTP method semantics
-(_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the fast JSON
-Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
+(_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), schema regexes on a
+linear-time engine (_regex), and the schema rewrites for OpenAI strict mode and Gemini
 (_strict, _gemini, _schema_walk), the lexical tool search (_search), and what changed
 between two catalogs (_diff, _diff_schema). Every frozen record of the package is a
 ``@record`` (_record): a frozen slotted dataclass whose methods other than
@@ -35,7 +35,6 @@ from ._env import (
     interpolate,
     references,
 )
-from ._fastcheck import INTEGER_FORMATS, compile_check, integer_format_check
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._gemini import GeminiResult, to_gemini_schema
 from ._methods import METHODS, HttpMethod, MethodSemantics, method_semantics
@@ -65,7 +64,14 @@ from ._model import (
 )
 from ._printable import escape_controls, escape_json_controls
 from ._record import record
-from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
+from ._regex import (
+    MAX_PATTERN_CACHE,
+    linear_validator,
+    pattern_runs,
+    runnable_schema,
+    schema_objects,
+    unrunnable_patterns,
+)
 from ._sandbox import (
     MAX_TEMPLATE_LOOPS,
     MAX_TEMPLATE_RANGE,
@@ -108,7 +114,6 @@ __all__ = [
     "GeminiResult",
     "HttpCommand",
     "HttpMethod",
-    "INTEGER_FORMATS",
     "IntrospectionSettings",
     "JwtSettings",
     "MAX_NESTING_DEPTH",
@@ -152,7 +157,6 @@ __all__ = [
     "budget_tool",
     "check_env_syntax",
     "check_strict_schema",
-    "compile_check",
     "constant_bound_error",
     "credentials_may_travel",
     "diff_catalogs",
@@ -161,20 +165,20 @@ __all__ = [
     "fit_schema",
     "freeze",
     "fuse_rankings",
-    "integer_format_check",
     "interpolate",
     "is_loopback_host",
-    "linear_regex",
+    "linear_validator",
     "loads_json",
     "method_semantics",
-    "pattern_problem",
-    "pattern_search",
+    "pattern_runs",
     "record",
     "recursion_headroom",
     "redis_url_problem",
     "references",
     "render_text",
+    "runnable_schema",
     "sandbox_environment",
+    "schema_objects",
     "schema_size",
     "strip_strict_nulls",
     "thaw",
@@ -182,6 +186,7 @@ __all__ = [
     "to_strict_schema",
     "tokenize",
     "too_deep",
+    "unrunnable_patterns",
 ]
 
 if _t.TYPE_CHECKING:

@@ -885,26 +885,27 @@ def _load_catalog(paths: Sequence[str]) -> LoadResult:
 
 
 def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:
-    import jsonschema
-    from referencing.exceptions import Unresolvable
-    from toolcat.catalog import linear_regex, recursion_headroom
+    import jsonschema_rs
     from toolcat.executor import sealed_validator
 
-    validator = served.validators.get(name)
+    validator: Any = served.validators.get(name)
     if validator is None:
-        # a registry that retrieves nothing: a $ref to a URL or a file is never fetched
-        validator = served.validators[name] = sealed_validator(schema)
+        # jsonschema-rs: a $ref to a URL or a file is never fetched; patterns run in linear time
+        try:
+            validator = served.validators[name] = sealed_validator(schema)
+        except jsonschema_rs.ValidationError:
+            validator = served.validators[name] = False
+    if validator is False:
+        return "the output_schema refers to a URL or a file, or is not valid JSON Schema"
     if data is None:
         return "no structured content (the response is not a JSON object)"
     try:
-        # the upstream's data against the spec's patterns: RE2, linear; deep values too
-        with linear_regex(), recursion_headroom():
-            error = jsonschema.exceptions.best_match(validator.iter_errors(data))
-    except Unresolvable:
-        return "the output_schema refers to a URL or a file, which is never fetched"
+        error = next(iter(validator.iter_errors(data)), None)
+    except ValueError:  # a value jsonschema-rs cannot take (no JSON parser makes one)
+        return "the response holds a value that is not JSON"
     if error is None:
         return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    where = "/".join(str(p) for p in error.instance_path) or "(root)"
     return f"at {where}: {error.message}"
 
 
