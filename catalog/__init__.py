@@ -38,6 +38,14 @@ from ._env import (
 from ._fastcheck import INTEGER_FORMATS, compile_check, integer_format_check
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._gemini import GeminiResult, to_gemini_schema
+from ._limits import (
+    MAX_DESCRIPTION_CHARS,
+    OPENAI_MAX_TOOLS,
+    PROVIDER_LIMITS,
+    TOOL_NAME,
+    TOOL_NAME_PATTERN,
+    ProviderLimits,
+)
 from ._methods import METHODS, HttpMethod, MethodSemantics, method_semantics
 from ._model import (
     ApiKeyAuth,
@@ -111,6 +119,7 @@ __all__ = [
     "INTEGER_FORMATS",
     "IntrospectionSettings",
     "JwtSettings",
+    "MAX_DESCRIPTION_CHARS",
     "MAX_NESTING_DEPTH",
     "MAX_PATTERN_CACHE",
     "MAX_QUERY_CHARS",
@@ -124,8 +133,11 @@ __all__ = [
     "NoAuth",
     "NotStrictable",
     "OAuth2ClientCredentials",
+    "OPENAI_MAX_TOOLS",
+    "PROVIDER_LIMITS",
     "ParamLocation",
     "ParameterBinding",
+    "ProviderLimits",
     "QuotaPolicy",
     "QuotaRule",
     "RECURSION_HEADROOM",
@@ -140,6 +152,8 @@ __all__ = [
     "Service",
     "SourceLocation",
     "StrictResult",
+    "TOOL_NAME",
+    "TOOL_NAME_PATTERN",
     "Timeouts",
     "TokenExchange",
     "ToolAnnotations",

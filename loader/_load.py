@@ -31,7 +31,7 @@ from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compil
 if TYPE_CHECKING:
     from toolcat.catalog import EmbeddingsSettings, ServerSettings
 
-from toolcat.catalog import record
+from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME, record
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -58,8 +58,7 @@ from ._shape import FixedLocator, Locator, closest, describe, intended_name, val
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
-TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-TOOLSET_LIMIT = 128
+TOOLSET_LIMIT = OPENAI_MAX_TOOLS
 _TOP_KEYS = (
     "toolcat",
     "services",

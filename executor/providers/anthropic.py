@@ -13,10 +13,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, PROVIDER_LIMITS, freeze
 from toolcat.executor._calls import ToolCall
 
-from . import _limits
 from ._common import export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportResult
 
@@ -121,7 +120,7 @@ class Anthropic:
     name = "anthropic"
     supports_strict = False
     carries_output_schemas = False
-    limits = _limits.ANTHROPIC
+    limits = PROVIDER_LIMITS["anthropic"]
 
     def tools(
         self,

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, to_gemini_schema
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, PROVIDER_LIMITS, to_gemini_schema
 from toolcat.executor._calls import ToolCall
 
-from . import _limits
 from ._common import error_object, export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportNote, ExportResult
 
@@ -49,7 +48,7 @@ class Gemini:
     name = "gemini"
     supports_strict = False
     carries_output_schemas = False
-    limits = _limits.GEMINI
+    limits = PROVIDER_LIMITS["gemini"]
 
     def tools(
         self,

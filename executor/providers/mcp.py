@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze, method_semantics
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, PROVIDER_LIMITS, freeze, method_semantics
 from toolcat.executor._calls import ToolCall
 
-from . import _limits
 from ._common import export_each, need, plain, refuse_strict, select_tools
 from ._result import ExportResult
 
@@ -74,7 +73,7 @@ class Mcp:
     name = "mcp"
     supports_strict = False
     carries_output_schemas = True
-    limits = _limits.MCP
+    limits = PROVIDER_LIMITS["mcp"]
 
     def tools(
         self,

@@ -8,10 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET
+from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, PROVIDER_LIMITS
 from toolcat.executor._calls import ToolCall
 
-from . import _limits
 from ._common import export_each, need, plain, select_tools, strict_parameters
 from ._result import ExportNote, ExportResult
 
@@ -43,7 +42,7 @@ class OpenAIResponses:
     name = "openai-responses"
     supports_strict = True
     carries_output_schemas = False
-    limits = _limits.OPENAI
+    limits = PROVIDER_LIMITS["openai-responses"]
 
     def tools(
         self,
