@@ -10,7 +10,8 @@ Pipeline (module names)::
     openai · openai_responses · anthropic · gemini · mcp   (one module per provider)
 
 Adding a provider is one module with a :class:`Provider` object named ``PROVIDER``
-plus one line in ``_BUILTIN`` below (or :func:`register` from outside). The CLI's
+plus one line in ``_BUILTIN`` below (or :func:`register` from outside). The built-in
+ones share ``tools()`` (``_common.BuiltinProvider``): each says how one tool looks. The CLI's
 ``--provider`` choices, :data:`PROVIDERS`, the model clients and
 :func:`toolcat.executor.parse_calls`/``format_result`` all read the registry.
 

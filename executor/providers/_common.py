@@ -1,4 +1,4 @@
-"""Pieces several providers share: picking the tools, strict parameters, plain payloads."""
+"""Pieces several providers share: the ``tools()`` export, strict parameters, plain payloads."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolcat.catalog import (
+    DEFAULT_SCHEMA_BUDGET,
     Catalog,
     NotStrictable,
+    ProviderLimits,
     ToolDefinition,
     budget_tool,
     freeze,
@@ -21,6 +23,7 @@ from toolcat.executor._calls import ToolResult
 from ._result import ExportNote, ExportResult
 
 __all__ = [
+    "BuiltinProvider",
     "error_object",
     "export_each",
     "need",
@@ -31,6 +34,52 @@ __all__ = [
 ]
 
 Converted = tuple[dict[str, Any], list[ExportNote]]
+
+
+class BuiltinProvider:
+    """The built-in providers' ``tools()``: pick the tools, convert each within the
+    schema budget, then :meth:`wrap` the list as the request takes it.
+
+    A provider says what one tool looks like (:meth:`convert`) and, when it supports
+    strict mode, where a converted tool keeps its schema (:meth:`parameters`).
+    """
+
+    name: str
+    supports_strict = False
+    carries_output_schemas = False
+    limits: ProviderLimits
+
+    def tools(
+        self,
+        catalog: Catalog | Iterable[ToolDefinition],
+        *,
+        strict: bool = False,
+        toolset: str | None = None,
+        budget: int | None = DEFAULT_SCHEMA_BUDGET,
+    ) -> ExportResult:
+        if not self.supports_strict:
+            refuse_strict(self.name, strict)
+        each = export_each(
+            self.name,
+            select_tools(catalog, toolset),
+            lambda tool: self.convert(tool, strict=strict),
+            budget,
+            strict,
+            self.parameters if self.supports_strict else None,
+        )
+        return self.wrap(each)
+
+    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+        """One tool as the request carries it, and the notes of its conversion."""
+        raise NotImplementedError
+
+    def parameters(self, item: dict[str, Any]) -> Any:
+        """The schema inside a converted tool (strict exports shrink it to the budget)."""
+        raise NotImplementedError
+
+    def wrap(self, result: ExportResult) -> ExportResult:
+        """The converted tools as the request's ``tools`` (as they are, unless overridden)."""
+        return result
 
 
 def select_tools(
