@@ -127,7 +127,7 @@ def quality(
 
 def speed(paths: list[str], queries: list[str], repeat: int) -> dict[str, float]:
     """Best-of-``repeat`` load and index build times, and query latency percentiles."""
-    from toolcat.catalog import SearchIndex
+    from toolcat.catalog.search import SearchIndex
     from toolcat.loader import load_catalog
 
     load_s = build_s = math.inf
@@ -231,7 +231,7 @@ def semantic(
     except ImportError:
         return ["\n## Semantic ranking\n\nskipped: `pip install wordllama` (--semantic)\n"]
     import wordllama
-    from toolcat.catalog import EmbeddingsSettings
+    from toolcat.catalog.search import EmbeddingsSettings
     from toolcat.executor import SemanticSearch
     from toolcat.testing import BackgroundServer, EmbeddingsService
 

@@ -272,7 +272,7 @@ class ArgumentChecker:
         dropped (at any depth) and the call checked again; the errors reported are
         those that remain. Only when the call is then valid does ``args`` change.
         """
-        from toolcat.catalog import strip_strict_nulls
+        from toolcat.catalog.schema import strip_strict_nulls
 
         stripped = strip_strict_nulls(self._schema, args)
         if stripped == args:

@@ -6,15 +6,11 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolcat.catalog import (
+from toolcat.catalog import Catalog, ProviderLimits, ToolDefinition, freeze, recursion_headroom
+from toolcat.catalog.schema import (
     DEFAULT_SCHEMA_BUDGET,
-    Catalog,
     NotStrictable,
-    ProviderLimits,
-    ToolDefinition,
     budget_tool,
-    freeze,
-    recursion_headroom,
     schema_size,
     to_strict_schema,
 )
@@ -109,7 +105,7 @@ def export_each(
 ) -> ExportResult:
     """One item per tool, the notes of every conversion kept in order.
 
-    With a ``budget`` (characters; see :func:`toolcat.catalog.fit_schema`) each
+    With a ``budget`` (characters; see :func:`toolcat.catalog.schema.fit_schema`) each
     tool's input schema is first shrunk to fit it, with a note where it was; for
     ``strict`` exports optional branches are left out rather than collapsed (a
     collapsed free-form object would cost the tool its strict mode), and since the

@@ -117,7 +117,7 @@ def export_catalog(
 
     ``budget`` is the per-tool schema budget in characters (0: none); ``None``
     leaves the provider's default (the built-in ones:
-    :data:`~toolcat.catalog.DEFAULT_SCHEMA_BUDGET`).
+    :data:`~toolcat.catalog.schema.DEFAULT_SCHEMA_BUDGET`).
 
     >>> export_catalog([], "anthropic").tools
     []

@@ -2,7 +2,7 @@
 and ``functionResponse`` parts.
 
 All tools go in one ``{"functionDeclarations": [...]}`` entry; the schemas are
-converted to Gemini's OpenAPI subset by :func:`toolcat.catalog.to_gemini_schema`.
+converted to Gemini's OpenAPI subset by :func:`toolcat.catalog.schema.to_gemini_schema`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import PROVIDER_LIMITS, to_gemini_schema
+from toolcat.catalog import PROVIDER_LIMITS
+from toolcat.catalog.schema import to_gemini_schema
 from toolcat.executor._calls import ToolCall
 
 from ._common import BuiltinProvider, Converted, error_object, need, plain

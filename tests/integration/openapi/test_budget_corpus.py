@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, Catalog, check_strict_schema, schema_size
+from toolcat.catalog import Catalog
+from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, check_strict_schema, schema_size
 from toolcat.executor.providers import PROVIDERS, export_catalog
 from toolcat.loader import load_catalog
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from toolcat.catalog import FrozenDict, NotStrictable, check_strict_schema, to_strict_schema
+from toolcat.catalog import FrozenDict
+from toolcat.catalog.schema import NotStrictable, check_strict_schema, to_strict_schema
 from toolcat.loader import load_catalog, read_yaml
 from toolcat.loader.openapi import ImportResult, import_openapi
 
