@@ -16,7 +16,17 @@ import pytest
 import toolcat
 
 REPO = Path(__file__).resolve().parents[2]
-NOT_PACKAGE = {"tests", "benchmarks", "examples", "specs", "docs", "schemas", "scripts", "build", "dist"}
+NOT_PACKAGE = {
+    "tests",
+    "benchmarks",
+    "examples",
+    "specs",
+    "docs",
+    "schemas",
+    "scripts",
+    "build",
+    "dist",
+}
 
 # The toolcat packages each package may import (besides itself and the root's _errors).
 ALLOWED: dict[str, set[str]] = {

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from toolcat.executor import Executor, ToolCall, ToolResult
 from toolcat.loader import load
-from toolcat.testing import RawHandler as Handler
-from toolcat.testing import RawServer, zeros_gzip
+from toolcat.tests.support import RawHandler as Handler
+from toolcat.tests.support import RawServer, zeros_gzip
 
 _CAP = 10_000_000  # the default max_response_bytes
 _MEMORY_BOUND = 100_000_000  # a sanity bound on peak Python memory for one call

@@ -21,7 +21,8 @@ from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freez
 from toolcat.catalog.search import EmbeddingsSettings, SearchSettings
 from toolcat.cli import main
 from toolcat.executor import SearchResults, SemanticSearch
-from toolcat.testing import BackgroundServer, EmbeddingsService
+from toolcat.testing import BackgroundServer
+from toolcat.tests.support import EmbeddingsService
 
 KEY = "sk-test-0123456789abcdef"
 

@@ -13,7 +13,8 @@ from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freez
 from toolcat.catalog.search import EmbeddingsSettings, SearchSettings
 from toolcat.executor import Executor
 from toolcat.executor.agent import AgentLoop, LoopResult, OpenAIChatClient
-from toolcat.testing import BackgroundServer, EmbeddingsService, ScriptedModel, ScriptedTurn
+from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn
+from toolcat.tests.support import EmbeddingsService
 
 
 def tool(name: str, description: str) -> ToolDefinition:

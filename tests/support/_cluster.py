@@ -33,9 +33,7 @@ from types import TracebackType
 from typing import Any
 
 import anyio
-
-from ._background import BackgroundServer
-from ._demo_service import make_service
+from toolcat.testing import BackgroundServer, make_service
 
 __all__ = ["Cluster", "LoadFigures", "cluster_parts_missing", "run_load", "settle_figures"]
 
