@@ -9,9 +9,12 @@ the tests and benchmarks run from) this folder imports as ``toolcat.tests.suppor
 - :class:`RedisServer` (_redis): a ``redis-server`` on a free loopback port;
 - :class:`RawServer` (_raw): an HTTP peer that misbehaves on purpose;
 - :class:`EmbeddingsService` (_embeddings): an OpenAI-compatible embeddings endpoint;
-- :func:`synthetic_catalog` (_synthetic): a large generated catalog.
+- :func:`synthetic_catalog` (_synthetic): a large generated catalog;
+- :class:`CatalogFiles` (_catalogs): catalog text written and loaded, failing the test on
+  any error (the ``catalog_files`` fixture of tests/conftest.py).
 """
 
+from ._catalogs import CatalogFiles
 from ._cluster import Cluster, LoadFigures, cluster_parts_missing, run_load, settle_figures
 from ._embeddings import EmbeddingsService, hashed_embedding
 from ._raw import RawHandler, RawServer, zeros_gzip
@@ -19,6 +22,7 @@ from ._redis import RedisServer, RedisUnavailable
 from ._synthetic import synthetic_catalog
 
 __all__ = [
+    "CatalogFiles",
     "Cluster",
     "EmbeddingsService",
     "LoadFigures",
