@@ -34,7 +34,13 @@ import time
 from pathlib import Path
 
 import anyio
-from toolcat.testing import Cluster, LoadFigures, cluster_parts_missing, run_load, settle_figures
+from toolcat.tests.support import (
+    Cluster,
+    LoadFigures,
+    cluster_parts_missing,
+    run_load,
+    settle_figures,
+)
 
 HERE = Path(__file__).resolve().parent
 

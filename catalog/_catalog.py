@@ -13,7 +13,7 @@ from ._frozen import FrozenDict, freeze
 from ._model import Service, ToolDefinition
 
 if TYPE_CHECKING:
-    from ._search import SearchHit, SearchIndex, SearchSettings
+    from .search import SearchHit, SearchIndex, SearchSettings
 
 __all__ = ["Catalog", "UnknownToolError", "UnknownToolsetError"]
 
@@ -144,7 +144,7 @@ class Catalog:
     def search_index(self) -> SearchIndex:
         """The lexical index over every tool, built on first use (then kept)."""
         if self._search_index is None:
-            from ._search import SearchIndex
+            from .search import SearchIndex
 
             self._search_index = SearchIndex.build(self._tools.values())
         return self._search_index
@@ -163,7 +163,7 @@ class Catalog:
         """The ``top`` tools that best match a free-text ``query``, best first.
 
         Ranking is BM25F over names, descriptions, parameters, tags and service
-        (see ``toolcat.catalog.SearchIndex``); ``toolset`` limits the answer to
+        (see ``toolcat.catalog.search.SearchIndex``); ``toolset`` limits the answer to
         its tools. Any string is a valid query; one without a match gives ``[]``.
 
         >>> Catalog(tools=[], services=[]).search("list open issues")

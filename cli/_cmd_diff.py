@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from ._app import CliError
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ToolChange
+    from toolcat.catalog import Catalog
+    from toolcat.catalog.diff import ToolChange
 
     from ._gitrev import RevisionTree
 
@@ -164,7 +165,7 @@ def _report(
         sys.stdout.write(format_load_failure(args.format, failed, report))
         sys.stdout.flush()
         return 1
-    from toolcat.catalog import diff_catalogs
+    from toolcat.catalog.diff import diff_catalogs
 
     changes = diff_catalogs(old, new)
     if tree is not None:

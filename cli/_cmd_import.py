@@ -15,6 +15,8 @@ _KINDS = {"tag": "tags", "operation": "operations", "path": "paths", "method": "
 
 
 def register(sub: Any) -> None:
+    from toolcat.catalog import MAX_DESCRIPTION_CHARS
+
     p = sub.add_parser(
         "import",
         help="write a YAML catalog from an OpenAPI spec",
@@ -121,9 +123,10 @@ def register(sub: Any) -> None:
     w.add_argument(
         "--description-max",
         type=int,
-        default=1024,
+        default=MAX_DESCRIPTION_CHARS,
         metavar="N",
-        help="cut tool and argument descriptions to N characters (default 1024, OpenAI's limit)",
+        help=f"cut tool and argument descriptions to N characters (default "
+        f"{MAX_DESCRIPTION_CHARS}, OpenAI's limit)",
     )
     w.add_argument(
         "--base-url-style",

@@ -1,6 +1,6 @@
 """Output formats of `toolcat diff`: text, Markdown, JSON, SARIF 2.1.0, GitHub annotations.
 
-Each formatter is a pure function of the changes (``toolcat.catalog.ToolChange``)
+Each formatter is a pure function of the changes (``toolcat.catalog.diff.ToolChange``)
 and a :class:`DiffReport` header; it returns the text to print on stdout. File names
 in changes are already the ones to show (``REF:path`` for a catalog read from git).
 """
@@ -25,7 +25,7 @@ from ._formats import (
 )
 
 if TYPE_CHECKING:
-    from toolcat.catalog import ToolChange
+    from toolcat.catalog.diff import ToolChange
 
 __all__ = [
     "DIFF_FORMATS",
@@ -170,7 +170,7 @@ def format_github(changes: Sequence[ToolChange], report: DiffReport) -> str:
 
 
 def _sarif_rule(rule_id: str, repo_docs: str | None) -> dict[str, Any]:
-    from toolcat.catalog import CHANGE_RULES
+    from toolcat.catalog.diff import CHANGE_RULES
 
     rule = CHANGE_RULES[rule_id]
     entry: dict[str, Any] = {

@@ -258,7 +258,7 @@ class ArgumentChecker:
         dropped (at any depth) and the call checked again; the errors reported are
         those that remain. Only when the call is then valid does ``args`` change.
         """
-        from toolcat.catalog import strip_strict_nulls
+        from toolcat.catalog.schema import strip_strict_nulls
 
         with recursion_headroom():  # strip_strict_nulls recurses per level
             stripped = strip_strict_nulls(self._schema, args)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import (
+    MAX_DESCRIPTION_CHARS,
     ApiKeyAuth,
     AuthSpec,
     BasicAuth,
@@ -55,7 +56,7 @@ _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
 # userinfo in a URL's authority: ``scheme://user:password@host``
 _USERINFO = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#]*)@([^/?#]*)")
-DESCRIPTION_LIMIT = 1024  # OpenAI rejects longer function descriptions
+DESCRIPTION_LIMIT = MAX_DESCRIPTION_CHARS
 
 
 def _timeouts(doc: float | TimeoutDoc | None) -> Timeouts | None:

@@ -29,9 +29,10 @@ from toolcat.catalog import (
 from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
-    from toolcat.catalog import EmbeddingsSettings, ServerSettings
+    from toolcat.catalog import ServerSettings
+    from toolcat.catalog.search import EmbeddingsSettings
 
-from toolcat.catalog import record
+from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME, record
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -58,8 +59,7 @@ from ._shape import FixedLocator, Locator, closest, describe, intended_name, val
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
-TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-TOOLSET_LIMIT = 128
+TOOLSET_LIMIT = OPENAI_MAX_TOOLS
 _TOP_KEYS = (
     "toolcat",
     "services",
@@ -506,7 +506,8 @@ def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: 
 def _check_embeddings(state: _State, emb: Any, file: str, locate: Locator, folder: Path) -> None:
     """``search.embeddings``: TC086 where its key would travel in clear, TC137 for a key
     written in the file."""
-    from toolcat.catalog import EmbeddingsSettings, SourceLocation, references
+    from toolcat.catalog import SourceLocation, references
+    from toolcat.catalog.search import EmbeddingsSettings
 
     def refs(text: str) -> bool:
         return next(references(text), None) is not None
@@ -962,7 +963,7 @@ def _search_settings(state: _State) -> Any:
     """The catalog's ``search:`` settings, or ``None`` when no file has the section."""
     if state.embeddings is None:
         return None
-    from toolcat.catalog import SearchSettings
+    from toolcat.catalog.search import SearchSettings
 
     return SearchSettings(embeddings=state.embeddings[0])
 

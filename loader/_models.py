@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
-from toolcat.catalog import METHODS, HttpMethod
+from toolcat.catalog import METHODS, TOOL_NAME_PATTERN, HttpMethod
 
 __all__ = [
     "AccessGrantDoc",
@@ -304,7 +304,7 @@ class ToolDoc(BaseModel):
     """One HTTP tool."""
 
     model_config = _STRICT_X
-    name: str = Field(description="^[a-zA-Z0-9_-]{1,64}$, unique in the catalog.")
+    name: str = Field(description=f"{TOOL_NAME_PATTERN}, unique in the catalog.")
     description: str | None = None
     service: str
     method: HttpMethod = Field(

@@ -1,4 +1,4 @@
-"""What every model client shares: the turn it returns, typed errors, HTTP with retries, SSE.
+"""What every model client reads and raises: the turn, typed errors, HTTP with retries, SSE.
 
 Error tree (under toolcat's root, drawn whole in ``toolcat._errors``)::
 
@@ -16,7 +16,7 @@ import json
 import os
 import re
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -296,48 +296,6 @@ class HttpModelTransport:
     async def aclose(self) -> None:
         if self._own_client:
             await self._client.aclose()
-
-
-class HttpModelClient:
-    """What the HTTP model clients share: the transport, the user message shape, closing."""
-
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        api_key_env: str | None,
-        api_key: str | None,
-        headers: Mapping[str, str] | None,
-        timeout: float,
-        max_retries: int,
-        backoff: float,
-        client: httpx.AsyncClient | None,
-        max_reply_bytes: int = MAX_REPLY_BYTES,
-    ) -> None:
-        if max_reply_bytes < 1:
-            raise ValueError("max_reply_bytes must be at least 1")
-        settings = HttpSettings(
-            base_url,
-            api_key_env=api_key_env,
-            api_key=api_key,
-            headers=dict(headers or {}),
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff=backoff,
-            max_reply_bytes=max_reply_bytes,
-        )
-        self._http = HttpModelTransport(settings, client)
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        return {"role": "user", "content": text}
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-
-def timed(turn: ModelTurn, elapsed: float) -> ModelTurn:
-    """``turn`` with ``elapsed`` (seconds the whole request took, retries included) set."""
-    return replace(turn, elapsed=elapsed)
 
 
 def _too_large(url: str, cap: int) -> ModelResponseError:

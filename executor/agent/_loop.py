@@ -11,7 +11,7 @@ from dataclasses import field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.catalog import record
+from toolcat.catalog import OPENAI_MAX_TOOLS, record
 from toolcat.executor import (
     ToolCall,
     ToolContext,
@@ -47,9 +47,9 @@ MAX_CALLS_PER_TURN = 32
 StopReason = Literal["final_answer", "return_direct", "max_iterations"]
 ToolSelection = Literal["all", "search", "native-search"]
 
-#: The most tools one request may carry, by provider (OpenAI rejects more than 128);
+#: The most tools one request may carry, by provider (``toolcat.catalog.PROVIDER_LIMITS``);
 #: a provider missing here has no known limit. ``AgentLoop(max_tools=)`` overrides it.
-PROVIDER_TOOL_LIMITS: Mapping[str, int] = MappingProxyType({"openai": 128})
+PROVIDER_TOOL_LIMITS: Mapping[str, int] = MappingProxyType({"openai": OPENAI_MAX_TOOLS})
 
 logger = logging.getLogger("toolcat.agent")
 

@@ -309,7 +309,7 @@ class McpServer:
         return served
 
     def _build(self, catalog: Catalog) -> _Served:
-        from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, budget_tool
+        from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, budget_tool
         from toolcat.executor.providers import to_mcp_tool
 
         tools = catalog.toolset(self.toolset)  # UnknownToolsetError when it is not there

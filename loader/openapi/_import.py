@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolcat.catalog import METHODS, method_semantics
+from toolcat.catalog import MAX_DESCRIPTION_CHARS, METHODS, method_semantics
 from toolcat.loader._diagnostics import Diagnostic
 from toolcat.loader._files import FileReadError, read_regular_file
 
@@ -43,7 +43,7 @@ from ._version import detect_version
 
 __all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
 
-MAX_DESCRIPTION = 1024  # OpenAI's limit for a function description
+MAX_DESCRIPTION = MAX_DESCRIPTION_CHARS
 # a Path Item's operation fields, in the order of the OpenAPI spec (3.2 adds query);
 # which of them toolcat can call is toolcat.catalog.METHODS' business
 _PATH_ITEM_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")

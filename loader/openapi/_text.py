@@ -15,11 +15,13 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from toolcat.catalog import MAX_DESCRIPTION_CHARS
+
 from ._html import _Unsupported, html_to_markdown
 
 __all__ = ["DEFAULT_DESCRIPTION_MAX", "MIN_DESCRIPTION_MAX", "markdown_text", "within"]
 
-DEFAULT_DESCRIPTION_MAX = 1024  # OpenAI's limit for a function description
+DEFAULT_DESCRIPTION_MAX = MAX_DESCRIPTION_CHARS
 MIN_DESCRIPTION_MAX = 40
 # HTML past this many characters is not converted (the text is cut to the budget after
 # conversion anyway): a spec's description cannot make the converter work for long

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from toolcat.catalog import CHANGE_RULES
+from toolcat.catalog.diff import CHANGE_RULES
 from toolcat.cli import main
 
 
@@ -350,7 +350,7 @@ def test_base_outside_a_repository(catalogs: Path, capsys: pytest.CaptureFixture
 
 
 def test_text_and_markdown_escape_what_a_catalog_may_hold() -> None:
-    from toolcat.catalog import ToolChange
+    from toolcat.catalog.diff import ToolChange
     from toolcat.cli._diff_formats import DiffReport, format_markdown, format_text
 
     odd = ToolChange(

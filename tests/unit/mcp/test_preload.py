@@ -18,8 +18,7 @@ import pytest
 from toolcat.executor.mcp_server import McpServer, PendingLoad
 from toolcat.executor.mcp_server import _preload as preload_module
 from toolcat.loader import LoadResult, load_catalog
-
-from .test_watch import ONE_TOOL, until
+from toolcat.tests.integration.mcp.test_watch_reload import ONE_TOOL, until
 
 DEMO = Path(__file__).resolve().parents[3] / "examples" / "demo"
 

@@ -29,11 +29,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ._frozen import FrozenDict, FrozenList, freeze, thaw
-from ._record import record
+from toolcat.catalog._frozen import FrozenDict, FrozenList, freeze, thaw
+from toolcat.catalog._record import record
 
 if TYPE_CHECKING:
-    from ._model import ToolDefinition
+    from toolcat.catalog._model import ToolDefinition
 
 __all__ = [
     "DEFAULT_SCHEMA_BUDGET",

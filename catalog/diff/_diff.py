@@ -22,12 +22,13 @@ import enum
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ._catalog import Catalog
-from ._depth import recursion_headroom
+from toolcat.catalog._catalog import Catalog
+from toolcat.catalog._depth import recursion_headroom
+from toolcat.catalog._methods import method_semantics
+from toolcat.catalog._model import AuthSpec, HttpCommand, Service, SourceLocation, ToolDefinition
+from toolcat.catalog._record import record
+
 from ._diff_schema import SchemaDiff, pointer
-from ._methods import method_semantics
-from ._model import AuthSpec, HttpCommand, Service, SourceLocation, ToolDefinition
-from ._record import record
 
 __all__ = ["CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs"]
 

@@ -38,8 +38,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat._errors import ToolcatError
+from toolcat.catalog._record import record
 
-from ._record import record
 from ._schema_walk import def_name, merge_lists, merge_part, refinements, short, split_defs
 
 __all__ = [

@@ -36,11 +36,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
-from ._model import SourceLocation
-from ._record import record
+from toolcat.catalog._model import SourceLocation
+from toolcat.catalog._record import record
 
 if TYPE_CHECKING:
-    from ._model import ToolDefinition
+    from toolcat.catalog._model import ToolDefinition
 
 __all__ = [
     "FIELD_WEIGHTS",

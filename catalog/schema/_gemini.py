@@ -31,7 +31,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._record import record
+from toolcat.catalog._record import record
+
 from ._schema_walk import def_name, merge_lists, merge_part, refinements, short, split_defs
 
 __all__ = ["GeminiResult", "to_gemini_schema"]
