@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 __all__ = ["MAX_NAME", "base_name", "snake_case", "unique_name"]
@@ -34,14 +35,7 @@ def snake_case(name: str) -> str:
 
 
 def _short_hash(key: str) -> str:
-    # not on every import's start-up (a long name or a clash). CPython's own small SHA-1
-    # module first: hashlib loads OpenSSL (11M instructions, 40 times _sha1's cost)
-    try:
-        from _sha1 import sha1  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - another Python
-        from hashlib import sha1
-
-    digest: str = sha1(key.encode("utf-8")).hexdigest()  # noqa: S324 - a name, not security
+    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()  # noqa: S324 - a name, not security
     return digest[:8]
 
 
