@@ -11,8 +11,7 @@ and the facts every layer above shares, each in one module: HTTP method semantic
 Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
 (_strict, _gemini, _schema_walk), the lexical tool search (_search), and what changed
 between two catalogs (_diff, _diff_schema). Every frozen record of the package is a
-``@record`` (_record): a frozen slotted dataclass whose methods other than
-``__init__`` are shared rather than compiled per class.
+``dataclass(frozen=True, slots=True)``.
 """
 
 import typing as _t
@@ -64,7 +63,6 @@ from ._model import (
     is_loopback_host,
 )
 from ._printable import escape_controls, escape_json_controls
-from ._record import record
 from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
 from ._sandbox import (
     MAX_TEMPLATE_LOOPS,
@@ -169,7 +167,6 @@ __all__ = [
     "method_semantics",
     "pattern_problem",
     "pattern_search",
-    "record",
     "recursion_headroom",
     "redis_url_problem",
     "references",

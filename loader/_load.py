@@ -31,7 +31,6 @@ from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compil
 if TYPE_CHECKING:
     from toolcat.catalog import EmbeddingsSettings, ServerSettings
 
-from toolcat.catalog import record
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -72,7 +71,7 @@ _TOP_KEYS = (
 )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class LoadResult:
     """What loading found: the catalog (``None`` on errors), every diagnostic, the files read.
 

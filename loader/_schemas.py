@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import compile_check, linear_regex, pattern_problem, record
+from toolcat.catalog import compile_check, linear_regex, pattern_problem
 
 from ._shape import closest
 from ._simple_schema import (
@@ -173,7 +174,7 @@ def _walk_refs(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue
                 stack.extend((sub, (*where, key, i)) for i, sub in enumerate(value))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SchemaIssue:
     """One finding inside a schema; ``path`` is relative to the schema checked."""
 

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-
-from toolcat.catalog import record
+from dataclasses import dataclass
 
 __all__ = ["MAX_NAME_WARNINGS", "ProviderLimits", "limit_warnings", "limits"]
 
 MAX_NAME_WARNINGS = 20  # names listed one a line; the rest are counted in one more line
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ProviderLimits:
     """``max_tools`` per request (``None``: no stated limit) and the name rule, a regex
     a whole name must match (``None``: any name), with its wording."""
