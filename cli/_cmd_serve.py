@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._app import CliError, resume_collection
+from ._app import CliError
 
 if TYPE_CHECKING:
     from toolcat.executor.mcp_server import PendingLoad
@@ -307,7 +307,6 @@ def _serve(
                 "(standard output carries MCP): give --audit-log a file"
             )
         _warn_unset(server)
-        resume_collection()  # started: the server's own objects may hold cycles
         anyio.run(server.run_stdio)
         return 0
 
@@ -339,7 +338,6 @@ def _serve(
             raise CliError(str(exc)) from exc
     from toolcat.executor.mcp_server import AuthConfigError  # HTTP only: JWT's library
 
-    resume_collection()  # started: the server's own objects may hold cycles
     try:
         anyio.run(
             lambda: server.run_http(
