@@ -31,7 +31,7 @@ def test_a_tool_cannot_change() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         tool.name = "other"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        del tool.description  # type: ignore[misc]
+        del tool.description
     assert not hasattr(tool, "__dict__")  # slotted: no attribute can be added either
     changed = dataclasses.replace(tool, name="other")
     assert changed != tool and changed.name == "other" and tool.name != "other"
