@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 __all__ = ["MAX_NAME", "base_name", "snake_case", "unique_name"]
@@ -35,6 +34,8 @@ def snake_case(name: str) -> str:
 
 
 def _short_hash(key: str) -> str:
+    import hashlib  # here: only a long name or a clash needs it (it loads OpenSSL)
+
     digest = hashlib.sha1(key.encode("utf-8")).hexdigest()  # noqa: S324 - a name, not security
     return digest[:8]
 
