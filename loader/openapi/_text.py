@@ -80,17 +80,20 @@ def markdown_text(text: str) -> str:
 
 def _markdownify(html: str) -> str:
     """markdownify's conversion: ATX headings, ``-`` bullets, no escaping."""
-    from markdownify import markdownify  # here: only a spec with HTML needs it
+    return str(_converter().convert(html))
 
-    return str(
-        markdownify(
-            html,
-            heading_style="ATX",
-            bullets="-",
-            escape_asterisks=False,
-            escape_underscores=False,
-            escape_misc=False,
-        )
+
+@functools.cache
+def _converter() -> Any:
+    """One markdownify converter for every description (its options are read once)."""
+    from markdownify import MarkdownConverter  # here: only a spec with HTML needs it
+
+    return MarkdownConverter(
+        heading_style="ATX",
+        bullets="-",
+        escape_asterisks=False,
+        escape_underscores=False,
+        escape_misc=False,
     )
 
 
