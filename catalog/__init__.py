@@ -11,7 +11,7 @@ and the facts every layer above shares, each in one module: HTTP method semantic
 (_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the nesting limit
 (_depth), what the providers' APIs accept (_limits), and schema regexes on a
 linear-time engine (_regex). Every frozen record of the package is a
-``@record`` (_record).
+``dataclass(frozen=True, slots=True)``.
 
 Three subpackages read the IR, each with its own small surface:
 :mod:`toolcat.catalog.schema` (the schema rewrites: OpenAI strict mode, Gemini, the
@@ -70,7 +70,6 @@ from ._model import (
     is_loopback_host,
 )
 from ._printable import escape_controls, escape_json_controls
-from ._record import record
 from ._regex import (
     MAX_PATTERN_CACHE,
     linear_validator,
@@ -173,7 +172,6 @@ __all__ = [
     "loads_json",
     "method_semantics",
     "pattern_runs",
-    "record",
     "recursion_headroom",
     "redis_url_problem",
     "references",

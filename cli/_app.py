@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import gc
 import importlib
 import os
 import sys
@@ -19,7 +18,7 @@ from typing import Any, NoReturn
 
 from toolcat._errors import ToolcatError
 
-__all__ = ["CliError", "main", "resume_collection"]
+__all__ = ["CliError", "main"]
 
 # Order is the order of ``toolcat --help``.
 _COMMAND_MODULES = (
@@ -113,64 +112,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-# Commands that read files, compute and exit. They run without the cyclic garbage
-# collector: what they build (modules, a catalog, its exports) lives until the exit and
-# holds no cycles to free, yet each collection walked all of it again, 12% of
-# `toolcat schema`'s CPU time on Stripe's spec. Refcounting still frees everything else.
-# The others (serve, chat, call, test, docs, demo) run for long or send requests through
-# httpx and asyncio, whose objects do form cycles: they collect as usual.
-_BATCH = frozenset(
-    {"validate", "import", "diff", "list", "search", "schema", "catalog-schema", "env"}
-)
-
-
-# Long-running commands whose start-up (importing the MCP SDK, loading the catalog,
-# building the tool list) builds long-lived objects only: the collector stays off until
-# the command calls resume_collection(), just before it starts serving. serve's start to
-# `initialize` on GitHub's catalog: 13% of the SDK's import went to collections.
-# Turned back on, the collector would first walk every object the start-up made (they
-# are all still in its youngest generation): 0.4 s in three pauses before the first
-# answer on GitHub's catalog. So they are frozen first (gc.freeze, made for this):
-# never walked again, still freed by reference counting when a reload drops them.
-_STARTUP = frozenset({"serve"})
-_resume = [False]
-_froze = [False]  # main() gives a caller (a test, a program) its objects back: unfreeze
-
-
-def resume_collection() -> None:
-    """Turn the cyclic collector back on, if it was on when main() began (a _STARTUP
-    command calls this once started, before it serves), with what start-up built
-    moved out of its reach (``gc.freeze``)."""
-    if _resume[0]:
-        _resume[0] = False
-        gc.freeze()
-        _froze[0] = True
-        gc.enable()
-
-
-# Set when the command run was a batch one: the console script then leaves without the
-# interpreter's teardown, which frees every object one by one (as mypy does: 8% of
-# `toolcat schema`'s CPU time on Stripe's spec went to freeing its catalog at exit).
-# main() itself returns as usual, to tests and to programs that call it.
-_exit_fast = [False]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
-    collecting = gc.isenabled()
-    gc.disable()  # start-up builds long-lived objects only; see _BATCH
-    try:
-        return _main(argv, collecting)
-    finally:
-        _resume[0] = False
-        if _froze[0]:
-            _froze[0] = False
-            gc.unfreeze()
-        if collecting:
-            gc.enable()
-
-
-def _main(argv: Sequence[str] | None, collecting: bool) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     _open_closed_streams()
     try:
@@ -183,12 +126,6 @@ def _main(argv: Sequence[str] | None, collecting: bool) -> int:
             raise CliError(f"a command is required: {names} (see 'toolcat --help')")
         from toolcat.catalog import recursion_headroom
 
-        if args.command in _BATCH:
-            _exit_fast[0] = True
-        elif args.command in _STARTUP:
-            _resume[0] = collecting  # the command calls resume_collection() once started
-        elif collecting:
-            gc.enable()
         with recursion_headroom():  # schemas and values up to the nesting limit, all commands
             code: int = args.func(args)
         sys.stdout.flush()  # a full disk shows here, as one line, rather than at exit
@@ -255,14 +192,4 @@ def _say(message: str) -> None:
 
 
 def console_main() -> NoReturn:
-    _exit_fast[0] = False
-    code = main()
-    if _exit_fast[0]:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass  # the interpreter's own exit says what it says of a stream that fails
-        else:
-            os._exit(code)
-    sys.exit(code)
+    sys.exit(main())

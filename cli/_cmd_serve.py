@@ -8,10 +8,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._app import CliError, resume_collection
+from ._app import CliError
 
 if TYPE_CHECKING:
-    from toolcat.executor.mcp_server import PendingLoad
     from toolcat.loader import LoadResult
 
 
@@ -217,7 +216,6 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import logging  # here, not at the top: every toolcat command imports this module
 
-    from toolcat.executor.mcp_server import PendingLoad  # no MCP SDK yet: see below
     from toolcat.loader import load_catalog
 
     if args.settle < 0 or args.poll_interval <= 0:
@@ -242,15 +240,10 @@ def run(args: argparse.Namespace) -> int:
     def load(paths: Sequence[str]) -> LoadResult:  # every load and --watch reload
         return load_catalog(paths, progress=False, ref_root=ref_root)
 
-    # The first load runs beside the MCP SDK's import (a forked child, where a second
-    # core is free): the two cost about the same and neither needs the other.
-    with PendingLoad(args.paths, load) as pending:
-        return _serve(args, load, pending)
+    return _serve(args, load)
 
 
-def _serve(
-    args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult], pending: PendingLoad
-) -> int:
+def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]) -> int:
     import logging
     import os
 
@@ -284,7 +277,7 @@ def _serve(
     if args.docs and args.transport != "http":
         raise CliError("--docs needs --transport http")
     try:
-        server.load(pending)
+        server.load()
     except CatalogInputError as exc:
         raise CliError(str(exc)) from exc
     except SharedStateError as exc:  # a malformed URL, no redis library, Redis not answering
@@ -307,7 +300,6 @@ def _serve(
                 "(standard output carries MCP): give --audit-log a file"
             )
         _warn_unset(server)
-        resume_collection()  # started: the server's own objects may hold cycles
         anyio.run(server.run_stdio)
         return 0
 
@@ -339,7 +331,6 @@ def _serve(
             raise CliError(str(exc)) from exc
     from toolcat.executor.mcp_server import AuthConfigError  # HTTP only: JWT's library
 
-    resume_collection()  # started: the server's own objects may hold cycles
     try:
         anyio.run(
             lambda: server.run_http(

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from toolcat.catalog import record
 
 from ._formats import (
     SARIF_SCHEMA_URI,
@@ -46,7 +45,7 @@ _GITHUB_COMMAND = {"breaking": "error", "safety": "warning", "note": "notice"}
 _HEADINGS = {"breaking": "Breaking changes", "safety": "Safety regressions", "note": "Notes"}
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DiffReport:
     """What was compared: the OLD and NEW catalogs as the user named them."""
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import record
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
@@ -47,7 +47,7 @@ class NotEmptyError(ToolcatError):
     """The output folder holds files and ``force`` was not given."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SiteReport:
     tools: int
     files: int

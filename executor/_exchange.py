@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import field
-
-from toolcat.catalog import record
+from dataclasses import dataclass, field
 
 __all__ = [
     "ACCESS_TOKEN_TYPE",
@@ -28,7 +26,7 @@ EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExchangeConfig:
     """Resolved token-exchange settings of one service (the secret is never shown)."""
 
@@ -42,7 +40,7 @@ class ExchangeConfig:
     max_lifetime: float = 3600.0
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExchangeGrant:
     """One exchange to make: ``config`` for the caller's ``subject_token`` on ``service``.
 

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -21,7 +21,6 @@ from toolcat.catalog import (
     QuotaPolicy,
     ToolDefinition,
     method_semantics,
-    record,
 )
 
 from ._access import AccessGuard
@@ -52,7 +51,7 @@ __all__ = ["ConfirmCallback", "Executor", "PreparedRequest"]
 ConfirmCallback = Callable[[ToolCall, ToolDefinition], "bool | Awaitable[bool]"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PreparedRequest:
     """The request a call would send (a dry run): secrets are already masked."""
 

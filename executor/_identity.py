@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolcat.catalog import FrozenDict, freeze, record
+from toolcat.catalog import FrozenDict, freeze
 
 __all__ = [
     "CallerIdentity",
@@ -30,7 +30,7 @@ __all__ = [
 AuthMethod = Literal["jwt", "introspection", "api_key"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class CallerIdentity:
     """A verified caller: ``subject`` (``sub``, or the API key's name), the OAuth
     ``client_id`` when known, granted ``scopes``, every verified ``claims`` value
@@ -66,7 +66,7 @@ class CallerIdentity:
         return scope in self.scopes
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a call carries besides its arguments: the verified caller (set by a server
     from the token, or by an embedding app that verified it), application

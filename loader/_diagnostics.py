@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import record
 
 __all__ = ["CODES", "CatalogError", "Diagnostic", "Severity", "sort_diagnostics"]
 
@@ -139,7 +138,7 @@ CODES: dict[str, tuple[str, Severity]] = {
 }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding: ``file:line:col: severity code message``.
 

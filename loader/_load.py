@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from toolcat.catalog import ServerSettings
     from toolcat.catalog.search import EmbeddingsSettings
 
-from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME, record
+from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -72,7 +72,7 @@ _TOP_KEYS = (
 )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class LoadResult:
     """What loading found: the catalog (``None`` on errors), every diagnostic, the files read.
 

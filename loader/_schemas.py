@@ -12,9 +12,10 @@ import json
 import re
 import warnings
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import linear_validator, record, unrunnable_patterns
+from toolcat.catalog import linear_validator, unrunnable_patterns
 
 from ._shape import closest
 
@@ -122,20 +123,35 @@ def _meta_validator() -> Any:
     )
 
 
+@functools.cache
+def _meta_with_formats() -> Any:
+    """jsonschema-rs's 2020-12 metaschema check that asserts formats: ``regex`` on the
+    engine that runs the patterns at call time."""
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for({"$ref": _META_URI}, validate_formats=True)
+
+
+_META_URI = "https://json-schema.org/draft/2020-12/schema"
+
+
 def _surely_meta_valid(schema: Any, key: str) -> bool:
     """jsonschema-rs finds ``schema`` valid against the 2020-12 metaschema (in Rust, without
     importing jsonschema: a catalog of valid schemas is checked in a few milliseconds).
 
-    Its metaschema check asserts no format, so a schema with a ``pattern`` (the one format
-    jsonschema asserts here that a valid schema can break: ``regex``) is left to jsonschema,
-    and so is one with a ``$schema`` (jsonschema-rs would check it against that dialect's
-    metaschema, and fetch an unknown one).
+    A schema with a ``pattern`` (the one format a valid schema can break: ``regex``) is
+    checked with formats asserted, its patterns compiled by the engine that runs them at
+    call time; whatever that check refuses (and a schema with a ``$schema``: jsonschema-rs
+    would check it against that dialect's metaschema, and fetch an unknown one) is left to
+    jsonschema, which words the diagnostics.
     """
-    if '"pattern' in key or '"$schema"' in key:
+    if '"$schema"' in key:
         return False
     import jsonschema_rs
 
     try:
+        if '"pattern' in key:
+            return bool(_meta_with_formats().is_valid(schema))
         return jsonschema_rs.meta.is_valid(schema)
     except (ValueError, jsonschema_rs.ReferencingError):  # a type JSON has not; a bad $schema
         return False
@@ -243,7 +259,7 @@ def _walk_refs(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue
                 stack.extend((sub, (*where, key, i)) for i, sub in enumerate(value))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SchemaIssue:
     """One finding inside a schema; ``path`` is relative to the schema checked."""
 

@@ -26,11 +26,10 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolcat.catalog._frozen import FrozenDict, FrozenList, freeze, thaw
-from toolcat.catalog._record import record
 
 if TYPE_CHECKING:
     from toolcat.catalog._model import ToolDefinition
@@ -57,7 +56,7 @@ def schema_size(schema: Any) -> int:
     return len(text.decode() if text is not None else _dumps(schema))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class BudgetResult:
     """A schema within budget (or as close as collapsing gets it) and what changed.
 

@@ -21,7 +21,6 @@ from typing import Any
 
 import httpx
 from toolcat._errors import ToolcatError
-from toolcat.catalog import record
 from toolcat.executor import (
     Redactor,
     ToolCall,
@@ -53,7 +52,7 @@ _ERROR_BODY_BYTES = 64 * 1024  # of an error reply, only this much is read (for 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts as the provider reported them (``None`` when it did not)."""
 
@@ -86,7 +85,7 @@ def _plus(a: int | None, b: int | None) -> int | None:
     return None if a is None and b is None else (a or 0) + (b or 0)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ModelTurn:
     """One reply of the model: the assistant message to append, its text and tool calls."""
 
@@ -142,7 +141,7 @@ class ModelResponseError(ModelError):
         return f"unexpected reply from model endpoint {self.url}: {self.reason}"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SseEvent:
     event: str | None
     data: str

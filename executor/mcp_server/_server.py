@@ -91,8 +91,6 @@ if TYPE_CHECKING:
     from toolcat.executor import QuotaStore
     from toolcat.loader import LoadResult
 
-    from ._preload import PendingLoad
-
 __all__ = ["CatalogLoadFailed", "McpServer"]
 
 log = logging.getLogger("toolcat.serve")
@@ -274,19 +272,15 @@ class McpServer:
 
     # -- loading -------------------------------------------------------------
 
-    def load(self, pending: PendingLoad | None = None) -> _Served:
+    def load(self) -> _Served:
         """Load (or reload) the catalog; raises ``CatalogLoadFailed`` and keeps the old one.
 
         The watched files are snapshotted before the load, so an edit made while
-        it runs is seen by the next poll of ``watch_files``. ``pending`` is a first
-        load begun earlier (:class:`PendingLoad`, of this server's PATHs): its
-        snapshot and result are taken instead.
+        it runs is seen by the next poll of ``watch_files``.
         """
-        if pending is not None and pending.paths != tuple(self.paths):
-            raise ValueError("the pending load is of other PATHs than this server's")
-        seen = pending.snapshot if pending is not None else FileSnapshot(self._watched())
+        seen = FileSnapshot(self._watched())
         try:
-            result = pending.result() if pending is not None else self._loader(self.paths)
+            result = self._loader(self.paths)
             self._files = tuple(result.files)
             self._missing = tuple(result.missing)
             self.server_settings = result.server
