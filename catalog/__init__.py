@@ -98,6 +98,7 @@ __all__ = [
     "Catalog",
     "ChangeKind",
     "ChangeRule",
+    "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",
     "DEFAULT_SCHEMA_BUDGET",
     "EmbeddingsSettings",
@@ -204,6 +205,7 @@ if _t.TYPE_CHECKING:
         tokenize,
     )
     from ._serving import (
+        DEFAULT_CLIENT_CLAIMS,
         DEFAULT_JWT_ALGORITHMS,
         AccessGrant,
         AccessPolicy,
@@ -258,6 +260,7 @@ __getattr__, __dir__ = _lazy_names(
         **{
             name: "._serving"
             for name in (
+                "DEFAULT_CLIENT_CLAIMS",
                 "DEFAULT_JWT_ALGORITHMS",
                 "AccessGrant",
                 "AccessPolicy",

@@ -12,6 +12,7 @@ from typing import Literal
 from ._record import record
 
 __all__ = [
+    "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",
     "AccessGrant",
     "AccessPolicy",
@@ -31,6 +32,9 @@ __all__ = [
 # Asymmetric only: an HMAC algorithm would verify with a "secret" that is the
 # issuer's public key, which anyone can fetch ("none" is never accepted at all).
 DEFAULT_JWT_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
+# The claims that name the client of a token without ``sub`` (a client-credentials
+# token); the first one that is a non-empty string wins (server.auth.client_claims).
+DEFAULT_CLIENT_CLAIMS = ("client_id", "azp")
 
 
 @record
@@ -74,6 +78,8 @@ class ServeAuth:
     introspection: IntrospectionSettings | None = None
     api_keys: tuple[ApiKeyEntry, ...] = ()
     required_scopes: tuple[str, ...] = ()
+    # who a token without ``sub`` is: the first of these claims it carries
+    client_claims: tuple[str, ...] = DEFAULT_CLIENT_CLAIMS
 
     @property
     def enabled(self) -> bool:

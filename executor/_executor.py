@@ -505,7 +505,7 @@ class Executor:
         if not value:
             return None
         who = current_identity()
-        caller = "-" if who is None else f"{who.method}\x1f{who.subject or ''}"
+        caller = "-" if who is None else who.key
         return f"{plan.tool.name}\x1f{caller}\x1f{value}"
 
     def _begin(self, call: ToolCall, plan: ToolPlan, key: str) -> ToolResult | None:

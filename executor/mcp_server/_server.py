@@ -14,7 +14,6 @@ it reports, imported OpenAPI specs included, are the files watched.
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
 import os
 import threading
@@ -841,7 +840,7 @@ def _principal(ctx: ServerRequestContext[Any, Any]) -> str | None:
     who = _identity(ctx)
     if who is None:
         return None
-    return json.dumps([who.method, who.issuer, who.client_id, who.subject])
+    return str(who.key)
 
 
 def _identity(ctx: ServerRequestContext[Any, Any]) -> Any:

@@ -16,7 +16,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import httpx
@@ -114,7 +114,9 @@ class Authenticator:
         self._keys = [(_digest(k.hash), k) for k in settings.api_keys]
         self._jwt: _JwtCheck | None = None
         if settings.jwt is not None:
-            self._jwt = _JwtCheck(settings.jwt, resource, environ, self._client, jwks_timeout)
+            self._jwt = _JwtCheck(
+                settings.jwt, resource, environ, self._client, jwks_timeout, settings.client_claims
+            )
         self._introspect: _Introspection | None = None
         if settings.introspection is not None:
             self._introspect = _Introspection(
@@ -124,6 +126,7 @@ class Authenticator:
                 environ,
                 self._client,
                 introspection_timeout,
+                settings.client_claims,
             )
 
     @staticmethod
@@ -206,24 +209,33 @@ def _resolve_url(text: str, env: Mapping[str, str], where: str) -> str:
     raise AuthConfigError(f"{where} must be an https URL (http only to a loopback address)")
 
 
-def _scopes(claims: Mapping[str, Any]) -> list[str]:
-    """``scope`` (space-separated, RFC 8693/9068) or ``scp`` (a list or a string)."""
-    scopes: list[str] = []
-    for name in ("scope", "scp"):
-        value = claims.get(name)
-        if isinstance(value, str):
-            scopes.extend(value.split())
-        elif isinstance(value, list):
-            scopes.extend(v for v in value if isinstance(v, str))
-    return scopes
+#: Claims that hold a time (RFC 7519 NumericDate): a number, never a string or a boolean.
+_TIME_CLAIMS = ("exp", "nbf", "iat")
 
 
-def _client_id(claims: Mapping[str, Any]) -> str | None:
-    for name in ("client_id", "azp"):
+def _check_times(claims: Mapping[str, Any]) -> None:
+    """Refuse a token whose ``exp``, ``nbf`` or ``iat`` is not a number (the JWT library
+    reads ``"9999999999"`` as a time; RFC 7519 and RFC 7662 say NumericDate)."""
+    for name in _TIME_CLAIMS:
         value = claims.get(name)
-        if isinstance(value, str):
-            return value
-    return None
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise _Rejected(f"the {name!r} claim is not a number")
+
+
+def _identify(
+    claims: Mapping[str, Any],
+    method: Literal["jwt", "introspection"],
+    issuer: str | None,
+    client_claims: Sequence[str],
+) -> CallerIdentity:
+    """The caller ``claims`` name, or refused: a token with neither a subject nor a client
+    claim would be every such caller at once (one quota, one idempotency record)."""
+    identity = CallerIdentity.from_claims(
+        claims, method=method, issuer=issuer, client_claims=client_claims
+    )
+    if not identity.identified:
+        raise _Rejected(f"the token names no caller (no 'sub', nor any of {list(client_claims)})")
+    return identity
 
 
 class _JwtCheck:
@@ -234,12 +246,14 @@ class _JwtCheck:
         env: Mapping[str, str],
         client: httpx.AsyncClient,
         timeout: float,
+        client_claims: Sequence[str],
     ) -> None:
         self.issuer = _resolve(settings.issuer, env, "server.auth.jwt.issuer")
         self.audience = _resolve(settings.audience or resource, env, "server.auth.jwt.audience")
         self.algorithms = tuple(settings.algorithms)
         self.leeway = settings.leeway
         self.required = ["exp", "iss", "aud", *settings.required_claims]
+        self.client_claims = client_claims
         url = _resolve_url(settings.jwks_url, env, "server.auth.jwt.jwks_url")
         self.jwks = JwksCache(
             url,
@@ -285,15 +299,8 @@ class _JwtCheck:
             raise _Rejected(f"JWT lacks the required claim {exc.claim!r}") from exc
         except jwt.PyJWTError as exc:
             raise _Rejected(f"JWT refused ({type(exc).__name__})") from exc
-        subject = claims.get("sub")
-        return CallerIdentity.make(
-            subject=subject if isinstance(subject, str) else None,
-            method="jwt",
-            client_id=_client_id(claims),
-            issuer=self.issuer,
-            scopes=_scopes(claims),
-            claims=claims,
-        )
+        _check_times(claims)
+        return _identify(claims, "jwt", self.issuer, self.client_claims)
 
 
 class _Introspection:
@@ -305,7 +312,9 @@ class _Introspection:
         env: Mapping[str, str],
         client: httpx.AsyncClient,
         timeout: float,
+        client_claims: Sequence[str],
     ) -> None:
+        self.client_claims = client_claims
         self.url = _resolve_url(settings.url, env, "server.auth.introspection.url")
         cid = settings.client_id
         secret = settings.client_secret
@@ -372,6 +381,7 @@ class _Introspection:
     def _check(self, claims: dict[str, Any], now: float) -> tuple[CallerIdentity, float]:
         if claims.get("active") is not True:
             raise _Rejected("token is not active")
+        _check_times(claims)
         exp, nbf = claims.get("exp"), claims.get("nbf")
         if isinstance(exp, int | float) and exp + self.leeway <= now:
             raise _Rejected("token expired")
@@ -387,14 +397,11 @@ class _Introspection:
         until = now + self.cache_seconds
         if isinstance(exp, int | float):
             until = min(until, float(exp))
-        subject = claims.get("sub")
         iss = claims.get("iss")
-        identity = CallerIdentity.make(
-            subject=subject if isinstance(subject, str) else None,
-            method="introspection",
-            client_id=_client_id(claims),
-            issuer=iss if isinstance(iss, str) else None,
-            scopes=_scopes(claims),
-            claims={k: v for k, v in claims.items() if k != "active"},
+        identity = _identify(
+            {k: v for k, v in claims.items() if k != "active"},
+            "introspection",
+            iss if isinstance(iss, str) else None,
+            self.client_claims,
         )
         return identity, until
