@@ -16,6 +16,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
@@ -35,6 +36,7 @@ from toolcat.catalog import (
 )
 from toolcat.executor import CallerIdentity
 
+from ._idp import AnswerRefused, read_json
 from ._jwks import JwksCache
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "INTROSPECTION_CACHE_SIZE",
     "INTROSPECTION_CONCURRENCY",
     "MAX_TOKEN_BYTES",
+    "Refusal",
     "VerifiedToken",
     "hash_api_key",
 ]
@@ -50,6 +53,7 @@ __all__ = [
 log = logging.getLogger("toolcat.serve")
 
 MAX_TOKEN_BYTES = 8192  # a longer bearer token is refused before any parsing
+MAX_INTROSPECTION_BYTES = 64 * 1024  # a longer introspection answer is refused (never read)
 INTROSPECTION_CACHE_SIZE = 10_000  # active tokens remembered (least recently used dropped)
 INTROSPECTION_CONCURRENCY = 16  # introspection requests in flight at once; others wait
 _HASH_PREFIX = "sha256:"
@@ -81,6 +85,20 @@ class AuthConfigError(ToolcatError, ValueError):
 
 class _Rejected(ToolcatError):
     """A token that is not accepted; the message is a fixed reason, safe to log."""
+
+
+class _Unavailable(_Rejected):
+    """The identity provider could not be asked, or gave no usable answer: the token
+    itself may be good (the server answers 503, not 401)."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a token is not accepted: ``reason`` (safe to log, never the token) and whether
+    the identity provider was ``unavailable`` rather than the token bad."""
+
+    reason: str
+    unavailable: bool = False
 
 
 class Authenticator:
@@ -142,9 +160,14 @@ class Authenticator:
 
     async def authenticate(self, token: str) -> CallerIdentity | None:
         """The verified identity of ``token``, or ``None`` (the reason is logged)."""
+        verdict = await self.check(token)
+        return verdict if isinstance(verdict, CallerIdentity) else None
+
+    async def check(self, token: str) -> CallerIdentity | Refusal:
+        """The verified identity of ``token``, or why it is not accepted (also logged)."""
         if len(token) > MAX_TOKEN_BYTES:
             log.info("token refused: longer than %d bytes", MAX_TOKEN_BYTES)
-            return None
+            return Refusal(f"longer than {MAX_TOKEN_BYTES} bytes")
         try:
             found = self._api_key(token)
             if found is not None:
@@ -156,7 +179,7 @@ class Authenticator:
             raise _Rejected("not an accepted API key or token")
         except _Rejected as exc:
             log.info("token refused: %s", str(exc))
-            return None
+            return Refusal(str(exc), unavailable=isinstance(exc, _Unavailable))
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """``mcp.server.auth.provider.TokenVerifier``: the identity as an ``AccessToken``."""
@@ -275,6 +298,8 @@ class _JwtCheck:
         if kid is not None and not isinstance(kid, str):
             raise _Rejected("JWT kid is not a string")
         key = await self.jwks.key(kid, algorithm)
+        if key is None and not self.jwks.known:
+            raise _Unavailable("no signing key could be read from the issuer's JWKS")
         if key is None:
             raise _Rejected("no signing key of the issuer matches the JWT's kid")
         try:
@@ -358,24 +383,23 @@ class _Introspection:
         try:
             with anyio.fail_after(self.timeout):  # waiting for a slot counts too
                 async with self._limiter:
-                    response = await self._client.post(
+                    claims = await read_json(
+                        self._client,
+                        "POST",
                         self.url,
+                        max_bytes=MAX_INTROSPECTION_BYTES,
+                        what="introspection answer",
                         data={"token": token, "token_type_hint": "access_token"},
                         auth=self.auth or httpx.USE_CLIENT_DEFAULT,
-                        headers={"Accept": "application/json"},
                     )
         except TimeoutError as exc:
-            raise _Rejected("introspection endpoint did not answer in time") from exc
+            raise _Unavailable("introspection endpoint did not answer in time") from exc
         except httpx.HTTPError as exc:
-            raise _Rejected(f"introspection failed ({type(exc).__name__})") from exc
-        if response.status_code != 200 or len(response.content) > 64 * 1024:
-            raise _Rejected(f"introspection answered HTTP {response.status_code}")
-        try:
-            claims = response.json()
-        except ValueError as exc:
-            raise _Rejected("introspection answered something that is not JSON") from exc
+            raise _Unavailable(f"introspection failed ({type(exc).__name__})") from exc
+        except AnswerRefused as exc:
+            raise _Unavailable(str(exc)) from exc
         if not isinstance(claims, dict):
-            raise _Rejected("introspection answered something that is not an object")
+            raise _Unavailable("the introspection answer is not an object")
         return claims
 
     def _check(self, claims: dict[str, Any], now: float) -> tuple[CallerIdentity, float]:
