@@ -12,7 +12,9 @@ Pipeline (module names)::
                    │    InputRequiredResult with sealed, one-use state (2026-07-28) (_confirm)
                    └─ HTTP: HostGuard (_hosts) answers only allowed Host and Origin values,
                             then AuthMiddleware (_auth) ─ Authenticator (_verify: API keys,
-                            JWT with JwksCache (_jwks), RFC 7662 introspection)
+                            JWT with JwksCache (_jwks), RFC 7662 introspection; answers
+                            read bounded by _idp); bounded by _limits (header timeout,
+                            connections, sessions in all and per caller)
 
 
 Names load from their module on first use (PEP 562): ``PendingLoad`` imports no MCP
@@ -27,6 +29,7 @@ from toolcat._lazy import lazy_names as _lazy_names
 if _t.TYPE_CHECKING:
     from ._auth import METADATA_PATH, AuthMiddleware, identity_of, metadata_url
     from ._hosts import HostGuard, HostPolicy
+    from ._limits import ServeLimits
     from ._preload import PendingLoad
     from ._server import CatalogLoadFailed, McpServer
     from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
@@ -42,6 +45,7 @@ __all__ = [
     "METADATA_PATH",
     "McpServer",
     "PendingLoad",
+    "ServeLimits",
     "hash_api_key",
     "identity_of",
     "metadata_url",
@@ -58,6 +62,7 @@ _LAZY = {
     "METADATA_PATH": "._auth",
     "McpServer": "._server",
     "PendingLoad": "._preload",
+    "ServeLimits": "._limits",
     "hash_api_key": "._verify",
     "identity_of": "._auth",
     "metadata_url": "._auth",

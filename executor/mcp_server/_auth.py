@@ -39,7 +39,14 @@ from toolcat.executor import CallerIdentity
 
 from ._verify import Authenticator, Refusal, VerifiedToken, access_token
 
-__all__ = ["METADATA_PATH", "AuthMiddleware", "caller_token_of", "identity_of", "metadata_url"]
+__all__ = [
+    "METADATA_PATH",
+    "AuthMiddleware",
+    "caller_token_of",
+    "identity_in",
+    "identity_of",
+    "metadata_url",
+]
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 _CALLER_TOKEN = "toolcat.caller_token"
@@ -58,7 +65,11 @@ def metadata_url(resource: str) -> str:
 def identity_of(request: Any) -> CallerIdentity | None:
     """The verified identity of the HTTP request (a Starlette ``Request``) an MCP message
     came in, or ``None`` (stdio, or a server without authentication)."""
-    scope = getattr(request, "scope", None)
+    return identity_in(getattr(request, "scope", None))
+
+
+def identity_in(scope: Any) -> CallerIdentity | None:
+    """The verified identity :class:`AuthMiddleware` put in an ASGI ``scope``, or ``None``."""
     user = scope.get("user") if isinstance(scope, dict) else None
     token = getattr(user, "access_token", None)
     return token.identity if isinstance(token, VerifiedToken) else None
