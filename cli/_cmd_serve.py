@@ -228,8 +228,8 @@ def _add_limits(p: Any) -> None:
     )
     g.add_argument(
         "--keep-alive-timeout",
-        type=float,
-        default=5.0,
+        type=int,
+        default=5,
         metavar="SECONDS",
         help="an idle kept-alive connection is closed after this long (default 5)",
     )

@@ -33,7 +33,7 @@ class ServeLimits:
     ones (docs/security.md)."""
 
     header_timeout: float = 10.0
-    keep_alive_timeout: float = 5.0
+    keep_alive_timeout: int = 5  # uvicorn takes whole seconds
     max_connections: int = 1000
     max_sessions: int = 1000
     max_sessions_per_caller: int = 32
@@ -58,7 +58,7 @@ def header_timeout_protocol(seconds: float) -> type[Any]:
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class HeaderTimeout(H11Protocol):  # type: ignore[misc]
+    class HeaderTimeout(H11Protocol):
         _header_timer: Any = None
 
         def connection_made(self, transport: Any) -> None:
@@ -106,16 +106,17 @@ class _Session:
 class SessionLimits:
     """ASGI, behind authentication: at most ``per_caller`` open MCP sessions per caller.
 
-    A request without ``Mcp-Session-Id`` may open a session: past the caller's limit it
-    gets 429 with a JSON-RPC error, before the MCP app sees it. A session is counted
+    A POST to ``path`` without ``Mcp-Session-Id`` may open a session: past the caller's
+    limit it gets 429 with a JSON-RPC error, before the MCP app sees it. A session is counted
     from the answer that names it until the client deletes it or it has been idle
     (no request in flight) for ``idle_timeout`` seconds, as the SDK itself expires it.
     Requests without a verified caller (no authentication) pass: the SDK's total
     ``max_sessions`` still holds for them.
     """
 
-    def __init__(self, app: Any, *, per_caller: int, idle_timeout: float) -> None:
+    def __init__(self, app: Any, *, path: str, per_caller: int, idle_timeout: float) -> None:
         self.app = app
+        self.path = path.rstrip("/") or "/"
         self.per_caller = per_caller
         self.idle_timeout = idle_timeout
         self._sessions: dict[str, _Session] = {}
@@ -138,6 +139,10 @@ class SessionLimits:
         named = _header(scope, b"mcp-session-id")
         if named is not None:
             await self._on_session(named, caller, scope, receive, send)
+            return
+        on_path = (scope.get("path", "").rstrip("/") or "/") == self.path
+        if not on_path or scope.get("method") != "POST":  # cannot open a session
+            await self.app(scope, receive, send)
             return
         if self.open_sessions(caller) >= self.per_caller:
             await _too_many(send, self.per_caller)

@@ -689,6 +689,7 @@ class McpServer:
         if not stateless:  # sessions per caller: inside authentication, which names him
             app = SessionLimits(
                 app,
+                path=path,
                 per_caller=bounds.max_sessions_per_caller,
                 idle_timeout=bounds.session_idle_timeout,
             )

@@ -144,7 +144,7 @@ def test_clients_without_a_subject_are_told_apart(
     tenant_a = issuer.token(sub=None, client_id="tenant-a")
     tenant_b = issuer.token(sub=None, client_id="tenant-b")
     order = ("create_order", {"item": "paper", "request_id": "r-1"})
-    stock = ("read_stock", {})
+    stock: tuple[str, dict[str, Any]] = ("read_stock", {})
     _, a = session(served, tenant_a, [order, stock, stock])
     _, b = session(served, tenant_b, [order, stock])
     # each client its own idempotency record: B's order is sent, and B gets its own result
@@ -179,8 +179,10 @@ def test_times_given_as_strings_are_refused(served: Served, issuer: Issuer, clai
 
     now = int(time.time())
     value = {"exp": now + 300, "nbf": now - 10, "iat": now}[claim]
-    assert _initialize(served, issuer.token(**{claim: value})).status_code == 200
-    refused = _initialize(served, issuer.token(**{claim: str(value)}))
+    good: dict[str, Any] = {claim: value}
+    assert _initialize(served, issuer.token(**good)).status_code == 200
+    bad: dict[str, Any] = {claim: str(value)}
+    refused = _initialize(served, issuer.token(**bad))
     assert refused.status_code == 401
     assert f"the '{claim}' claim is not a number" in served.stderr()
 

@@ -12,8 +12,8 @@ import anyio
 import pytest
 from toolcat.executor import CallerIdentity
 from toolcat.executor.mcp_server import ServeLimits
-from toolcat.executor.mcp_server._auth import VerifiedToken, access_token
 from toolcat.executor.mcp_server._limits import SessionLimits
+from toolcat.executor.mcp_server._verify import VerifiedToken, access_token
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,8 @@ def _scope(who: str, method: str = "POST", session: str | None = None) -> dict[s
     identity = CallerIdentity.make(subject=who, method="api_key")
     token: VerifiedToken = access_token(identity, f"key-of-{who}")
     headers = [] if session is None else [(b"mcp-session-id", session.encode())]
-    return {"type": "http", "method": method, "headers": headers, "user": AuthenticatedUser(token)}
+    user = AuthenticatedUser(token)
+    return {"type": "http", "method": method, "path": "/mcp", "headers": headers, "user": user}
 
 
 async def _call(app: Any, scope: dict[str, Any]) -> tuple[int, str | None]:
@@ -91,7 +92,7 @@ async def _call(app: Any, scope: dict[str, Any]) -> tuple[int, str | None]:
 
 
 def test_sessions_opened_at_once_count_before_their_answers() -> None:
-    limits = SessionLimits(_Opens(delay=0.2), per_caller=3, idle_timeout=60)
+    limits = SessionLimits(_Opens(delay=0.2), path="/mcp", per_caller=3, idle_timeout=60)
     statuses: list[int] = []
 
     async def run() -> None:
@@ -108,7 +109,7 @@ def test_sessions_opened_at_once_count_before_their_answers() -> None:
 
 
 def test_a_deleted_or_idle_session_makes_room() -> None:
-    limits = SessionLimits(_Opens(), per_caller=1, idle_timeout=0.2)
+    limits = SessionLimits(_Opens(), path="/mcp", per_caller=1, idle_timeout=0.2)
     alice = CallerIdentity.make(subject="alice", method="api_key").key
 
     async def run() -> None:
@@ -116,6 +117,7 @@ def test_a_deleted_or_idle_session_makes_room() -> None:
         assert status == 200 and first is not None
         assert (await _call(limits, _scope("alice")))[0] == 429
         assert (await _call(limits, _scope("bob")))[0] == 200  # per caller
+        assert (await _call(limits, {**_scope("alice"), "path": "/docs/"}))[0] == 200
         await _call(limits, _scope("alice", "DELETE", first))
         assert limits.open_sessions(alice) == 0
         assert (await _call(limits, _scope("alice")))[0] == 200
