@@ -87,6 +87,7 @@ from ._sandbox import (
     sandbox_environment,
 )
 from ._serving import (
+    DEFAULT_CLIENT_CLAIMS,
     DEFAULT_JWT_ALGORITHMS,
     AccessGrant,
     AccessPolicy,
@@ -115,6 +116,7 @@ __all__ = [
     "BearerAuth",
     "BodySpec",
     "Catalog",
+    "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",
     "EnvSyntaxError",
     "ForwardCallerToken",

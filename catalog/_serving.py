@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",
     "AccessGrant",
     "AccessPolicy",
@@ -29,6 +30,9 @@ __all__ = [
 # Asymmetric only: an HMAC algorithm would verify with a "secret" that is the
 # issuer's public key, which anyone can fetch ("none" is never accepted at all).
 DEFAULT_JWT_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
+# The claims that name the client of a token without ``sub`` (a client-credentials
+# token); the first one that is a non-empty string wins (server.auth.client_claims).
+DEFAULT_CLIENT_CLAIMS = ("client_id", "azp")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +76,8 @@ class ServeAuth:
     introspection: IntrospectionSettings | None = None
     api_keys: tuple[ApiKeyEntry, ...] = ()
     required_scopes: tuple[str, ...] = ()
+    # who a token without ``sub`` is: the first of these claims it carries
+    client_claims: tuple[str, ...] = DEFAULT_CLIENT_CLAIMS
 
     @property
     def enabled(self) -> bool:

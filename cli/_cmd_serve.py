@@ -210,7 +210,74 @@ def register(sub: Any) -> None:
         help="with --transport http: also serve the catalog browser ('toolcat docs') "
         "read-only under /docs/",
     )
+    _add_limits(p)
     p.set_defaults(func=run)
+
+
+def _add_limits(p: Any) -> None:
+    """The bounds of the HTTP server against slow and greedy clients (docs/security.md)."""
+    g = p.add_argument_group("limits (HTTP)")
+    g.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a connection that has not sent a request's headers this long after it "
+        "opened (or after its last answer) is closed (default 10)",
+    )
+    g.add_argument(
+        "--keep-alive-timeout",
+        type=int,
+        default=5,
+        metavar="SECONDS",
+        help="an idle kept-alive connection is closed after this long (default 5)",
+    )
+    g.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="past this many connections or requests at once, new requests get 503 "
+        "(default 1000; keep it below the open-file limit)",
+    )
+    g.add_argument(
+        "--max-sessions",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="MCP sessions open at once; past it a new one gets 503 (default 1000)",
+    )
+    g.add_argument(
+        "--max-sessions-per-caller",
+        type=int,
+        default=32,
+        metavar="N",
+        help="MCP sessions one authenticated caller may hold; past it a new one gets "
+        "429 (default 32)",
+    )
+    g.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="an MCP session with no request for this long is closed (default 600)",
+    )
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    from toolcat.executor.mcp_server import ServeLimits
+
+    try:
+        return ServeLimits(
+            header_timeout=args.header_timeout,
+            keep_alive_timeout=args.keep_alive_timeout,
+            max_connections=args.max_connections,
+            max_sessions=args.max_sessions,
+            max_sessions_per_caller=args.max_sessions_per_caller,
+            session_idle_timeout=args.session_idle_timeout,
+        )
+    except ValueError as exc:
+        raise CliError(f"--{exc}") from exc
 
 
 def run(args: argparse.Namespace) -> int:
@@ -323,6 +390,7 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
         _warn_unset(server)  # once listening: a start that fails stays one line
 
     policy = _host_policy(args)
+    limits = _limits(args)
     docs_dir = _docs_site(server.catalog) if args.docs else None
     if args.metrics:
         try:
@@ -343,6 +411,7 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
                 docs_dir=docs_dir,
                 drain_timeout=args.drain_timeout,
                 stateless=args.stateless,
+                limits=limits,
             )
         )
     except AuthConfigError as exc:

@@ -250,7 +250,7 @@ def matches_quota(rule: QuotaRule, identity: CallerIdentity | None) -> bool:
 def _caller_key(identity: CallerIdentity | None) -> tuple[str, str]:
     if identity is None:
         return ("-", "")
-    return (identity.method, identity.subject or "")
+    return ("caller", identity.key)
 
 
 def _covers(grant: AccessGrant, tool: str, sets: dict[str, set[str]], tags: Sequence[str]) -> bool:

@@ -910,6 +910,15 @@ class ServerAuthDoc(Doc):
     introspection: IntrospectionDoc | None
     api_keys: list[ApiKeyEntryDoc]
     required_scopes: list[str]
+    client_claims: list[str]
+
+
+_CLAIM_NAME = re.compile(r"[\x21-\x7E]{1,256}")
+
+
+def _client_claims(v: Any) -> Any:  # 1-8 claim names
+    checked = _list(_matching(_CLAIM_NAME))(v)
+    return checked if checked is _BAD or 1 <= len(checked) <= 8 else _BAD
 
 
 ServerAuthDoc.FIELDS = (
@@ -917,10 +926,8 @@ ServerAuthDoc.FIELDS = (
     _Field("introspection", _optional(_nested(IntrospectionDoc)), None),
     _Field("api_keys", _list(_nested(ApiKeyEntryDoc)), factory=list),
     _Field("required_scopes", _list(_matching(_SCOPE)), factory=list),
+    _Field("client_claims", _client_claims, factory=lambda: ["client_id", "azp"]),
 )
-
-
-_CLAIM_NAME = re.compile(r"[\x21-\x7E]{1,256}")
 
 
 def _claim_value(v: Any) -> Any:

@@ -536,6 +536,10 @@ class ApiKeyEntryDoc(BaseModel):
     scopes: list[Scope] = Field(default_factory=list, description="Scopes the key grants.")
 
 
+# a claim name: printable ASCII without space (dots walk into objects: realm_access.roles)
+ClaimName = Annotated[str, Field(pattern=r"^[\x21-\x7E]{1,256}$")]
+
+
 class ServerAuthDoc(BaseModel):
     """How HTTP callers authenticate; a token any configured method accepts gets in."""
 
@@ -546,10 +550,15 @@ class ServerAuthDoc(BaseModel):
     required_scopes: list[Scope] = Field(
         default_factory=list, description="Scopes every caller needs (403 insufficient_scope)."
     )
+    client_claims: list[ClaimName] = Field(
+        default_factory=lambda: ["client_id", "azp"],
+        min_length=1,
+        max_length=8,
+        description="Who a token without 'sub' is (a client-credentials token): the first "
+        "of these claims it carries. A token with neither is refused.",
+    )
 
 
-# a claim name: printable ASCII without space (dots walk into objects: realm_access.roles)
-ClaimName = Annotated[str, Field(pattern=r"^[\x21-\x7E]{1,256}$")]
 ClaimValue = Annotated[str, Field(min_length=1, max_length=1024)]
 
 

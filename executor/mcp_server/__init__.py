@@ -10,7 +10,9 @@ Pipeline (module names)::
                    │    InputRequiredResult with sealed, one-use state (2026-07-28) (_confirm)
                    └─ HTTP: HostGuard (_hosts) answers only allowed Host and Origin values,
                             then AuthMiddleware (_auth) ─ Authenticator (_verify: API keys,
-                            JWT with JwksCache (_jwks), RFC 7662 introspection)
+                            JWT with JwksCache (_jwks), RFC 7662 introspection; answers
+                            read bounded by _idp); bounded by _limits (header timeout,
+                            connections, sessions in all and per caller)
 
 
 Names load from their module on first use (PEP 562): a stdio server imports no JWT
@@ -24,6 +26,7 @@ from toolcat._lazy import lazy_names as _lazy_names
 if _t.TYPE_CHECKING:
     from ._auth import METADATA_PATH, AuthMiddleware, identity_of, metadata_url
     from ._hosts import HostGuard, HostPolicy
+    from ._limits import ServeLimits
     from ._server import CatalogLoadFailed, McpServer
     from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
 
@@ -37,6 +40,7 @@ __all__ = [
     "MAX_TOKEN_BYTES",
     "METADATA_PATH",
     "McpServer",
+    "ServeLimits",
     "hash_api_key",
     "identity_of",
     "metadata_url",
@@ -52,6 +56,7 @@ _LAZY = {
     "MAX_TOKEN_BYTES": "._verify",
     "METADATA_PATH": "._auth",
     "McpServer": "._server",
+    "ServeLimits": "._limits",
     "hash_api_key": "._verify",
     "identity_of": "._auth",
     "metadata_url": "._auth",

@@ -14,7 +14,6 @@ it reports, imported OpenAPI specs included, are the files watched.
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
 import os
 import threading
@@ -84,6 +83,7 @@ from ._health import (
     prometheus_exposition,
 )
 from ._hosts import HostGuard, HostPolicy
+from ._limits import ServeLimits, SessionLimits, header_timeout_protocol
 from ._watch import FileSnapshot, stamps, watched_names
 
 if TYPE_CHECKING:
@@ -630,8 +630,12 @@ class McpServer:
         docs_dir: str | None = None,
         drain_timeout: float = 30.0,
         stateless: bool = False,
+        limits: ServeLimits | None = None,
     ) -> None:
         """Serve streamable HTTP on ``host:port`` until cancelled or SIGTERM.
+
+        ``limits`` bound slow and greedy clients (header and keep-alive timeouts,
+        connections, sessions in all and per caller, idle sessions): see ``_limits``.
 
         ``docs_dir`` (a site ``toolcat docs`` wrote) is served read-only under
         ``/docs/``, behind the same Host/Origin guard as ``path``.
@@ -661,11 +665,14 @@ class McpServer:
         self._current()
         if host.startswith("[") and host.endswith("]"):
             host = host[1:-1]  # an IPv6 literal as written in a URL
+        bounds = limits or ServeLimits()
         app: Any = self.server.streamable_http_app(
             streamable_http_path=path,
             stateless_http=stateless,
             host=host,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            max_sessions=bounds.max_sessions,
+            session_idle_timeout=bounds.session_idle_timeout,
         )
         if docs_dir is not None:
             from starlette.routing import Mount
@@ -673,6 +680,13 @@ class McpServer:
 
             # behind authentication too, when it is configured: the pages show every tool
             app.routes.append(Mount("/docs", StaticFiles(directory=docs_dir, html=True)))
+        if not stateless:  # sessions per caller: inside authentication, which names him
+            app = SessionLimits(
+                app,
+                path=path,
+                per_caller=bounds.max_sessions_per_caller,
+                idle_timeout=bounds.session_idle_timeout,
+            )
         app = _with_auth(app, settings, http_url(host, port, path), self.env)
         gated = DrainGate(app, self.lifecycle, path)
         guarded = HostGuard(gated, host_policy or HostPolicy.for_bind(host), port)
@@ -686,6 +700,9 @@ class McpServer:
             ws="none",
             lifespan="on",
             timeout_graceful_shutdown=SHUTDOWN_GRACE,
+            http=header_timeout_protocol(bounds.header_timeout),
+            timeout_keep_alive=bounds.keep_alive_timeout,
+            limit_concurrency=bounds.max_connections,
         )
         uv = draining_server(config, self.lifecycle)
         async with anyio.create_task_group() as tg:
@@ -835,7 +852,7 @@ def _principal(ctx: ServerRequestContext[Any, Any]) -> str | None:
     who = _identity(ctx)
     if who is None:
         return None
-    return json.dumps([who.method, who.issuer, who.client_id, who.subject])
+    return str(who.key)
 
 
 def _identity(ctx: ServerRequestContext[Any, Any]) -> Any:

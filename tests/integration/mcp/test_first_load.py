@@ -10,7 +10,7 @@ import anyio
 from toolcat.executor.mcp_server import McpServer
 from toolcat.loader import LoadResult, load_catalog
 
-from .test_watch import ONE_TOOL, until
+from .test_watch_reload import ONE_TOOL, until
 
 
 def test_an_edit_made_during_the_first_load_is_served_by_the_first_poll(tmp_path: Path) -> None:
