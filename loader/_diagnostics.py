@@ -128,7 +128,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC203": ("openapi-unresolved-ref", Severity.WARNING),
     "TC204": ("openapi-operation-skipped", Severity.WARNING),
     "TC205": ("openapi-no-server", Severity.WARNING),
-    "TC206": ("openapi-override-unknown-operation", Severity.ERROR),
+    "TC206": ("openapi-override-unknown-operation", Severity.WARNING),
     "TC207": ("openapi-spec-too-large", Severity.ERROR),
     "TC208": ("openapi-not-available", Severity.ERROR),
     "TC209": ("openapi-server-outside-service", Severity.WARNING),
