@@ -125,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.paths:
         catalogs = [list(args.paths)]
     elif config.roots:
-        catalogs = [[_shown(root)] for root in config.root_dirs()]
+        catalogs = [[root] for root in configured_roots(config)]
     else:
         raise CliError(
             "a PATH is required (or roots in toolcat.toml or [tool.toolcat]; "
@@ -179,6 +179,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.format == "text" or note:
         print(f"toolcat: {summary_line(diagnostics, files)}{note}", file=sys.stderr)
     return 1 if any(is_failure(d, args.fail_on) for d in diagnostics) else 0
+
+
+def configured_roots(config: Any = None) -> list[str]:
+    """Each root of the repository's settings (``config``, else the file found from the
+    working directory), as a PATH relative to the working directory; none without."""
+    if config is None:
+        from ._config import find_config, load_config
+
+        config = load_config(find_config())
+    return [_shown(root) for root in config.root_dirs()]
 
 
 def _read(paths: list[str], ref_root: str | None, exclude: Any) -> Any:
