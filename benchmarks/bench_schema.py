@@ -9,7 +9,7 @@ the fast path judges, verdicts that differ from jsonschema's, compile time per t
 and CPU per check on valid arguments as a ratio to ``jsonschema.is_valid`` (which runs
 inside ``linear_regex()``, as the executor runs it: patterns on RE2).
 
-Then the schema regexes (issue 10): ``Executor.prepare`` (parse, validate, render; no
+Then the schema regexes: ``Executor.prepare`` (parse, validate, render; no
 network) on a tool whose pattern backtracks exponentially on Python's ``re``, as a
 ratio to the same call with an ordinary pattern, for arguments up to 100,000 characters
 and through ``patternProperties``; and Python's ``re`` on the same pattern for contrast.

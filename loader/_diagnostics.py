@@ -68,7 +68,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC050": ("definition-name-clash", Severity.ERROR),
     "TC051": ("unknown-output-definition", Severity.ERROR),
     "TC052": ("invalid-definition-name", Severity.ERROR),
-    # -- OpenAPI overlays and rules (issue 9 part 3) ------------------------------
+    # -- OpenAPI overlays and rules ------------------------------------------------
     "TC060": ("overlay-unreadable", Severity.ERROR),
     "TC061": ("overlay-invalid", Severity.ERROR),
     "TC062": ("overlay-bad-target", Severity.ERROR),

@@ -92,7 +92,7 @@ def test_hand_edits_survive_and_spec_changes_come_through(
 ) -> None:
     def change(doc: dict[str, Any]) -> None:
         tools = {t["name"]: t for t in doc["tools"]}
-        tools["listItems"]["confirm"] = True  # added by hand (issue 9: it used to vanish)
+        tools["listItems"]["confirm"] = True  # added by hand (it used to vanish)
         tools["getItem"]["name"] = "fetch_item"  # renamed by hand
         tools["listItems"]["parameters"]["limit"]["description"] = "At most this many."
         doc["tools"].remove(tools["deleteItem"])  # not wanted... but the spec drops it anyway
