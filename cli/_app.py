@@ -81,13 +81,53 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit code 2."""
+    """argparse, but a usage error is one line and exit code 2, and a mistyped flag
+    (``--fial-on``) is answered with the flag it most looks like."""
+
+    # unknown flag -> the closest flag of the (sub)command that met it; the top-level
+    # parser reports them, after the subcommand's parser has handed them back
+    _near: dict[str, str] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        if self._subparsers is None:  # a command's own parser: its flags are all here
+            self._note_near_flags(list(sys.argv[1:] if args is None else args))
+        return super().parse_known_args(args, namespace)
+
+    def _note_near_flags(self, words: list[str]) -> None:
+        """Remember, for each ``--word`` that is no flag of this parser (nor the start of
+        one, as argparse takes it), the flag it most looks like: an error reports it
+        (the error may be another, met first: a required flag that was mistyped)."""
+        _Parser._near.clear()  # one command line at a time
+        flags = [o for o in self._option_string_actions if o.startswith("--")]
+        words = words[: words.index("--")] if "--" in words else words
+        unknown = [
+            flag
+            for flag in (w.split("=", 1)[0] for w in words if w.startswith("--"))
+            if not any(f.startswith(flag) for f in flags)
+        ]
+        if not unknown:
+            return
+        import difflib  # here: only a mistyped flag needs it
+
+        for flag in unknown:
+            close = difflib.get_close_matches(flag, flags, 1, 0.7)
+            if close:
+                _Parser._near.setdefault(flag, close[0])
+
     def error(self, message: str) -> NoReturn:
+        near = dict(_Parser._near)
+        _Parser._near.clear()
+        if len(near) == 1 and message.startswith("unrecognized arguments"):
+            message += f"; did you mean {next(iter(near.values()))}?"
+        elif near:  # several, or another error met first (a required flag mistyped)
+            shown = ", ".join(f"{flag} (for {typed})" for typed, flag in near.items())
+            message += f"; did you mean {shown}?"
         raise CliError(f"{message} (see '{self.prog} --help')")
 
 

@@ -367,6 +367,13 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
                 "(standard output carries MCP): give --audit-log a file"
             )
         _warn_unset(server)
+        if sys.stdin.isatty():  # a person at a terminal, not a client: say what this is
+            print(
+                f"toolcat serve: serving {len(tools)} tools over MCP on stdio; waiting for an "
+                "MCP client to speak on standard input (start it from the client; Ctrl-C stops)",
+                file=sys.stderr,
+                flush=True,
+            )
         anyio.run(server.run_stdio)
         return 0
 

@@ -31,6 +31,7 @@ __all__ = [
     "FAIL_ON",
     "MARKDOWN_ROWS",
     "DiffReport",
+    "combine",
     "format_load_failure",
     "is_failure",
     "summary",
@@ -291,3 +292,23 @@ def format_load_failure(
         }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     return FORMATS[fmt](diagnostics, files, "error")  # sarif, github: as validate writes them
+
+
+def combine(fmt: str, reports: Sequence[str]) -> str:
+    """The reports of several catalogs (the roots of a repository) as one document of
+    ``fmt``: text, Markdown and GitHub annotations one after the other; JSON as
+    ``{"version": 1, "catalogs": [report, ...], "failed"}``; SARIF as one log with a
+    run per catalog. One report is returned as it is."""
+    if len(reports) == 1:
+        return reports[0]
+    if fmt == "json":
+        docs = [json.loads(r) for r in reports]
+        doc = {"version": 1, "catalogs": docs, "failed": any(d["failed"] for d in docs)}
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "sarif":
+        logs = [json.loads(r) for r in reports]
+        log = {**logs[0], "runs": [run for one in logs for run in one["runs"]]}
+        return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return "\n".join(reports)
+    return "".join(reports)

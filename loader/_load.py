@@ -473,12 +473,21 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             out=state.ctx.diagnostics,
         )
         if entry is not None:
-            spec = folder / entry.spec
+            spec = _tidy(folder / entry.spec)
             state.imports.append((entry, spec, file, base, locate))
     if data.get("server") is not None:
         _check_server(state, data["server"], file, locate)
     if data.get("search") is not None:
         _check_search(state, data["search"], file, locate, folder)
+
+
+def _tidy(path: Path) -> Path:
+    """``path`` without ``.`` and ``..`` steps, as findings name it (``catalog/../specs/x.json``
+    is ``specs/x.json``), unless a symlinked folder makes the two name different files."""
+    tidy = Path(os.path.normpath(path))
+    if tidy == path or not path.exists():
+        return tidy
+    return tidy if tidy.exists() and os.path.samefile(tidy, path) else path
 
 
 def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: Path) -> None:

@@ -367,7 +367,7 @@ class OpenApiOverrideDoc(BaseModel):
     confirm: bool | None = None
     return_direct: bool | None = None
     tags: list[str] | None = None
-    # every other tool field (issue 9 part 3); the merged tool is validated as a written one
+    # every other tool field; the merged tool is validated as a written one
     service: str | None = None
     method: HttpMethod | None = Field(
         None,

@@ -78,7 +78,7 @@ class ImportOptions:
     max_spec_bytes: int = DEFAULT_MAX_SPEC_BYTES
     ref_root: Path | None = None
     spec_url: str | None = None
-    # issue 9 part 3: Overlay 1.0 files applied to the spec first (in order), and rules
+    # Overlay 1.0 files applied to the spec first (in order), and rules
     # (mappings as an ``openapi:`` entry's ``rules:`` items) applied to the tools made
     overlays: tuple[Path, ...] = ()
     rules: tuple[Mapping[str, Any], ...] = ()

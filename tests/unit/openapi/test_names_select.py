@@ -130,6 +130,30 @@ def test_prefix_overrides_and_taken_names(spec3: Any, run_import: Any) -> None:
     assert all(VALID.match(n) for n in tools)
 
 
+@pytest.mark.parametrize(
+    ("override", "hint"),
+    [
+        ("listPet", "did you mean 'listPets'?"),  # a typo: the near name
+        ("deletePets", "did you mean 'deletePet'?"),
+        ("updatePet", "remove it if the spec dropped the operation"),  # not 'createPet'
+        ("removePlanet", "remove it if the spec dropped the operation"),
+    ],
+)
+def test_an_unknown_override_is_a_warning_naming_only_close_operations(
+    spec3: Any, run_import: Any, override: str, hint: str
+) -> None:
+    from toolcat.loader import Severity
+
+    result = run_import(_doc(spec3), overrides={override: {"description": "Mine."}})
+    [diag] = [d for d in result.diagnostics if d.code == "TC206"]
+    assert diag.severity is Severity.WARNING
+    assert diag.message == (
+        f"the tools override {override!r} names no operationId of this spec, "
+        f"so it is ignored; {hint}"
+    )
+    assert len(result.tools) == 5  # the other operations are imported as ever
+
+
 def test_names_are_stable_across_reimports(spec3: Any, run_import: Any) -> None:
     doc = _doc(spec3)
     doc["paths"]["/x" * 40] = {"get": {"responses": {}}}
