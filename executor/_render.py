@@ -20,7 +20,7 @@ from ._calls import ToolError
 from ._identity import ToolContext
 from ._plan import ToolPlan
 from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, under_base
-from ._redact import Redactor, is_sensitive_header, resolve
+from ._redact import Redactor, is_sensitive_header, mask_secrets, resolve
 from ._styles import cookie_text, header_text, path_value, query_pairs, to_text
 from ._templates import TemplateFailure
 from ._upstream import CallerTokenRefused, caller_credentials
@@ -186,7 +186,7 @@ def render(
     ``context`` gives the caller's token to a service that forwards or exchanges it;
     a ``preview`` (a dry run) needs none and shows ``Bearer ***`` in its place.
     """
-    redactor = Redactor()
+    redactor = Redactor(mask_secrets(args, plan.secrets)[1])  # secret arguments too
     try:
         return _render(plan, args, env, redactor, context or ToolContext(), preview)
     except _Refused as exc:
