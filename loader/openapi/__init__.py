@@ -15,6 +15,7 @@ __all__ = [
     "catalog_document",
     "import_openapi",
     "merge_update",
+    "narrowed_ref_root",
     "operation_key",
     "parse_record",
     "render_catalog",
@@ -26,6 +27,7 @@ __all__ = [
 # `toolcat import openapi`: loading a catalog that imports a spec never writes one.
 _UPDATE: tuple[str, ...] = ("ImportRecord", "UpdateOutcome", "merge_update", "operation_key")
 _UPDATE += ("parse_record", "render_document", "render_record")  # `toolcat import --update`
+_UPDATE += ("narrowed_ref_root",)
 __getattr__, __dir__ = _lazy_names(
     __name__,
     {
