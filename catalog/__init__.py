@@ -66,6 +66,15 @@ from ._model import (
 from ._printable import escape_controls, escape_json_controls
 from ._record import record
 from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
+from ._retrieval import (
+    REF_SUFFIXES,
+    RefRefused,
+    default_ref_root,
+    is_url,
+    ref_file,
+    refuse_retrieval,
+    sealed_registry,
+)
 from ._sandbox import (
     MAX_TEMPLATE_LOOPS,
     MAX_TEMPLATE_RANGE,
@@ -129,7 +138,9 @@ __all__ = [
     "QuotaPolicy",
     "QuotaRule",
     "RECURSION_HEADROOM",
+    "REF_SUFFIXES",
     "RedisSettings",
+    "RefRefused",
     "ResponseSpec",
     "RetryPolicy",
     "SearchHit",
@@ -155,6 +166,7 @@ __all__ = [
     "compile_check",
     "constant_bound_error",
     "credentials_may_travel",
+    "default_ref_root",
     "diff_catalogs",
     "escape_controls",
     "escape_json_controls",
@@ -164,6 +176,7 @@ __all__ = [
     "integer_format_check",
     "interpolate",
     "is_loopback_host",
+    "is_url",
     "linear_regex",
     "loads_json",
     "method_semantics",
@@ -172,10 +185,13 @@ __all__ = [
     "record",
     "recursion_headroom",
     "redis_url_problem",
+    "ref_file",
     "references",
+    "refuse_retrieval",
     "render_text",
     "sandbox_environment",
     "schema_size",
+    "sealed_registry",
     "strip_strict_nulls",
     "thaw",
     "to_gemini_schema",

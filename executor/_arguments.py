@@ -16,6 +16,7 @@ from toolcat.catalog import (
     integer_format_check,
     linear_regex,
     recursion_headroom,
+    sealed_registry,
 )
 
 from ._calls import ToolError
@@ -24,7 +25,6 @@ __all__ = [
     "ArgumentChecker",
     "format_loc",
     "parse_arguments",
-    "sealed_registry",
     "sealed_validator",
 ]
 
@@ -88,28 +88,6 @@ _ASSERTED = frozenset(
         "uuid",
     }
 )
-
-
-def _refuse(uri: str) -> Any:
-    from referencing import exceptions
-
-    refused: Any = exceptions.NoSuchResource  # attrs class: mypy cannot see its fields
-    raise refused(ref=uri)
-
-
-@functools.cache
-def sealed_registry() -> Any:
-    """A ``referencing.Registry`` that retrieves nothing: no URL, no file, ever.
-
-    jsonschema's default registry fetches any ``$ref`` it cannot resolve inside
-    the schema (``http://``, ``file://``) and the result could reach the model.
-    The loader refuses such refs; this is the run-time guarantee behind it: a
-    schema that holds one anyway (a hand-built catalog) fails to validate.
-    """
-    import referencing
-
-    registry: Any = referencing.Registry  # attrs class: mypy cannot see its fields
-    return registry(retrieve=_refuse)
 
 
 def sealed_validator(schema: Any, **kwargs: Any) -> Any:

@@ -12,7 +12,13 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from toolcat.catalog import compile_check, linear_regex, pattern_problem, record
+from toolcat.catalog import (
+    compile_check,
+    linear_regex,
+    pattern_problem,
+    record,
+    sealed_registry,
+)
 
 from ._shape import closest
 from ._simple_schema import (
@@ -115,26 +121,10 @@ _META_FORMATS = (
 )  # fmt: skip
 
 
-def _refuse(uri: str) -> Any:
-    from referencing import exceptions
-
-    refused: Any = exceptions.NoSuchResource  # attrs class: mypy cannot see its fields
-    raise refused(ref=uri)
-
-
-@functools.cache
-def _sealed_registry() -> Any:
-    """A registry that retrieves nothing: checking a default never reads a file or a URL."""
-    import referencing
-
-    registry: Any = referencing.Registry  # attrs class: mypy cannot see its fields
-    return registry(retrieve=_refuse)
-
-
 def _validator(schema: Any) -> Any:
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema, registry=_sealed_registry())
+    return Draft202012Validator(schema, registry=sealed_registry())  # reads no URL, no file
 
 
 def example_validator(schema: Any) -> Any:

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import FrozenDict, FrozenList, linear_regex
+from toolcat.catalog import FrozenDict, FrozenList, linear_regex, sealed_registry
 from toolcat.loader._params import looks_secret
 
 __all__ = ["Arg", "assign_names", "conforming", "safe_argument"]
@@ -211,6 +211,6 @@ def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
     full = {**schema, "$defs": defs} if defs else schema
     try:
         with linear_regex():
-            return bool(Draft202012Validator(full).is_valid(value))
+            return bool(Draft202012Validator(full, registry=sealed_registry()).is_valid(value))
     except Exception:  # a schema jsonschema cannot use (a bad pattern...): leave the value out
         return False

@@ -1,0 +1,170 @@
+"""One retrieval policy: no command reads a URL a spec's ``$ref`` names.
+
+A server on 127.0.0.1 stands where the refs point; each command runs against a spec
+(and a catalog) whose schemas refer to it, and the server must never see a request.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from toolcat.cli._app import main
+from toolcat.executor import Executor, ToolCall
+from toolcat.loader import load_catalog
+
+
+class _Watcher(BaseHTTPRequestHandler):
+    seen: list[str]
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.seen.append(self.path)
+        body = json.dumps({"type": "string"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def watcher() -> Iterator[tuple[str, list[str]]]:
+    seen: list[str] = []
+    handler = type("Handler", (_Watcher,), {"seen": seen})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _spec(remote: str, with_refs: bool = True) -> dict[str, Any]:
+    schema: dict[str, Any] = {"$ref": f"{remote}/item.json"} if with_refs else {"type": "string"}
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Items", "version": "1"},
+        "servers": [{"url": "http://api.test"}],
+        "paths": {
+            "/items": {
+                "get": {
+                    "operationId": "listItems",
+                    "parameters": [
+                        {"name": "q", "in": "query", "required": True, "schema": schema}
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "ok",
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "properties": {"name": schema},
+                                    }
+                                }
+                            },
+                        }
+                    },
+                }
+            }
+        },
+    }
+
+
+def _write(tmp_path: Path, remote: str) -> Path:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(_spec(remote)))
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate", "{spec}"],
+        ["import", "openapi", "{spec}"],
+        ["schema", "{spec}", "--provider", "openai"],
+        ["list", "{spec}"],
+        ["test", "{spec}", "--conformance"],
+    ],
+    ids=lambda c: " ".join(c[:2]),
+)
+def test_a_command_on_the_spec_reads_no_url(
+    command: list[str],
+    watcher: tuple[str, list[str]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    remote, seen = watcher
+    spec = _write(tmp_path, remote)
+    main([part.format(spec=spec) for part in command])
+    capsys.readouterr()
+    assert seen == []
+
+
+CATALOG = """\
+toolcat: 1
+services:
+  items: {{base_url: "http://api.test"}}
+tools:
+  - name: list_items
+    description: List items.
+    service: items
+    method: GET
+    path: /items
+    parameters:
+      q: {{type: string, description: a query}}
+"""
+
+
+def test_conformance_against_a_named_spec_reads_no_url(
+    watcher: tuple[str, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote, seen = watcher
+    spec = _write(tmp_path, remote)
+    catalog = tmp_path / "c.yaml"
+    catalog.write_text(CATALOG.format())
+    main(["test", str(catalog), "--conformance", "--spec", str(spec)])
+    out = capsys.readouterr()
+    assert seen == [], out.out + out.err
+
+
+def test_validate_responses_reads_no_url(
+    watcher: tuple[str, list[str]], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    remote, seen = watcher
+    good = tmp_path / "good.json"  # the spec imported: no remote refs
+    good.write_text(json.dumps(_spec(remote, with_refs=False)))
+    catalog = tmp_path / "c.yaml"
+    catalog.write_text(
+        "toolcat: 1\n"
+        "services:\n"
+        "  items: {base_url: 'http://api.test', validate_responses: warn}\n"
+        f"openapi:\n  - {{spec: {good.name}, service: items}}\n"
+    )
+    result = load_catalog([str(catalog)], progress=False)
+    assert result.catalog is not None, [str(d) for d in result.diagnostics]
+    good.write_text(json.dumps(_spec(remote)))  # the spec read at run time refers to a URL
+
+    def upstream(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"name": "x"})
+
+    executor = Executor(
+        result.catalog,
+        env={},
+        client=httpx.Client(transport=httpx.MockTransport(upstream)),
+        telemetry=False,
+    )
+    outcome = executor.execute(ToolCall("listItems", {"q": "x"}))
+    assert outcome.status == 200
+    assert seen == [], caplog.text
