@@ -16,6 +16,7 @@ from toolcat._errors import ToolcatError
 from toolcat.catalog import MissingVariableError, ParameterBinding
 
 from ._auth import TokenGrant, resolve_auth
+from ._bound import doubled_context_name
 from ._calls import ToolError
 from ._identity import ToolContext
 from ._plan import ToolPlan
@@ -188,7 +189,8 @@ def render(
     """
     redactor = Redactor(mask_secrets(args, plan.secrets)[1])  # secret arguments too
     try:
-        return _render(plan, args, env, redactor, context or ToolContext(), preview)
+        draft = _render(plan, args, env, redactor, context or ToolContext(), preview)
+        return doubled_context_name(plan, args, draft) or draft
     except _Refused as exc:
         return exc.error
     except MissingVariableError as exc:
