@@ -633,14 +633,16 @@ class McpServer:
         host_policy: HostPolicy | None = None,
         *,
         settings: ServerSettings | None = None,
-        docs_dir: str | None = None,
+        docs: Callable[[Catalog, str], None] | None = None,
         drain_timeout: float = 30.0,
         stateless: bool = False,
     ) -> None:
         """Serve streamable HTTP on ``host:port`` until cancelled or SIGTERM.
 
-        ``docs_dir`` (a site ``toolcat docs`` wrote) is served read-only under
-        ``/docs/``, behind the same Host/Origin guard as ``path``.
+        ``docs`` (``build(catalog, folder)``: writes the ``toolcat docs`` site of a
+        catalog) serves the catalog browser read-only under ``/docs/``, behind the same
+        Host/Origin guard and authentication as ``path``: each caller gets the site of
+        the tools it may call (see :class:`CallerDocs`).
 
         Every request passes :class:`HostGuard` first: a Host or Origin that
         ``host_policy`` (default: ``HostPolicy.for_bind(host)``) refuses gets
@@ -673,12 +675,14 @@ class McpServer:
             host=host,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
-        if docs_dir is not None:
+        if docs is not None:
             from starlette.routing import Mount
-            from starlette.staticfiles import StaticFiles
 
-            # behind authentication too, when it is configured: the pages show every tool
-            app.routes.append(Mount("/docs", StaticFiles(directory=docs_dir, html=True)))
+            from ._docs import CallerDocs
+
+            # behind authentication too, when it is configured: the pages a caller gets
+            # show the tools it may call, no other
+            app.routes.append(Mount("/docs", CallerDocs(self._current, docs)))
         app = _with_auth(app, settings, http_url(host, port, path), self.env)
         gated = DrainGate(app, self.lifecycle, path)
         guarded = HostGuard(gated, host_policy or HostPolicy.for_bind(host), port)
