@@ -69,9 +69,12 @@ def _sent(b: ParameterBinding, draft: Any) -> int | None:
         names = [*(draft.data or {}), *(name for name, _ in draft.files or ())]
         return _count(names, b.wire_name)
     media = next((str(v) for k, v in draft.headers if k.lower() == "content-type"), "")
-    if "x-www-form-urlencoded" in media and draft.content is not None:
+    media = media.split(";")[0].strip().lower()
+    if media == "application/x-www-form-urlencoded" and draft.content is not None:
         return _count(_query_names(draft.content.decode("utf-8", "replace")), b.wire_name)
-    return None
+    if media.endswith(("/json", "+json")):
+        return None
+    return 0  # a text or binary body is one document: it has no names to double
 
 
 def doubled_context_name(plan: ToolPlan, args: Mapping[str, Any], draft: Any) -> ToolError | None:
@@ -86,7 +89,7 @@ def doubled_context_name(plan: ToolPlan, args: Mapping[str, Any], draft: Any) ->
         value = args.get(b.argument)
         sent = _sent(b, draft)
         if sent is None:  # JSON: one key per name, so the value must be the context's
-            body = json.loads(draft.content) if draft.content else None
+            body = json.loads(draft.content) if draft.content else None  # json.dumps wrote it
             doubled = isinstance(body, dict) and b.wire_name in body
             doubled = doubled and (value is None or body[b.wire_name] != value)
         else:

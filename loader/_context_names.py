@@ -83,7 +83,8 @@ def check_context_names(
                     f"parameter, so a key '{target.wire_name}' would send a second value "
                     f"for '{target.argument}', which comes from the caller's context "
                     f"({sources[target.argument]}); such calls are refused: give "
-                    f"'{b.argument}' additionalProperties: false (or style: deepObject)",
+                    f"'{b.argument}' additionalProperties: false"
+                    + (" (or style: deepObject)" if where is ParamLocation.QUERY else ""),
                     ("parameters", b.argument),
                     key=True,
                 )
