@@ -90,8 +90,11 @@ def doubled_context_name(plan: ToolPlan, args: Mapping[str, Any], draft: Any) ->
         sent = _sent(b, draft)
         if sent is None:  # JSON: one key per name, so the value must be the context's
             body = json.loads(draft.content) if draft.content else None  # json.dumps wrote it
-            doubled = isinstance(body, dict) and b.wire_name in body
-            doubled = doubled and (value is None or body[b.wire_name] != value)
+            doubled = (
+                isinstance(body, dict)
+                and b.wire_name in body
+                and (value is None or body[b.wire_name] != value)
+            )
         else:
             doubled = sent > _own(b, value)
         if doubled:

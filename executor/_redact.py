@@ -300,7 +300,8 @@ class _ShapeBuilder:
         if isinstance(items, list | tuple):  # before 2020-12: items as a list is the prefix
             prefix, items = items, schema.get("additionalItems")
         for sub in prefix if isinstance(prefix, list | tuple) else ():
-            add(slot := [], sub)
+            slot: list[SecretShape] = []
+            add(slot, sub)
             shape.prefix.append(slot)
         for sub in (items, schema.get("unevaluatedItems"), schema.get("contains")):
             add(shape.items, sub)

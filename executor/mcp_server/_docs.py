@@ -14,7 +14,7 @@ import atexit
 import shutil
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import anyio
@@ -30,7 +30,7 @@ MAX_DOCS_SITES = 16
 class _Scope:
     """What :func:`identity_of` reads from a request: its ASGI scope."""
 
-    def __init__(self, scope: dict[str, Any]) -> None:
+    def __init__(self, scope: MutableMapping[str, Any]) -> None:
         self.scope = scope
 
 
@@ -47,7 +47,7 @@ class CallerDocs:
         self._sites: OrderedDict[tuple[int, tuple[str, ...]], tuple[Any, str, Any]] = OrderedDict()
         self._lock = anyio.Lock()
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         served = self._served()
         names = tuple(served.tools)
         guard = served.executor.access
