@@ -13,11 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from toolcat.cli._app import main
-from toolcat.executor import Executor, ToolCall
-from toolcat.loader import load_catalog
 
 
 class _Watcher(BaseHTTPRequestHandler):
@@ -139,32 +136,20 @@ def test_conformance_against_a_named_spec_reads_no_url(
     assert seen == [], out.out + out.err
 
 
-def test_validate_responses_reads_no_url(
-    watcher: tuple[str, list[str]], tmp_path: Path, caplog: pytest.LogCaptureFixture
+def test_call_with_validate_responses_reads_no_url(
+    watcher: tuple[str, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    remote, seen = watcher
-    good = tmp_path / "good.json"  # the spec imported: no remote refs
-    good.write_text(json.dumps(_spec(remote, with_refs=False)))
+    remote, seen = watcher  # the upstream too: the call itself goes to /items
+    spec = _write(tmp_path, remote)
     catalog = tmp_path / "c.yaml"
     catalog.write_text(
         "toolcat: 1\n"
         "services:\n"
-        "  items: {base_url: 'http://api.test', validate_responses: warn}\n"
-        f"openapi:\n  - {{spec: {good.name}, service: items}}\n"
+        f"  items: {{base_url: '{remote}', validate_responses: warn, spec: {spec.name}}}\n"
+        "tools:\n"
+        "  - {name: list_items, description: List items., service: items, method: GET,\n"
+        "     path: /items, parameters: {q: {type: string, description: a query}}}\n"
     )
-    result = load_catalog([str(catalog)], progress=False)
-    assert result.catalog is not None, [str(d) for d in result.diagnostics]
-    good.write_text(json.dumps(_spec(remote)))  # the spec read at run time refers to a URL
-
-    def upstream(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, json={"name": "x"})
-
-    executor = Executor(
-        result.catalog,
-        env={},
-        client=httpx.Client(transport=httpx.MockTransport(upstream)),
-        telemetry=False,
-    )
-    outcome = executor.execute(ToolCall("listItems", {"q": "x"}))
-    assert outcome.status == 200
-    assert seen == [], caplog.text
+    assert main(["call", str(catalog), "list_items", "--args", '{"q": "x"}']) == 0
+    out = capsys.readouterr()
+    assert seen == ["/items?q=x"], out.err  # the call, and no $ref target
