@@ -22,7 +22,7 @@ class _Watcher(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         self.seen.append(self.path)
-        body = json.dumps({"type": "string"}).encode()
+        body = json.dumps({"type": "string", "name": "x"}).encode()  # a schema, and a body
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
