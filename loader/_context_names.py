@@ -4,7 +4,8 @@ A parameter filled from the caller's context (``from: claims.tenant``) must be t
 only one that sends its name. An object argument serialised into the query as
 ``form`` and exploded (the default) sends one query parameter per key, so a key
 ``tenant`` would add ``?tenant=globex`` beside the context's value; so would a key of
-the whole-body argument, beside a context-bound body field. The executor refuses
+the whole-body argument, beside a context-bound body field; so would a header whose
+name differs from a context-bound one only in case. The executor refuses
 such calls; this finds the schemas that let a model try.
 """
 
@@ -45,6 +46,15 @@ def _may_have_key(schema: Any, key: str, defs: Mapping[str, Any], depth: int = 0
     return schema.get("additionalProperties", True) is not False
 
 
+def _same_header(b: ParameterBinding, target: ParameterBinding) -> bool:
+    header = ParamLocation.HEADER
+    return (
+        b.location is header
+        and target.location is header
+        and (b.wire_name.lower() == target.wire_name.lower())
+    )
+
+
 def _spreads_keys(b: ParameterBinding, body_argument: str | None) -> ParamLocation | None:
     """Where ``b`` sends one parameter per key of an object value, if it does."""
     if b.location is ParamLocation.QUERY and b.content_type is None:
@@ -70,7 +80,20 @@ def check_context_names(
         return
     bound = [b for b in bindings if b.argument in sources]
     for b in bindings:
-        where = None if b.argument in sources else _spreads_keys(b, doc.body_argument)
+        if b.argument in sources:
+            continue
+        twin = next((t for t in bound if _same_header(b, t)), None)
+        if twin is not None:  # X-Tenant and x-tenant are one header (TC025 compares exactly)
+            scope.add(
+                "TC145",
+                f"parameter '{b.argument}' sends header '{b.wire_name}', which is header "
+                f"'{twin.wire_name}' of '{twin.argument}', filled from the caller's context "
+                f"({sources[twin.argument]}); such calls are refused: give it another 'name'",
+                ("parameters", b.argument),
+                key=True,
+            )
+            continue
+        where = _spreads_keys(b, doc.body_argument)
         if where is None:
             continue
         for target in bound:

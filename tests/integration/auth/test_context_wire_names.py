@@ -152,7 +152,8 @@ def test_validate_warns_of_the_schemas_that_could(
     path.write_text(catalog("https://issuer.example"))
     assert main(["validate", str(path), "--fail-on", "warning"]) == 1
     out = capsys.readouterr().out
-    assert "TC145" in out and "parameter 'filter'" in out
+    assert "TC145 tool 'list_orders': parameter 'filter'" in out
+    assert "TC145 tool 'list_orders': parameter 'x_tenant' sends header 'x-tenant'" in out
     path.write_text(catalog("https://issuer.example").replace("{type: string}\n", "false\n"))
     main(["validate", str(path)])
-    assert "TC145" not in capsys.readouterr().out
+    assert "parameter 'filter'" not in capsys.readouterr().out
