@@ -10,7 +10,8 @@ and friends written before the root existed still work)::
     │   ├── UnknownToolsetError       [LookupError] no toolset of that name
     │   ├── EnvSyntaxError            [ValueError]  a malformed ``${`` reference
     │   ├── MissingVariableError      [LookupError] an environment variable a tool needs is unset
-    │   └── NotStrictable             [ValueError]  a schema that strict mode cannot express
+    │   ├── NotStrictable             [ValueError]  a schema that strict mode cannot express
+    │   └── RefRefused                              a ``$ref`` the retrieval policy refuses
     │
     ├── toolcat.loader: reading and compiling
     │   ├── CatalogError                            loading failed (``diagnostics``)
@@ -42,6 +43,7 @@ and friends written before the root existed still work)::
     │
     ├── toolcat.executor.mcp_server
     │   ├── AuthConfigError           [ValueError]  auth settings that cannot be used
+    │   ├── AnswerRefused             [ValueError]  an identity provider answer it cannot use
     │   └── CatalogLoadFailed                       the catalog to serve has errors
     │
     └── toolcat.cli

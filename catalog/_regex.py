@@ -35,6 +35,7 @@ __all__ = [
     "MAX_PATTERN_CACHE",
     "linear_validator",
     "pattern_runs",
+    "pattern_search",
     "runnable_schema",
     "schema_objects",
     "unrunnable_patterns",
@@ -93,6 +94,25 @@ def pattern_runs(pattern: str) -> bool:
     except (jsonschema_rs.ValidationError, ValueError):  # ValueError: a lone surrogate, ...
         return False
     return True
+
+
+@functools.lru_cache(maxsize=MAX_PATTERN_CACHE)
+def _pattern_validator(pattern: str) -> jsonschema_rs.Validator | None:
+    if not pattern_runs(pattern):
+        return None
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(
+        {"type": "string", "pattern": pattern}, pattern_options=_linear_engine()
+    )
+
+
+def pattern_search(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` matches somewhere in ``text``, as JSON Schema's ``pattern`` does
+    (ECMA-262, unanchored), on the linear-time engine; ``True`` for a pattern that engine
+    cannot run (not checked: TC110 at load), so a caller that masks errs on masking."""
+    validator = _pattern_validator(pattern)
+    return True if validator is None else bool(validator.is_valid(text))
 
 
 def schema_objects(schema: Any) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:

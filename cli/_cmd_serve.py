@@ -398,7 +398,7 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
 
     policy = _host_policy(args)
     limits = _limits(args)
-    docs_dir = _docs_site(server.catalog) if args.docs else None
+    docs = _docs_builder() if args.docs else None
     if args.metrics:
         try:
             server.enable_metrics()
@@ -415,7 +415,7 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
                 on_ready=ready,
                 host_policy=policy,
                 settings=settings,
-                docs_dir=docs_dir,
+                docs=docs,
                 drain_timeout=args.drain_timeout,
                 stateless=args.stateless,
                 limits=limits,
@@ -437,19 +437,17 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
     return 0
 
 
-def _docs_site(catalog: Any) -> str:
-    """Write the catalog browser into a temporary folder (removed at exit); its path."""
-    import atexit
-    import shutil
-    import tempfile
+def _docs_builder() -> Any:
+    """``build(catalog, folder)``: the catalog browser of a catalog, written into folder
+    (the server builds one per set of tools its callers may call)."""
     from pathlib import Path
 
     from ._docsite import build_site
 
-    folder = tempfile.mkdtemp(prefix="toolcat-docs-")
-    atexit.register(shutil.rmtree, folder, True)
-    build_site(catalog, Path(folder), title="toolcat serve")
-    return folder
+    def build(catalog: Any, folder: str) -> None:
+        build_site(catalog, Path(folder), title="toolcat serve")
+
+    return build
 
 
 def _host_policy(args: argparse.Namespace) -> Any:

@@ -55,25 +55,40 @@ class Config:
         return self.path.parent if self.path is not None else Path.cwd()
 
     def root_dirs(self) -> list[Path]:
-        """Each root as a folder (or file); a glob expands to every match, sorted."""
+        """Each root as a folder (or file); a glob expands to every match, sorted.
+
+        A root (or a match, or what a link points at) outside the repository that holds
+        the settings is refused: the settings of a repository read only its own files."""
         found: list[Path] = []
         for root in self.roots:
             if any(ch in root for ch in "*?["):
                 matches = sorted(p for p in self.folder.glob(root) if not _hidden(p, self.folder))
                 if not matches:
                     raise CliError(f"{self._where('roots')}: root {root!r} matches nothing")
-                found.extend(matches)
             else:
-                path = self.folder / root
-                if not path.exists():
+                matches = [self.folder / root]
+                if not matches[0].exists():
                     raise CliError(f"{self._where('roots')}: root {root!r} does not exist")
-                found.append(path)
+            repository = _repository(self.folder)
+            for path in matches:
+                if not path.resolve().is_relative_to(repository):
+                    raise CliError(
+                        f"{self._where('roots')}: root {root!r} lies outside the repository "
+                        f"({_shown(repository)}); roots name folders inside it"
+                    )
+            found.extend(matches)
         return found
 
     def _where(self, key: str) -> str:
         if self.path is None:
             return "toolcat"
         return f"{_shown(self.path)}:{_line_of(self.path, key)}"
+
+
+def _repository(folder: Path) -> Path:
+    """The repository holding ``folder``: the nearest folder with ``.git``, else ``folder``."""
+    real = folder.resolve()
+    return next((here for here in (real, *real.parents) if (here / ".git").exists()), real)
 
 
 def _hidden(path: Path, base: Path) -> bool:
@@ -228,10 +243,16 @@ def _check_code(code: str, key: str, fail: Callable[[str, str], CliError]) -> No
 # -- globs --------------------------------------------------------------------------
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A gitignore-like glob: ``*`` and ``?`` stay inside one folder, ``**`` crosses folders,
-    ``[...]`` a character class; a pattern without ``/`` (but a trailing one) matches a
-    name at any depth."""
+def _glob_regex(pattern: str) -> str:
+    """A gitignore-like glob as a linear-time pattern of the whole relative path: ``*`` and ``?``
+    stay inside one folder, ``**`` crosses folders, ``[...]`` a character class; a
+    pattern without ``/`` (but a trailing one) matches a name at any depth.
+
+    The engine matches in time linear in the name, whatever the glob (``re`` backtracked:
+    ``*a*a*a*a*a*b`` took seconds on one long file name). Raises ``re.error`` when
+    the glob cannot be read."""
+    from toolcat.catalog import pattern_runs
+
     body = pattern.strip("/")
     if "/" not in body and not pattern.startswith("/"):  # a leading / anchors it here
         body = f"**/{body}"
@@ -262,13 +283,18 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(ch))
             i += 1
     # a pattern naming a folder excludes everything below it
-    return re.compile("".join(out) + "(?:/.*)?")
+    regex = r"(?s)\A(?:" + "".join(out) + r")(?:/.*)?\z"
+    if not pattern_runs(regex):
+        raise re.error("the linear-time regex engine cannot run this glob")
+    return regex
 
 
 def compile_globs(patterns: Sequence[str], base: Path) -> Callable[[Path], bool] | None:
     """A predicate: does a file match one of ``patterns`` (relative to ``base``)?"""
     if not patterns:
         return None
+    from toolcat.catalog import pattern_search
+
     regexes = [_glob_regex(p) for p in patterns]
     bases = (Path(os.path.abspath(base)), base.resolve())
 
@@ -278,7 +304,7 @@ def compile_globs(patterns: Sequence[str], base: Path) -> Callable[[Path], bool]
                 rel = where.relative_to(folder).as_posix()
             except ValueError:
                 continue
-            return any(r.fullmatch(rel) for r in regexes)
+            return any(pattern_search(r, rel) for r in regexes)
         return False
 
     return excluded

@@ -16,6 +16,7 @@ autoescape here, and the page script sets text only with ``textContent``.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -267,12 +268,10 @@ def build_site(
     env = _environment()
     index_t = env.from_string(_asset("index.html.j2"))
     tool_t = env.from_string(_asset("tool.html.j2"))
-    (out / "assets").mkdir(parents=True, exist_ok=True)
-    tools_dir = out / "tools"
-    tools_dir.mkdir(exist_ok=True)
+    _folder(out / "assets")
+    tools_dir = _folder(out / "tools")
     if force:
-        for old in tools_dir.glob("*.html"):
-            old.unlink()
+        _remove(tools_dir, "*.html")
     toolsets_of: dict[str, list[str]] = {}
     for ts, names in catalog.toolsets.items():
         for n in names:
@@ -325,13 +324,12 @@ def build_site(
         ("service", "service", sorted({r["service"] for r in rows})),
     ]
     list_dir = out / "list"
-    if force and list_dir.is_dir():
-        for old in list_dir.glob("*.html"):
-            old.unlink()
+    if force and (list_dir.is_symlink() or list_dir.exists()):
+        _remove(_folder(list_dir), "*.html")
     pages = max(1, -(-len(rows) // PAGE_SIZE))
     for number in range(1, pages + 1):
         if number == 2:
-            list_dir.mkdir(exist_ok=True)
+            _folder(list_dir)
         html = index_t.render(
             title=title,
             tools=rows[(number - 1) * PAGE_SIZE : number * PAGE_SIZE],
@@ -349,11 +347,8 @@ def build_site(
         size += _write(out / "assets" / name, _asset(name))
     size += _write(out / "assets" / "tools.js", _tools_script(rows, filters))
     core, parts = _index_parts(catalog.search_index.to_dict(), len(rows))
-    index_dir = out / "assets" / "index"
-    if index_dir.is_dir():
-        for old in index_dir.glob("*.js"):
-            old.unlink()
-    index_dir.mkdir(exist_ok=True)
+    index_dir = _folder(out / "assets" / "index")
+    _remove(index_dir, "*.js")
     # ensure_ascii leaves no U+2028/2029 and "</" cannot end a script given as a file.
     size += _write(out / "assets" / "search-index.js", f"window.TOOLCAT_INDEX = {_js(core)};\n")
     shards = "(window.TOOLCAT_SHARDS = window.TOOLCAT_SHARDS || {})"
@@ -429,7 +424,33 @@ def _index_parts(index: dict[str, Any], tools: int) -> tuple[dict[str, Any], lis
     return core, parts
 
 
+# The site's files and folders inside the output folder: a link found in the place of
+# one (planted, or left by anything) is removed, never followed, so that --force
+# writes and deletes nothing outside the output folder.
+
+
+def _folder(path: Path) -> Path:
+    """``path`` as a real folder (a link or a file in its place is removed first)."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _remove(folder: Path, pattern: str) -> None:
+    """Remove the last build's files matching ``pattern`` from the real folder ``folder``
+    (a link among them is removed itself, never what it points at)."""
+    for old in folder.glob(pattern):
+        if old.is_symlink() or old.is_file():
+            old.unlink()
+
+
 def _write(path: Path, text: str) -> int:
     data = text.encode("utf-8")
-    path.write_bytes(data)
+    if path.is_symlink():
+        path.unlink()
+    # O_NOFOLLOW: a link put in its place since is an error, not a file written elsewhere
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    with os.fdopen(os.open(path, flags, 0o666), "wb") as f:
+        f.write(data)
     return len(data)

@@ -199,11 +199,13 @@ class Baseline:
 
 def read_baseline(path: str) -> Baseline:
     """The baseline in ``path``; a missing or corrupt file is one line (exit 2)."""
+    from toolcat.catalog import loads_json
+
     from ._inputs import read_user_file
 
     text = read_user_file(path, "the baseline")
     try:
-        doc = json.loads(text)
+        doc = loads_json(text)  # nested past the limit: a JSONDecodeError, not a RecursionError
     except ValueError as exc:
         raise CliError(f"{path}: the baseline is not valid JSON ({exc})") from exc
     findings = doc.get("findings") if isinstance(doc, dict) else None

@@ -183,6 +183,7 @@ def before_import(args: argparse.Namespace) -> None:
         return  # options on the command line replace the recorded ones
     folder = Path(file).parent
     ns = _OPENAPI[0].parse_args([args.spec, *_from_record(record.argv, folder)])
+    _narrow_ref_root(ns)
     for key, value in vars(ns).items():
         if key not in _NOT_RECORDED and key != "func":
             setattr(args, key, value)
@@ -233,8 +234,18 @@ def run_update_only(args: argparse.Namespace) -> int:
     quiet += ["-v"] if getattr(args, "update_verbose", False) else []
     argv = [str(spec), *_from_record(record.argv, folder), "--update", file, *quiet]
     ns = _OPENAPI[0].parse_args(argv)
+    _narrow_ref_root(ns)
     result: int = ns.func(ns)
     return result
+
+
+def _narrow_ref_root(ns: argparse.Namespace) -> None:
+    """The recorded ``--ref-root`` only where it narrows the default (one line otherwise)."""
+    from toolcat.loader.openapi import narrowed_ref_root
+
+    ns.ref_root, note = narrowed_ref_root(ns.ref_root, Path(ns.spec))
+    if note is not None:
+        print(f"toolcat import: {note}", file=sys.stderr)
 
 
 def record_text(args: argparse.Namespace, result: Any, spec: Path) -> str:

@@ -26,7 +26,7 @@ from toolcat.catalog import AuditSettings, ToolDefinition, method_semantics
 
 from ._calls import ToolResult, echo_name
 from ._identity import CallerIdentity
-from ._redact import MASK, Redactor
+from ._redact import Redactor, mask_secrets, secret_shape
 
 __all__ = [
     "MAX_IDENTITY_CHARS",
@@ -35,7 +35,6 @@ __all__ = [
     "AuditTrail",
     "RotatingFileSink",
     "StreamSink",
-    "sensitive_paths",
 ]
 
 log = logging.getLogger("toolcat.executor")
@@ -332,72 +331,9 @@ def _cut(text: str | None) -> str | None:
 
 # -- sensitive arguments ------------------------------------------------------------
 
-_MARKS = ("writeOnly", "password")
-
-
-def _is_sensitive(schema: Any) -> bool:
-    return isinstance(schema, Mapping) and (
-        schema.get("writeOnly") is True or schema.get("format") == "password"
-    )
-
-
-def sensitive_paths(tool: ToolDefinition) -> Any:
-    """A tree of what to mask in ``tool``'s arguments: ``True`` (mask the value), a dict
-    (property -> subtree; ``"[]"`` for array items), or ``None`` (nothing)."""
-    root = tool.input_schema
-    defs = root.get("$defs", {}) if isinstance(root, Mapping) else {}
-    tree = _walk(root, defs, 0)
-    names = tool.sensitive_arguments
-    if names:
-        tree = dict(tree) if isinstance(tree, dict) else {}
-        for name in names:
-            tree[name] = True
-    return tree
-
-
-def _walk(schema: Any, defs: Mapping[str, Any], depth: int) -> Any:
-    if depth > 32 or not isinstance(schema, Mapping):
-        return None
-    if _is_sensitive(schema):
-        return True
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return _walk(defs.get(ref[len("#/$defs/") :]), defs, depth + 1)
-    tree: dict[str, Any] = {}
-    for branch in ("allOf", "anyOf", "oneOf"):  # a mark in any branch masks the value
-        for sub in schema.get(branch) or ():
-            found = _walk(sub, defs, depth + 1)
-            if found is True:
-                return True
-            if isinstance(found, dict):
-                tree.update(found)
-    for name, sub in (schema.get("properties") or {}).items():
-        found = _walk(sub, defs, depth + 1)
-        if found is not None:
-            tree[name] = found
-    items = schema.get("items")
-    if items is not None:
-        found = _walk(items, defs, depth + 1)
-        if found is not None:
-            tree["[]"] = found
-    return tree or None
-
 
 def masked(args: Any, tool: ToolDefinition, cache: dict[str, Any]) -> Any:
-    """``args`` with every value the tool marks sensitive replaced by ``***``."""
+    """``args`` with every value the tool marks secret replaced by ``***``."""
     if tool.name not in cache:
-        text = json.dumps(tool.input_schema, default=str)
-        quick = tool.sensitive_arguments or any(m in text for m in _MARKS)
-        cache[tool.name] = sensitive_paths(tool) if quick else None
-    tree = cache[tool.name]
-    return _apply(args, tree) if tree is not None else args
-
-
-def _apply(value: Any, tree: Any) -> Any:
-    if tree is True:
-        return MASK
-    if isinstance(value, Mapping) and isinstance(tree, dict):
-        return {k: _apply(v, tree[k]) if k in tree else v for k, v in value.items()}
-    if isinstance(value, list) and isinstance(tree, dict) and "[]" in tree:
-        return [_apply(v, tree["[]"]) for v in value]
-    return value
+        cache[tool.name] = secret_shape(tool.input_schema, tool.sensitive_arguments)
+    return mask_secrets(args, cache[tool.name])[0]

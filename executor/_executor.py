@@ -34,7 +34,7 @@ from ._dispatch import Dispatcher, DispatchFailure, Reply
 from ._identity import ToolContext, context_value, current_context, current_identity, with_context
 from ._plan import ToolPlan, compile_plan
 from ._quota import QuotaDecision, QuotaGuard, QuotaStore
-from ._redact import MASK, Redactor
+from ._redact import MASK, Redactor, mask_secrets
 from ._render import Draft, render
 from ._results import error_result, shape_reply
 from ._shared import (
@@ -272,8 +272,9 @@ class Executor:
                     ],
                 )
         errors = plan.checker.check(args)
-        if errors:
-            return error_result(call, errors)
+        if errors:  # a violation's text may quote a secret argument
+            hide = Redactor(mask_secrets(args, plan.secrets)[1])
+            return error_result(call, [_redacted(e, hide) for e in errors])
         if bound:
             filled = self._from_context(call, plan, args)
             if isinstance(filled, ToolResult):
@@ -676,7 +677,7 @@ class Executor:
             method=draft.method,
             url=draft.redactor(str(draft.url)),
             headers=draft.redactor.headers(headers),
-            body=draft.preview,
+            body=draft.redactor.value(draft.preview),
         )
 
     # -- response validation (a service's validate_responses) ---------------------------

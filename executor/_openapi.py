@@ -7,17 +7,21 @@ imported only when a spec is first checked, never with the executor.
 The checked spec is given one server, ``CHECK_HOST``, and loses its path and
 operation servers: a request is matched to its operation by its path below the
 base URL it was sent to, whatever the catalog's base URL says (a
-``${BASE_URL}`` override, a test host). ``$ref``s may read local files, never URLs.
+``${BASE_URL}`` override, a test host). ``$ref``s follow the one retrieval policy
+(``toolcat.catalog``'s): files under the spec's ``$ref`` root, never a URL.
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from toolcat._errors import ToolcatError
+from toolcat.catalog import RefRefused, default_ref_root, ref_file, refuse_retrieval
 
 if TYPE_CHECKING:
     import httpx
@@ -58,6 +62,47 @@ def _one_server(spec: dict[str, Any]) -> dict[str, Any]:
     return {**spec, "servers": [{"url": CHECK_HOST}], "paths": paths}
 
 
+class _Handlers(Mapping[str, Any]):
+    """jsonschema-path's ``$ref`` readers by URI scheme, as the retrieval policy allows.
+
+    jsonschema-path reads a URL of a scheme it has no handler for with urllib, so this
+    has one for every scheme: ``file`` reads a file the policy allows (JSON or YAML,
+    under the spec's ``$ref`` root: :func:`toolcat.catalog.ref_file`), every other
+    scheme is refused (then openapi-core cannot check, which says so).
+    """
+
+    def __init__(self, spec: Path) -> None:
+        from jsonschema_path.handlers.file import FilePathHandler
+
+        self._spec = str(spec.resolve())
+        self._root = default_ref_root(spec)
+        self._read = FilePathHandler()
+
+    def __contains__(self, scheme: object) -> bool:
+        return True
+
+    def __getitem__(self, scheme: str) -> Callable[[str], Any]:
+        return self._file if scheme == "file" else refuse_retrieval
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("file",))
+
+    def __len__(self) -> int:
+        return 1
+
+    def _file(self, uri: str) -> Any:
+        from urllib.request import url2pathname
+
+        parts = urlsplit(uri)
+        if parts.netloc not in ("", "localhost"):
+            return refuse_retrieval(uri)  # file://host/...: another machine's share
+        try:
+            real = ref_file(url2pathname(parts.path), self._spec, self._root)
+        except RefRefused:
+            return refuse_retrieval(uri)
+        return self._read(real.as_uri())
+
+
 class OpenApiSpec:
     """One spec, read once: its operations by (METHOD, path template), and openapi-core's
     validators over it."""
@@ -75,13 +120,12 @@ class OpenApiSpec:
                     if isinstance(item.get(op), dict):
                         self.operations.add((op.upper(), str(key)))
         from jsonschema_path import SchemaPath
-        from jsonschema_path.handlers.file import FileHandler
         from openapi_core import Config, OpenAPI
 
         schema_path = SchemaPath.from_dict(
             _one_server(document),
             base_uri=Path(path).resolve().as_uri(),
-            handlers={"file": FileHandler()},
+            handlers=_Handlers(Path(path)),
         )
         # None: the spec is not validated first (openapi-core checks for it; its stub says not)
         config = Config(spec_validator_cls=None)  # type: ignore[arg-type]

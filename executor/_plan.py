@@ -19,6 +19,7 @@ from toolcat.catalog import (
 )
 
 from ._arguments import ArgumentChecker
+from ._redact import SecretShape, secret_shape
 from ._templates import BodyTemplate, Selector
 
 __all__ = ["ToolPlan", "compile_plan"]
@@ -53,6 +54,7 @@ class ToolPlan:
     max_chars: int
     max_bytes: int
     response: ResponseSpec
+    secrets: SecretShape | None  # where the arguments hold secrets (masked everywhere)
 
 
 def _merge_timeouts(service: Timeouts, tool: Timeouts | None) -> Timeouts:
@@ -125,4 +127,5 @@ def compile_plan(tool: ToolDefinition, service: Service) -> ToolPlan:
         max_chars=response.max_chars or service.max_response_chars,
         max_bytes=service.max_response_bytes,
         response=response,
+        secrets=secret_shape(tool.input_schema, tool.sensitive_arguments),
     )

@@ -16,11 +16,12 @@ from toolcat._errors import ToolcatError
 from toolcat.catalog import MissingVariableError, ParameterBinding
 
 from ._auth import TokenGrant, resolve_auth
+from ._bound import doubled_context_name
 from ._calls import ToolError
 from ._identity import ToolContext
 from ._plan import ToolPlan
 from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, under_base
-from ._redact import Redactor, is_sensitive_header, resolve
+from ._redact import Redactor, is_sensitive_header, mask_secrets, resolve
 from ._styles import cookie_text, header_text, path_value, query_pairs, to_text
 from ._templates import TemplateFailure
 from ._upstream import CallerTokenRefused, caller_credentials
@@ -186,9 +187,10 @@ def render(
     ``context`` gives the caller's token to a service that forwards or exchanges it;
     a ``preview`` (a dry run) needs none and shows ``Bearer ***`` in its place.
     """
-    redactor = Redactor()
+    redactor = Redactor(mask_secrets(args, plan.secrets)[1])  # secret arguments too
     try:
-        return _render(plan, args, env, redactor, context or ToolContext(), preview)
+        draft = _render(plan, args, env, redactor, context or ToolContext(), preview)
+        return doubled_context_name(plan, args, draft) or draft
     except _Refused as exc:
         return exc.error
     except MissingVariableError as exc:

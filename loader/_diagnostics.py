@@ -121,6 +121,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC140": ("too-many-pinned-tools", Severity.WARNING),
     "TC141": ("pin-matches-nothing", Severity.WARNING),
     "TC142": ("pinned-tool-outside-toolset", Severity.WARNING),
+    "TC145": ("context-parameter-reachable", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

@@ -19,6 +19,7 @@ from typing import Any
 
 from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
+from ._context_names import check_context_names
 from ._docs import ToolDoc
 from ._schemas import ref_and_pattern_keys
 from ._scope import Scope
@@ -231,6 +232,7 @@ def compile_parameters(
                 ("path",),
             )
 
+    check_context_names(doc, out.bindings, out.properties, defs, scope)
     if refs:
         out.reachable = _reachable_defs(list(out.properties.values()), defs)[0]
     for arg, schema in out.properties.items() if refs - set(out.reachable) else ():

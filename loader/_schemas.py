@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import linear_validator, unrunnable_patterns
+from toolcat.catalog import linear_validator, sealed_registry, unrunnable_patterns
 
 from ._shape import closest
 
@@ -170,22 +170,6 @@ _META_FORMATS = (
 )  # fmt: skip
 
 
-def _refuse(uri: str) -> Any:
-    from referencing import exceptions
-
-    refused: Any = exceptions.NoSuchResource  # attrs class: mypy cannot see its fields
-    raise refused(ref=uri)
-
-
-@functools.cache
-def _sealed_registry() -> Any:
-    """A registry that retrieves nothing: checking a default never reads a file or a URL."""
-    import referencing
-
-    registry: Any = referencing.Registry  # attrs class: mypy cannot see its fields
-    return registry(retrieve=_refuse)
-
-
 class ValueCheck:
     """Checks values the author wrote (defaults, enum values, examples' arguments) against
     a schema: where and why each breaks it, located in the value.
@@ -224,7 +208,7 @@ class ValueCheck:
         if self._words is None:
             from jsonschema import Draft202012Validator
 
-            self._words = Draft202012Validator(self._schema, registry=_sealed_registry())
+            self._words = Draft202012Validator(self._schema, registry=sealed_registry())
         return [(tuple(e.absolute_path), e.message) for e in self._words.iter_errors(value)]
 
 

@@ -627,7 +627,7 @@ class McpServer:
         host_policy: HostPolicy | None = None,
         *,
         settings: ServerSettings | None = None,
-        docs_dir: str | None = None,
+        docs: Callable[[Catalog, str], None] | None = None,
         drain_timeout: float = 30.0,
         stateless: bool = False,
         limits: ServeLimits | None = None,
@@ -637,8 +637,10 @@ class McpServer:
         ``limits`` bound slow and greedy clients (header and keep-alive timeouts,
         connections, sessions in all and per caller, idle sessions): see ``_limits``.
 
-        ``docs_dir`` (a site ``toolcat docs`` wrote) is served read-only under
-        ``/docs/``, behind the same Host/Origin guard as ``path``.
+        ``docs`` (``build(catalog, folder)``: writes the ``toolcat docs`` site of a
+        catalog) serves the catalog browser read-only under ``/docs/``, behind the same
+        Host/Origin guard and authentication as ``path``: each caller gets the site of
+        the tools it may call (see :class:`CallerDocs`).
 
         Every request passes :class:`HostGuard` first: a Host or Origin that
         ``host_policy`` (default: ``HostPolicy.for_bind(host)``) refuses gets
@@ -674,12 +676,14 @@ class McpServer:
             max_sessions=bounds.max_sessions,
             session_idle_timeout=bounds.session_idle_timeout,
         )
-        if docs_dir is not None:
+        if docs is not None:
             from starlette.routing import Mount
-            from starlette.staticfiles import StaticFiles
 
-            # behind authentication too, when it is configured: the pages show every tool
-            app.routes.append(Mount("/docs", StaticFiles(directory=docs_dir, html=True)))
+            from ._docs import CallerDocs
+
+            # behind authentication too, when it is configured: the pages a caller gets
+            # show the tools it may call, no other
+            app.routes.append(Mount("/docs", CallerDocs(self._current, docs)))
         if not stateless:  # sessions per caller: inside authentication, which names him
             app = SessionLimits(
                 app,

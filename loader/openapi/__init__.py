@@ -16,6 +16,7 @@ __all__ = [
     "edits_since_import",
     "import_openapi",
     "merge_update",
+    "narrowed_ref_root",
     "operation_key",
     "parse_record",
     "render_catalog",
@@ -29,6 +30,7 @@ __all__ = [
 _UPDATE: tuple[str, ...] = ("ImportRecord", "UpdateOutcome", "merge_update", "operation_key")
 _UPDATE += ("edits_since_import",)
 _UPDATE += ("parse_record", "render_document", "render_record")  # `toolcat import --update`
+_UPDATE += ("narrowed_ref_root",)
 __getattr__, __dir__ = _lazy_names(
     __name__,
     {

@@ -1,37 +1,25 @@
 """``$ref`` resolution: local JSON pointers and refs into sibling files, memoised, never networked.
 
 A ref is resolved once per (file, pointer) and the target is returned as is
-(never copied). Refs to URLs, to files that are not JSON/YAML, or to files
-outside the allowed root directory are refused: importing a spec must not read
-arbitrary files or reach the network.
+(never copied). Which files a ref may read is the one retrieval policy of
+``toolcat.catalog`` (:func:`~toolcat.catalog.ref_file`): refs to URLs, to files
+that are not JSON/YAML, or to files outside the allowed root directory are
+refused: importing a spec must not read arbitrary files or reach the network.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+from toolcat.catalog import RefRefused, default_ref_root, ref_file
 
 from ._errors import RefError, SpecError
 
 __all__ = ["RefKey", "Resolver", "default_ref_root"]
 
 RefKey = tuple[str, str]  # (absolute file, JSON pointer without '#')
-
-_DOC_SUFFIXES = (".json", ".yaml", ".yml")
-
-
-def default_ref_root(spec: Path) -> Path:
-    """Where refs may read files by default: the enclosing repository (the nearest
-    folder holding ``.git``, from the spec's real folder up) when there is one, else
-    the spec's own folder. Multi-file specs (Azure's ``../../common-types``) live in
-    one repository; a spec downloaded next to other files reads none of them."""
-    folder = spec.resolve().parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return folder
 
 
 _ROOT_HINT = (
@@ -70,25 +58,11 @@ class Resolver:
         target, _, pointer = ref.partition("#")
         if not target:
             return (file, pointer)
-        if "://" in target or target.startswith("//"):
-            raise RefError(
-                ref, file, "refs to URLs are not followed (no network); download the file"
-            )
-        path = Path(unquote(target))
-        full = (Path(file).parent / path) if not path.is_absolute() else path
-        full = Path(os.path.normpath(full))
-        if not full.is_relative_to(self._root_dir):
-            raise RefError(ref, file, f"the file is outside the $ref root; {_ROOT_HINT}")
-        if full.suffix.lower() not in _DOC_SUFFIXES:
-            raise RefError(ref, file, "only .json, .yaml and .yml files can be referenced")
-        # symlinks: the file actually read must be under the root too
-        real = full.resolve()
-        if not real.is_relative_to(self._root_dir):
-            raise RefError(
-                ref, file, f"the file is a link to a file outside the $ref root; {_ROOT_HINT}"
-            )
-        if not real.is_file():
-            raise RefError(ref, file, f"the file {target} does not exist")
+        try:
+            real = ref_file(target, file, self._root_dir)
+        except RefRefused as exc:
+            reason = f"{exc.reason}; {_ROOT_HINT}" if exc.outside else exc.reason
+            raise RefError(ref, file, reason) from None
         return (str(real), pointer)
 
     def resolve(self, ref: str, file: str) -> tuple[Any, RefKey]:

@@ -30,6 +30,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "edits_since_import",
     "fingerprints",
     "merge_update",
+    "narrowed_ref_root",
     "operation_key",
     "parse_record",
     "render_document",
@@ -475,3 +477,25 @@ def render_document(doc: Mapping[str, Any]) -> str:
         width=100,
     )
     return text
+
+
+def narrowed_ref_root(recorded: str | None, spec: Path) -> tuple[str | None, str | None]:
+    """The ``--ref-root`` an update may take from an import record, and a note when it
+    set the record's aside.
+
+    A record is a file anyone may have edited: it can narrow where ``$ref``s read
+    files, never widen it. A recorded root inside the default (the spec's repository,
+    else its folder) is used; one outside it is not, and the default applies (the
+    user widens it with ``--ref-root`` on the command line).
+    """
+    if recorded is None:
+        return None, None
+    from ._refs import default_ref_root
+
+    allowed = default_ref_root(spec)
+    if Path(recorded).resolve().is_relative_to(allowed):
+        return recorded, None
+    return None, (
+        f"the import record's --ref-root {recorded} is wider than the spec's default "
+        f"$ref root ({allowed}) and is not used; pass --ref-root to widen it"
+    )
