@@ -125,7 +125,7 @@ SCHEMAS: list[Any] = [
     {"examples": [{"pattern": "(?=x)"}], "type": "object"},  # data, not a schema
     {"default": {"patternProperties": {"(?=y)": {}}}},
     FrozenDict({"items": FrozenDict({"pattern": "(?=q)"}), "enum": FrozenList([1])}),
-    {"properties": {"p": {"type": "string", "pattern": "^[a-z]+$"}}},  # the linear-time engine runs it
+    {"properties": {"p": {"type": "string", "pattern": "^[a-z]+$"}}},  # its engine runs it
 ]
 
 
