@@ -159,7 +159,7 @@ def patterns() -> int:
         ToolDefinition,
         freeze,
     )
-    from toolcat.executor import Executor, ToolCall
+    from toolcat.executor import Executor, ExecutorSettings, ToolCall
 
     def tool(name: str, prop: dict[str, Any]) -> ToolDefinition:
         schema = {"type": "object", "properties": {"v": prop}, "additionalProperties": False}
@@ -173,7 +173,9 @@ def patterns() -> int:
         tool("evil", {"type": "string", "pattern": "^(a+)+$"}),
         tool("evil_props", {**evil_props, "additionalProperties": False}),
     ]
-    executor = Executor(Catalog(tools, [Service("svc", "http://127.0.0.1:9")]), env={})
+    executor = Executor(
+        Catalog(tools, [Service("svc", "http://127.0.0.1:9")]), ExecutorSettings(env={})
+    )
 
     def per_call(name: str, value: Any, n: int = 200) -> float:
         call = ToolCall(name, {"v": value})

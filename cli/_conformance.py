@@ -295,7 +295,13 @@ def _check_tool(
 ) -> ConformanceOutcome:
     import httpx
     from toolcat.catalog import interpolate
-    from toolcat.executor import Executor, SpecUnavailable, ToolCall, openapi_request
+    from toolcat.executor import (
+        Executor,
+        ExecutorSettings,
+        SpecUnavailable,
+        ToolCall,
+        openapi_request,
+    )
     from toolcat.loader import Diagnostic
 
     src = tool.source
@@ -329,11 +335,13 @@ def _check_tool(
         client,
         Executor(
             catalog,
-            env=env,
-            client=client,
-            confirm=lambda call, t: True,
-            telemetry=False,
-            sleep=lambda s: None,
+            ExecutorSettings(
+                env=env,
+                client=client,
+                confirm=lambda call, t: True,
+                telemetry=False,
+                sleep=lambda s: None,
+            ),
         ) as executor,
     ):
         for args in arguments:

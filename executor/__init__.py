@@ -33,6 +33,7 @@ if _t.TYPE_CHECKING:
     from ._calls import (
         ERROR_TYPES,
         MAX_ECHOED_NAME_CHARS,
+        ErrorType,
         ToolCall,
         ToolError,
         ToolResult,
@@ -40,7 +41,7 @@ if _t.TYPE_CHECKING:
         format_result,
         parse_calls,
     )
-    from ._executor import ConfirmCallback, Executor, PreparedRequest
+    from ._executor import Executor, PreparedRequest
     from ._identity import (
         CallerIdentity,
         ToolContext,
@@ -56,6 +57,7 @@ if _t.TYPE_CHECKING:
     from ._results import error_result
     from ._retry import backoff_delay, retry_after
     from ._semantic import EmbeddingsFailure, SearchResults, SemanticSearch
+    from ._settings import ConfirmCallback, ExecutorSettings
     from ._shared import (
         IdempotencyStore,
         MemoryIdempotencyStore,
@@ -84,7 +86,9 @@ __all__ = [
     "ConfirmCallback",
     "ERROR_TYPES",
     "EmbeddingsFailure",
+    "ErrorType",
     "Executor",
+    "ExecutorSettings",
     "IdempotencyStore",
     "MAX_ECHOED_NAME_CHARS",
     "MAX_SEARCH_RESULTS",
@@ -155,12 +159,14 @@ _LAZY = {
     "RotatingFileSink": "._audit",
     "StreamSink": "._audit",
     "CallerIdentity": "._identity",
-    "ConfirmCallback": "._executor",
+    "ConfirmCallback": "._settings",
     "ERROR_TYPES": "._calls",
+    "ErrorType": "._calls",
     "EmbeddingsFailure": "._semantic",
     "SearchResults": "._semantic",
     "SemanticSearch": "._semantic",
     "Executor": "._executor",
+    "ExecutorSettings": "._settings",
     "MAX_ECHOED_NAME_CHARS": "._calls",
     "MAX_SEARCH_RESULTS": "._toolsearch",
     "OpenApiSpec": "._openapi",

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, get_args
 
 from toolcat.catalog import record
 
 __all__ = [
     "ERROR_TYPES",
+    "ErrorType",
     "MAX_ECHOED_NAME_CHARS",
     "ToolCall",
     "ToolError",
@@ -24,8 +25,8 @@ __all__ = [
 #: a log line (no catalog name is that long); the rest is cut with a marker.
 MAX_ECHOED_NAME_CHARS = 128
 
-#: Every ``ToolError.type`` the executor produces.
-ERROR_TYPES = (
+#: Every ``ToolError.type`` the executor produces (a typo is a type error).
+ErrorType = Literal[
     "unknown_tool",
     "invalid_json",
     "invalid_arguments",
@@ -42,8 +43,12 @@ ERROR_TYPES = (
     "response_too_large",
     "invalid_response",
     "nonconforming_response",
+    "cancelled",
     "internal",
-)
+]
+
+#: The same, as a tuple (documentation tables, tests).
+ERROR_TYPES: tuple[ErrorType, ...] = get_args(ErrorType)
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -73,7 +78,7 @@ class ToolCall:
 class ToolError:
     """What went wrong with a call; ``loc`` is the path inside the arguments, if any."""
 
-    type: str
+    type: ErrorType
     msg: str
     loc: tuple[str | int, ...] = ()
 

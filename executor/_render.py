@@ -49,6 +49,14 @@ class Draft:
     oauth: TokenGrant | None = None  # a token to fetch (or exchange) before sending
     base: httpx.URL = field(default_factory=lambda: httpx.URL())
 
+    def header(self, name: str) -> str | None:
+        """The value of header ``name`` (any case) as sent, if it is sent."""
+        lower = name.lower()
+        for header, sent in self.headers:
+            if header.lower() == lower:
+                return sent.decode("utf-8", "replace") if isinstance(sent, bytes) else sent
+        return None
+
 
 def _check_header_value(value: str, loc: tuple[str | int, ...], what: str) -> None:
     bad = bad_header_char(value)

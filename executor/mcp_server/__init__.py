@@ -29,6 +29,7 @@ if _t.TYPE_CHECKING:
     from ._hosts import HostGuard, HostPolicy
     from ._preload import PendingLoad
     from ._server import CatalogLoadFailed, McpServer
+    from ._settings import McpServerSettings
     from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "MAX_TOKEN_BYTES",
     "METADATA_PATH",
     "McpServer",
+    "McpServerSettings",
     "PendingLoad",
     "hash_api_key",
     "identity_of",
@@ -57,6 +59,7 @@ _LAZY = {
     "MAX_TOKEN_BYTES": "._verify",
     "METADATA_PATH": "._auth",
     "McpServer": "._server",
+    "McpServerSettings": "._settings",
     "PendingLoad": "._preload",
     "hash_api_key": "._verify",
     "identity_of": "._auth",

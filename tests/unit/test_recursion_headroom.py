@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcat.catalog import RECURSION_HEADROOM, recursion_headroom
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.executor.providers import export_catalog
 from toolcat.loader import load_catalog
 
@@ -46,7 +46,7 @@ def test_a_250_deep_schema_loads_exports_and_validates(tmp_path: Path) -> None:
     for provider in ("openai", "anthropic", "gemini", "mcp"):
         assert export_catalog(result.catalog, provider).tools
     assert export_catalog(result.catalog, "openai", strict=True).tools
-    executor = Executor(result.catalog, env={})
+    executor = Executor(result.catalog, ExecutorSettings(env={}))
     assert not isinstance(executor.prepare(ToolCall("deep", {"v": value})), type(None))
     bad = json.loads(json.dumps(value).replace('"abc"', '"ABC"'))
     refused = executor.prepare(ToolCall("deep", {"v": bad}))

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 
 CATALOG = """
 toolcat: 1
@@ -93,7 +93,7 @@ tools:
 @pytest.fixture()
 def executor(server: Any, catalog_from: Any) -> Any:
     url, _ = server
-    with Executor(catalog_from(CATALOG.format(url=url)), env={}) as ex:
+    with Executor(catalog_from(CATALOG.format(url=url)), ExecutorSettings(env={})) as ex:
         yield ex
 
 

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.loader import load_catalog
 
 REPO = Path(__file__).resolve().parents[3]
@@ -32,7 +32,7 @@ def _executor(tmp_path: Path, url: str, mode: str, spec: Path) -> Executor:
     result = load_catalog([str(path)])
     assert result.catalog is not None, result.diagnostics
     assert result.catalog.services["warehouse"].spec == str(spec)
-    return Executor(result.catalog, env={})
+    return Executor(result.catalog, ExecutorSettings(env={}))
 
 
 def test_the_service_conforms_to_its_spec(warehouse: str, tmp_path: Path) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from typing import Any
 
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
 from toolcat.catalog import compile_check, linear_regex, pattern_problem, pattern_search
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.executor._arguments import ArgumentChecker
 
 EVIL = "a" * 40 + "!"  # Python's re: about 2**40 steps for ^(a+)+$
@@ -72,7 +73,7 @@ def test_a_pattern_re2_cannot_run_is_not_checked(pattern: str) -> None:
     assert ArgumentChecker(schema).check({"v": 1})  # the rest of the schema still holds
 
 
-def test_aexecute_checks_the_arguments_off_the_event_loop(
+def test_aexecute_checks_the_arguments_on_the_event_loop_in_bounded_time(
     f: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from toolcat.executor import _executor
@@ -91,12 +92,16 @@ def test_aexecute_checks_the_arguments_off_the_event_loop(
         loop_thread = threading.current_thread()
         transport = httpx.MockTransport(lambda r: httpx.Response(200, json={"ok": True}))
         async with httpx.AsyncClient(transport=transport) as client:
-            ex = Executor(f.catalog(tool), async_client=client, env={})
+            ex = Executor(f.catalog(tool), ExecutorSettings(async_client=client, env={}))
+            began = time.perf_counter()
             bad = await ex.aexecute(ToolCall("t", {"sku": EVIL}))
+            spent = time.perf_counter() - began
             good = await ex.aexecute(ToolCall("t", {"sku": "aaa"}))
-        return loop_thread, bad, good
+        return loop_thread, bad, good, spent
 
-    loop_thread, bad, good = asyncio.run(go())
+    loop_thread, bad, good, spent = asyncio.run(go())
     assert bad.error is not None and bad.error.type == "invalid_arguments"
     assert good.ok
-    assert len(seen) == 2 and all(t is not loop_thread for t in seen)
+    # no worker-thread hop per call: the check is bounded (a linear-time regex engine)
+    assert len(seen) == 2 and all(t is loop_thread for t in seen)
+    assert spent < 1.0

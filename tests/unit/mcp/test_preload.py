@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from toolcat.executor.mcp_server import McpServer, PendingLoad
+from toolcat.executor.mcp_server import McpServer, McpServerSettings, PendingLoad
 from toolcat.executor.mcp_server import _preload as preload_module
 from toolcat.loader import LoadResult, load_catalog
 
@@ -123,7 +123,7 @@ def test_without_a_second_core_or_with_threads_running_it_loads_here(
 
 
 def test_a_server_takes_only_a_pending_load_of_its_own_paths(tmp_path: Path) -> None:
-    server = McpServer([str(DEMO)], loader=load)
+    server = McpServer([str(DEMO)], McpServerSettings(loader=load))
     with PendingLoad([str(tmp_path)], load, fork=False) as other:
         with pytest.raises(ValueError, match="other PATHs"):
             server.load(other)
@@ -145,7 +145,9 @@ def test_an_edit_made_during_the_first_load_is_served_by_the_first_poll(
             catalog.write_text(edit)  # read, not yet served
             return result
 
-        server = McpServer([str(catalog)], watch=True, poll_interval=0.005, loader=load)
+        server = McpServer(
+            [str(catalog)], McpServerSettings(watch=True, poll_interval=0.005, loader=load)
+        )
         with PendingLoad([str(catalog)], editing, fork=fork) as pending:
             server.load(pending)
         assert server.tools[0]["description"] == f"Version t{i:02d}."
