@@ -114,7 +114,7 @@ def _lookup(context: ToolContext, n: int = 20_000) -> float:
     the first)."""
     import httpx
     from toolcat.executor import TokenCache
-    from toolcat.executor._exchange import ExchangeConfig, ExchangeGrant
+    from toolcat.executor.http._exchange import ExchangeConfig, ExchangeGrant
 
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"access_token": "cached", "expires_in": 3600})

@@ -7,9 +7,11 @@ from dataclasses import field
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
+from toolcat._errors import ToolcatError
 from toolcat.catalog import record
 
 __all__ = [
+    "CallStopped",
     "ERROR_TYPES",
     "ErrorType",
     "MAX_ECHOED_NAME_CHARS",
@@ -87,6 +89,16 @@ class ToolError:
         if self.loc:
             out["loc"] = list(self.loc)
         return out
+
+
+class CallStopped(ToolcatError):
+    """The base of the executor's internal control flow: a step that stops a call with
+    ``error`` (and the HTTP ``status``, if a response came), which becomes its result."""
+
+    def __init__(self, error: ToolError, status: int | None = None) -> None:
+        super().__init__(error.msg)
+        self.error = error
+        self.status = status
 
 
 @record

@@ -35,7 +35,7 @@ from .http import HttpTransport, PreparedRequest
 if TYPE_CHECKING:
     import httpx
 
-    from ._auth import TokenCache
+    from .http._auth import TokenCache
 
 __all__ = ["Executor", "PreparedRequest"]
 

@@ -22,9 +22,9 @@ from toolcat._errors import ToolcatError
 if TYPE_CHECKING:
     import httpx
 
-    from ._dispatch import Reply
     from ._plan import ToolPlan
-    from ._render import Draft
+    from .http._dispatch import Reply
+    from .http._render import Draft
 
 __all__ = [
     "CHECK_HOST",

@@ -11,18 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 from toolcat.catalog import Catalog, ToolDefinition, record
-from toolcat.executor._auth import TokenCache
 from toolcat.executor._calls import ToolCall, ToolError, ToolResult
-from toolcat.executor._deadline import bind_deadline
-from toolcat.executor._dispatch import Dispatcher, DispatchFailure, Reply
 from toolcat.executor._identity import current_context
 from toolcat.executor._plan import ToolPlan, compile_plan
 from toolcat.executor._redact import MASK
-from toolcat.executor._render import Draft, render
 from toolcat.executor._results import error_result, shape_reply
 from toolcat.executor._shared import RedisTokens
 from toolcat.executor._telemetry import Telemetry, logger
 from toolcat.executor._transport import Delivery
+
+from ._auth import TokenCache
+from ._deadline import bind_deadline
+from ._dispatch import Dispatcher, DispatchFailure, Reply
+from ._render import Draft, render
 
 if TYPE_CHECKING:
     from toolcat.executor._settings import ExecutorSettings

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from toolcat.catalog import ApiKeyAuth, BasicAuth, BearerAuth, OAuth2ClientCredentials
 from toolcat.executor import Executor, ExecutorSettings, TokenCache, ToolCall
-from toolcat.executor._auth import OAuthConfig
+from toolcat.executor.http._auth import OAuthConfig
 
 OAUTH = OAuth2ClientCredentials("https://auth.test/token", "${CID}", "${CSECRET}", ("a", "b"))
 ENV = {"CID": "me", "CSECRET": "very-secret", "T": "tkn-123"}

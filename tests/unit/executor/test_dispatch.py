@@ -11,7 +11,7 @@ import httpx
 import pytest
 from toolcat.catalog import BodySpec, RetryPolicy, Timeouts
 from toolcat.executor import Executor, ExecutorSettings, ToolCall
-from toolcat.executor._retry import backoff_delay, retry_after
+from toolcat.executor.http._retry import backoff_delay, retry_after
 
 POLICY = RetryPolicy(
     attempts=4, backoff=0.5, max_backoff=1.5, on_status=(429, 503), retry_after_cap=10

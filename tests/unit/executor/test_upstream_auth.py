@@ -25,7 +25,7 @@ from toolcat.executor import (
     ToolCall,
     ToolContext,
 )
-from toolcat.executor._exchange import ExchangeConfig, ExchangeGrant
+from toolcat.executor.http._exchange import ExchangeConfig, ExchangeGrant
 
 INBOUND = "inbound-Tok.en_of-alice~123"
 EXCHANGED = "exchanged-for-orders-456"

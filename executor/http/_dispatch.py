@@ -17,17 +17,16 @@ from functools import partial
 from typing import Any
 
 import httpx
-from toolcat._errors import ToolcatError
 from toolcat.catalog import method_semantics
+from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._flow import Flow, Io, adrive, drive
+from toolcat.executor._logsafe import redacted_logs
+from toolcat.executor._plan import ToolPlan
 
 from ._auth import TokenCache, TokenError
-from ._calls import ToolError
 from ._deadline import deadline_scope
 from ._encoding import ACCEPT_ENCODING, BodyDecoder, BodyTooLarge, EncodingRefused
 from ._exchange import ExchangeGrant
-from ._flow import Flow, Io, adrive, drive
-from ._logsafe import redacted_logs
-from ._plan import ToolPlan
 from ._policy import MAX_REDIRECTS, under_base
 from ._render import Draft, request_for
 from ._retry import backoff_delay, retry_after
@@ -56,20 +55,12 @@ class Reply:
     reason: str = ""
 
 
-class _Stop(ToolcatError):
-    def __init__(self, error: ToolError, status: int | None = None) -> None:
-        super().__init__(error.msg)
-        self.error = error
-        self.status = status
+class _Stop(CallStopped):
+    """An attempt that ends the dispatch (a refused redirect, a body over the cap)."""
 
 
-class DispatchFailure(ToolcatError):
+class DispatchFailure(CallStopped):
     """A call that got no usable response; ``error`` (and ``status``, if any) for the result."""
-
-    def __init__(self, error: ToolError, status: int | None = None) -> None:
-        super().__init__(error.msg)
-        self.error = error
-        self.status = status
 
 
 def _describe_transport(exc: httpx.TransportError, draft: Draft) -> ToolError:
