@@ -41,7 +41,7 @@ __version__ = "0.1.0"
 if _t.TYPE_CHECKING:
     from toolcat._errors import ToolcatError
     from toolcat.catalog import Catalog
-    from toolcat.executor import Executor, ToolCall, ToolResult
+    from toolcat.executor import Executor, ExecutorSettings, ToolCall, ToolResult
     from toolcat.executor.agent import AgentLoop
     from toolcat.executor.mcp_server import McpServer
     from toolcat.executor.providers import Provider, provider
@@ -53,6 +53,7 @@ __all__ = [
     "CatalogError",
     "Diagnostic",
     "Executor",
+    "ExecutorSettings",
     "McpServer",
     "Provider",
     "ToolCall",
@@ -70,6 +71,7 @@ _LAZY = {
     "CatalogError": "toolcat.loader",
     "Diagnostic": "toolcat.loader",
     "Executor": "toolcat.executor",
+    "ExecutorSettings": "toolcat.executor",
     "McpServer": "toolcat.executor.mcp_server",
     "Provider": "toolcat.executor.providers",
     "ToolCall": "toolcat.executor",

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.loader import load, load_catalog
 from toolcat.tests.support import RawServer, zeros_gzip
 
@@ -158,7 +158,7 @@ def main() -> None:
         )
         catalog = load([path])
         rows: list[tuple[str, int, float, str]] = []
-        with Executor(catalog, env={}) as ex:
+        with Executor(catalog, ExecutorSettings(env={})) as ex:
             ex.execute(ToolCall("fetch", {}))  # warm: the plan, the validator, the client
 
             def call() -> str:

@@ -122,7 +122,7 @@ def main() -> None:
     import tempfile
 
     import httpx
-    from toolcat.executor import Executor, ToolCall
+    from toolcat.executor import Executor, ExecutorSettings, ToolCall
     from toolcat.loader import load
 
     port = _free_port()
@@ -171,7 +171,7 @@ def main() -> None:
             }
 
         # -- sync ---------------------------------------------------------------------
-        with httpx.Client() as raw_client, Executor(catalog, env={}) as ex:
+        with httpx.Client() as raw_client, Executor(catalog, ExecutorSettings(env={})) as ex:
             assert ex.execute(call).ok
             for _ in range(200):  # warm up both
                 raw_once(raw_client)
@@ -202,7 +202,7 @@ def main() -> None:
                 httpx.AsyncClient(
                     limits=httpx.Limits(max_connections=100, max_keepalive_connections=64)
                 ) as raw_client,
-                Executor(catalog, env={}, max_concurrency=64) as ex,
+                Executor(catalog, ExecutorSettings(env={}, max_concurrency=64)) as ex,
             ):
                 assert (await ex.aexecute(call)).ok
                 for _ in range(200):

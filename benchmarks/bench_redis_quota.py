@@ -37,6 +37,7 @@ from starlette.routing import Route
 from toolcat.catalog import QuotaPolicy, QuotaRule, RedisSettings
 from toolcat.executor import (
     Executor,
+    ExecutorSettings,
     MemoryQuotaStore,
     QuotaGuard,
     QuotaStore,
@@ -172,7 +173,9 @@ def run(args: argparse.Namespace, url: str, tmp: Path) -> int:
             "Redis": (POLICY, RedisQuotaStore(state)),
         }
         executors = {
-            name: Executor(catalog, quotas=policy, quota_store=store, telemetry=False)
+            name: Executor(
+                catalog, ExecutorSettings(quotas=policy, quota_store=store, telemetry=False)
+            )
             for name, (policy, store) in stores.items()
         }
         call = ToolCall("create_order", json.dumps({"item": "x"}))

@@ -43,7 +43,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from toolcat.catalog import JwtSettings, ServeAuth
-from toolcat.executor import CallerIdentity, Executor, ToolCall, ToolContext
+from toolcat.executor import CallerIdentity, Executor, ExecutorSettings, ToolCall, ToolContext
 from toolcat.executor.mcp_server import Authenticator, AuthMiddleware, McpServer
 from toolcat.loader import load_catalog
 from toolcat.testing import BackgroundServer, make_service
@@ -150,13 +150,12 @@ def _local_calls(
     call = ToolCall("get_item", {"sku": "W-BLUE-01"})
     server = full.server
     with (
-        Executor(bare.catalog, telemetry=False) as plain,
+        Executor(bare.catalog, ExecutorSettings(telemetry=False)) as plain,
         Executor(
             full.catalog,
-            telemetry=False,
-            access=server.access,
-            audit=server.audit,
-            quotas=server.quotas,
+            ExecutorSettings(
+                telemetry=False, access=server.access, audit=server.audit, quotas=server.quotas
+            ),
         ) as checked,
     ):
 

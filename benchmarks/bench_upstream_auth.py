@@ -31,7 +31,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from toolcat.executor import CallerIdentity, Executor, ToolCall, ToolContext
+from toolcat.executor import CallerIdentity, Executor, ExecutorSettings, ToolCall, ToolContext
 from toolcat.loader import load
 from toolcat.testing import BackgroundServer
 
@@ -114,7 +114,7 @@ def _lookup(context: ToolContext, n: int = 20_000) -> float:
     the first)."""
     import httpx
     from toolcat.executor import TokenCache
-    from toolcat.executor._exchange import ExchangeConfig, ExchangeGrant
+    from toolcat.executor.http._exchange import ExchangeConfig, ExchangeGrant
 
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"access_token": "cached", "expires_in": 3600})
@@ -155,7 +155,7 @@ def main() -> int:
         context = ToolContext.make(identity, token="eyJ" + "a-b_" * 250)
         times: dict[str, list[float]] = {m: [] for m in MODES}
         ratios: dict[str, list[float]] = {m: [] for m in MODES[1:]}
-        with Executor(catalog, env=env) as executor:
+        with Executor(catalog, ExecutorSettings(env=env)) as executor:
             for mode in MODES:  # warm: connections, plans, the one exchange
                 chunk(executor, mode, 5, context)
             for i in range(args.rounds):

@@ -36,6 +36,7 @@ from typing import Any
 
 import jsonschema
 from toolcat.catalog import thaw
+from toolcat.executor import ExecutorSettings
 from toolcat.executor._arguments import INTEGER_FORMATS, sealed_validator
 from toolcat.loader import load_catalog
 
@@ -220,7 +221,9 @@ def patterns() -> int:
         tool("evil", {"type": "string", "pattern": "^(a+)+$"}),
         tool("evil_props", {**evil_props, "additionalProperties": False}),
     ]
-    executor = Executor(Catalog(tools, [Service("svc", "http://127.0.0.1:9")]), env={})
+    executor = Executor(
+        Catalog(tools, [Service("svc", "http://127.0.0.1:9")]), ExecutorSettings(env={})
+    )
 
     def per_call(name: str, value: Any, n: int = 200) -> float:
         call = ToolCall(name, {"v": value})

@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from toolcat.catalog import escape_controls, escape_json_controls
     from toolcat.executor import (
         Executor,
+        ExecutorSettings,
         PreparedRequest,
         ToolCall,
         format_loc,
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         hint = f"; did you mean: {', '.join(closest)}?" if closest else ""
         raise CliError(f"no tool named {args.tool!r} in {args.path}{hint}")
     call = ToolCall(args.tool, parsed, id="cli")
-    with Executor(catalog, confirm=_confirmer(args.yes)) as executor:
+    with Executor(catalog, ExecutorSettings(confirm=_confirmer(args.yes))) as executor:
         if args.dry_run:
             prepared = executor.prepare(call)
             if isinstance(prepared, PreparedRequest):

@@ -229,8 +229,14 @@ async def _chat(
     prompts: Any,
 ) -> int:
     from toolcat.catalog import UnknownToolError, UnknownToolsetError, escape_controls
-    from toolcat.executor import Executor
-    from toolcat.executor.agent import AgentLoop, AnthropicClient, ModelError, OpenAIChatClient
+    from toolcat.executor import Executor, ExecutorSettings
+    from toolcat.executor.agent import (
+        AgentLoop,
+        AnthropicClient,
+        LoopSettings,
+        ModelError,
+        OpenAIChatClient,
+    )
 
     model: Any
     common = {
@@ -250,7 +256,7 @@ async def _chat(
             extra.setdefault("max_tokens", args.max_tokens)
         model = OpenAIChatClient(args.base_url, args.model, **common)
     interactive_prompts = args.prompt is None and sys.stdin.isatty()
-    executor = Executor(catalog, confirm=_confirmer(args.yes))
+    executor = Executor(catalog, ExecutorSettings(confirm=_confirmer(args.yes)))
     streamed = {"any": False}
 
     def on_text(piece: str) -> None:
@@ -279,19 +285,20 @@ async def _chat(
         loop = AgentLoop(
             model,
             executor,
-            catalog,
-            tool_selection=selection,
-            # the catalog's search.pinned tools; the --tool ones join them in arun(tools=)
-            pinned=() if args.no_catalog_pins else None,
-            toolset=args.toolset,
-            system=args.system,
-            max_iterations=args.max_iterations,
-            max_calls_per_turn=args.max_calls_per_turn,
-            tool_choice=args.tool_choice,
-            search_variant=args.tool_search_variant,
-            stream=args.stream,
-            on_text=on_text,
-            on_step=on_step,
+            LoopSettings(
+                catalog=catalog,
+                tool_selection=selection,
+                pinned=() if args.no_catalog_pins else None,
+                toolset=args.toolset,
+                system=args.system,
+                max_iterations=args.max_iterations,
+                max_calls_per_turn=args.max_calls_per_turn,
+                tool_choice=args.tool_choice,
+                search_variant=args.tool_search_variant,
+                stream=args.stream,
+                on_text=on_text,
+                on_step=on_step,
+            ),
         )
         _ = loop.offered(args.tool)
         if loop.selection_note:

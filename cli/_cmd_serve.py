@@ -317,7 +317,11 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
     import anyio
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
     from toolcat.executor import SharedStateError
-    from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer  # the MCP SDK
+    from toolcat.executor.mcp_server import (  # the MCP SDK
+        CatalogLoadFailed,
+        McpServer,
+        McpServerSettings,
+    )
     from toolcat.loader import CatalogInputError
 
     try:  # one line, never the key
@@ -326,18 +330,20 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
         raise CliError(str(exc)) from exc
     server = McpServer(
         args.paths,
-        toolset=args.toolset,
-        watch=args.watch,
-        poll_interval=args.poll_interval,
-        settle=args.settle,
-        yes=args.yes,
-        tool_search=args.tool_search,
-        pinned=args.pin,
-        catalog_pins=not args.no_catalog_pins,
-        loader=load,
-        audit_log=args.audit_log,
-        redis_url=args.redis,
-        confirm_timeout=args.confirm_timeout,
+        McpServerSettings(
+            toolset=args.toolset,
+            watch=args.watch,
+            poll_interval=args.poll_interval,
+            settle=args.settle,
+            yes=args.yes,
+            tool_search=args.tool_search,
+            pinned=args.pin,
+            catalog_pins=not args.no_catalog_pins,
+            loader=load,
+            audit_log=args.audit_log,
+            redis_url=args.redis,
+            confirm_timeout=args.confirm_timeout,
+        ),
     )
     if args.pin and not args.tool_search:
         raise CliError("--pin needs --tool-search")

@@ -294,7 +294,13 @@ def _check_tool(
 ) -> ConformanceOutcome:
     import httpx
     from toolcat.catalog import interpolate
-    from toolcat.executor import Executor, SpecUnavailable, ToolCall, openapi_request
+    from toolcat.executor import (
+        Executor,
+        ExecutorSettings,
+        SpecUnavailable,
+        ToolCall,
+        openapi_request,
+    )
     from toolcat.loader import Diagnostic
 
     src = tool.source
@@ -328,11 +334,13 @@ def _check_tool(
         client,
         Executor(
             catalog,
-            env=env,
-            client=client,
-            confirm=lambda call, t: True,
-            telemetry=False,
-            sleep=lambda s: None,
+            ExecutorSettings(
+                env=env,
+                client=client,
+                confirm=lambda call, t: True,
+                telemetry=False,
+                sleep=lambda s: None,
+            ),
         ) as executor,
     ):
         for args in arguments:

@@ -180,8 +180,8 @@ def run_demo(say: Callable[[str], None] = print) -> int:
 async def _converse(
     catalog: Any, env: Mapping[str, str], base_url: str, say: Callable[[str], None]
 ) -> int:
-    from toolcat.executor import Executor
-    from toolcat.executor.agent import AgentLoop, LoopStep, OpenAIChatClient
+    from toolcat.executor import Executor, ExecutorSettings
+    from toolcat.executor.agent import AgentLoop, LoopSettings, LoopStep, OpenAIChatClient
 
     async def on_response(response: httpx.Response) -> None:
         request = response.request
@@ -211,15 +211,17 @@ async def _converse(
 
     client = httpx.AsyncClient(event_hooks={"response": [on_response]})
     model = OpenAIChatClient(base_url, "scripted-demo-model", api_key_env=None)
-    executor = Executor(catalog, env=env, async_client=client, confirm=confirm)
+    executor = Executor(catalog, ExecutorSettings(env=env, async_client=client, confirm=confirm))
     try:
         loop = AgentLoop(
             model,
             executor,
-            catalog,
-            max_iterations=6,
-            on_step=on_step,
-            system="You are an operations assistant for a warehouse.",
+            LoopSettings(
+                catalog=catalog,
+                max_iterations=6,
+                on_step=on_step,
+                system="You are an operations assistant for a warehouse.",
+            ),
         )
         say(f"\nuser> {PROMPT}")
         result = await loop.arun(PROMPT)

@@ -187,11 +187,11 @@ def _examples(catalog: Catalog) -> dict[str, dict[str, str]]:
     every property with one, taken together, is a call the executor accepts; the
     request is the dry run's (secrets masked, nothing sent).
     """
-    from toolcat.executor import Executor, PreparedRequest, ToolCall
+    from toolcat.executor import Executor, ExecutorSettings, PreparedRequest, ToolCall
 
     out: dict[str, dict[str, str]] = {}
     try:
-        executor = Executor(catalog, telemetry=False)
+        executor = Executor(catalog, ExecutorSettings(telemetry=False))
     except Exception:  # e.g. a variable the catalog needs is unset: no examples, still a site
         return out
     with executor:

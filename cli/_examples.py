@@ -333,7 +333,7 @@ def run_examples(
 ) -> list[ExampleOutcome]:
     """Run every example of the catalog (or of ``tools``), in catalog order."""
     import httpx
-    from toolcat.executor import Executor, ToolCall
+    from toolcat.executor import Executor, ExecutorSettings, ToolCall
 
     exchange = _Exchange(token_urls(catalog, env))
     client = httpx.Client(transport=httpx.MockTransport(exchange), follow_redirects=False)
@@ -342,11 +342,13 @@ def run_examples(
         client,
         Executor(
             catalog,
-            env=env,
-            client=client,
-            confirm=lambda call, tool: True,
-            sleep=lambda seconds: None,
-            telemetry=False,
+            ExecutorSettings(
+                env=env,
+                client=client,
+                confirm=lambda call, tool: True,
+                sleep=lambda seconds: None,
+                telemetry=False,
+            ),
         ) as executor,
     ):
         for tool in catalog:

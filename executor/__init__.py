@@ -3,12 +3,13 @@
 It reads only the IR (``toolcat.catalog``); importing it loads no loader, pydantic or YAML.
 One call through the pipeline (module names)::
 
-    ToolCall (_calls) ─> Executor (_executor): resolve the tool by exact name
-      ─> plan, compiled once per tool (_plan)
+    ToolCall (_calls) ─> Executor (_executor, settings: _settings; one flow: _flow)
+      ─> plan, compiled once per tool by the command's transport (_transport, _plan)
       ─> parse and validate the arguments (_arguments: jsonschema-rs, linear-time regexes)
-      ─> render the request (_render: path/query/header/cookie by _styles, body by _templates)
-      ─> auth (_auth) and outbound policy (_policy), secrets tracked for redaction (_redact)
-      ─> dispatch with httpx: timeouts, retries, redirects, capped bodies (_dispatch)
+      ─> guards: access, quotas, audit, confirmation, idempotency, telemetry (guards/)
+      ─> transport (http/): render the request (_render, _styles; body by _templates),
+         auth (_auth) and outbound policy (_policy), secrets tracked for redaction (_redact),
+         dispatch with httpx: timeouts, retries, redirects, capped bodies (_dispatch)
       ─> shape the result for the model (_results) ─> ToolResult; spans and metrics (_telemetry)
 
 The ``search_tools`` tool that large catalogs offer instead of every tool: _toolsearch.
@@ -29,10 +30,10 @@ if _t.TYPE_CHECKING:
     from ._access import AccessDecision, AccessGuard
     from ._arguments import format_loc, parse_arguments, sealed_validator
     from ._audit import AuditLog, AuditSink, RotatingFileSink, StreamSink
-    from ._auth import TokenCache
     from ._calls import (
         ERROR_TYPES,
         MAX_ECHOED_NAME_CHARS,
+        ErrorType,
         ToolCall,
         ToolError,
         ToolResult,
@@ -40,7 +41,7 @@ if _t.TYPE_CHECKING:
         format_result,
         parse_calls,
     )
-    from ._executor import ConfirmCallback, Executor, PreparedRequest
+    from ._executor import Executor, PreparedRequest
     from ._identity import (
         CallerIdentity,
         ToolContext,
@@ -54,8 +55,8 @@ if _t.TYPE_CHECKING:
     from ._quota import Bucket, MemoryQuotaStore, QuotaDecision, QuotaGuard, QuotaStore
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
-    from ._retry import backoff_delay, retry_after
     from ._semantic import EmbeddingsFailure, SearchResults, SemanticSearch
+    from ._settings import ConfirmCallback, ExecutorSettings
     from ._shared import (
         IdempotencyStore,
         MemoryIdempotencyStore,
@@ -72,6 +73,8 @@ if _t.TYPE_CHECKING:
         run_search_tool,
         search_tool_definition,
     )
+    from .http._auth import TokenCache
+    from .http._retry import backoff_delay, retry_after
     from .providers import PROVIDERS
 
 __all__ = [
@@ -84,7 +87,9 @@ __all__ = [
     "ConfirmCallback",
     "ERROR_TYPES",
     "EmbeddingsFailure",
+    "ErrorType",
     "Executor",
+    "ExecutorSettings",
     "IdempotencyStore",
     "MAX_ECHOED_NAME_CHARS",
     "MAX_SEARCH_RESULTS",
@@ -155,12 +160,14 @@ _LAZY = {
     "RotatingFileSink": "._audit",
     "StreamSink": "._audit",
     "CallerIdentity": "._identity",
-    "ConfirmCallback": "._executor",
+    "ConfirmCallback": "._settings",
     "ERROR_TYPES": "._calls",
+    "ErrorType": "._calls",
     "EmbeddingsFailure": "._semantic",
     "SearchResults": "._semantic",
     "SemanticSearch": "._semantic",
     "Executor": "._executor",
+    "ExecutorSettings": "._settings",
     "MAX_ECHOED_NAME_CHARS": "._calls",
     "MAX_SEARCH_RESULTS": "._toolsearch",
     "OpenApiSpec": "._openapi",
@@ -170,11 +177,11 @@ _LAZY = {
     "PreparedRequest": "._executor",
     "Redactor": "._redact",
     "SEARCH_TOOL_NAME": "._toolsearch",
-    "TokenCache": "._auth",
+    "TokenCache": ".http._auth",
     "ToolCall": "._calls",
     "ToolError": "._calls",
     "ToolResult": "._calls",
-    "backoff_delay": "._retry",
+    "backoff_delay": ".http._retry",
     "ToolContext": "._identity",
     "caller": "._identity",
     "current_context": "._identity",
@@ -188,7 +195,7 @@ _LAZY = {
     "parse_arguments": "._arguments",
     "parse_calls": "._calls",
     "redacted_logs": "._logsafe",
-    "retry_after": "._retry",
+    "retry_after": ".http._retry",
     "run_search_tool": "._toolsearch",
     "sealed_validator": "._arguments",
     "search_tool_definition": "._toolsearch",

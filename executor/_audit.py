@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal, Protocol
 
-from toolcat.catalog import AuditSettings, ToolDefinition, method_semantics
+from toolcat.catalog import AuditSettings, ToolDefinition
 
 from ._calls import ToolResult, echo_name
 from ._identity import CallerIdentity
@@ -178,6 +178,7 @@ class AuditTrail:
     arguments: Any = None  # the parsed arguments, once parsed
     tool: ToolDefinition | None = None
     redactor: Redactor | None = None
+    sent: bool = False  # handed to the transport: the service may have the request
 
 
 class AuditLog:
@@ -213,18 +214,19 @@ class AuditLog:
             max_argument_chars=settings.max_argument_chars,
         )
 
-    def must_write(self, method: str) -> bool:
-        """Whether a call with ``method`` is refused while the log cannot be written."""
+    def must_write(self, safe: bool) -> bool:
+        """Whether a call (``safe``: it changes nothing) is refused while the log cannot
+        be written."""
         if self.fail_closed == "always":
             return True
-        return self.fail_closed == "non_safe" and not method_semantics(method).safe
+        return self.fail_closed == "non_safe" and not safe
 
-    def permits(self, method: str) -> bool:
-        """``False`` when a call with ``method`` must not be sent: the log is unwritable
-        and ``fail_closed`` covers the method. Otherwise ``True`` (with a warning)."""
+    def permits(self, safe: bool) -> bool:
+        """``False`` when a call must not be sent: the log is unwritable and
+        ``fail_closed`` covers the call. Otherwise ``True`` (with a warning)."""
         if self.sink.ready():
             return True
-        if self.must_write(method):
+        if self.must_write(safe):
             return False
         self._warn("the call goes on without waiting for it (fail_closed does not cover it)")
         return True
@@ -237,7 +239,6 @@ class AuditLog:
     def line(self, result: ToolResult, trail: AuditTrail, identity: CallerIdentity | None) -> str:
         """The JSON line (with its newline) for one call; ``arguments`` comes last."""
         call = result.call
-        error = result.error
         record: dict[str, Any] = {
             "time": _now(),
             "request_id": os.urandom(16).hex(),
@@ -247,7 +248,7 @@ class AuditLog:
             "decision": trail.decision,
             "rule": trail.rule,
             "status": result.status,
-            "outcome": "ok" if error is None else error.type,
+            "outcome": _outcome(result, trail),
             "duration_ms": round((time.perf_counter() - trail.start) * 1000, 3),
         }
         # ensure_ascii: CR, LF, U+2028 and every other control stays escaped in the line
@@ -294,6 +295,16 @@ class AuditLog:
 
 # one encoder for every line: json.dumps with options builds a new one each call
 _ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), default=str)
+
+
+def _outcome(result: ToolResult, trail: AuditTrail) -> str:
+    """``ok``, the error's type, or ``unknown`` for a call cut after it was sent."""
+    error = result.error
+    if error is None:
+        return "ok"
+    if error.type == "cancelled" and trail.sent:
+        return "unknown"  # the service may or may not have acted on it
+    return error.type
 
 
 def _dumps(value: Any) -> str:

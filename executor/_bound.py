@@ -19,7 +19,7 @@ from toolcat.catalog import ParameterBinding, ParamLocation
 
 from ._calls import ToolError
 from ._plan import ToolPlan
-from ._styles import query_pairs
+from .http._styles import query_pairs
 
 __all__ = ["doubled_context_name"]
 

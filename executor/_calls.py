@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal, get_args
+
+from toolcat._errors import ToolcatError
 
 __all__ = [
+    "CallStopped",
     "ERROR_TYPES",
+    "ErrorType",
     "MAX_ECHOED_NAME_CHARS",
     "ToolCall",
     "ToolError",
@@ -22,8 +26,8 @@ __all__ = [
 #: a log line (no catalog name is that long); the rest is cut with a marker.
 MAX_ECHOED_NAME_CHARS = 128
 
-#: Every ``ToolError.type`` the executor produces.
-ERROR_TYPES = (
+#: Every ``ToolError.type`` the executor produces (a typo is a type error).
+ErrorType = Literal[
     "unknown_tool",
     "invalid_json",
     "invalid_arguments",
@@ -40,8 +44,12 @@ ERROR_TYPES = (
     "response_too_large",
     "invalid_response",
     "nonconforming_response",
+    "cancelled",
     "internal",
-)
+]
+
+#: The same, as a tuple (documentation tables, tests).
+ERROR_TYPES: tuple[ErrorType, ...] = get_args(ErrorType)
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -71,7 +79,7 @@ class ToolCall:
 class ToolError:
     """What went wrong with a call; ``loc`` is the path inside the arguments, if any."""
 
-    type: str
+    type: ErrorType
     msg: str
     loc: tuple[str | int, ...] = ()
 
@@ -80,6 +88,16 @@ class ToolError:
         if self.loc:
             out["loc"] = list(self.loc)
         return out
+
+
+class CallStopped(ToolcatError):
+    """The base of the executor's internal control flow: a step that stops a call with
+    ``error`` (and the HTTP ``status``, if a response came), which becomes its result."""
+
+    def __init__(self, error: ToolError, status: int | None = None) -> None:
+        super().__init__(error.msg)
+        self.error = error
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True)

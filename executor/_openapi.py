@@ -26,9 +26,9 @@ from toolcat.catalog import RefRefused, default_ref_root, ref_file, refuse_retri
 if TYPE_CHECKING:
     import httpx
 
-    from ._dispatch import Reply
     from ._plan import ToolPlan
-    from ._render import Draft
+    from .http._dispatch import Reply
+    from .http._render import Draft
 
 __all__ = [
     "CHECK_HOST",

@@ -56,6 +56,16 @@ class ToolPlan:
     response: ResponseSpec
     secrets: SecretShape | None  # where the arguments hold secrets (masked everywhere)
 
+    @property
+    def safe(self) -> bool:
+        """The method changes nothing on the service (GET, HEAD, OPTIONS, ...)."""
+        return method_semantics(self.method).safe
+
+    @property
+    def target(self) -> str:
+        """The service's name (quotas per service, spans)."""
+        return self.tool.command.service
+
 
 def _merge_timeouts(service: Timeouts, tool: Timeouts | None) -> Timeouts:
     if tool is None:

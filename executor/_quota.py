@@ -15,7 +15,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from toolcat.catalog import AccessGrant, Catalog, QuotaPolicy, QuotaRule, method_semantics
+from toolcat.catalog import (
+    AccessGrant,
+    Catalog,
+    HttpCommand,
+    QuotaPolicy,
+    QuotaRule,
+    method_semantics,
+)
 
 from ._access import matches_when
 from ._identity import CallerIdentity
@@ -137,7 +144,11 @@ class QuotaGuard:
         self._limits = dict(policy.concurrency)
         self._running: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._safe = {t.name for t in catalog if method_semantics(t.command.method).safe}
+        self._safe = {
+            t.name
+            for t in catalog
+            if isinstance(t.command, HttpCommand) and method_semantics(t.command.method).safe
+        }
         self.shared = bool(getattr(self.store, "shared", False))
         self._leases: Any = self.store if hasattr(self.store, "acquire") else None
         self._state: Any = getattr(self.store, "state", None)  # RedisState, for warnings

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
 from toolcat.catalog import MAX_NESTING_DEPTH, too_deep
 
 from ._arguments import format_loc
 from ._calls import ToolCall, ToolError, ToolResult
-from ._dispatch import Reply
 from ._plan import ToolPlan
 from ._redact import Redactor
 from ._templates import TemplateFailure
+
+if TYPE_CHECKING:
+    from .http._dispatch import Reply
 
 __all__ = ["error_result", "shape_reply", "truncate"]
 

@@ -29,11 +29,13 @@ from ._loop import (
 )
 from ._openai import OpenAIChatClient, normalize_base_url
 from ._protocols import ModelClient, TextCallback
+from ._settings import LoopSettings
 
 __all__ = [
     "AgentLoop",
     "AnthropicClient",
     "LoopResult",
+    "LoopSettings",
     "LoopStep",
     "MAX_CALLS_PER_TURN",
     "MAX_REPLY_BYTES",

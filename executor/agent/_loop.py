@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from toolcat.catalog import OPENAI_MAX_TOOLS
 from toolcat.executor import (
+    ErrorType,
     ToolCall,
     ToolContext,
     ToolError,
@@ -22,7 +23,8 @@ from toolcat.executor import (
 )
 
 from ._common import ModelTurn, Usage
-from ._protocols import ModelClient, TextCallback
+from ._protocols import ModelClient
+from ._settings import MAX_CALLS_PER_TURN, LoopSettings, ToolSelection
 from ._telemetry import LoopTelemetry
 
 if TYPE_CHECKING:
@@ -39,13 +41,7 @@ __all__ = [
     "ToolSelection",
 ]
 
-#: The most tool calls of one model turn that run; the calls past it are not sent and
-#: get an error result instead. ``AgentLoop(max_calls_per_turn=)``,
-#: ``toolcat chat --max-calls-per-turn``.
-MAX_CALLS_PER_TURN = 32
-
 StopReason = Literal["final_answer", "return_direct", "max_iterations"]
-ToolSelection = Literal["all", "search", "native-search"]
 
 #: The most tools one request may carry, by provider (``toolcat.catalog.PROVIDER_LIMITS``);
 #: a provider missing here has no known limit. ``AgentLoop(max_tools=)`` overrides it.
@@ -161,32 +157,19 @@ class AgentLoop:
     Tool failures never stop the loop: they are results the model reads.
     Model endpoint failures raise ``ModelError`` subclasses.
 
-    >>> # loop = AgentLoop(OpenAIChatClient(url, "m"), Executor(catalog), catalog)
+    >>> # loop = AgentLoop(OpenAIChatClient(url, "m"), Executor(catalog), LoopSettings())
     >>> # result = await loop.arun("What is the stock of SKU A-1?")
     """
 
     def __init__(
-        self,
-        model: ModelClient,
-        executor: Executor,
-        catalog: Catalog | None = None,
-        *,
-        toolset: str | None = None,
-        system: str | None = None,
-        max_iterations: int = 10,
-        max_calls_per_turn: int = MAX_CALLS_PER_TURN,
-        tool_choice: str = "auto",
-        stream: bool = False,
-        on_text: TextCallback | None = None,
-        on_step: Callable[[LoopStep], None] | None = None,
-        concurrent: bool = True,
-        tracer_provider: Any = None,
-        tool_selection: ToolSelection = "all",
-        pinned: Sequence[str] | None = None,
-        max_tools: int | None = None,
-        context: ToolContext | None = None,
-        search_variant: Literal["bm25", "regex"] = "bm25",
+        self, model: ModelClient, executor: Executor, settings: LoopSettings | None = None
     ) -> None:
+        s = settings if settings is not None else LoopSettings()
+        self.settings = s
+        catalog, toolset, pinned, max_tools = s.catalog, s.toolset, s.pinned, s.max_tools
+        max_iterations, max_calls_per_turn = s.max_iterations, s.max_calls_per_turn
+        tool_selection, search_variant = s.tool_selection, s.search_variant
+        context = s.context
         self.context = context  # the caller every tool call runs for (identity, app values)
         if tool_selection not in ("all", "search", "native-search"):
             raise ValueError(
@@ -246,16 +229,16 @@ class AgentLoop:
                     f"{len(self.pinned)} pinned tools and {SEARCH_TOOL_NAME} are more than "
                     f"the {self.max_tools} tools a request may carry"
                 )
-        self.system = system
+        self.system = s.system
         self.max_iterations = max_iterations
         self.max_calls_per_turn = max_calls_per_turn
-        self.tool_choice = tool_choice
-        self.stream = stream
-        self.on_text = on_text
-        self.on_step = on_step
-        self.concurrent = concurrent
+        self.tool_choice = s.tool_choice
+        self.stream = s.stream
+        self.on_text = s.on_text
+        self.on_step = s.on_step
+        self.concurrent = s.concurrent
         self._telemetry = LoopTelemetry(
-            model.provider, getattr(model, "model", None), tracer_provider
+            model.provider, getattr(model, "model", None), s.tracer_provider
         )
 
     def offered(self, extra: Sequence[str] = ()) -> tuple[ToolDefinition, ...]:
@@ -511,7 +494,7 @@ class _Selection:
         return result
 
 
-def _error_result(call: ToolCall, kind: str, msg: str) -> ToolResult:
+def _error_result(call: ToolCall, kind: ErrorType, msg: str) -> ToolResult:
     """The executor's JSON error object, so every error the model reads has one shape."""
     return error_result(call, [ToolError(kind, msg)])
 

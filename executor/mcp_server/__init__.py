@@ -28,6 +28,7 @@ if _t.TYPE_CHECKING:
     from ._hosts import HostGuard, HostPolicy
     from ._limits import ServeLimits
     from ._server import CatalogLoadFailed, McpServer
+    from ._settings import McpServerSettings
     from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_TOKEN_BYTES",
     "METADATA_PATH",
     "McpServer",
+    "McpServerSettings",
     "ServeLimits",
     "hash_api_key",
     "identity_of",
@@ -56,6 +58,7 @@ _LAZY = {
     "MAX_TOKEN_BYTES": "._verify",
     "METADATA_PATH": "._auth",
     "McpServer": "._server",
+    "McpServerSettings": "._settings",
     "ServeLimits": "._limits",
     "hash_api_key": "._verify",
     "identity_of": "._auth",

@@ -35,6 +35,7 @@ from toolcat.executor import (
     SEARCH_TOOL_NAME,
     AuditLog,
     Executor,
+    ExecutorSettings,
     IdempotencyStore,
     MemoryIdempotencyStore,
     MemoryQuotaStore,
@@ -56,7 +57,6 @@ from toolcat.executor import (
 from ._confirm import (
     CONFIRM_KEYS_ENV,
     CONFIRM_SCHEMA,
-    DEFAULT_CONFIRM_TIMEOUT,
     NO_ELICITATION,
     STATE_GRACE,
     UNRECORDED,
@@ -84,6 +84,7 @@ from ._health import (
 )
 from ._hosts import HostGuard, HostPolicy
 from ._limits import ServeLimits, SessionLimits, header_timeout_protocol
+from ._settings import McpServerSettings
 from ._watch import FileSnapshot, stamps, watched_names
 
 if TYPE_CHECKING:
@@ -176,32 +177,30 @@ class McpServer:
     (default: ``toolcat.loader.load_catalog`` without progress output); every
     load and reload goes through it, once.
 
-    >>> # server = McpServer(["catalog/"], watch=True); server.load()
+    >>> # server = McpServer(["catalog/"], McpServerSettings(watch=True)); server.load()
     >>> # anyio.run(server.run_stdio)
     """
 
     def __init__(
         self,
         paths: Sequence[str | os.PathLike[str]],
-        *,
-        toolset: str | None = None,
-        watch: bool = False,
-        poll_interval: float = 0.5,
-        settle: float = 0.3,
-        env: Mapping[str, str] | None = None,
-        yes: bool = False,
-        name: str = "toolcat",
-        loader: Callable[[Sequence[str]], LoadResult] | None = None,
-        tool_search: bool = False,
-        pinned: Sequence[str] = (),
-        catalog_pins: bool = True,
-        audit_log: str | None = None,
-        quota_store: QuotaStore | None = None,
-        redis_url: str | None = None,
-        confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT,
-        confirm_keys: Sequence[str | bytes] | None = None,
-        confirm_ledger: ConfirmLedger | None = None,
+        settings: McpServerSettings | None = None,
     ) -> None:
+        s = settings if settings is not None else McpServerSettings()
+        self.settings = s
+        toolset, watch, env, name = s.toolset, s.watch, s.env, s.name
+        tool_search, pinned, catalog_pins, loader = (
+            s.tool_search,
+            s.pinned,
+            s.catalog_pins,
+            s.loader,
+        )
+        audit_log, quota_store, redis_url = s.audit_log, s.quota_store, s.redis_url
+        confirm_timeout, confirm_keys, confirm_ledger = (
+            s.confirm_timeout,
+            s.confirm_keys,
+            s.confirm_ledger,
+        )
         self.paths = [str(p) for p in paths]
         self.tool_search = tool_search
         self.pinned = tuple(dict.fromkeys(pinned))
@@ -209,12 +208,10 @@ class McpServer:
         self._loader = loader or _load_catalog
         self.toolset = toolset
         self.watch = watch
-        self.poll_interval = poll_interval
-        self.settle = settle  # seconds the files must stay unchanged before a reload
+        self.poll_interval = s.poll_interval
+        self.settle = s.settle  # seconds the files must stay unchanged before a reload
         self.env = env
-        self.yes = yes
-        if not 0 < confirm_timeout <= 86400:
-            raise ValueError("the confirmation timeout must be more than 0 and at most 86400 s")
+        self.yes = s.yes
         self.confirm_timeout = confirm_timeout
         keys = (
             self.read_confirm_keys(env if env is not None else os.environ)
@@ -330,15 +327,17 @@ class McpServer:
             listed.append(to_mcp_tool(search_tool_definition()))
         executor = Executor(
             subset,
-            env=self.env,
-            confirm=self._confirm,
-            access=self._access,
-            audit=self.audit,
-            quotas=self._quotas,
-            quota_store=self._quota_store,
-            shared=self.shared,
-            idempotency=self._idempotency,
-            idempotency_seconds=self._idempotency_seconds,
+            ExecutorSettings(
+                env=self.env,
+                confirm=self._confirm,
+                access=self._access,
+                audit=self.audit,
+                quotas=self._quotas,
+                quota_store=self._quota_store,
+                shared=self.shared,
+                idempotency=self._idempotency,
+                idempotency_seconds=self._idempotency_seconds,
+            ),
         )
         tool_map = {t.name: t for t in tools}
         return _Served(subset, executor, tool_map, listed, exported=exported)

@@ -24,7 +24,9 @@ def test_load_returns_a_catalog_and_its_env_reaches_the_executor() -> None:
 
 def test_the_executor_s_own_env_wins_over_the_catalog_s() -> None:
     catalog = toolcat.load(DEMO, env={"WAREHOUSE_URL": "http://catalog.test:9"})
-    with toolcat.Executor(catalog, env={"WAREHOUSE_URL": "http://mine.test:9"}) as executor:
+    with toolcat.Executor(
+        catalog, toolcat.ExecutorSettings(env={"WAREHOUSE_URL": "http://mine.test:9"})
+    ) as executor:
         request = executor.prepare(toolcat.ToolCall("get_item", {"sku": "W-BLUE-01"}))
     assert not isinstance(request, toolcat.ToolResult), request
     assert request.url.startswith("http://mine.test:9/")

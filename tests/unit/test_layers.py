@@ -36,6 +36,8 @@ ALLOWED: dict[str, set[str]] = {
     "catalog.search": set(),
     "loader": {"catalog"},
     "executor": {"catalog"},  # the core
+    "executor.guards": {"catalog"},  # the core's guards and its HTTP transport
+    "executor.http": {"catalog"},
     "executor.providers": {"catalog", "executor"},
     "executor.agent": {"catalog", "executor", "executor.providers"},
     "executor.mcp_server": {"catalog", "executor", "executor.providers", "loader"},

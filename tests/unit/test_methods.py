@@ -21,7 +21,7 @@ from toolcat.catalog import (
     ToolDefinition,
     method_semantics,
 )
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.executor.providers import mcp_annotations
 from toolcat.loader import load_catalog
 from toolcat.loader.openapi import ImportOptions, import_openapi
@@ -147,7 +147,9 @@ def test_retry_eligibility(tmp_path: Path, method: str, route: str) -> None:
     client = httpx.Client(transport=httpx.MockTransport(server))
     # imported writes get confirm: true (the import policy); the caller says yes
     yes = lambda *_: True  # noqa: E731
-    with Executor(catalog, client=client, env={}, sleep=lambda _: None, confirm=yes) as executor:
+    with Executor(
+        catalog, ExecutorSettings(client=client, env={}, sleep=lambda _: None, confirm=yes)
+    ) as executor:
         result = executor.execute(ToolCall("op", {}))
     if method in IDEMPOTENT:
         assert seen == [method, method] and result.ok and result.status == 200

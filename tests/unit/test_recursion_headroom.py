@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcat.catalog import RECURSION_HEADROOM, recursion_headroom
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.executor.providers import export_catalog
 from toolcat.tests.support import CatalogFiles
 
@@ -43,7 +43,7 @@ def test_a_250_deep_schema_loads_exports_and_validates(tmp_path: Path) -> None:
     for provider in ("openai", "anthropic", "gemini", "mcp"):
         assert export_catalog(catalog, provider).tools
     assert export_catalog(catalog, "openai", strict=True).tools
-    executor = Executor(catalog, env={})
+    executor = Executor(catalog, ExecutorSettings(env={}))
     assert not isinstance(executor.prepare(ToolCall("deep", {"v": value})), type(None))
     bad = json.loads(json.dumps(value).replace('"abc"', '"ABC"'))
     refused = executor.prepare(ToolCall("deep", {"v": bad}))

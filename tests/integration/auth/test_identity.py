@@ -13,7 +13,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from toolcat.catalog import ServerSettings
 from toolcat.executor import CallerIdentity, ToolResult, current_identity
-from toolcat.executor.mcp_server import Authenticator, AuthMiddleware, McpServer
+from toolcat.executor.mcp_server import Authenticator, AuthMiddleware, McpServer, McpServerSettings
 from toolcat.testing import BackgroundServer
 
 from .conftest import Issuer, catalog
@@ -25,7 +25,7 @@ def test_the_tool_call_sees_who_called(
     path = tmp_path / "catalog.yaml"
     path.write_text(catalog(issuer.url))
     env = {"WAREHOUSE_URL": warehouse, "INTROSPECTION_SECRET": "s3cret-introspection"}
-    server = McpServer([str(path)], env=env)
+    server = McpServer([str(path)], McpServerSettings(env=env))
     server.load()
     settings = server.server_settings
     assert isinstance(settings, ServerSettings)

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, PreparedRequest, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, PreparedRequest, ToolCall
 from toolcat.tests.support import CatalogFiles
 
 SERVICE = """
@@ -88,7 +88,9 @@ def test_static_auth_reaches_the_server_and_never_the_model(
     server: Any, catalog_files: CatalogFiles, auth: str, check: Any
 ) -> None:
     url, state = server
-    with Executor(catalog_files.catalog(SERVICE.format(url=url, auth=auth)), env=ENV) as ex:
+    with Executor(
+        catalog_files.catalog(SERVICE.format(url=url, auth=auth)), ExecutorSettings(env=ENV)
+    ) as ex:
         result = ex.execute(ToolCall("echo", {"q": "1"}))
         prepared = ex.prepare(ToolCall("echo", {"q": "1"}))
     assert result.ok and check(_seen(state))
@@ -106,7 +108,7 @@ def test_missing_variable_is_named_and_nothing_is_sent(
         catalog_files.catalog(
             SERVICE.format(url=url, auth="{type: bearer, token: '${NOPE_TOKEN}'}")
         ),
-        env=ENV,
+        ExecutorSettings(env=ENV),
     ) as ex:
         result = ex.execute(ToolCall("echo", {}))
     assert result.error is not None
@@ -128,7 +130,7 @@ def oauth_catalog(server: Any, catalog_files: CatalogFiles) -> Any:
 
 def test_oauth_token_fetched_once_and_cached(server: Any, oauth_catalog: Any) -> None:
     _, state = server
-    with Executor(oauth_catalog, env=ENV) as ex:
+    with Executor(oauth_catalog, ExecutorSettings(env=ENV)) as ex:
         results = [ex.execute(ToolCall("protected", {})) for _ in range(3)]
     assert all(r.ok for r in results) and state.tokens_issued == 1
     token_request = state.seen[0]
@@ -139,7 +141,7 @@ def test_oauth_token_fetched_once_and_cached(server: Any, oauth_catalog: Any) ->
 def test_oauth_token_refreshed_after_expiry(server: Any, oauth_catalog: Any) -> None:
     _, state = server
     state.token_lifetime = 1  # counts as expired after half its life
-    with Executor(oauth_catalog, env=ENV) as ex:
+    with Executor(oauth_catalog, ExecutorSettings(env=ENV)) as ex:
         assert ex.execute(ToolCall("protected", {})).ok
         time.sleep(0.6)
         assert ex.execute(ToolCall("protected", {})).ok
@@ -148,7 +150,7 @@ def test_oauth_token_refreshed_after_expiry(server: Any, oauth_catalog: Any) -> 
 
 def test_oauth_refreshed_once_on_401(server: Any, oauth_catalog: Any) -> None:
     _, state = server
-    with Executor(oauth_catalog, env=ENV) as ex:
+    with Executor(oauth_catalog, ExecutorSettings(env=ENV)) as ex:
         assert ex.execute(ToolCall("protected", {})).ok
         state.valid_tokens.clear()  # the API revokes the token
         assert ex.execute(ToolCall("protected", {})).ok
@@ -175,19 +177,21 @@ def test_concurrent_refreshes_are_coalesced(server: Any, oauth_catalog: Any) -> 
     state.token_delay = 0.2
 
     async def go() -> Any:
-        async with Executor(oauth_catalog, env=ENV) as ex:
+        async with Executor(oauth_catalog, ExecutorSettings(env=ENV)) as ex:
             return await ex.aexecute_many([ToolCall("protected", {}, str(i)) for i in range(10)])
 
     results = asyncio.run(go())
     assert all(r.ok for r in results) and state.tokens_issued == 1
-    with Executor(oauth_catalog, env=ENV) as ex:
+    with Executor(oauth_catalog, ExecutorSettings(env=ENV)) as ex:
         results = ex.execute_many([ToolCall("protected", {}, str(i)) for i in range(10)])
     assert all(r.ok for r in results) and state.tokens_issued == 2
 
 
 def test_oauth_bad_secret_is_an_error_without_the_secret(server: Any, oauth_catalog: Any) -> None:
     _, state = server
-    with Executor(oauth_catalog, env={**ENV, "CLIENT_SECRET": "wrong-secret-1"}) as ex:
+    with Executor(
+        oauth_catalog, ExecutorSettings(env={**ENV, "CLIENT_SECRET": "wrong-secret-1"})
+    ) as ex:
         result = ex.execute(ToolCall("protected", {}))
         prepared = ex.prepare(ToolCall("protected", {}))
     assert result.error is not None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, ToolCall, ToolResult
+from toolcat.executor import Executor, ExecutorSettings, ToolCall, ToolResult
 from toolcat.loader import load
 from toolcat.tests.support import CatalogFiles, RawServer, zeros_gzip
 from toolcat.tests.support import RawHandler as Handler
@@ -59,11 +59,11 @@ def _run(tmp_path: Path, handler: Handler, mode: str, timeout: str = "10") -> To
         catalog = load([path])
         call = ToolCall("fetch", {})
         if mode == "sync":
-            with Executor(catalog, env={}) as ex:
+            with Executor(catalog, ExecutorSettings(env={})) as ex:
                 return ex.execute(call)
 
         async def go() -> ToolResult:
-            async with Executor(catalog, env={}) as ex:
+            async with Executor(catalog, ExecutorSettings(env={})) as ex:
                 return await ex.aexecute(call)
 
         return asyncio.run(go())
@@ -159,7 +159,7 @@ def test_accept_encoding_is_what_the_decoder_undoes(
         "tools:\n  - name: echo\n    description: Echo.\n    service: api\n"
         "    method: GET\n    path: /echo\n"
     )
-    with Executor(catalog, env={}) as ex:
+    with Executor(catalog, ExecutorSettings(env={})) as ex:
         assert ex.execute(ToolCall("echo", {})).ok
     headers = dict(state.seen[-1]["headers"])
     assert headers["accept-encoding"] == "gzip, deflate"
@@ -258,7 +258,7 @@ def test_max_response_chars_bounds_every_shape_the_model_reads(
     from toolcat.executor import format_result
 
     url, _ = server
-    with Executor(catalog_files.catalog(CAPPED.format(url=url)), env={}) as ex:
+    with Executor(catalog_files.catalog(CAPPED.format(url=url)), ExecutorSettings(env={})) as ex:
         result = ex.execute(ToolCall("big", {"n": n}))
     assert result.ok and len(result.data["items"]) == n  # the caller still gets all the data
     shape = json.dumps(format_result(provider, result))

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.loader import load_catalog
 
 TOKEN = "tok-5ecret/9f3a+x=="  # characters that JSON and URLs escape
@@ -132,7 +132,7 @@ def _vendor(base: str, extra: str = "") -> str:
 
 
 def _call(catalog: Any, name: str, **env: str) -> Any:
-    with Executor(catalog, env={"VENDOR_TOKEN": TOKEN, **env}) as ex:
+    with Executor(catalog, ExecutorSettings(env={"VENDOR_TOKEN": TOKEN, **env})) as ex:
         return ex.execute(ToolCall(name, {}))
 
 
@@ -248,7 +248,7 @@ def test_userinfo_from_a_variable_is_refused_at_run_time(
     )
     catalog = _catalog(tmp_path, text).catalog
     url = vendor.url.replace("http://", "http://ops:s3cretpw@")
-    with Executor(catalog, env={"VENDOR_TOKEN": TOKEN, "VENDOR_URL": url}) as ex:
+    with Executor(catalog, ExecutorSettings(env={"VENDOR_TOKEN": TOKEN, "VENDOR_URL": url})) as ex:
         called = ex.execute(ToolCall("items", {}))
     assert called.error is not None
     assert called.error.type == "refused_by_policy" and "s3cretpw" not in called.error.msg

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 
 CATALOG = """
 toolcat: 1
@@ -119,7 +119,7 @@ def test_hostile_argument(
     server: Any, hostile_catalog: Any, args: dict[str, Any], path: str, query: str | None
 ) -> None:
     _, state = server
-    with Executor(hostile_catalog, env={}) as ex:
+    with Executor(hostile_catalog, ExecutorSettings(env={})) as ex:
         result = ex.execute(ToolCall("get_file", args))
     if path in (REFUSED, INVALID):
         assert result.error is not None
@@ -178,7 +178,7 @@ def test_path_arguments_render_to_a_safe_segment(
     server: Any, hostile_catalog: Any, tool: str, args: dict[str, Any], expected: str
 ) -> None:
     _, state = server
-    with Executor(hostile_catalog, env={}) as ex:
+    with Executor(hostile_catalog, ExecutorSettings(env={})) as ex:
         result = ex.execute(ToolCall(tool, args))
     if expected in (REFUSED, INVALID):
         assert result.error is not None and not result.ok, result.content
@@ -210,7 +210,7 @@ def test_unsendable_arguments_are_invalid(
     server: Any, hostile_catalog: Any, raw: str, loc: list[str | int]
 ) -> None:
     _, state = server
-    with Executor(hostile_catalog, env={}) as ex:
+    with Executor(hostile_catalog, ExecutorSettings(env={})) as ex:
         from_text = ex.execute(ToolCall("create", raw))
         from_mapping = ex.execute(ToolCall("create", json.loads(raw)))  # as an SDK hands it
     for result in (from_text, from_mapping):
@@ -226,7 +226,7 @@ def test_a_valid_surrogate_pair_and_large_finite_numbers_are_sent(
 ) -> None:
     _, state = server
     raw = '{"doc": {"s": "\\ud83d\\ude00", "n": 1e308, "m": -0.0}}'
-    with Executor(hostile_catalog, env={}) as ex:
+    with Executor(hostile_catalog, ExecutorSettings(env={})) as ex:
         result = ex.execute(ToolCall("create", raw))
     assert result.ok, result.content
     sent = {"s": "\U0001f600", "n": 1e308, "m": -0.0}

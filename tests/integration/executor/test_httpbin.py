@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.loader import load
 
 CATALOG = """
@@ -62,7 +62,7 @@ tools:
 def executor(httpbin_url: str, tmp_path: Path) -> Any:
     path = tmp_path / "bin.yaml"
     path.write_text(CATALOG.format(url=httpbin_url))
-    with Executor(load([path]), env={"BIN_TOKEN": "bin-token-777"}) as ex:
+    with Executor(load([path]), ExecutorSettings(env={"BIN_TOKEN": "bin-token-777"})) as ex:
         yield ex
 
 
@@ -125,7 +125,7 @@ openapi:
 def imported(httpbin_url: str, corpus_dir: Path, tmp_path: Path) -> Any:
     path = tmp_path / "imported.yaml"
     path.write_text(IMPORTED.format(url=httpbin_url, spec=corpus_dir / "httpbin-swagger2.json"))
-    with Executor(load([path]), env={}) as ex:
+    with Executor(load([path]), ExecutorSettings(env={})) as ex:
         yield ex
 
 

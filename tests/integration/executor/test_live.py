@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.tests.support import CatalogFiles
 
 CATALOG = """
@@ -94,7 +94,7 @@ tools:
 @pytest.fixture()
 def executor(server: Any, catalog_files: CatalogFiles) -> Any:
     url, _ = server
-    with Executor(catalog_files.catalog(CATALOG.format(url=url)), env={}) as ex:
+    with Executor(catalog_files.catalog(CATALOG.format(url=url)), ExecutorSettings(env={})) as ex:
         yield ex
 
 

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.tests.support import CatalogFiles
 
 KEY = "key-42-s3cret/x+y"  # characters that URLs escape
@@ -35,7 +35,7 @@ def _logged(caplog: pytest.LogCaptureFixture) -> str:
 
 
 async def _acall(catalog: Any) -> Any:
-    async with Executor(catalog, env={"KEY": KEY}) as ex:
+    async with Executor(catalog, ExecutorSettings(env={"KEY": KEY})) as ex:
         return await ex.aexecute(ToolCall("echo", {"q": "1"}))
 
 
@@ -48,7 +48,7 @@ def test_a_query_secret_never_reaches_the_debug_log(
     catalog = catalog_files.catalog(CATALOG.format(url=url, name=name))
     with caplog.at_level(logging.DEBUG):
         if mode == "sync":
-            with Executor(catalog, env={"KEY": KEY}) as ex:
+            with Executor(catalog, ExecutorSettings(env={"KEY": KEY})) as ex:
                 result = ex.execute(ToolCall("echo", {"q": "1"}))
         else:
             result = asyncio.run(_acall(catalog))
@@ -89,7 +89,7 @@ def test_a_secret_in_a_transport_error_traceback_is_masked(
         port = s.getsockname()[1]
     catalog = catalog_files.catalog(CATALOG.format(url=f"http://127.0.0.1:{port}", name="api_key"))
     with caplog.at_level(logging.DEBUG):
-        with Executor(catalog, env={"KEY": KEY}) as ex:
+        with Executor(catalog, ExecutorSettings(env={"KEY": KEY})) as ex:
             result = ex.execute(ToolCall("echo", {}))
     assert not result.ok
     assert KEY not in _logged(caplog) and KEY not in result.content

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from toolcat.catalog import MAX_NESTING_DEPTH
-from toolcat.executor import Executor, ToolCall, parse_arguments
+from toolcat.executor import Executor, ExecutorSettings, ToolCall, parse_arguments
 from toolcat.loader import load
 
 
@@ -61,7 +61,7 @@ def upstream(tmp_path: Path) -> Iterator[tuple[Executor, type[_Upstream]]]:
         encoding="utf-8",
     )
     try:
-        with Executor(load([catalog]), env={}) as ex:
+        with Executor(load([catalog]), ExecutorSettings(env={})) as ex:
             yield ex, handler
     finally:
         server.shutdown()

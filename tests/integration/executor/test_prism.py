@@ -23,7 +23,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from toolcat.catalog import Catalog, references, thaw
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.loader import load
 
 PRISM = os.environ.get("PRISM") or shutil.which("prism")
@@ -116,7 +116,7 @@ def test_prism_accepts_generated_calls(corpus_dir: Path, name: str) -> None:
         rejected: list[str] = []
         sent = 0
         # imported writes ask for confirmation (the import policy); this checks what is sent
-        with Executor(catalog, env=env, confirm=lambda call, tool: True) as ex:
+        with Executor(catalog, ExecutorSettings(env=env, confirm=lambda call, tool: True)) as ex:
             for tool in catalog:
                 samples = _samples(tool.input_schema)
                 for args in samples:

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.tests.support import CatalogFiles
 
 CATALOG = """
@@ -130,9 +130,7 @@ def executor(server: Any, catalog_files: CatalogFiles, sleeps: Sleeps) -> Any:
     url, _ = server
     with Executor(
         catalog_files.catalog(CATALOG.format(url=url)),
-        env={},
-        sleep=sleeps,
-        async_sleep=sleeps.async_sleep,
+        ExecutorSettings(env={}, sleep=sleeps, async_sleep=sleeps.async_sleep),
     ) as ex:
         yield ex
 
@@ -262,8 +260,8 @@ def test_connection_reset_and_refused(
 
     async def both() -> Any:
         async with (
-            Executor(catalog, env={}, async_sleep=sleeps.async_sleep) as ex,
-            Executor(dead, env={}, async_sleep=sleeps.async_sleep) as ex2,
+            Executor(catalog, ExecutorSettings(env={}, async_sleep=sleeps.async_sleep)) as ex,
+            Executor(dead, ExecutorSettings(env={}, async_sleep=sleeps.async_sleep)) as ex2,
         ):
             return (
                 await ex.aexecute(ToolCall("flaky", {"key": "x", "fail": 0})),
@@ -272,8 +270,8 @@ def test_connection_reset_and_refused(
 
     if mode == "sync":
         with (
-            Executor(catalog, env={}, sleep=sleeps) as ex,
-            Executor(dead, env={}, sleep=sleeps) as ex2,
+            Executor(catalog, ExecutorSettings(env={}, sleep=sleeps)) as ex,
+            Executor(dead, ExecutorSettings(env={}, sleep=sleeps)) as ex2,
         ):
             reset = ex.execute(ToolCall("flaky", {"key": "x", "fail": 0}))
             refused = ex2.execute(ToolCall("flaky", {"key": "x", "fail": 0}))

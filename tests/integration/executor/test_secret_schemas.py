@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from toolcat.cli._app import main
-from toolcat.executor import AuditLog, Executor, StreamSink, ToolCall
+from toolcat.executor import AuditLog, Executor, ExecutorSettings, StreamSink, ToolCall
 from toolcat.loader import load_catalog
 
 SECRET = "s3cr3t-VALUE-9"
@@ -130,10 +130,12 @@ def test_audit_errors_and_logs_mask_the_secret(
     audit = io.StringIO()
     executor = Executor(
         result.catalog,
-        env={},
-        audit=AuditLog(StreamSink(audit)),
-        client=httpx.Client(transport=httpx.MockTransport(echo)),
-        telemetry=False,
+        ExecutorSettings(
+            env={},
+            audit=AuditLog(StreamSink(audit)),
+            client=httpx.Client(transport=httpx.MockTransport(echo)),
+            telemetry=False,
+        ),
     )
     caplog.set_level(logging.DEBUG, logger="toolcat")
     outcome = executor.execute(ToolCall("put", {"v": value, "top": TOP}))
@@ -152,7 +154,7 @@ def test_a_violation_that_quotes_a_secret_is_masked(tmp_path: Path) -> None:
     )
     result = load_catalog([str(path)], progress=False)
     assert result.catalog is not None
-    executor = Executor(result.catalog, env={}, telemetry=False)
+    executor = Executor(result.catalog, ExecutorSettings(env={}, telemetry=False))
     outcome = executor.execute(ToolCall("put", {"v": {"db": SECRET}}))
     assert outcome.error is not None and outcome.error.type == "invalid_arguments"
     assert "shorter than" in outcome.error.msg and SECRET not in outcome.content

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from toolcat.catalog import MAX_TEMPLATE_SIZE
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 
 BOMBS = [
     "{{ 'x' * 3000000000 }}",
@@ -92,7 +92,7 @@ def test_a_template_bomb_is_a_typed_error_and_nothing_is_sent(
     url, state = server
     catalog = tmp_path / "bomb.yaml"
     catalog.write_text(CATALOG.format(url=url, template=_quoted(template)), encoding="utf-8")
-    with Executor(load([catalog]), env={}) as ex:
+    with Executor(load([catalog]), ExecutorSettings(env={})) as ex:
         result = ex.execute(ToolCall("post_it", {}))
     assert result.error is not None and result.error.type == "invalid_arguments", result.content
     assert "limit" in result.error.msg
@@ -106,7 +106,7 @@ def test_a_template_within_the_limits_still_renders(server: Any, tmp_path: Path)
     template = "{{ ('ab' * 3) ~ ('%05d' % n) ~ ('x' | center(7)) ~ (range(3) | join(',')) }}"
     catalog = tmp_path / "ok.yaml"
     catalog.write_text(CATALOG.format(url=url, template=_quoted(template)), encoding="utf-8")
-    with Executor(load([catalog]), env={}) as ex:
+    with Executor(load([catalog]), ExecutorSettings(env={})) as ex:
         result = ex.execute(ToolCall("post_it", {"n": 42}))
     assert result.ok, result.content
     assert len(state.wire) == 1
@@ -152,7 +152,7 @@ def test_loops_over_the_arguments_share_one_budget_per_call(
     url, state = server
     catalog = tmp_path / "loops.yaml"
     catalog.write_text(LOOP_CATALOG.format(url=url, template=_quoted(template)), encoding="utf-8")
-    with Executor(load([catalog]), env={}) as ex:
+    with Executor(load([catalog]), ExecutorSettings(env={})) as ex:
         refused = ex.execute(ToolCall("post_it", {"xs": list(range(1000))}))
         small = ex.execute(ToolCall("post_it", {"xs": list(range(3))}))
     assert refused.error is not None and refused.error.type == "invalid_arguments"

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.tests.support import CatalogFiles
 
 REPO = Path(__file__).resolve().parents[3]
@@ -29,7 +29,7 @@ openapi:
 def _executor(tmp_path: Path, url: str, mode: str, spec: Path) -> Executor:
     catalog = CatalogFiles(tmp_path).catalog(CATALOG.format(url=url, mode=mode, spec=spec.name))
     assert catalog.services["warehouse"].spec == str(spec)
-    return Executor(catalog, env={})
+    return Executor(catalog, ExecutorSettings(env={}))
 
 
 def test_the_service_conforms_to_its_spec(warehouse: str, tmp_path: Path) -> None:

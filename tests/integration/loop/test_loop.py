@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from toolcat.executor import Executor
+from toolcat.executor import Executor, ExecutorSettings
 from toolcat.executor.agent import (
     AgentLoop,
     AnthropicClient,
     LoopResult,
+    LoopSettings,
     ModelHTTPError,
     OpenAIChatClient,
 )
@@ -47,9 +48,9 @@ def run_loop(
                 if provider == "anthropic"
                 else OpenAIChatClient(endpoint.url + "/v1", "m", **kw)
             )
-            executor = Executor(catalog, env={"SVC_URL": service_url})
+            executor = Executor(catalog, ExecutorSettings(env={"SVC_URL": service_url}))
             try:
-                loop = AgentLoop(client, executor, catalog, **loop_kw)
+                loop = AgentLoop(client, executor, LoopSettings(catalog=catalog, **loop_kw))
                 return await loop.arun(prompt, **(run_kw or {}))
             finally:
                 await client.aclose()
@@ -351,9 +352,13 @@ def test_spans_nest_tool_calls_under_the_run(
 
         async def go() -> None:
             client = OpenAIChatClient(endpoint.url + "/v1", "model-x", api_key_env=None)
-            executor = Executor(catalog, env={"SVC_URL": url}, tracer_provider=provider)
+            executor = Executor(
+                catalog, ExecutorSettings(env={"SVC_URL": url}, tracer_provider=provider)
+            )
             try:
-                await AgentLoop(client, executor, catalog, tracer_provider=provider).arun("q")
+                await AgentLoop(
+                    client, executor, LoopSettings(catalog=catalog, tracer_provider=provider)
+                ).arun("q")
             finally:
                 await client.aclose()
                 await executor.aclose()

@@ -23,6 +23,7 @@ from toolcat.executor.agent import (
     MAX_REPLY_BYTES,
     AgentLoop,
     AnthropicClient,
+    LoopSettings,
     ModelResponseError,
     OpenAIChatClient,
 )
@@ -195,6 +196,5 @@ def test_the_default_calls_cap(catalog: Any, tool_service: tuple[ToolService, st
         AgentLoop(
             OpenAIChatClient("http://127.0.0.1:9/v1", "m"),
             Executor(catalog),
-            catalog,
-            max_calls_per_turn=0,
+            LoopSettings(catalog=catalog, max_calls_per_turn=0),
         )

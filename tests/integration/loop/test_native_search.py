@@ -23,8 +23,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from toolcat.catalog import Catalog
-from toolcat.executor import Executor
-from toolcat.executor.agent import AgentLoop, AnthropicClient, LoopResult, OpenAIChatClient
+from toolcat.executor import Executor, ExecutorSettings
+from toolcat.executor.agent import (
+    AgentLoop,
+    AnthropicClient,
+    LoopResult,
+    LoopSettings,
+    OpenAIChatClient,
+)
 from toolcat.executor.providers.anthropic import TOOL_SEARCH_BETA
 from toolcat.loader import load_catalog
 from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn, make_service
@@ -77,9 +83,9 @@ def run(
             client = AnthropicClient(
                 endpoint.url, "claude", api_key_env=None, backoff=0.01, **(client_kw or {})
             )
-            executor = Executor(catalog, env=env)
+            executor = Executor(catalog, ExecutorSettings(env=env))
             try:
-                loop = AgentLoop(client, executor, catalog, **loop_kw)
+                loop = AgentLoop(client, executor, LoopSettings(catalog=catalog, **loop_kw))
                 return await loop.arun(prompt)
             finally:
                 await client.aclose()
@@ -239,9 +245,11 @@ def test_over_the_deferred_limit_falls_back_to_search_tools(
 def test_native_search_needs_anthropic(demo: Catalog) -> None:
     client = OpenAIChatClient("http://127.0.0.1:9/v1", "m", api_key_env=None)
     with pytest.raises(ValueError, match="needs a model client with the API's own tool search"):
-        AgentLoop(client, Executor(demo), demo, tool_selection="native-search")
+        AgentLoop(
+            client, Executor(demo), LoopSettings(catalog=demo, tool_selection="native-search")
+        )
     with pytest.raises(ValueError, match="search_variant must be"):
-        AgentLoop(client, Executor(demo), demo, search_variant="fuzzy")  # type: ignore[arg-type]
+        AgentLoop(client, Executor(demo), LoopSettings(catalog=demo, search_variant="fuzzy"))  # type: ignore[arg-type]
 
 
 def test_catalog_pins_are_the_default_pins_in_search_mode(demo: Catalog, warehouse: str) -> None:

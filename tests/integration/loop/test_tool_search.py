@@ -21,8 +21,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from toolcat.catalog import Catalog
-from toolcat.executor import Executor
-from toolcat.executor.agent import PROVIDER_TOOL_LIMITS, AgentLoop, LoopResult, OpenAIChatClient
+from toolcat.executor import Executor, ExecutorSettings
+from toolcat.executor.agent import (
+    PROVIDER_TOOL_LIMITS,
+    AgentLoop,
+    LoopResult,
+    LoopSettings,
+    OpenAIChatClient,
+)
 from toolcat.loader import load_catalog
 from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn
 
@@ -72,9 +78,9 @@ def run(
 
         async def go() -> LoopResult:
             client = OpenAIChatClient(endpoint.url + "/v1", "m", api_key_env=None, backoff=0.01)
-            executor = Executor(catalog, env={"GH_URL": url})
+            executor = Executor(catalog, ExecutorSettings(env={"GH_URL": url}))
             try:
-                loop = AgentLoop(client, executor, catalog, **loop_kw)
+                loop = AgentLoop(client, executor, LoopSettings(catalog=catalog, **loop_kw))
                 return await loop.arun("Which issues are open in octo/hello?")
             finally:
                 await client.aclose()
@@ -162,7 +168,7 @@ def test_all_mode_still_sends_every_tool(
 def test_bad_selection_settings(github: Catalog, kw: dict[str, Any], message: str) -> None:
     client = OpenAIChatClient("http://127.0.0.1:9/v1", "m", api_key_env=None)
     with pytest.raises(Exception, match=message):
-        AgentLoop(client, Executor(github), github, **kw)
+        AgentLoop(client, Executor(github), LoopSettings(catalog=github, **kw))
 
 
 def chat(catalog: str, args: list[str], turns: list[Any], url: str) -> tuple[Any, ScriptedModel]:

@@ -8,6 +8,7 @@ releases it, so "a call is in flight" is an observed fact, never a sleep.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import signal
@@ -237,7 +238,8 @@ def test_call_past_the_drain_deadline_is_cancelled_with_an_error(
     tmp_path: Path, gate: tuple[Gate, str], stopper: list[Served]
 ) -> None:
     upstream, url = gate
-    served = serve(tmp_path, url, "--drain-timeout", "1")
+    audit = tmp_path / "audit.jsonl"
+    served = serve(tmp_path, url, "--drain-timeout", "1", "--audit-log", str(audit))
     stopper.append(served)
     thread, outcome = start_call(served.url)
     assert upstream.arrived.wait(20), outcome
@@ -250,6 +252,9 @@ def test_call_past_the_drain_deadline_is_cancelled_with_an_error(
     assert outcome["error"].code == -32001
     assert "drain deadline" in outcome["error"].message
     assert outcome["error"].data["retryable"] is True
+    # the call reached the upstream before the deadline cut it: its one audit line says so
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(line["tool"], line["outcome"]) for line in lines] == [("wait", "unknown")]
 
 
 def test_broken_reload_stays_ready_and_says_so(
@@ -309,3 +314,36 @@ def test_metrics_are_off_by_default(
     served = serve(tmp_path, gate[1])
     stopper.append(served)
     assert served.get("/metrics").status_code == 404
+
+
+async def call_then_leave(url: str, upstream: Gate) -> None:
+    """Call ``wait`` with the official SDK client and leave (close the connection) once the
+    upstream has the request."""
+    async with (
+        create_mcp_http_client() as http,
+        streamable_http_client(url, http_client=http) as (r, w),
+        ClientSession(r, w) as session,
+    ):
+        await session.initialize()
+        await session.list_tools()
+        async with anyio.create_task_group() as group:
+            group.start_soon(session.call_tool, "wait", {})
+            await anyio.to_thread.run_sync(upstream.arrived.wait, 20)
+            group.cancel_scope.cancel()
+
+
+def test_a_client_that_leaves_mid_call_leaves_one_audit_line(
+    tmp_path: Path, gate: tuple[Gate, str], stopper: list[Served]
+) -> None:
+    upstream, url = gate
+    audit = tmp_path / "audit.jsonl"
+    served = serve(tmp_path, url, "--audit-log", str(audit))
+    stopper.append(served)
+    anyio.run(call_then_leave, served.url, upstream)
+    assert upstream.arrived.is_set()
+    upstream.release.set()  # the upstream answers a client that is gone
+    served.proc.send_signal(signal.SIGTERM)
+    assert served.proc.wait(15) == 0
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert len(lines) == 1, lines
+    assert lines[0]["tool"] == "wait" and lines[0]["outcome"] in ("ok", "unknown")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
-from toolcat.executor.mcp_server import McpServer
+from toolcat.executor.mcp_server import McpServer, McpServerSettings
 from toolcat.loader import LoadResult, load_catalog
 
 from .test_watch_reload import ONE_TOOL, until
@@ -27,7 +27,9 @@ def test_an_edit_made_during_the_first_load_is_served_by_the_first_poll(tmp_path
                 catalog.write_text(edits.pop())  # read, not yet served
             return result
 
-        server = McpServer([str(catalog)], watch=True, poll_interval=0.005, loader=editing)
+        server = McpServer(
+            [str(catalog)], McpServerSettings(watch=True, poll_interval=0.005, loader=editing)
+        )
         server.load()
         assert server.tools[0]["description"] == f"Version t{i:02d}."
 

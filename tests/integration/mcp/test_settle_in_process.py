@@ -11,7 +11,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from toolcat.executor.mcp_server import McpServer
+from toolcat.executor.mcp_server import McpServer, McpServerSettings
 from toolcat.loader import LoadResult, load_catalog
 
 HEAD = """\
@@ -84,7 +84,10 @@ def test_a_write_in_steps_is_served_only_once_it_is_whole(
             loaded.append([t.name for t in result.catalog])
         return result
 
-    server = McpServer([str(catalog)], watch=True, poll_interval=0.02, settle=SETTLE, loader=loader)
+    server = McpServer(
+        [str(catalog)],
+        McpServerSettings(watch=True, poll_interval=0.02, settle=SETTLE, loader=loader),
+    )
     server.load()
     served: list[list[str]] = []
 
@@ -121,7 +124,9 @@ def test_a_broken_edit_that_settles_is_still_reported(
 ) -> None:
     catalog = tmp_path / "catalog.yaml"
     catalog.write_text(OLD)
-    server = McpServer([str(catalog)], watch=True, poll_interval=0.02, settle=0.1)
+    server = McpServer(
+        [str(catalog)], McpServerSettings(watch=True, poll_interval=0.02, settle=0.1)
+    )
     server.load()
 
     async def scenario() -> None:
@@ -150,7 +155,9 @@ def test_a_fifo_in_a_watched_folder_never_blocks_the_watcher(tmp_path: Path) -> 
         pytest.skip("needs os.mkfifo")
     (tmp_path / "catalog.yaml").write_text(OLD)
     os.mkfifo(tmp_path / "extra.yaml")  # no writer: an open() for reading would block
-    server = McpServer([str(tmp_path)], watch=True, poll_interval=0.02, settle=0.05)
+    server = McpServer(
+        [str(tmp_path)], McpServerSettings(watch=True, poll_interval=0.02, settle=0.05)
+    )
     done: list[bool] = []
 
     def run() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
+from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer, McpServerSettings
 from toolcat.loader import LoadResult, load_catalog
 
 SPEC = """\
@@ -73,7 +73,9 @@ def test_spec_edits_reload_and_broken_edits_keep_the_last_good(
 ) -> None:
     (tmp_path / "spec.yaml").write_text(SPEC)
     (tmp_path / "catalog.yaml").write_text(CATALOG)
-    server = McpServer([str(tmp_path / "catalog.yaml")], watch=True, poll_interval=0.02)
+    server = McpServer(
+        [str(tmp_path / "catalog.yaml")], McpServerSettings(watch=True, poll_interval=0.02)
+    )
     server.load()
     assert names(server) == ["getA"]
 
@@ -119,7 +121,9 @@ def test_an_edit_made_during_a_reload_is_served_by_the_next_poll(tmp_path: Path)
             catalog.write_text(ONE_TOOL.format(version=pending.pop()))
         return result
 
-    server = McpServer([str(catalog)], watch=True, poll_interval=0.005, loader=loader)
+    server = McpServer(
+        [str(catalog)], McpServerSettings(watch=True, poll_interval=0.005, loader=loader)
+    )
     server.load()
 
     def served() -> str:
@@ -150,7 +154,7 @@ def test_a_spec_named_before_it_exists_loads_once_it_appears(tmp_path: Path) -> 
     (tmp_path / "spec.yaml").write_text(SPEC)
     catalog.write_text(CATALOG)
     backdate(catalog, tmp_path / "spec.yaml")
-    server = McpServer([str(catalog)], watch=True, poll_interval=0.01)
+    server = McpServer([str(catalog)], McpServerSettings(watch=True, poll_interval=0.01))
     server.load()
     catalog.write_text(CATALOG.replace("spec.yaml", "later.yaml"))  # names a missing spec
 

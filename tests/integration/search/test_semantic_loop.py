@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
 from toolcat.catalog.search import EmbeddingsSettings, SearchSettings
-from toolcat.executor import Executor
-from toolcat.executor.agent import AgentLoop, LoopResult, OpenAIChatClient
+from toolcat.executor import Executor, ExecutorSettings
+from toolcat.executor.agent import AgentLoop, LoopResult, LoopSettings, OpenAIChatClient
 from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn
 from toolcat.tests.support import EmbeddingsService
 
@@ -50,9 +50,11 @@ def search_once(catalog: Catalog, query: str) -> dict[str, Any]:
 
         async def go() -> LoopResult:
             client = OpenAIChatClient(model.url + "/v1", "m", api_key_env=None, backoff=0.01)
-            executor = Executor(catalog, env={})
+            executor = Executor(catalog, ExecutorSettings(env={}))
             try:
-                loop = AgentLoop(client, executor, catalog, tool_selection="search")
+                loop = AgentLoop(
+                    client, executor, LoopSettings(catalog=catalog, tool_selection="search")
+                )
                 return await loop.arun("go")
             finally:
                 await client.aclose()

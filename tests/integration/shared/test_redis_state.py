@@ -19,6 +19,7 @@ import pytest
 from toolcat.catalog import RedisSettings
 from toolcat.executor import (
     Executor,
+    ExecutorSettings,
     RedisIdempotencyStore,
     RedisQuotaStore,
     RedisState,
@@ -54,10 +55,12 @@ def _replica(path: Path, url: str, prefix: str) -> Executor:
     state = connect_redis(RedisSettings(url, prefix=prefix, timeout=0.5))
     return Executor(
         result.catalog,
-        quotas=result.server.quotas if result.server else None,
-        quota_store=RedisQuotaStore(state),
-        shared=state,
-        idempotency=RedisIdempotencyStore(state),
+        ExecutorSettings(
+            quotas=result.server.quotas if result.server else None,
+            quota_store=RedisQuotaStore(state),
+            shared=state,
+            idempotency=RedisIdempotencyStore(state),
+        ),
     )
 
 
@@ -196,13 +199,13 @@ _FETCH = textwrap.dedent(
     """
     import sys, threading
     from toolcat.catalog import RedisSettings
-    from toolcat.executor import Executor, ToolCall, connect_redis
+    from toolcat.executor import Executor, ExecutorSettings, ToolCall, connect_redis
     from toolcat.loader import load_catalog
 
     path, url, prefix, go = sys.argv[1:5]
     catalog = load_catalog([path]).catalog
     state = connect_redis(RedisSettings(url, prefix=prefix))
-    with Executor(catalog, shared=state) as ex:
+    with Executor(catalog, ExecutorSettings(shared=state)) as ex:
         ex.tokens  # ready
         print("ready", flush=True)
         sys.stdin.readline()  # both processes start together

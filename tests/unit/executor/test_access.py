@@ -9,7 +9,15 @@ from pathlib import Path
 import httpx
 import pytest
 from toolcat.catalog import AccessGrant, AccessPolicy, AccessRule, Catalog
-from toolcat.executor import AccessGuard, CallerIdentity, Executor, ToolCall, ToolContext, caller
+from toolcat.executor import (
+    AccessGuard,
+    CallerIdentity,
+    Executor,
+    ExecutorSettings,
+    ToolCall,
+    ToolContext,
+    caller,
+)
 from toolcat.tests.support import CatalogFiles
 
 CATALOG = """\
@@ -140,11 +148,13 @@ def _executor(tmp_path: Path, sent: list[httpx.Request]) -> Executor:
 
     return Executor(
         catalog,
-        env={},
-        access=policy,
-        client=httpx.Client(transport=httpx.MockTransport(handle)),
-        async_client=httpx.AsyncClient(transport=httpx.MockTransport(handle)),
-        telemetry=False,
+        ExecutorSettings(
+            env={},
+            access=policy,
+            client=httpx.Client(transport=httpx.MockTransport(handle)),
+            async_client=httpx.AsyncClient(transport=httpx.MockTransport(handle)),
+            telemetry=False,
+        ),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolcat.executor import Executor, ToolCall, ToolError, parse_arguments
+from toolcat.executor import Executor, ExecutorSettings, ToolCall, ToolError, parse_arguments
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def strict(f: Any) -> Any:
 
 def test_every_violation_with_its_location(f: Any, strict: Any) -> None:
     rec = f.Recorder(f.forbid)
-    with Executor(strict, client=rec.client(), env={}) as ex:
+    with Executor(strict, ExecutorSettings(client=rec.client(), env={})) as ex:
         result = ex.execute(
             ToolCall(
                 "t",
@@ -98,14 +98,14 @@ def test_every_violation_with_its_location(f: Any, strict: Any) -> None:
 
 
 def test_missing_required_arguments(f: Any, strict: Any) -> None:
-    with Executor(strict, client=f.Recorder(f.forbid).client(), env={}) as ex:
+    with Executor(strict, ExecutorSettings(client=f.Recorder(f.forbid).client(), env={})) as ex:
         result = ex.execute(ToolCall("t", "{}"))
     assert [e.loc for e in result.errors] == [("customer",), ("items",)]
 
 
 def test_defaults_are_applied_and_copied(f: Any, strict: Any) -> None:
     rec = f.Recorder()
-    with Executor(strict, client=rec.client(), env={}) as ex:
+    with Executor(strict, ExecutorSettings(client=rec.client(), env={})) as ex:
         ex.execute(ToolCall("t", {"customer": "cc", "items": []}))
         first = f.body_json(rec.last)
         ex.execute(ToolCall("t", {"customer": "cc", "items": [], "limit": 5}))
@@ -117,7 +117,7 @@ def test_defaults_are_applied_and_copied(f: Any, strict: Any) -> None:
 def test_null_for_an_optional_argument_means_absent(f: Any, strict: Any) -> None:
     """OpenAI strict mode sends null for optional arguments; they are left out, defaults apply."""
     rec = f.Recorder()
-    with Executor(strict, client=rec.client(), env={}) as ex:
+    with Executor(strict, ExecutorSettings(client=rec.client(), env={})) as ex:
         result = ex.execute(
             ToolCall("t", {"customer": "cc", "items": [], "when": None, "limit": None})
         )
@@ -132,14 +132,14 @@ def test_null_for_an_optional_argument_means_absent(f: Any, strict: Any) -> None
 
 def test_null_for_a_required_argument_is_still_an_error(f: Any, strict: Any) -> None:
     rec = f.Recorder(f.forbid)
-    with Executor(strict, client=rec.client(), env={}) as ex:
+    with Executor(strict, ExecutorSettings(client=rec.client(), env={})) as ex:
         result = ex.execute(ToolCall("t", {"customer": None, "items": [], "when": None}))
     assert not result.ok and rec.requests == []
     assert [e.loc for e in result.errors] == [("customer",)]
 
 
 def test_validator_compiled_once_per_tool(f: Any, strict: Any) -> None:
-    with Executor(strict, client=f.Recorder().client(), env={}) as ex:
+    with Executor(strict, ExecutorSettings(client=f.Recorder().client(), env={})) as ex:
         ex.execute(ToolCall("t", {"customer": "cc", "items": []}))
         plan = ex.plan("t")
         ex.execute(ToolCall("t", {"customer": "cc", "items": []}))
@@ -155,7 +155,9 @@ def test_refs_to_defs_are_resolved(f: Any) -> None:
     schema = dict(tool.input_schema)
     schema["$defs"] = {"Pet": {"type": "string", "enum": ["cat", "dog"]}}
     tool = dataclasses.replace(tool, input_schema=freeze(schema))
-    with Executor(f.catalog(tool), client=f.Recorder(f.forbid).client(), env={}) as ex:
+    with Executor(
+        f.catalog(tool), ExecutorSettings(client=f.Recorder(f.forbid).client(), env={})
+    ) as ex:
         result = ex.execute(ToolCall("t", {"pet": "cow"}))
     assert result.error is not None
     assert result.error.loc == ("pet",) and "is not one of" in result.error.msg
@@ -163,7 +165,7 @@ def test_refs_to_defs_are_resolved(f: Any) -> None:
 
 def test_unknown_tool_lists_closest_names(f: Any) -> None:
     cat = f.catalog(f.tool("get_order"), f.tool("get_orders"), f.tool("delete_user"))
-    with Executor(cat, client=f.Recorder(f.forbid).client(), env={}) as ex:
+    with Executor(cat, ExecutorSettings(client=f.Recorder(f.forbid).client(), env={})) as ex:
         result = ex.execute(ToolCall("get_ordr", {}))
     assert result.error is not None
     assert result.error.type == "unknown_tool"
@@ -177,7 +179,7 @@ def test_unknown_tool_lists_closest_names(f: Any) -> None:
 def test_openapi_integer_formats_are_checked(f: Any, value: int, ok: bool) -> None:
     tool = f.tool(params=(f.p("n", "query", {"type": "integer", "format": "int32"}),))
     rec = f.Recorder()
-    with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
+    with Executor(f.catalog(tool), ExecutorSettings(client=rec.client(), env={})) as ex:
         result = ex.execute(ToolCall("t", {"n": value}))
     assert result.ok is ok and len(rec.requests) == int(ok)
     if not ok:

@@ -18,6 +18,7 @@ from toolcat.executor import (
     AuditLog,
     CallerIdentity,
     Executor,
+    ExecutorSettings,
     RotatingFileSink,
     StreamSink,
     ToolCall,
@@ -87,12 +88,14 @@ def _executor(
 
     return Executor(
         catalog,
-        env={"API_TOKEN": "tok-SECRET-123"},
-        access=server.access if server else None,
-        audit=audit,
-        client=httpx.Client(transport=httpx.MockTransport(handle)),
-        async_client=httpx.AsyncClient(transport=httpx.MockTransport(handle)),
-        telemetry=False,
+        ExecutorSettings(
+            env={"API_TOKEN": "tok-SECRET-123"},
+            access=server.access if server else None,
+            audit=audit,
+            client=httpx.Client(transport=httpx.MockTransport(handle)),
+            async_client=httpx.AsyncClient(transport=httpx.MockTransport(handle)),
+            telemetry=False,
+        ),
     )
 
 
@@ -305,10 +308,12 @@ def test_spans_carry_the_same_caller_and_decision(tmp_path: Path) -> None:
     assert server is not None
     with Executor(
         catalog,
-        env={},
-        access=server.access,
-        client=httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200))),
-        tracer_provider=provider,
+        ExecutorSettings(
+            env={},
+            access=server.access,
+            client=httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(200))),
+            tracer_provider=provider,
+        ),
     ) as executor:
         reader = ToolContext(who("a" * 300, groups=["readers"]))
         executor.execute(ToolCall("get_item", {}), context=reader)

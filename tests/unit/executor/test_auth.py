@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 from toolcat.catalog import ApiKeyAuth, BasicAuth, BearerAuth, OAuth2ClientCredentials
-from toolcat.executor import Executor, TokenCache, ToolCall
-from toolcat.executor._auth import OAuthConfig
+from toolcat.executor import Executor, ExecutorSettings, TokenCache, ToolCall
+from toolcat.executor.http._auth import OAuthConfig
 
 OAUTH = OAuth2ClientCredentials("https://auth.test/token", "${CID}", "${CSECRET}", ("a", "b"))
 ENV = {"CID": "me", "CSECRET": "very-secret", "T": "tkn-123"}
@@ -20,7 +20,9 @@ ENV = {"CID": "me", "CSECRET": "very-secret", "T": "tkn-123"}
 def test_env_is_read_at_call_time(f: Any) -> None:
     env: dict[str, str] = {}
     rec = f.Recorder()
-    with Executor(f.catalog(f.tool(), auth=BearerAuth("${T}")), client=rec.client(), env=env) as ex:
+    with Executor(
+        f.catalog(f.tool(), auth=BearerAuth("${T}")), ExecutorSettings(client=rec.client(), env=env)
+    ) as ex:
         first = ex.execute(ToolCall("t", {}))
         env["T"] = "now-set"
         second = ex.execute(ToolCall("t", {}))
@@ -36,7 +38,8 @@ def test_os_environ_is_the_default(f: Any, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("TOOLCAT_TEST_TOKEN", "from-env")
     rec = f.Recorder()
     with Executor(
-        f.catalog(f.tool(), auth=BearerAuth("${TOOLCAT_TEST_TOKEN}")), client=rec.client()
+        f.catalog(f.tool(), auth=BearerAuth("${TOOLCAT_TEST_TOKEN}")),
+        ExecutorSettings(client=rec.client()),
     ) as ex:
         assert ex.execute(ToolCall("t", {})).ok
     assert rec.last.headers["authorization"] == "Bearer from-env"
@@ -53,7 +56,9 @@ def test_os_environ_is_the_default(f: Any, monkeypatch: pytest.MonkeyPatch) -> N
 )
 def test_static_auth(f: Any, auth: Any, check: Any) -> None:
     rec = f.Recorder(lambda q: httpx.Response(500, text=f"echo {q.url} {q.headers}"))
-    with Executor(f.catalog(f.tool(), auth=auth), client=rec.client(), env=ENV) as ex:
+    with Executor(
+        f.catalog(f.tool(), auth=auth), ExecutorSettings(client=rec.client(), env=ENV)
+    ) as ex:
         result = ex.execute(ToolCall("t", {}))
     assert check(rec.last)
     assert "tkn-123" not in result.content and "dTp0a24tMTIz" not in result.content
@@ -64,7 +69,7 @@ def test_tool_auth_overrides_service_auth(f: Any) -> None:
 
     rec = f.Recorder()
     cat = f.catalog(f.tool("open", auth=NoAuth()), f.tool("closed"), auth=BearerAuth("${T}"))
-    with Executor(cat, client=rec.client(), env=ENV) as ex:
+    with Executor(cat, ExecutorSettings(client=rec.client(), env=ENV)) as ex:
         ex.execute(ToolCall("open", {}))
         assert "authorization" not in rec.last.headers
         ex.execute(ToolCall("closed", {}))
@@ -109,8 +114,7 @@ def test_token_request_shape(f: Any) -> None:
 
     with Executor(
         f.catalog(f.tool(), auth=OAUTH),
-        client=httpx.Client(transport=httpx.MockTransport(handler)),
-        env=ENV,
+        ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV),
     ) as ex:
         assert ex.execute(ToolCall("t", {})).ok
     token_request = seen[0]
@@ -142,8 +146,7 @@ def test_token_without_lifetime_is_kept_until_rejected(f: Any) -> None:
     server = TokenServer(lifetime=None)
     with Executor(
         f.catalog(f.tool(), auth=OAUTH),
-        client=httpx.Client(transport=httpx.MockTransport(server)),
-        env=ENV,
+        ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(server)), env=ENV),
     ) as ex:
         assert ex.execute(ToolCall("t", {})).ok and ex.execute(ToolCall("t", {})).ok
         assert server.issued == 1
@@ -156,9 +159,9 @@ def test_threads_share_one_token_request(f: Any) -> None:
     server = TokenServer(delay=0.05)
     with Executor(
         f.catalog(f.tool(), auth=OAUTH),
-        client=httpx.Client(transport=httpx.MockTransport(server)),
-        env=ENV,
-        max_concurrency=8,
+        ExecutorSettings(
+            client=httpx.Client(transport=httpx.MockTransport(server)), env=ENV, max_concurrency=8
+        ),
     ) as ex:
         results = ex.execute_many([ToolCall("t", {}, str(i)) for i in range(16)])
     assert all(r.ok for r in results) and server.issued == 1
@@ -174,7 +177,9 @@ def test_tasks_share_one_token_request(f: Any) -> None:
 
     async def go() -> Any:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            ex = Executor(f.catalog(f.tool(), auth=OAUTH), async_client=client, env=ENV)
+            ex = Executor(
+                f.catalog(f.tool(), auth=OAUTH), ExecutorSettings(async_client=client, env=ENV)
+            )
             return await ex.aexecute_many([ToolCall("t", {}, str(i)) for i in range(16)])
 
     results = asyncio.run(go())
@@ -192,8 +197,9 @@ def test_tasks_share_one_token_request(f: Any) -> None:
 def test_token_endpoint_failures(f: Any, answer: httpx.Response, kind: str) -> None:
     with Executor(
         f.catalog(f.tool(), auth=OAUTH),
-        client=httpx.Client(transport=httpx.MockTransport(lambda q: answer)),
-        env=ENV,
+        ExecutorSettings(
+            client=httpx.Client(transport=httpx.MockTransport(lambda q: answer)), env=ENV
+        ),
     ) as ex:
         result = ex.execute(ToolCall("t", {}))
     assert result.error is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from toolcat.executor import CallerIdentity, Executor, ToolCall, ToolContext
+from toolcat.executor import CallerIdentity, Executor, ExecutorSettings, ToolCall, ToolContext
 from toolcat.loader import load_catalog
 
 CATALOG = """\
@@ -41,9 +41,9 @@ def test_a_body_key_cannot_stand_in_for_a_context_bound_field(tmp_path: Path) ->
 
     executor = Executor(
         result.catalog,
-        env={},
-        client=httpx.Client(transport=httpx.MockTransport(upstream)),
-        telemetry=False,
+        ExecutorSettings(
+            env={}, client=httpx.Client(transport=httpx.MockTransport(upstream)), telemetry=False
+        ),
     )
     caller = ToolContext(
         CallerIdentity.make(subject="u", method="jwt", claims={"tenant_id": "acme"})

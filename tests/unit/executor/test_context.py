@@ -10,7 +10,14 @@ import json
 import httpx
 import pytest
 from toolcat.catalog import Catalog
-from toolcat.executor import CallerIdentity, Executor, ToolCall, ToolContext, caller
+from toolcat.executor import (
+    CallerIdentity,
+    Executor,
+    ExecutorSettings,
+    ToolCall,
+    ToolContext,
+    caller,
+)
 from toolcat.executor.providers import PROVIDERS, export_catalog
 from toolcat.tests.support import CatalogFiles
 
@@ -46,10 +53,12 @@ def _executor(catalog: Catalog, sent: list[httpx.Request]) -> Executor:
 
     return Executor(
         catalog,
-        env={},
-        client=httpx.Client(transport=httpx.MockTransport(handle)),
-        async_client=httpx.AsyncClient(transport=httpx.MockTransport(handle)),
-        telemetry=False,
+        ExecutorSettings(
+            env={},
+            client=httpx.Client(transport=httpx.MockTransport(handle)),
+            async_client=httpx.AsyncClient(transport=httpx.MockTransport(handle)),
+            telemetry=False,
+        ),
     )
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 from toolcat.catalog import BodySpec, RetryPolicy, Timeouts
-from toolcat.executor import Executor, ToolCall
-from toolcat.executor._retry import backoff_delay, retry_after
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
+from toolcat.executor.http._retry import backoff_delay, retry_after
 
 POLICY = RetryPolicy(
     attempts=4, backoff=0.5, max_backoff=1.5, on_status=(429, 503), retry_after_cap=10
@@ -55,13 +55,14 @@ def _run(
     transport = httpx.MockTransport(script)
     if mode == "sync":
         with Executor(
-            cat, client=httpx.Client(transport=transport), env={}, sleep=sleeps.append
+            cat,
+            ExecutorSettings(client=httpx.Client(transport=transport), env={}, sleep=sleeps.append),
         ) as ex:
             return ex.execute(ToolCall("t", {})), sleeps
 
     async def go() -> Any:
         async with httpx.AsyncClient(transport=transport) as client:
-            ex = Executor(cat, async_client=client, env={}, async_sleep=asleep)
+            ex = Executor(cat, ExecutorSettings(async_client=client, env={}, async_sleep=asleep))
             return await ex.aexecute(ToolCall("t", {}))
 
     return asyncio.run(go()), sleeps
@@ -252,7 +253,9 @@ def test_response_cap(f: Any, mode: str) -> None:
 
     transport = httpx.MockTransport(big)
     if mode == "sync":
-        with Executor(cat, client=httpx.Client(transport=transport), env={}) as ex:
+        with Executor(
+            cat, ExecutorSettings(client=httpx.Client(transport=transport), env={})
+        ) as ex:
             result = ex.execute(ToolCall("t", {}))
     else:
 
@@ -265,7 +268,9 @@ def test_response_cap(f: Any, mode: str) -> None:
                 return httpx.Response(200, content=agen())
 
             async with httpx.AsyncClient(transport=httpx.MockTransport(abig)) as client:
-                return await Executor(cat, async_client=client, env={}).aexecute(ToolCall("t", {}))
+                return await Executor(cat, ExecutorSettings(async_client=client, env={})).aexecute(
+                    ToolCall("t", {})
+                )
 
         result = asyncio.run(go())
     assert result.error is not None
@@ -279,6 +284,6 @@ def test_head_with_a_large_content_length_is_fine(f: Any) -> None:
         200, headers={"content-length": "50000000", "content-type": "video/mp4"}
     )
     transport = httpx.MockTransport(lambda r: answer)
-    with Executor(cat, client=httpx.Client(transport=transport), env={}) as ex:
+    with Executor(cat, ExecutorSettings(client=httpx.Client(transport=transport), env={})) as ex:
         result = ex.execute(ToolCall("t", {}))
     assert result.ok and result.headers["content-length"] == "50000000"

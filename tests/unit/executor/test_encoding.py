@@ -6,7 +6,7 @@ import gzip
 import zlib
 
 import pytest
-from toolcat.executor._encoding import BodyDecoder, BodyTooLarge, EncodingRefused
+from toolcat.executor.http._encoding import BodyDecoder, BodyTooLarge, EncodingRefused
 
 TEXT = b"hello, " * 100
 

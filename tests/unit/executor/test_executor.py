@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 from toolcat.catalog import BearerAuth, BodySpec
-from toolcat.executor import Executor, PreparedRequest, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, PreparedRequest, ToolCall
 
 _P = TypeVar("_P")
 
@@ -30,7 +30,9 @@ def test_confirmation_callback(f: Any, confirm_catalog: Any, answer: bool, ok: b
         return answer
 
     rec = f.Recorder()
-    with Executor(confirm_catalog, client=rec.client(), env={}, confirm=confirm) as ex:
+    with Executor(
+        confirm_catalog, ExecutorSettings(client=rec.client(), env={}, confirm=confirm)
+    ) as ex:
         result = ex.execute(ToolCall("danger", {}))
         ex.execute(ToolCall("safe", {}))
     assert asked == [("danger", "danger")]  # only confirm:true tools ask
@@ -41,7 +43,9 @@ def test_confirmation_callback(f: Any, confirm_catalog: Any, answer: bool, ok: b
 
 
 def test_no_callback_means_refused(f: Any, confirm_catalog: Any) -> None:
-    with Executor(confirm_catalog, client=f.Recorder(f.forbid).client(), env={}) as ex:
+    with Executor(
+        confirm_catalog, ExecutorSettings(client=f.Recorder(f.forbid).client(), env={})
+    ) as ex:
         error = ex.execute(ToolCall("danger", {})).error
         assert error is not None and error.type == "not_confirmed"
 
@@ -53,7 +57,9 @@ def test_async_confirmation_callback(f: Any, confirm_catalog: Any) -> None:
 
     async def go() -> Any:
         async with httpx.AsyncClient(transport=httpx.MockTransport(f.Recorder())) as client:
-            ex = Executor(confirm_catalog, async_client=client, env={}, confirm=confirm)
+            ex = Executor(
+                confirm_catalog, ExecutorSettings(async_client=client, env={}, confirm=confirm)
+            )
             return await ex.aexecute_many(
                 [ToolCall("danger", {}, "yes"), ToolCall("danger", {}, "no")]
             )
@@ -61,7 +67,9 @@ def test_async_confirmation_callback(f: Any, confirm_catalog: Any) -> None:
     yes, no = asyncio.run(go())
     assert yes.ok and no.error.type == "not_confirmed"
     # an async callback also works from the sync API
-    with Executor(confirm_catalog, client=f.Recorder().client(), env={}, confirm=confirm) as ex:
+    with Executor(
+        confirm_catalog, ExecutorSettings(client=f.Recorder().client(), env={}, confirm=confirm)
+    ) as ex:
         assert ex.execute(ToolCall("danger", {}, "yes")).ok
 
 
@@ -70,7 +78,8 @@ def test_invalid_calls_are_never_confirmed(f: Any, confirm_catalog: Any) -> None
         raise AssertionError("asked about an invalid call")
 
     with Executor(
-        confirm_catalog, client=f.Recorder(f.forbid).client(), env={}, confirm=confirm
+        confirm_catalog,
+        ExecutorSettings(client=f.Recorder(f.forbid).client(), env={}, confirm=confirm),
     ) as ex:
         error = ex.execute(ToolCall("danger", {"bogus": 1})).error
         assert error is not None and error.type == "invalid_arguments"
@@ -92,7 +101,9 @@ def test_async_concurrency_is_bounded_and_order_kept(f: Any) -> None:
 
     async def go(concurrent: bool) -> Any:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            ex = Executor(f.catalog(tool), async_client=client, env={}, max_concurrency=3)
+            ex = Executor(
+                f.catalog(tool), ExecutorSettings(async_client=client, env={}, max_concurrency=3)
+            )
             return await ex.aexecute_many(
                 [ToolCall("t", {"n": i}) for i in range(12)], concurrent=concurrent
             )
@@ -113,9 +124,9 @@ def test_sync_many_runs_in_parallel(f: Any) -> None:
 
     with Executor(
         f.catalog(f.tool()),
-        client=httpx.Client(transport=httpx.MockTransport(handler)),
-        env={},
-        max_concurrency=4,
+        ExecutorSettings(
+            client=httpx.Client(transport=httpx.MockTransport(handler)), env={}, max_concurrency=4
+        ),
     ) as ex:
         results = ex.execute_many([ToolCall("t", {}, str(i)) for i in range(4)])
     assert all(r.ok for r in results)
@@ -129,7 +140,8 @@ def test_one_failure_never_discards_the_others(f: Any) -> None:
 
     tool = f.tool(params=(f.p("n", "query", {"type": "integer"}),))
     with Executor(
-        f.catalog(tool), client=httpx.Client(transport=httpx.MockTransport(handler)), env={}
+        f.catalog(tool),
+        ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(handler)), env={}),
     ) as ex:
         results = ex.execute_many(
             [ToolCall("t", {"n": i}) for i in range(4)] + [ToolCall("zzz", {})]
@@ -143,20 +155,22 @@ def test_one_failure_never_discards_the_others(f: Any) -> None:
 def test_a_bug_becomes_an_internal_result(
     f: Any, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
-    from toolcat.executor import _executor
+    from toolcat.executor.http import _transport
 
     def broken(*args: Any) -> Any:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(_executor, "shape_reply", broken)
-    with Executor(f.catalog(f.tool()), client=f.Recorder().client(), env={}) as ex:
+    monkeypatch.setattr(_transport, "shape_reply", broken)
+    with Executor(
+        f.catalog(f.tool()), ExecutorSettings(client=f.Recorder().client(), env={})
+    ) as ex:
         result = ex.execute(ToolCall("t", {}))
     assert result.error is not None
     assert result.error.type == "internal" and "RuntimeError" in result.error.msg
 
 
 def test_prepare_returns_errors_as_results(f: Any) -> None:
-    with Executor(f.catalog(f.tool()), env={}) as ex:
+    with Executor(f.catalog(f.tool()), ExecutorSettings(env={})) as ex:
         refused = ex.prepare(ToolCall("t", {"x": 1}))
         assert not isinstance(refused, PreparedRequest) and refused.error is not None
         assert refused.error.type == "invalid_arguments"
@@ -167,7 +181,8 @@ def test_logs_never_hold_secrets(f: Any, caplog: Any) -> None:
     caplog.set_level(logging.DEBUG, logger="toolcat.executor")
     rec = f.Recorder(lambda q: httpx.Response(502, text=f"proxy saw {q.headers['authorization']}"))
     with Executor(
-        f.catalog(f.tool(), auth=BearerAuth("${T}")), client=rec.client(), env={"T": "log-secret-9"}
+        f.catalog(f.tool(), auth=BearerAuth("${T}")),
+        ExecutorSettings(client=rec.client(), env={"T": "log-secret-9"}),
     ) as ex:
         result = ex.execute(ToolCall("t", {}, "c9"))
     assert result.status == 502
@@ -195,10 +210,9 @@ def test_spans_and_metrics(f: Any) -> None:
     tool = f.tool("get_thing", params=(f.p("ok", "query"),))
     with Executor(
         f.catalog(tool),
-        client=rec.client(),
-        env={},
-        tracer_provider=provider,
-        meter_provider=meters,
+        ExecutorSettings(
+            client=rec.client(), env={}, tracer_provider=provider, meter_provider=meters
+        ),
     ) as ex:
         ex.execute(ToolCall("get_thing", {"ok": "1"}, "call-a"))
         ex.execute(ToolCall("get_thing", {}, "call-b"))
@@ -234,7 +248,9 @@ def _points(metric: Any, kind: type[_P]) -> list[_P]:
 
 
 def test_telemetry_can_be_off(f: Any) -> None:
-    with Executor(f.catalog(f.tool()), client=f.Recorder().client(), env={}, telemetry=False) as ex:
+    with Executor(
+        f.catalog(f.tool()), ExecutorSettings(client=f.Recorder().client(), env={}, telemetry=False)
+    ) as ex:
         assert ex.execute(ToolCall("t", {})).ok
 
 
@@ -245,8 +261,7 @@ def test_elapsed_is_measured(f: Any) -> None:
 
     with Executor(
         f.catalog(f.tool(method="POST", body=BodySpec(required=False))),
-        client=httpx.Client(transport=httpx.MockTransport(slow)),
-        env={},
+        ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(slow)), env={}),
     ) as ex:
         assert ex.execute(ToolCall("t", {})).elapsed >= 0.05
 
@@ -265,7 +280,9 @@ def test_async_confirmations_are_asked_one_at_a_time(f: Any, confirm_catalog: An
 
     async def go() -> Any:
         async with httpx.AsyncClient(transport=httpx.MockTransport(f.Recorder())) as client:
-            ex = Executor(confirm_catalog, async_client=client, env={}, confirm=confirm)
+            ex = Executor(
+                confirm_catalog, ExecutorSettings(async_client=client, env={}, confirm=confirm)
+            )
             return await ex.aexecute_many([ToolCall("danger", {}, str(i)) for i in range(5)])
 
     assert all(r.ok for r in asyncio.run(go())) and most == 1

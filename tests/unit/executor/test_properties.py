@@ -14,7 +14,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from toolcat.catalog import BodySpec, thaw
-from toolcat.executor import Executor, PreparedRequest, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, PreparedRequest, ToolCall
 
 
 def _strategies() -> Any:
@@ -119,7 +119,7 @@ def test_valid_lookup_arguments_render_and_round_trip(f: Any, data: Any) -> None
     catalog = _tools(f)
     tool = catalog["lookup"]
     args = data.draw(from_schema(thaw(tool.input_schema)))
-    with Executor(catalog, client=f.Recorder(f.forbid).client(), env={}) as ex:
+    with Executor(catalog, ExecutorSettings(client=f.Recorder(f.forbid).client(), env={})) as ex:
         prepared = ex.prepare(ToolCall("lookup", args))
     refusal = _refusal_expected(args)
     if refusal is not None:
@@ -147,7 +147,7 @@ def test_valid_bodies_are_sent_as_given(f: Any, data: Any) -> None:
     catalog = _tools(f)
     args = data.draw(from_schema(thaw(catalog["create"].input_schema)))
     rec = f.Recorder()
-    with Executor(catalog, client=rec.client(), env={}) as ex:
+    with Executor(catalog, ExecutorSettings(client=rec.client(), env={})) as ex:
         result = ex.execute(ToolCall("create", args))
     assert result.ok, result.content
     assert f.body_json(rec.last) == args
@@ -163,7 +163,7 @@ def test_invalid_arguments_never_send(f: Any, data: Any, name: str) -> None:
             lambda a: not jsonschema.Draft202012Validator(schema).is_valid(a)
         )
     )
-    with Executor(catalog, client=f.Recorder(f.forbid).client(), env={}) as ex:
+    with Executor(catalog, ExecutorSettings(client=f.Recorder(f.forbid).client(), env={})) as ex:
         result = ex.execute(ToolCall(name, args))
     assert result.error is not None
     assert not result.ok and result.error.type == "invalid_arguments"
@@ -175,7 +175,7 @@ def test_invalid_arguments_never_send(f: Any, data: Any, name: str) -> None:
 def test_any_string_is_a_result_never_an_exception(raw: str) -> None:
     from toolcat.catalog import Catalog
 
-    result = Executor(Catalog([], []), env={}).execute(ToolCall("nothing", raw))
+    result = Executor(Catalog([], []), ExecutorSettings(env={})).execute(ToolCall("nothing", raw))
     assert result.error is not None
     assert not result.ok and result.error.type == "unknown_tool"
 
@@ -192,7 +192,7 @@ def test_imported_operations_render(corpus_dir: Any, data: Any) -> None:
     tool = data.draw(st.sampled_from(sorted(catalog.tools)))
     schema = thaw(catalog[tool].input_schema)
     args = data.draw(from_schema(schema))
-    with Executor(catalog, env={}) as ex:
+    with Executor(catalog, ExecutorSettings(env={})) as ex:
         prepared = ex.prepare(ToolCall(tool, args))
     if not isinstance(prepared, PreparedRequest):
         assert prepared.error is not None

@@ -19,6 +19,7 @@ from toolcat.executor import (
     Bucket,
     CallerIdentity,
     Executor,
+    ExecutorSettings,
     MemoryQuotaStore,
     QuotaGuard,
     StreamSink,
@@ -158,12 +159,14 @@ def _executor(tmp_path: Path, sent: list[httpx.Request], **kwargs: object) -> Ex
 
     return Executor(
         catalog,
-        env={},
-        quotas=policy,
-        client=httpx.Client(transport=httpx.MockTransport(handle)),
-        async_client=httpx.AsyncClient(transport=httpx.MockTransport(handle)),
-        telemetry=False,
-        **kwargs,  # type: ignore[arg-type]
+        ExecutorSettings(
+            env={},
+            quotas=policy,
+            client=httpx.Client(transport=httpx.MockTransport(handle)),
+            async_client=httpx.AsyncClient(transport=httpx.MockTransport(handle)),
+            telemetry=False,
+            **kwargs,  # type: ignore[arg-type]
+        ),
     )
 
 
@@ -203,10 +206,12 @@ def test_the_service_concurrency_limit(tmp_path: Path) -> None:
     catalog, policy = _load(tmp_path)
     executor = Executor(
         catalog,
-        env={},
-        quotas=policy,
-        client=httpx.Client(transport=httpx.MockTransport(handle)),
-        telemetry=False,
+        ExecutorSettings(
+            env={},
+            quotas=policy,
+            client=httpx.Client(transport=httpx.MockTransport(handle)),
+            telemetry=False,
+        ),
     )
     first: list[bool] = []
     worker = threading.Thread(
@@ -244,6 +249,6 @@ def test_async_calls_share_the_limits(tmp_path: Path) -> None:
 
 def test_no_quotas_costs_nothing(tmp_path: Path) -> None:
     catalog, _ = _load(tmp_path)
-    executor = Executor(catalog, env={}, telemetry=False)
+    executor = Executor(catalog, ExecutorSettings(env={}, telemetry=False))
     assert not executor.quotas.enabled
     assert QuotaGuard(QuotaPolicy((QuotaRule("r", 1, 1, 1),)), catalog).enabled

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from toolcat.catalog import MAX_NESTING_DEPTH, pattern_runs, runnable_schema
-from toolcat.executor import Executor, ToolCall, parse_arguments
+from toolcat.executor import Executor, ExecutorSettings, ToolCall, parse_arguments
 from toolcat.executor._arguments import ArgumentChecker
 
 EVIL = "a" * 30 + "!"  # Python's re: about 2**30 steps for ^(a+)+$
@@ -112,7 +112,7 @@ def test_a_pattern_property_the_engine_cannot_run_matches_every_name() -> None:
     assert checker.check({"x": "one"})  # and its subschema holds for every name
 
 
-def test_aexecute_checks_the_arguments_off_the_event_loop(
+def test_aexecute_checks_the_arguments_on_the_event_loop_in_bounded_time(
     f: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from toolcat.executor import _executor
@@ -131,12 +131,16 @@ def test_aexecute_checks_the_arguments_off_the_event_loop(
         loop_thread = threading.current_thread()
         transport = httpx.MockTransport(lambda r: httpx.Response(200, json={"ok": True}))
         async with httpx.AsyncClient(transport=transport) as client:
-            ex = Executor(f.catalog(tool), async_client=client, env={})
+            ex = Executor(f.catalog(tool), ExecutorSettings(async_client=client, env={}))
+            began = time.perf_counter()
             bad = await ex.aexecute(ToolCall("t", {"sku": EVIL}))
+            spent = time.perf_counter() - began
             good = await ex.aexecute(ToolCall("t", {"sku": "aaa"}))
-        return loop_thread, bad, good
+        return loop_thread, bad, good, spent
 
-    loop_thread, bad, good = asyncio.run(go())
+    loop_thread, bad, good, spent = asyncio.run(go())
     assert bad.error is not None and bad.error.type == "invalid_arguments"
     assert good.ok
-    assert len(seen) == 2 and all(t is not loop_thread for t in seen)
+    # no worker-thread hop per call: the check is bounded (a linear-time regex engine)
+    assert len(seen) == 2 and all(t is loop_thread for t in seen)
+    assert spent < 1.0

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from toolcat.catalog import BodySpec
-from toolcat.executor import Executor, PreparedRequest, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, PreparedRequest, ToolCall
 
 PRIM = "blue"
 ARR = ["blue", "black", "brown"]
@@ -30,7 +30,7 @@ def _schema(value: Any) -> dict[str, Any]:
 
 def _send(f: Any, tool: Any, args: dict[str, Any], **service: Any) -> httpx.Request:
     rec = f.Recorder()
-    with Executor(f.catalog(tool, **service), client=rec.client(), env={}) as ex:
+    with Executor(f.catalog(tool, **service), ExecutorSettings(client=rec.client(), env={})) as ex:
         result = ex.execute(ToolCall(tool.name, args))
     assert result.ok, result.content
     assert len(rec.requests) == 1
@@ -241,7 +241,7 @@ def test_body_template_is_sandboxed(f: Any) -> None:
         body=BodySpec(template={"v": "{{ x.__class__.__mro__ }}"}),
     )
     rec = f.Recorder(f.forbid)
-    with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
+    with Executor(f.catalog(tool), ExecutorSettings(client=rec.client(), env={})) as ex:
         result = ex.execute(ToolCall("t", {"x": "a"}))
     assert not result.ok and not rec.requests
 
@@ -301,7 +301,7 @@ def test_multipart_bad_base64_is_an_argument_error(f: Any) -> None:
         body=BodySpec(media_type="multipart/form-data", binary_fields=("doc",)),
     )
     rec = f.Recorder(f.forbid)
-    with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
+    with Executor(f.catalog(tool), ExecutorSettings(client=rec.client(), env={})) as ex:
         result = ex.execute(ToolCall("t", {"doc": {"content_base64": "not base64!"}}))
     assert result.error is not None and result.error.type == "invalid_arguments"
     assert result.error.loc == ("doc", "content_base64")
@@ -344,7 +344,7 @@ def test_prepare_sends_nothing_and_masks_secrets(f: Any) -> None:
     )
     rec = f.Recorder(f.forbid)
     env = {"KEY": "k-123456", "SESSION": "sess-98765"}
-    with Executor(cat, client=rec.client(), env=env) as ex:
+    with Executor(cat, ExecutorSettings(client=rec.client(), env=env)) as ex:
         prepared = ex.prepare(ToolCall("t", {"q": "x", "name": "n"}))
     assert isinstance(prepared, PreparedRequest)
     text = json.dumps(prepared.to_dict())
@@ -360,7 +360,7 @@ def test_non_ascii_header_values_are_sent_as_utf8(f: Any) -> None:
     request = _send(f, tool, {"note": "héllo ☃"})
     assert request.headers.raw[-1] == (b"X-Note", "héllo ☃".encode())
     rec = f.Recorder(f.forbid)
-    with Executor(f.catalog(tool), client=rec.client(), env={}) as ex:
+    with Executor(f.catalog(tool), ExecutorSettings(client=rec.client(), env={})) as ex:
         prepared = ex.prepare(ToolCall("t", {"note": "héllo"}))
     assert isinstance(prepared, PreparedRequest) and prepared.headers["X-Note"] == "héllo"
 

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 from toolcat.catalog import ResponseSpec
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.executor._results import truncate
 
 
@@ -16,7 +16,7 @@ def _result(f: Any, answer: httpx.Response, **command: Any) -> Any:
     max_chars = command.pop("max_chars", 20000)
     cat = f.catalog(f.tool(**command), max_response_chars=max_chars)
     rec = f.Recorder(lambda q: answer)
-    with Executor(cat, client=rec.client(), env={}) as ex:
+    with Executor(cat, ExecutorSettings(client=rec.client(), env={})) as ex:
         return ex.execute(ToolCall("t", {}, "id-1"))
 
 
@@ -116,5 +116,5 @@ def test_http_errors_carry_status_and_bounded_excerpt(f: Any) -> None:
 
 def test_return_direct_is_passed_on(f: Any) -> None:
     cat = f.catalog(f.tool(return_direct=True))
-    with Executor(cat, client=f.Recorder().client(), env={}) as ex:
+    with Executor(cat, ExecutorSettings(client=f.Recorder().client(), env={})) as ex:
         assert ex.execute(ToolCall("t", {})).return_direct is True

@@ -6,9 +6,10 @@ import email.utils
 
 import httpx
 import pytest
-from toolcat.executor import _dispatch, backoff_delay, retry_after
-from toolcat.executor._retry import MAX_RETRY_AFTER
+from toolcat.executor import backoff_delay, retry_after
 from toolcat.executor.agent import _common
+from toolcat.executor.http import _dispatch
+from toolcat.executor.http._retry import MAX_RETRY_AFTER
 
 NOW = 1_700_000_000.0
 

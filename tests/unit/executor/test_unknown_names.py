@@ -8,13 +8,15 @@ from typing import Any
 
 import httpx
 import pytest
-from toolcat.executor import MAX_ECHOED_NAME_CHARS, Executor, ToolCall, echo_name
+from toolcat.executor import MAX_ECHOED_NAME_CHARS, Executor, ExecutorSettings, ToolCall, echo_name
 
 HUGE_NAME = "n" * 10_000_000
 
 
 def test_a_huge_unknown_name_is_echoed_cut_with_a_marker(f: Any) -> None:
-    with Executor(f.catalog(f.tool("get_thing")), client=f.Recorder().client(), env={}) as ex:
+    with Executor(
+        f.catalog(f.tool("get_thing")), ExecutorSettings(client=f.Recorder().client(), env={})
+    ) as ex:
         started = time.perf_counter()
         result = ex.execute(ToolCall(HUGE_NAME, {}, "c1"))
         elapsed = time.perf_counter() - started
@@ -27,7 +29,9 @@ def test_a_huge_unknown_name_is_echoed_cut_with_a_marker(f: Any) -> None:
 
 
 def test_a_short_unknown_name_keeps_its_hint(f: Any) -> None:
-    with Executor(f.catalog(f.tool("get_thing")), client=f.Recorder().client(), env={}) as ex:
+    with Executor(
+        f.catalog(f.tool("get_thing")), ExecutorSettings(client=f.Recorder().client(), env={})
+    ) as ex:
         result = ex.execute(ToolCall("get_thin", {}))
     assert "no tool named 'get_thin'; did you mean: get_thing?" in result.content
     assert result.call.name == "get_thin"
@@ -54,10 +58,9 @@ def test_unknown_names_share_one_telemetry_value(f: Any) -> None:
     rec = f.Recorder(lambda q: httpx.Response(200, json={}))
     with Executor(
         f.catalog(f.tool("get_thing")),
-        client=rec.client(),
-        env={},
-        tracer_provider=tracer,
-        meter_provider=meters,
+        ExecutorSettings(
+            client=rec.client(), env={}, tracer_provider=tracer, meter_provider=meters
+        ),
     ) as ex:
         for name in ("get_thing", "nope-1", "nope-2", HUGE_NAME):
             ex.execute(ToolCall(name, {}))

@@ -19,12 +19,13 @@ from toolcat.catalog import BearerAuth, ForwardCallerToken, NoAuth, TokenExchang
 from toolcat.executor import (
     CallerIdentity,
     Executor,
+    ExecutorSettings,
     PreparedRequest,
     TokenCache,
     ToolCall,
     ToolContext,
 )
-from toolcat.executor._exchange import ExchangeConfig, ExchangeGrant
+from toolcat.executor.http._exchange import ExchangeConfig, ExchangeGrant
 
 INBOUND = "inbound-Tok.en_of-alice~123"
 EXCHANGED = "exchanged-for-orders-456"
@@ -91,7 +92,7 @@ def test_the_inbound_token_is_never_sent_by_default(f: Any) -> None:
     idp = Idp()
     for auth in (NoAuth(), BearerAuth("${T}")):
         cat = f.catalog(f.tool(), base_url=HTTPS, auth=auth)
-        with Executor(cat, client=idp.client(), env=ENV) as ex:
+        with Executor(cat, ExecutorSettings(client=idp.client(), env=ENV)) as ex:
             assert ex.execute(ToolCall("t", {}), context=ctx()).ok
         assert INBOUND not in _everything(idp.upstream[-1])
     assert idp.upstream[-1].headers["authorization"] == "Bearer own-service-token"
@@ -103,7 +104,10 @@ def test_forward_sends_the_callers_token_and_masks_its_echo(
 ) -> None:
     idp = Idp()
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=ForwardCallerToken())
-    with caplog.at_level(logging.DEBUG), Executor(cat, client=idp.client(), env=ENV) as ex:
+    with (
+        caplog.at_level(logging.DEBUG),
+        Executor(cat, ExecutorSettings(client=idp.client(), env=ENV)) as ex,
+    ):
         result = ex.execute(ToolCall("t", {}), context=ctx())
     assert result.ok, result.content
     assert idp.upstream[0].headers["authorization"] == f"Bearer {INBOUND}"
@@ -127,7 +131,7 @@ def test_forward_only_over_https_or_loopback(f: Any, base: str, sent: bool) -> N
     idp = Idp()
     # a ${VAR} base URL passes the load-time check (TC075): the run-time one decides
     cat = f.catalog(f.tool(), base_url="${BASE}", auth=ForwardCallerToken())
-    with Executor(cat, client=idp.client(), env={"BASE": base}) as ex:
+    with Executor(cat, ExecutorSettings(client=idp.client(), env={"BASE": base})) as ex:
         result = ex.execute(ToolCall("t", {}), context=ctx())
     assert bool(idp.upstream) is sent
     if not sent:
@@ -141,7 +145,9 @@ def test_forward_only_over_https_or_loopback(f: Any, base: str, sent: bool) -> N
 )
 def test_forward_without_a_sendable_token_sends_nothing(f: Any, token: str | None) -> None:
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=ForwardCallerToken())
-    with Executor(cat, client=httpx.Client(transport=httpx.MockTransport(f.forbid))) as ex:
+    with Executor(
+        cat, ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(f.forbid)))
+    ) as ex:
         result = ex.execute(ToolCall("t", {}), context=ctx(token))
     assert result.error is not None and result.error.type == "refused_by_policy"
     assert "not sent" in result.error.msg
@@ -152,7 +158,7 @@ def test_forward_without_a_sendable_token_sends_nothing(f: Any, token: str | Non
 def test_exchange_posts_rfc8693_and_sends_only_the_exchanged_token(f: Any) -> None:
     idp = Idp()
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
-    with Executor(cat, client=idp.client(), env=ENV) as ex:
+    with Executor(cat, ExecutorSettings(client=idp.client(), env=ENV)) as ex:
         result = ex.execute(ToolCall("t", {}), context=ctx())
     assert result.ok, result.content
     (form,) = idp.exchanges
@@ -176,7 +182,7 @@ def test_exchange_is_cached_per_subject_and_token(f: Any) -> None:
     idp = Idp()
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
     bob = CallerIdentity.make(subject="bob", method="jwt")
-    with Executor(cat, client=idp.client(), env=ENV) as ex:
+    with Executor(cat, ExecutorSettings(client=idp.client(), env=ENV)) as ex:
         for _ in range(3):
             assert ex.execute(ToolCall("t", {}), context=ctx()).ok
         assert len(idp.exchanges) == 1
@@ -190,7 +196,7 @@ def test_exchange_is_cached_per_subject_and_token(f: Any) -> None:
 def test_exchange_without_a_caller_token_sends_nothing(f: Any) -> None:
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
     client = httpx.Client(transport=httpx.MockTransport(f.forbid))
-    with Executor(cat, client=client, env=ENV) as ex:
+    with Executor(cat, ExecutorSettings(client=client, env=ENV)) as ex:
         result = ex.execute(ToolCall("t", {}))
     assert result.error is not None and result.error.type == "refused_by_policy"
 
@@ -199,7 +205,9 @@ def test_exchange_endpoint_must_be_https_or_loopback_at_run_time(f: Any) -> None
     auth = TokenExchange("${IDP}/token", "toolcat", "${XSECRET}", audience="orders")
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=auth)
     client = httpx.Client(transport=httpx.MockTransport(f.forbid))
-    with Executor(cat, client=client, env={**ENV, "IDP": "http://idp.test"}) as ex:
+    with Executor(
+        cat, ExecutorSettings(client=client, env={**ENV, "IDP": "http://idp.test"})
+    ) as ex:
         result = ex.execute(ToolCall("t", {}), context=ctx())
     assert result.error is not None and result.error.type == "refused_by_policy"
     assert "token_url" in result.error.msg
@@ -223,7 +231,7 @@ def test_exchange_failures_are_typed_and_closed(
 ) -> None:
     idp = Idp(answer, status)
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
-    with Executor(cat, client=idp.client(), env=ENV) as ex:
+    with Executor(cat, ExecutorSettings(client=idp.client(), env=ENV)) as ex:
         result = ex.execute(ToolCall("t", {}), context=ctx())
     assert result.error is not None and result.error.type == kind
     assert "token-exchange endpoint" in result.error.msg
@@ -243,7 +251,9 @@ def test_exchange_endpoint_down_or_slow(f: Any, exc: Exception, kind: str) -> No
         raise AssertionError("the service must not be called")
 
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
-    with Executor(cat, client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV) as ex:
+    with Executor(
+        cat, ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV)
+    ) as ex:
         result = ex.execute(ToolCall("t", {}), context=ctx())
     assert result.error is not None and result.error.type == kind
     assert "token-exchange endpoint" in result.error.msg and INBOUND not in result.content
@@ -259,7 +269,9 @@ def test_exchange_timeout_is_bounded_by_its_setting(f: Any) -> None:
 
     auth = TokenExchange("https://idp.test/token", "c", "${XSECRET}", audience="o", timeout=0.5)
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=auth)
-    with Executor(cat, client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV) as ex:
+    with Executor(
+        cat, ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV)
+    ) as ex:
         assert ex.execute(ToolCall("t", {}), context=ctx()).ok
     assert seen and all(v is not None and v <= 0.5 for v in seen[0].values())
 
@@ -275,7 +287,9 @@ def test_a_401_with_an_exchanged_token_exchanges_once_more(f: Any) -> None:
         return httpx.Response(next(answers), json={})
 
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
-    with Executor(cat, client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV) as ex:
+    with Executor(
+        cat, ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV)
+    ) as ex:
         assert ex.execute(ToolCall("t", {}), context=ctx()).ok
     assert len(idp.exchanges) == 2
 
@@ -291,7 +305,7 @@ def test_concurrent_tasks_of_one_subject_share_one_exchange(f: Any) -> None:
     async def go() -> list[Any]:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
             cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
-            ex = Executor(cat, async_client=client, env=ENV)
+            ex = Executor(cat, ExecutorSettings(async_client=client, env=ENV))
             calls = [ToolCall("t", {}, str(i)) for i in range(12)]
             return await ex.aexecute_many(calls, context=ctx())
 
@@ -302,7 +316,7 @@ def test_concurrent_tasks_of_one_subject_share_one_exchange(f: Any) -> None:
 def test_worker_threads_carry_the_token(f: Any) -> None:
     idp = Idp()
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=ForwardCallerToken())
-    with Executor(cat, client=idp.client(), max_concurrency=4) as ex:
+    with Executor(cat, ExecutorSettings(client=idp.client(), max_concurrency=4)) as ex:
         results = ex.execute_many([ToolCall("t", {}, str(i)) for i in range(6)], context=ctx())
     assert all(r.ok for r in results)
     assert {r.headers["authorization"] for r in idp.upstream} == {f"Bearer {INBOUND}"}
@@ -313,7 +327,7 @@ def test_worker_threads_carry_the_token(f: Any) -> None:
 def test_dry_run_masks_and_exchanges_nothing(f: Any, auth: Any, token: str | None) -> None:
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=auth)
     client = httpx.Client(transport=httpx.MockTransport(f.forbid))
-    with Executor(cat, client=client, env=ENV) as ex:
+    with Executor(cat, ExecutorSettings(client=client, env=ENV)) as ex:
         prepared = ex.prepare(ToolCall("t", {}), context=ctx(token))
     assert isinstance(prepared, PreparedRequest)
     assert prepared.headers["Authorization"] == "Bearer ***"
@@ -372,7 +386,7 @@ def test_the_exchanged_token_never_outlives_the_callers(f: Any) -> None:
     idp = Idp()
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
     expiring = CallerIdentity.make(subject="dave", method="jwt", claims={"exp": time.time() - 1})
-    with Executor(cat, client=idp.client(), env=ENV) as ex:
+    with Executor(cat, ExecutorSettings(client=idp.client(), env=ENV)) as ex:
         for _ in range(2):
             assert ex.execute(ToolCall("t", {}), context=ctx("daves-token", expiring)).ok
     assert len(idp.exchanges) == 2  # already expired: never reused
@@ -413,7 +427,7 @@ class _TwoCallModel:
 
 
 def test_the_agent_loop_carries_the_token(f: Any) -> None:
-    from toolcat.executor.agent import AgentLoop
+    from toolcat.executor.agent import AgentLoop, LoopSettings
 
     idp = Idp()
     cat = _two_services(f)
@@ -421,8 +435,8 @@ def test_the_agent_loop_carries_the_token(f: Any) -> None:
 
     async def go() -> None:
         async with httpx.AsyncClient(transport=httpx.MockTransport(idp)) as client:
-            executor = Executor(cat, async_client=client, env=ENV)
-            await AgentLoop(model, executor, context=ctx()).arun("go")
+            executor = Executor(cat, ExecutorSettings(async_client=client, env=ENV))
+            await AgentLoop(model, executor, LoopSettings(context=ctx())).arun("go")
 
     asyncio.run(go())
     sent = sorted(r.headers["authorization"] for r in idp.upstream)
@@ -509,7 +523,9 @@ def test_the_callers_credential_never_follows_a_redirect_elsewhere(
         return httpx.Response(200, json={})
 
     cat = f.catalog(f.tool(), base_url=HTTPS, auth=auth)
-    with Executor(cat, client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV) as ex:
+    with Executor(
+        cat, ExecutorSettings(client=httpx.Client(transport=httpx.MockTransport(handler)), env=ENV)
+    ) as ex:
         result = ex.execute(ToolCall("t", {}), context=ctx())
     assert result.error is not None and result.error.type == "refused_by_policy"
     assert [str(r.url) for r in idp.upstream] == ["https://api.test/v1/items"]
@@ -535,7 +551,7 @@ tools:
 """
     )
     idp = Idp()
-    with Executor(load([tmp_path]), client=idp.client()) as ex:
+    with Executor(load([tmp_path]), ExecutorSettings(client=idp.client())) as ex:
         result = ex.execute(ToolCall("t", {}), context=ctx())
         exported = json.dumps(ex.catalog["t"].input_schema)
     assert result.error is not None and result.error.type == "refused_by_policy"
@@ -553,11 +569,13 @@ def test_no_token_in_any_span(f: Any) -> None:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     idp = Idp()
     cat = _two_services(f)
-    with Executor(cat, client=idp.client(), env=ENV, tracer_provider=provider) as ex:
+    with Executor(
+        cat, ExecutorSettings(client=idp.client(), env=ENV, tracer_provider=provider)
+    ) as ex:
         assert ex.execute(ToolCall("fwd", {}), context=ctx()).ok
         assert ex.execute(ToolCall("exc", {}), context=ctx()).ok
         failing = Idp({"error": "invalid_grant", "error_description": INBOUND}, 400)
-        ex._client = failing.client()  # the next exchange fails: its span too
+        ex.http._client = failing.client()  # the next exchange fails: its span too
         assert not ex.execute(ToolCall("exc", {}), context=ctx("another-caller-token")).ok
     spans = exporter.get_finished_spans()
     assert len(spans) == 3
@@ -593,7 +611,7 @@ def test_callers_queued_behind_a_failing_exchange_fail_with_it(f: Any) -> None:
     async def go() -> tuple[list[Any], float]:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
             cat = f.catalog(f.tool(), base_url=HTTPS, auth=EXCHANGE)
-            ex = Executor(cat, async_client=client, env=ENV)
+            ex = Executor(cat, ExecutorSettings(async_client=client, env=ENV))
             start = time.perf_counter()
             calls = [ToolCall("t", {}, str(i)) for i in range(8)]
             results = await ex.aexecute_many(calls, context=ctx())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from toolcat.executor import Executor, ToolCall, ToolResult
+from toolcat.executor import Executor, ExecutorSettings, ToolCall, ToolResult
 from toolcat.loader import load_catalog
 
 SPEC = """\
@@ -70,7 +70,8 @@ def _run(path: Path, body: object, meters: object = None) -> ToolResult:
     with (
         client,
         Executor(
-            result.catalog, client=client, env={}, meter_provider=meters, telemetry=bool(meters)
+            result.catalog,
+            ExecutorSettings(client=client, env={}, meter_provider=meters, telemetry=bool(meters)),
         ) as executor,
     ):
         return executor.execute(ToolCall("getThing", {"id": 7}))

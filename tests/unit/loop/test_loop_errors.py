@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 from toolcat.catalog import Catalog, ToolDefinition
-from toolcat.executor import Executor, ToolCall, ToolResult, format_result
-from toolcat.executor.agent import AgentLoop, ModelTurn
+from toolcat.executor import Executor, ExecutorSettings, ToolCall, ToolResult, format_result
+from toolcat.executor.agent import AgentLoop, LoopSettings, ModelTurn
 from toolcat.tests.support import CatalogFiles
 
 CATALOG = """\
@@ -88,7 +88,11 @@ def _run(catalog: Catalog, *calls: ToolCall, executor: type[Executor] = Executor
     """The tool messages the model read after its tool calls."""
     model = OneCallModel(*calls)
     client = httpx.AsyncClient(transport=httpx.MockTransport(_unreachable))
-    loop = AgentLoop(model, executor(catalog, async_client=client, env={}), toolset="read")
+    loop = AgentLoop(
+        model,
+        executor(catalog, ExecutorSettings(async_client=client, env={})),
+        LoopSettings(toolset="read"),
+    )
     loop.run("go")
     asyncio.run(client.aclose())
     return [m for m in model.seen[1] if m.get("role") == "tool"]

@@ -10,7 +10,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from toolcat.executor.mcp_server import McpServer
+from toolcat.executor.mcp_server import McpServer, McpServerSettings
 from toolcat.executor.mcp_server._confirm import (
     CONFIRM_KEYS_ENV,
     MemoryConfirmLedger,
@@ -132,7 +132,7 @@ def test_the_server_reads_its_keys_and_timeout(tmp_path: Any) -> None:
     catalog = tmp_path / "c.yaml"
     catalog.write_text("toolcat: 1\ntools: []\n")
     with pytest.raises(ValueError, match=CONFIRM_KEYS_ENV):
-        McpServer([catalog], env={CONFIRM_KEYS_ENV: "too-short"})
+        McpServer([catalog], McpServerSettings(env={CONFIRM_KEYS_ENV: "too-short"}))
     with pytest.raises(ValueError, match="timeout"):
-        McpServer([catalog], confirm_timeout=0)
-    assert McpServer([catalog], confirm_keys=["k" * 32]).confirm_timeout == 120
+        McpServer([catalog], McpServerSettings(confirm_timeout=0))
+    assert McpServer([catalog], McpServerSettings(confirm_keys=["k" * 32])).confirm_timeout == 120

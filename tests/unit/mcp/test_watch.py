@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer
+from toolcat.executor.mcp_server import CatalogLoadFailed, McpServer, McpServerSettings
 
 SPEC = """\
 openapi: 3.1.0
@@ -45,7 +45,7 @@ def test_nothing_reloads_while_nothing_changes(tmp_path: Path) -> None:
     (tmp_path / "spec.yaml").write_text(SPEC)
     (tmp_path / "catalog.yaml").write_text(CATALOG)
     backdate(tmp_path / "spec.yaml", tmp_path / "catalog.yaml")
-    server = McpServer([str(tmp_path)], watch=True)
+    server = McpServer([str(tmp_path)], McpServerSettings(watch=True))
     server.load()
     assert not server._changed()
     (tmp_path / "other.yml").write_text("toolcat: 1\n")  # a new file under a directory PATH

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from toolcat.catalog.schema import check_strict_schema
-from toolcat.executor import Executor, PreparedRequest, ToolCall
+from toolcat.executor import Executor, ExecutorSettings, PreparedRequest, ToolCall
 from toolcat.executor.providers import export_catalog
 from toolcat.loader.openapi import ImportResult, import_openapi
 
@@ -197,7 +197,7 @@ def test_text_and_binary_bodies_of_any_subtype_import_as_one_argument(
     assert tools["upload"]["content_type"] == "image/png"
     assert tools["upload"]["parameters"]["body"]["contentEncoding"] == "base64"
     catalog = compile_result(result)
-    with Executor(catalog, env={}) as ex:
+    with Executor(catalog, ExecutorSettings(env={})) as ex:
         sent = ex.prepare(ToolCall("send", {"body": "<a>x</a>"}))
         assert isinstance(sent, PreparedRequest), sent
         assert dict(sent.headers)["Content-Type"] == media

@@ -8,25 +8,20 @@ loopback base URL (and token endpoint), and only a token that can be a header va
 from __future__ import annotations
 
 import httpx
-from toolcat._errors import ToolcatError
 from toolcat.catalog import credentials_may_travel
+from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._identity import ToolContext
+from toolcat.executor._redact import MASK, Redactor
 
 from ._auth import ResolvedAuth
-from ._calls import ToolError
 from ._exchange import ExchangeGrant, not_after
-from ._identity import ToolContext
 from ._policy import is_bearer_text
-from ._redact import MASK, Redactor
 
 __all__ = ["CallerTokenRefused", "caller_credentials"]
 
 
-class CallerTokenRefused(ToolcatError):
+class CallerTokenRefused(CallStopped):
     """The call may not send (or exchange) the caller's token; ``error`` for the result."""
-
-    def __init__(self, error: ToolError) -> None:
-        super().__init__(error.msg)
-        self.error = error
 
 
 def caller_credentials(

@@ -13,7 +13,6 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-from toolcat._errors import ToolcatError
 from toolcat.catalog import (
     ApiKeyAuth,
     AuthSpec,
@@ -24,12 +23,12 @@ from toolcat.catalog import (
     OAuth2ClientCredentials,
     TokenExchange,
 )
+from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._redact import Redactor, resolve
+from toolcat.executor._shared import RedisTokens, SharedStateError
 
-from ._calls import ToolError
 from ._exchange import ExchangeConfig, ExchangeGrant
 from ._policy import is_bearer_text
-from ._redact import Redactor, resolve
-from ._shared import RedisTokens, SharedStateError
 
 __all__ = [
     "MAX_CACHED_TOKENS",
@@ -154,13 +153,8 @@ def _maybe(text: str | None, env: Mapping[str, str], redactor: Redactor, where: 
     return None if text is None else resolve(text, env, redactor, where=where, secret=False)
 
 
-class TokenError(ToolcatError):
+class TokenError(CallStopped):
     """The token endpoint did not give a token; ``error`` is the result for the model."""
-
-    def __init__(self, error: ToolError, status: int | None = None) -> None:
-        super().__init__(error.msg)
-        self.error = error
-        self.status = status
 
 
 @dataclass(slots=True)

@@ -12,27 +12,24 @@ from typing import Any, cast
 from urllib.parse import unquote, urlencode
 
 import httpx
-from toolcat._errors import ToolcatError
 from toolcat.catalog import MissingVariableError, ParameterBinding
+from toolcat.executor._bound import doubled_context_name
+from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._identity import ToolContext
+from toolcat.executor._plan import ToolPlan
+from toolcat.executor._redact import Redactor, is_sensitive_header, mask_secrets, resolve
+from toolcat.executor._templates import TemplateFailure
 
 from ._auth import TokenGrant, resolve_auth
-from ._bound import doubled_context_name
-from ._calls import ToolError
-from ._identity import ToolContext
-from ._plan import ToolPlan
 from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, under_base
-from ._redact import Redactor, is_sensitive_header, mask_secrets, resolve
 from ._styles import cookie_text, header_text, path_value, query_pairs, to_text
-from ._templates import TemplateFailure
 from ._upstream import CallerTokenRefused, caller_credentials
 
 __all__ = ["Draft", "render", "request_for"]
 
 
-class _Refused(ToolcatError):
-    def __init__(self, error: ToolError) -> None:
-        super().__init__(error.msg)
-        self.error = error
+class _Refused(CallStopped):
+    """A value the policy refuses to send (rendering stops)."""
 
 
 @dataclass(slots=True)
@@ -49,6 +46,14 @@ class Draft:
     preview: Any = None  # the body for a dry run
     oauth: TokenGrant | None = None  # a token to fetch (or exchange) before sending
     base: httpx.URL = field(default_factory=lambda: httpx.URL())
+
+    def header(self, name: str) -> str | None:
+        """The value of header ``name`` (any case) as sent, if it is sent."""
+        lower = name.lower()
+        for header, sent in self.headers:
+            if header.lower() == lower:
+                return sent.decode("utf-8", "replace") if isinstance(sent, bytes) else sent
+        return None
 
 
 def _check_header_value(value: str, loc: tuple[str | int, ...], what: str) -> None:

@@ -1,4 +1,10 @@
-"""Send a rendered request: timeouts, retries with backoff, same-host redirects, capped bodies."""
+"""Send a rendered request: timeouts, retries with backoff, same-host redirects, capped bodies.
+
+The attempts (retries, backoff, a token refreshed once) are one flow (see ``_flow``)
+that ``send`` drives with the sync client and ``asend`` on the event loop; only the
+exchange itself (a request, its redirects, its body read within the caps) has a sync
+and an async form, as httpx's own clients do.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +13,20 @@ import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpx
-from toolcat._errors import ToolcatError
 from toolcat.catalog import method_semantics
+from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._flow import Flow, Io, adrive, drive
+from toolcat.executor._logsafe import redacted_logs
+from toolcat.executor._plan import ToolPlan
 
 from ._auth import TokenCache, TokenError
-from ._calls import ToolError
 from ._deadline import deadline_scope
 from ._encoding import ACCEPT_ENCODING, BodyDecoder, BodyTooLarge, EncodingRefused
 from ._exchange import ExchangeGrant
-from ._logsafe import redacted_logs
-from ._plan import ToolPlan
 from ._policy import MAX_REDIRECTS, under_base
 from ._render import Draft, request_for
 from ._retry import backoff_delay, retry_after
@@ -48,20 +55,12 @@ class Reply:
     reason: str = ""
 
 
-class _Stop(ToolcatError):
-    def __init__(self, error: ToolError, status: int | None = None) -> None:
-        super().__init__(error.msg)
-        self.error = error
-        self.status = status
+class _Stop(CallStopped):
+    """An attempt that ends the dispatch (a refused redirect, a body over the cap)."""
 
 
-class DispatchFailure(ToolcatError):
+class DispatchFailure(CallStopped):
     """A call that got no usable response; ``error`` (and ``status``, if any) for the result."""
-
-    def __init__(self, error: ToolError, status: int | None = None) -> None:
-        super().__init__(error.msg)
-        self.error = error
-        self.status = status
 
 
 def _describe_transport(exc: httpx.TransportError, draft: Draft) -> ToolError:
@@ -296,7 +295,7 @@ class Dispatcher:
             draft.base,
         )
 
-    # -- sync ----------------------------------------------------------------------
+    # -- the attempts, written once ----------------------------------------------------
 
     def send(self, client: httpx.Client, plan: ToolPlan, draft: Draft) -> Reply:
         """Send ``draft``; raises :class:`DispatchFailure` when no usable response came."""
@@ -307,11 +306,28 @@ class Dispatcher:
             redacted_logs(draft.redactor),
             deadline_scope(time.monotonic() + total if total else None),
         ):
-            return self._send(client, plan, draft, deadline)
+            return drive(self._attempts(_Clients(client, None), plan, draft, deadline))
 
-    def _send(
-        self, client: httpx.Client, plan: ToolPlan, draft: Draft, deadline: float | None
-    ) -> Reply:
+    async def asend(self, client: httpx.AsyncClient, plan: ToolPlan, draft: Draft) -> Reply:
+        """:meth:`send` on the event loop; the total timeout bounds the whole call."""
+        total = plan.timeouts.total
+        deadline = self._clock() + total if total else None
+        try:
+            with redacted_logs(draft.redactor):
+                async with asyncio.timeout(total):
+                    return await adrive(
+                        self._attempts(_Clients(None, client), plan, draft, deadline)
+                    )
+        except TimeoutError:
+            raise DispatchFailure(
+                ToolError("timeout", f"no complete response within {total:g}s (total timeout)")
+            ) from None
+
+    def _attempts(
+        self, clients: _Clients, plan: ToolPlan, draft: Draft, deadline: float | None
+    ) -> Flow[Reply]:
+        """Try, retry (backoff, ``Retry-After``), refresh a rejected token once: each I/O
+        step is an effect the caller's driver runs (sync or async)."""
         total = plan.timeouts.total
         attempt, stale, refreshed = 0, None, False
         try:
@@ -320,15 +336,21 @@ class Dispatcher:
                 timeout = self._timeout(plan, deadline)
                 token = None
                 if draft.oauth is not None:
-                    token = self.tokens.get(client, draft.oauth, timeout, stale)
+                    token = yield Io(
+                        partial(self.tokens.get, clients.sync, draft.oauth, timeout, stale),
+                        partial(self.tokens.aget, clients.async_, draft.oauth, timeout, stale),
+                    )
                 try:
-                    reply = self._exchange(
-                        client, self._with_token(draft, token), timeout, deadline, plan.max_bytes
+                    sent = self._with_token(draft, token)
+                    limit = plan.max_bytes
+                    reply: Reply = yield Io(
+                        partial(self._exchange, clients.sync, sent, timeout, deadline, limit),
+                        partial(self._aexchange, clients.async_, sent, timeout, limit),
                     )
                 except httpx.TransportError as exc:
                     delay = self._error_delay(plan, exc, attempt, deadline)
                     if delay is not None:
-                        self._sleep(delay)
+                        yield Io(partial(self._sleep, delay), partial(self._async_sleep, delay))
                         continue
                     if isinstance(exc, httpx.TimeoutException) and self._past(deadline):
                         raise DispatchFailure(
@@ -345,11 +367,13 @@ class Dispatcher:
                 delay = self._status_delay(plan, reply, attempt, deadline)
                 if delay is None:
                     return reply
-                self._sleep(delay)
+                yield Io(partial(self._sleep, delay), partial(self._async_sleep, delay))
         except _Stop as stop:
             raise DispatchFailure(stop.error, stop.status) from None
         except TokenError as exc:
             raise DispatchFailure(exc.error, exc.status) from exc
+
+    # -- the exchange itself: reading a body is I/O, once per kind of client --------------
 
     def _exchange(
         self,
@@ -396,54 +420,6 @@ class Dispatcher:
             raise self._too_large(response, limit)
         return None
 
-    # -- async ---------------------------------------------------------------------
-
-    async def asend(self, client: httpx.AsyncClient, plan: ToolPlan, draft: Draft) -> Reply:
-        """The async twin of :meth:`send`; the total timeout bounds the whole call."""
-        total = plan.timeouts.total
-        deadline = self._clock() + total if total else None
-        try:
-            with redacted_logs(draft.redactor):
-                async with asyncio.timeout(total):
-                    return await self._asend(client, plan, draft, deadline)
-        except TimeoutError:
-            raise DispatchFailure(
-                ToolError("timeout", f"no complete response within {total:g}s (total timeout)")
-            ) from None
-        except _Stop as stop:
-            raise DispatchFailure(stop.error, stop.status) from None
-        except TokenError as exc:
-            raise DispatchFailure(exc.error, exc.status) from exc
-
-    async def _asend(
-        self, client: httpx.AsyncClient, plan: ToolPlan, draft: Draft, deadline: float | None
-    ) -> Reply:
-        attempt, stale, refreshed = 0, None, False
-        while True:
-            attempt += 1
-            timeout = self._timeout(plan, deadline)
-            token = None
-            if draft.oauth is not None:
-                token = await self.tokens.aget(client, draft.oauth, timeout, stale)
-            try:
-                reply = await self._aexchange(
-                    client, self._with_token(draft, token), timeout, plan.max_bytes
-                )
-            except httpx.TransportError as exc:
-                delay = self._error_delay(plan, exc, attempt, deadline)
-                if delay is None:
-                    raise DispatchFailure(_describe_transport(exc, draft)) from exc
-                await self._async_sleep(delay)
-                continue
-            reply.attempts = attempt
-            if reply.status == 401 and token is not None and not refreshed:
-                refreshed, stale, attempt = True, token, attempt - 1
-                continue
-            delay = self._status_delay(plan, reply, attempt, deadline)
-            if delay is None:
-                return reply
-            await self._async_sleep(delay)
-
     async def _aexchange(
         self, client: httpx.AsyncClient, draft: Draft, timeout: dict[str, float | None], limit: int
     ) -> Reply:
@@ -463,3 +439,11 @@ class Dispatcher:
             finally:
                 await response.aclose()
         raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))
+
+
+@dataclass(slots=True)
+class _Clients:
+    """The client of the driver that runs the flow; the other is ``None`` and unused."""
+
+    sync: Any  # httpx.Client
+    async_: Any  # httpx.AsyncClient
