@@ -35,14 +35,6 @@ from toolcat.catalog import record
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._docs import (
-    OpenApiEntryDoc,
-    SearchDoc,
-    ServerDoc,
-    ServiceDoc,
-    ToolDoc,
-    openapi_entry,
-)
 from ._files import (
     CatalogInputError,
     FileReadError,
@@ -54,6 +46,7 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
+from ._models import OpenApiEntryDoc, SearchDoc, ServerDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
@@ -266,7 +259,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
         is_spec, document = sniffed if sniffed is not None else sniff_spec(text, source.path)
     if is_spec:
         if source.top:  # a spec named on the command line is imported on the fly
-            entry = openapi_entry(str(source.path))
+            entry = OpenApiEntryDoc.model_validate({"spec": str(source.path)})
             state.imports.append((entry, source.path, display, (), FixedLocator()))
             if document is not None:  # parsed once, here: the importer takes it as is
                 state.parsed_specs[source.path] = document

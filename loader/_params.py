@@ -19,7 +19,7 @@ from typing import Any
 
 from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
-from ._docs import ToolDoc
+from ._models import ToolDoc
 from ._schemas import ref_and_pattern_keys
 from ._scope import Scope
 
