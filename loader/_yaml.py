@@ -33,11 +33,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import yaml
 from toolcat._errors import ToolcatError
 from toolcat.catalog import MAX_NESTING_DEPTH, record
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
 
 from ._diagnostics import CatalogError, Diagnostic, Severity
-from ._pyyaml import MappingNode, Node, Resolver, ScalarNode, SequenceNode, yaml
 
 __all__ = [
     "MAX_YAML_CHARS",
