@@ -218,36 +218,35 @@ class Positions:
     A path that is not in the document resolves to its deepest existing
     ancestor, so a diagnostic about a missing key points at the mapping that
     lacks it.
+
+    The positions are copied out of the node tree once (:func:`_index`), so the
+    tree is freed with the parse: a load keeps every file's positions until it has
+    compiled the last one, and a million nodes and marks held that long would be
+    walked again by every run of the cycle collector.
     """
 
     __slots__ = ("file", "_root")
 
     def __init__(self, file: str, root: Node | None) -> None:
         self.file = file
-        self._root = root
+        self._root = None if root is None else _index(root)
 
-    def node(self, path: Sequence[str | int]) -> Node | None:
-        """The deepest node along ``path`` (the root for ``()``)."""
-        return self._descend(path)[0]
-
-    def _descend(self, path: Sequence[str | int]) -> tuple[Node | None, bool]:
-        """The deepest node along ``path``, and whether the whole path is there."""
-        node = self._root
+    def _descend(self, path: Sequence[str | int]) -> tuple[_Entry | None, bool]:
+        """The deepest entry along ``path``, and whether the whole path is there."""
+        entry = self._root
         for seg in path:
-            if node is None:
+            if entry is None:
                 return None, False
-            child = _child(node, seg)
+            child = _child(entry, seg)
             if child is None:
-                return node, False
-            node = child[1]
-        return node, node is not None
+                return entry, False
+            entry = child[1]
+        return entry, entry is not None
 
     def value(self, path: Sequence[str | int]) -> tuple[int, int]:
         """Line and column of the value at ``path`` (or of its deepest ancestor)."""
-        node = self.node(path)
-        if node is None:
-            return 1, 1
-        return node.start_mark.line + 1, node.start_mark.column + 1
+        entry = self._descend(path)[0]
+        return (1, 1) if entry is None else (entry[0], entry[1])
 
     def key(self, path: Sequence[str | int]) -> tuple[int, int]:
         """Line and column of the key of the last segment of ``path``.
@@ -256,14 +255,14 @@ class Positions:
         """
         if not path:
             return self.value(path)
-        parent = self.node(path[:-1])
+        parent = self._descend(path[:-1])[0]
         if parent is None:
             return 1, 1
         child = _child(parent, path[-1])
         if child is None:
-            return parent.start_mark.line + 1, parent.start_mark.column + 1
-        node = child[0] or child[1]
-        return node.start_mark.line + 1, node.start_mark.column + 1
+            return parent[0], parent[1]
+        key, value = child
+        return key if key is not None else (value[0], value[1])
 
     def __call__(self, path: Sequence[str | int], key: bool = False) -> tuple[int, int]:
         """Where the key (``key=True``) or the value at ``path`` was written."""
@@ -279,43 +278,74 @@ class Positions:
 
     def string_column(self, path: Sequence[str | int], offset: int) -> tuple[int, int]:
         """Line and column of character ``offset`` of the one-line string at ``path``."""
-        node = self.node(path)
-        if node is None:
+        entry = self._descend(path)[0]
+        if entry is None:
             return 1, 1
-        line, col = node.start_mark.line + 1, node.start_mark.column + 1
-        if isinstance(node, ScalarNode) and node.style in ("'", '"'):
+        line, col, style = entry[0], entry[1], entry[2]
+        if style in ("'", '"'):
             col += 1  # the opening quote
-        if isinstance(node, ScalarNode) and node.style in ("|", ">"):
+        if style in ("|", ">"):
             return line + 1, offset + 1  # block scalar: approximate, content starts below
         return line, col + offset
 
 
-def _key_text(node: Node) -> str | None:
-    if isinstance(node, ScalarNode):
-        return str(node.value)
-    return None
+# Where a node was written, as plain values (few of them containers the collector tracks):
+# a scalar (line, column, style); a sequence (line, column, None, [item entries]); a
+# mapping (line, column, None, {key text: (key line, key column, value entry)}, [the
+# entries of its merge keys' sources, in order]).
+_Entry = tuple[Any, ...]
 
 
-def _child(node: Node, seg: str | int) -> tuple[Node | None, Node] | None:
-    """(key node, value node) of ``seg`` in a mapping or sequence node."""
-    if isinstance(node, SequenceNode):
-        if isinstance(seg, int) and 0 <= seg < len(node.value):
-            return None, node.value[seg]
-        return None
-    if isinstance(node, MappingNode):
-        merged: list[Node] = []
-        found: tuple[Node | None, Node] | None = None
+def _index(root: Node) -> _Entry:
+    """The positions of a node tree, one entry per node (an alias shares its anchor's)."""
+    made: dict[int, _Entry] = {}
+    todo: list[tuple[Node, _Entry]] = []
+
+    def entry(node: Node) -> _Entry:
+        mark = node.start_mark
+        if isinstance(node, ScalarNode):
+            return (mark.line + 1, mark.column + 1, node.style)
+        found = made.get(id(node))
+        if found is None:  # filled below: an alias may sit inside the node it names
+            if isinstance(node, SequenceNode):
+                found = (mark.line + 1, mark.column + 1, None, [])
+            else:
+                found = (mark.line + 1, mark.column + 1, None, {}, [])
+            made[id(node)] = found
+            todo.append((node, found))
+        return found
+
+    top = entry(root)
+    while todo:
+        node, found = todo.pop()
+        if len(found) == 4:
+            found[3].extend([entry(item) for item in node.value])
+            continue
+        keys, merged = found[3], found[4]
         for k, v in node.value:
             if k.tag == _MERGE:
-                merged.extend(v.value if isinstance(v, SequenceNode) else [v])
-            elif _key_text(k) == str(seg):
-                found = (k, v)  # the last duplicate wins, as in the value
-        if found is not None:
-            return found
-        for source in merged:
-            hit = _child(source, seg)
-            if hit is not None:
-                return hit
+                merged.extend(entry(s) for s in (v.value if isinstance(v, SequenceNode) else [v]))
+            elif isinstance(k, ScalarNode):  # the last duplicate wins, as in the value
+                mark = k.start_mark
+                keys[str(k.value)] = (mark.line + 1, mark.column + 1, entry(v))
+    return top
+
+
+def _child(entry: _Entry, seg: str | int) -> tuple[tuple[int, int] | None, _Entry] | None:
+    """(where the key is, the value's entry) of ``seg`` in a mapping or sequence entry."""
+    if len(entry) == 4:
+        items = entry[3]
+        if isinstance(seg, int) and 0 <= seg < len(items):
+            return None, items[seg]
+        return None
+    if len(entry) == 5:
+        hit = entry[3].get(str(seg))
+        if hit is not None:
+            return (hit[0], hit[1]), hit[2]
+        for source in entry[4]:
+            found = _child(source, seg)
+            if found is not None:
+                return found
     return None
 
 
