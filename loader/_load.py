@@ -7,7 +7,6 @@ problem of a catalog. The catalog is built only when no error was found.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -195,10 +194,6 @@ def _load_catalog(
     state.output_schemas = output_schemas
     meter = Progress(len(files), progress)
     read: list[str] = []
-    # YAML node trees are large and acyclic: the cycle collector would walk them
-    # again and again while they are alive (more than half the time of a big load).
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         for done, source in enumerate(files, 1):
             _read_file(state, source, read)
@@ -207,8 +202,6 @@ def _load_catalog(
         return _finish(state, tuple(read), progress)
     finally:
         meter.close()
-        if collecting:
-            gc.enable()
 
 
 def load_documents(documents: Sequence[tuple[str, Any]]) -> LoadResult:
