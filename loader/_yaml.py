@@ -222,26 +222,44 @@ class Positions:
     The positions are copied out of the node tree once (:func:`_index`), so the
     tree is freed with the parse: a load keeps every file's positions until it has
     compiled the last one, and a million nodes and marks held that long would be
-    walked again by every run of the cycle collector.
+    walked again by every run of the cycle collector. The copy is plain tuples of
+    numbers and strings in one list, which the collector stops tracking.
     """
 
-    __slots__ = ("file", "_root")
+    __slots__ = ("file", "_nodes")
 
     def __init__(self, file: str, root: Node | None) -> None:
         self.file = file
-        self._root = None if root is None else _index(root)
+        self._nodes = [] if root is None else _index(root)
 
     def _descend(self, path: Sequence[str | int]) -> tuple[_Entry | None, bool]:
         """The deepest entry along ``path``, and whether the whole path is there."""
-        entry = self._root
+        if not self._nodes:
+            return None, False
+        entry = self._nodes[0]
         for seg in path:
-            if entry is None:
-                return None, False
-            child = _child(entry, seg)
+            child = self._child(entry, seg)
             if child is None:
                 return entry, False
-            entry = child[1]
-        return entry, entry is not None
+            entry = self._nodes[child[1]]
+        return entry, True
+
+    def _child(self, entry: _Entry, seg: str | int) -> tuple[tuple[int, int] | None, int] | None:
+        """(where the key is, the value's index) of ``seg`` in a mapping or sequence entry."""
+        if len(entry) == 4:  # a sequence
+            items = entry[3]
+            if isinstance(seg, int) and 0 <= seg < len(items):
+                return None, items[seg]
+            return None
+        if len(entry) == 5:  # a mapping
+            hit = entry[3].get(str(seg))
+            if hit is not None:
+                return (hit[0], hit[1]), hit[2]
+            for source in entry[4]:
+                found = self._child(self._nodes[source], seg)
+                if found is not None:
+                    return found
+        return None
 
     def value(self, path: Sequence[str | int]) -> tuple[int, int]:
         """Line and column of the value at ``path`` (or of its deepest ancestor)."""
@@ -258,11 +276,11 @@ class Positions:
         parent = self._descend(path[:-1])[0]
         if parent is None:
             return 1, 1
-        child = _child(parent, path[-1])
+        child = self._child(parent, path[-1])
         if child is None:
             return parent[0], parent[1]
-        key, value = child
-        return key if key is not None else (value[0], value[1])
+        key, index = child
+        return key if key is not None else (self._nodes[index][0], self._nodes[index][1])
 
     def __call__(self, path: Sequence[str | int], key: bool = False) -> tuple[int, int]:
         """Where the key (``key=True``) or the value at ``path`` was written."""
@@ -289,64 +307,49 @@ class Positions:
         return line, col + offset
 
 
-# Where a node was written, as plain values (few of them containers the collector tracks):
-# a scalar (line, column, style); a sequence (line, column, None, [item entries]); a
-# mapping (line, column, None, {key text: (key line, key column, value entry)}, [the
-# entries of its merge keys' sources, in order]).
+# Where a node was written, as an entry of the list _index makes (other nodes named by
+# their index there): a scalar (line, column, style); a sequence (line, column, None,
+# (item indexes)); a mapping (line, column, None, {key text: (key line, key column,
+# value index)}, (the indexes of its merge keys' sources, in order)).
 _Entry = tuple[Any, ...]
 
 
-def _index(root: Node) -> _Entry:
-    """The positions of a node tree, one entry per node (an alias shares its anchor's)."""
-    made: dict[int, _Entry] = {}
-    todo: list[tuple[Node, _Entry]] = []
+def _index(root: Node) -> list[_Entry]:
+    """The positions of a node tree, the root first (an alias shares its anchor's entry)."""
+    nodes: list[Any] = []
+    made: dict[int, int] = {}  # a container node's id -> its index
+    todo: list[tuple[Node, int]] = []
 
-    def entry(node: Node) -> _Entry:
-        mark = node.start_mark
+    def index(node: Node) -> int:
         if isinstance(node, ScalarNode):
-            return (mark.line + 1, mark.column + 1, node.style)
+            mark = node.start_mark
+            nodes.append((mark.line + 1, mark.column + 1, node.style))
+            return len(nodes) - 1
         found = made.get(id(node))
         if found is None:  # filled below: an alias may sit inside the node it names
-            if isinstance(node, SequenceNode):
-                found = (mark.line + 1, mark.column + 1, None, [])
-            else:
-                found = (mark.line + 1, mark.column + 1, None, {}, [])
-            made[id(node)] = found
+            found = made[id(node)] = len(nodes)
+            nodes.append(None)
             todo.append((node, found))
         return found
 
-    top = entry(root)
+    index(root)
     while todo:
-        node, found = todo.pop()
-        if len(found) == 4:
-            found[3].extend([entry(item) for item in node.value])
+        node, at = todo.pop()
+        mark = node.start_mark
+        if isinstance(node, SequenceNode):
+            items = tuple([index(item) for item in node.value])
+            nodes[at] = (mark.line + 1, mark.column + 1, None, items)
             continue
-        keys, merged = found[3], found[4]
+        keys: dict[str, tuple[int, int, int]] = {}
+        merged: list[int] = []
         for k, v in node.value:
             if k.tag == _MERGE:
-                merged.extend(entry(s) for s in (v.value if isinstance(v, SequenceNode) else [v]))
+                merged.extend(index(s) for s in (v.value if isinstance(v, SequenceNode) else [v]))
             elif isinstance(k, ScalarNode):  # the last duplicate wins, as in the value
-                mark = k.start_mark
-                keys[str(k.value)] = (mark.line + 1, mark.column + 1, entry(v))
-    return top
-
-
-def _child(entry: _Entry, seg: str | int) -> tuple[tuple[int, int] | None, _Entry] | None:
-    """(where the key is, the value's entry) of ``seg`` in a mapping or sequence entry."""
-    if len(entry) == 4:
-        items = entry[3]
-        if isinstance(seg, int) and 0 <= seg < len(items):
-            return None, items[seg]
-        return None
-    if len(entry) == 5:
-        hit = entry[3].get(str(seg))
-        if hit is not None:
-            return (hit[0], hit[1]), hit[2]
-        for source in entry[4]:
-            found = _child(source, seg)
-            if found is not None:
-                return found
-    return None
+                key_mark = k.start_mark
+                keys[str(k.value)] = (key_mark.line + 1, key_mark.column + 1, index(v))
+        nodes[at] = (mark.line + 1, mark.column + 1, None, keys, tuple(merged))
+    return nodes
 
 
 class _Builder:
