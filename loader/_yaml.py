@@ -21,8 +21,8 @@ say where a text copied from a YAML 1.1 tool changed meaning (TC109).
 
 PyYAML's C composer builds the node tree (it keeps marks); one walk turns it
 into plain Python values, reporting duplicate keys (which ``yaml.load`` keeps
-silently) and unsupported tags on the way. Positions are looked up lazily by
-YAML path, so a clean file pays nothing for them.
+silently) and unsupported tags on the way; another copies every node's position
+into plain tuples (:class:`Positions`, looked up by YAML path), and the tree is freed.
 """
 
 from __future__ import annotations
