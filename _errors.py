@@ -44,9 +44,6 @@ and friends written before the root existed still work)::
     │   ├── AuthConfigError           [ValueError]  auth settings that cannot be used
     │   └── CatalogLoadFailed                       the catalog to serve has errors
     │
-    ├── toolcat.testing: sample services and fakes for tests and the demo
-    │   └── RedisUnavailable          [RuntimeError] no redis-server could be started
-    │
     └── toolcat.cli
         ├── CliError                                a failure the user can fix (``code``)
         ├── DemoError                               the demo cannot run

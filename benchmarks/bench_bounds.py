@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 from toolcat.executor import Executor, ToolCall
 from toolcat.loader import load, load_catalog
-from toolcat.testing import RawServer, zeros_gzip
+from toolcat.tests.support import RawServer, zeros_gzip
 
 _CAP = 10_000_000
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, schema_size
+from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, schema_size
 from toolcat.executor.providers import export_catalog
 from toolcat.loader import load_catalog
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from toolcat.catalog import diff_catalogs
+from toolcat.catalog.diff import diff_catalogs
 from toolcat.cli import main
 from toolcat.loader import load_catalog
 

@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from toolcat.testing import synthetic_catalog
+from toolcat.tests.support import synthetic_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 QUERIES = ["list open issues", "invoice for a user account", "delete a ticket", "create a gist"]

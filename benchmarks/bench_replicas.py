@@ -1,4 +1,4 @@
-"""Benchmark: a load-and-fault run of `toolcat serve` replicas behind HAProxy (issue 12, item 7).
+"""Benchmark: a load-and-fault run of `toolcat serve` replicas behind HAProxy.
 
 Run: ``python benchmarks/bench_replicas.py [--calls 1000] [--concurrency 16]
 [--baseline-calls 200] [--rounds 3] [--out benchmarks/results/replicas.md]``.
@@ -34,7 +34,13 @@ import time
 from pathlib import Path
 
 import anyio
-from toolcat.testing import Cluster, LoadFigures, cluster_parts_missing, run_load, settle_figures
+from toolcat.tests.support import (
+    Cluster,
+    LoadFigures,
+    cluster_parts_missing,
+    run_load,
+    settle_figures,
+)
 
 HERE = Path(__file__).resolve().parent
 

@@ -23,7 +23,7 @@ BM25F and embeddings by reciprocal rank fusion) with a small local model:
 WordLlama's 256-dimension static embeddings, whose weights ship inside the
 ``wordllama`` wheel from PyPI (``pip install wordllama``; nothing is downloaded
 at run time), served behind an OpenAI-compatible endpoint on 127.0.0.1
-(``toolcat.testing.EmbeddingsService``), through the real HTTP client and disk
+(``toolcat.tests.support.EmbeddingsService``), through the real HTTP client and disk
 cache. It also times the first embedding of the tools, a load from the cache,
 and query latency (the query's embedding request included).
 """
@@ -127,7 +127,7 @@ def quality(
 
 def speed(paths: list[str], queries: list[str], repeat: int) -> dict[str, float]:
     """Best-of-``repeat`` load and index build times, and query latency percentiles."""
-    from toolcat.catalog import SearchIndex
+    from toolcat.catalog.search import SearchIndex
     from toolcat.loader import load_catalog
 
     load_s = build_s = math.inf
@@ -231,9 +231,10 @@ def semantic(
     except ImportError:
         return ["\n## Semantic ranking\n\nskipped: `pip install wordllama` (--semantic)\n"]
     import wordllama
-    from toolcat.catalog import EmbeddingsSettings
+    from toolcat.catalog.search import EmbeddingsSettings
     from toolcat.executor import SemanticSearch
-    from toolcat.testing import BackgroundServer, EmbeddingsService
+    from toolcat.testing import BackgroundServer
+    from toolcat.tests.support import EmbeddingsService
 
     # the 256-dimension model and its tokenizer ship inside the wheel; its own lookup of the
     # tokenizer there misses (a "tokenizer" folder, shipped as "tokenizers"), so the package

@@ -5,7 +5,7 @@ Run: ``python benchmarks/bench_written.py [--repeat 3] [--corpus DIR]``.
 For each spec and each ``--output-schemas`` mode (``shared``, the default;
 ``inline``, a copy of every definition in each tool; ``none``), the command runs
 in a fresh subprocess; printed: bytes and lines written, the number of shared
-definitions, and the best wall time of ``--repeat`` runs. The target (issue 9):
+definitions, and the best wall time of ``--repeat`` runs. The target:
 the default output at least 4x smaller than the 10,313,485 bytes (GitHub) and
 3,650,816 bytes (Stripe) written before shared definitions. Needs the spec
 corpus (``--corpus`` or ``$TOOLCAT_CORPUS`` or ../shared/corpus).

@@ -152,7 +152,7 @@ def check_spec(path: Path) -> dict[str, Any]:
 
 def _check(path: Path, ops: int, out: dict[str, Any], fail: Any) -> None:
     from jsonschema import Draft202012Validator
-    from toolcat.catalog import check_strict_schema
+    from toolcat.catalog.schema import check_strict_schema
     from toolcat.executor.providers import export_catalog
     from toolcat.loader import load_catalog
     from toolcat.loader.openapi import import_openapi

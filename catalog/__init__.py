@@ -5,19 +5,19 @@ What the loader builds and the executor reads (module names)::
     ToolDefinition ── HttpCommand ── ParameterBinding, BodySpec, ResponseSpec  (_model)
          └─ annotations                 Service ── AuthSpec, RetryPolicy, Timeouts
     Catalog (_catalog): tools by exact name, services, toolsets, env; frozen values (_frozen)
+    the ``server:`` section's settings: access, quotas, audit, auth, redis (_serving)
 
 and the facts every layer above shares, each in one module: HTTP method semantics
-(_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the fast JSON
-Schema check (_fastcheck), and the schema rewrites for OpenAI strict mode and Gemini
-(_strict, _gemini, _schema_walk), the lexical tool search (_search), and what changed
-between two catalogs (_diff, _diff_schema). Every frozen record of the package is a
-``@record`` (_record): a frozen slotted dataclass whose methods other than
-``__init__`` are shared rather than compiled per class.
+(_methods), ``${VAR}`` syntax (_env), the Jinja sandbox (_sandbox), the nesting limit
+(_depth), what the providers' APIs accept (_limits), and schema regexes on a
+linear-time engine (_regex). Every frozen record of the package is a
+``dataclass(frozen=True, slots=True)``.
+
+Three subpackages read the IR, each with its own small surface:
+:mod:`toolcat.catalog.schema` (the schema rewrites: OpenAI strict mode, Gemini, the
+size budget), :mod:`toolcat.catalog.search` (the lexical tool search) and
+:mod:`toolcat.catalog.diff` (what changed between two catalogs).
 """
-
-import typing as _t
-
-from toolcat._lazy import lazy_names as _lazy_names
 
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
 from ._depth import (
@@ -35,9 +35,15 @@ from ._env import (
     interpolate,
     references,
 )
-from ._fastcheck import INTEGER_FORMATS, compile_check, integer_format_check
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
-from ._gemini import GeminiResult, to_gemini_schema
+from ._limits import (
+    MAX_DESCRIPTION_CHARS,
+    OPENAI_MAX_TOOLS,
+    PROVIDER_LIMITS,
+    TOOL_NAME,
+    TOOL_NAME_PATTERN,
+    ProviderLimits,
+)
 from ._methods import METHODS, HttpMethod, MethodSemantics, method_semantics
 from ._model import (
     ApiKeyAuth,
@@ -64,8 +70,14 @@ from ._model import (
     is_loopback_host,
 )
 from ._printable import escape_controls, escape_json_controls
-from ._record import record
-from ._regex import MAX_PATTERN_CACHE, linear_regex, pattern_problem, pattern_search
+from ._regex import (
+    MAX_PATTERN_CACHE,
+    linear_validator,
+    pattern_runs,
+    runnable_schema,
+    schema_objects,
+    unrunnable_patterns,
+)
 from ._sandbox import (
     MAX_TEMPLATE_LOOPS,
     MAX_TEMPLATE_RANGE,
@@ -74,12 +86,22 @@ from ._sandbox import (
     render_text,
     sandbox_environment,
 )
-from ._strict import (
-    NotStrictable,
-    StrictResult,
-    check_strict_schema,
-    strip_strict_nulls,
-    to_strict_schema,
+from ._serving import (
+    DEFAULT_CLIENT_CLAIMS,
+    DEFAULT_JWT_ALGORITHMS,
+    AccessGrant,
+    AccessPolicy,
+    AccessRule,
+    ApiKeyEntry,
+    AuditSettings,
+    IntrospectionSettings,
+    JwtSettings,
+    QuotaPolicy,
+    QuotaRule,
+    RedisSettings,
+    ServeAuth,
+    ServerSettings,
+    redis_url_problem,
 )
 
 __all__ = [
@@ -93,28 +115,20 @@ __all__ = [
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
-    "BudgetResult",
-    "CHANGE_RULES",
     "Catalog",
-    "ChangeKind",
-    "ChangeRule",
+    "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",
-    "DEFAULT_SCHEMA_BUDGET",
-    "EmbeddingsSettings",
     "EnvSyntaxError",
     "ForwardCallerToken",
     "FrozenDict",
     "FrozenList",
-    "GeminiResult",
     "HttpCommand",
     "HttpMethod",
-    "INTEGER_FORMATS",
     "IntrospectionSettings",
     "JwtSettings",
+    "MAX_DESCRIPTION_CHARS",
     "MAX_NESTING_DEPTH",
     "MAX_PATTERN_CACHE",
-    "MAX_QUERY_CHARS",
-    "MAX_QUERY_TERMS",
     "MAX_TEMPLATE_LOOPS",
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
@@ -122,158 +136,52 @@ __all__ = [
     "MethodSemantics",
     "MissingVariableError",
     "NoAuth",
-    "NotStrictable",
     "OAuth2ClientCredentials",
+    "OPENAI_MAX_TOOLS",
+    "PROVIDER_LIMITS",
     "ParamLocation",
     "ParameterBinding",
+    "ProviderLimits",
     "QuotaPolicy",
     "QuotaRule",
     "RECURSION_HEADROOM",
     "RedisSettings",
     "ResponseSpec",
     "RetryPolicy",
-    "SearchHit",
-    "SearchIndex",
-    "SearchSettings",
     "ServeAuth",
     "ServerSettings",
     "Service",
     "SourceLocation",
-    "StrictResult",
+    "TOOL_NAME",
+    "TOOL_NAME_PATTERN",
     "Timeouts",
     "TokenExchange",
     "ToolAnnotations",
-    "ToolChange",
     "ToolDefinition",
     "ToolExample",
     "UnknownToolError",
     "UnknownToolsetError",
     "bare_references",
-    "budget_tool",
     "check_env_syntax",
-    "check_strict_schema",
-    "compile_check",
     "constant_bound_error",
     "credentials_may_travel",
-    "diff_catalogs",
     "escape_controls",
     "escape_json_controls",
-    "fit_schema",
     "freeze",
-    "fuse_rankings",
-    "integer_format_check",
     "interpolate",
     "is_loopback_host",
-    "linear_regex",
+    "linear_validator",
     "loads_json",
     "method_semantics",
-    "pattern_problem",
-    "pattern_search",
-    "record",
+    "pattern_runs",
     "recursion_headroom",
     "redis_url_problem",
     "references",
     "render_text",
+    "runnable_schema",
     "sandbox_environment",
-    "schema_size",
-    "strip_strict_nulls",
+    "schema_objects",
     "thaw",
-    "to_gemini_schema",
-    "to_strict_schema",
-    "tokenize",
     "too_deep",
+    "unrunnable_patterns",
 ]
-
-if _t.TYPE_CHECKING:
-    from ._budget import (
-        DEFAULT_SCHEMA_BUDGET,
-        BudgetResult,
-        budget_tool,
-        fit_schema,
-        schema_size,
-    )
-    from ._diff import CHANGE_RULES, ChangeKind, ChangeRule, ToolChange, diff_catalogs
-    from ._search import (
-        MAX_QUERY_CHARS,
-        MAX_QUERY_TERMS,
-        EmbeddingsSettings,
-        SearchHit,
-        SearchIndex,
-        SearchSettings,
-        fuse_rankings,
-        tokenize,
-    )
-    from ._serving import (
-        DEFAULT_JWT_ALGORITHMS,
-        AccessGrant,
-        AccessPolicy,
-        AccessRule,
-        ApiKeyEntry,
-        AuditSettings,
-        IntrospectionSettings,
-        JwtSettings,
-        QuotaPolicy,
-        QuotaRule,
-        RedisSettings,
-        ServeAuth,
-        ServerSettings,
-        redis_url_problem,
-    )
-
-# The search names load on first use: importing the catalog (every command) skips
-# compiling the tokenizer's patterns (about 5 ms). So does the schema budget (export only).
-# So do the serving settings (the ``server:`` section): about 10 ms of dataclasses
-# that only `serve`, the executor's access checks and catalogs with one need.
-# So does the catalog diff (``toolcat diff``): only that command reads it.
-__getattr__, __dir__ = _lazy_names(
-    __name__,
-    {
-        **{
-            name: "._diff"
-            for name in ("CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs")
-        },
-        **{
-            name: "._budget"
-            for name in (
-                "DEFAULT_SCHEMA_BUDGET",
-                "BudgetResult",
-                "budget_tool",
-                "fit_schema",
-                "schema_size",
-            )
-        },
-        **{
-            name: "._search"
-            for name in (
-                "MAX_QUERY_CHARS",
-                "MAX_QUERY_TERMS",
-                "EmbeddingsSettings",
-                "SearchHit",
-                "SearchIndex",
-                "SearchSettings",
-                "fuse_rankings",
-                "tokenize",
-            )
-        },
-        **{
-            name: "._serving"
-            for name in (
-                "DEFAULT_JWT_ALGORITHMS",
-                "AccessGrant",
-                "AccessPolicy",
-                "AccessRule",
-                "ApiKeyEntry",
-                "AuditSettings",
-                "IntrospectionSettings",
-                "JwtSettings",
-                "QuotaPolicy",
-                "QuotaRule",
-                "RedisSettings",
-                "ServeAuth",
-                "ServerSettings",
-                "redis_url_problem",
-            )
-        },
-    },
-    __all__,
-)

@@ -13,7 +13,7 @@ from ._frozen import FrozenDict, freeze
 from ._model import Service, ToolDefinition
 
 if TYPE_CHECKING:
-    from ._search import SearchHit, SearchIndex, SearchSettings
+    from .search import SearchHit, SearchIndex, SearchSettings
 
 __all__ = ["Catalog", "UnknownToolError", "UnknownToolsetError"]
 
@@ -93,21 +93,6 @@ class Catalog:
         self._pins = MappingProxyType({k: tuple(v) for k, v in (pins or {}).items()})
         self._search_settings = search
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as the arguments that build it (its mappings are read-only proxies)."""
-        return (
-            _rebuild,
-            (
-                tuple(self._tools.values()),
-                tuple(self._services.values()),
-                dict(self._toolsets),
-                None if self._env is None else dict(self._env),
-                dict(self._toolset_extensions),
-                dict(self._pins),
-                self._search_settings,
-            ),
-        )
-
     # -- tools ---------------------------------------------------------------
 
     def __len__(self) -> int:
@@ -144,7 +129,7 @@ class Catalog:
     def search_index(self) -> SearchIndex:
         """The lexical index over every tool, built on first use (then kept)."""
         if self._search_index is None:
-            from ._search import SearchIndex
+            from .search import SearchIndex
 
             self._search_index = SearchIndex.build(self._tools.values())
         return self._search_index
@@ -163,7 +148,7 @@ class Catalog:
         """The ``top`` tools that best match a free-text ``query``, best first.
 
         Ranking is BM25F over names, descriptions, parameters, tags and service
-        (see ``toolcat.catalog.SearchIndex``); ``toolset`` limits the answer to
+        (see ``toolcat.catalog.search.SearchIndex``); ``toolset`` limits the answer to
         its tools. Any string is a valid query; one without a match gives ``[]``.
 
         >>> Catalog(tools=[], services=[]).search("list open issues")
@@ -274,24 +259,3 @@ class Catalog:
 
     def __repr__(self) -> str:
         return f"<Catalog tools={len(self._tools)} services={len(self._services)}>"
-
-
-def _rebuild(
-    tools: tuple[ToolDefinition, ...],
-    services: tuple[Service, ...],
-    toolsets: dict[str, tuple[str, ...]],
-    env: dict[str, str] | None,
-    toolset_extensions: dict[str, Any],
-    pins: dict[str, tuple[str, ...]],
-    search: SearchSettings | None,
-) -> Catalog:
-    """A pickled :class:`Catalog` (see ``Catalog.__reduce__``)."""
-    return Catalog(
-        tools,
-        services,
-        toolsets,
-        env=env,
-        toolset_extensions=toolset_extensions,
-        pins=pins,
-        search=search,
-    )

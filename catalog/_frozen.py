@@ -45,11 +45,8 @@ class FrozenDict(dict[str, Any]):
     def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
         return self
 
-    def __reduce_ex__(self, protocol: object) -> tuple[Any, ...]:
-        # Pickled as an empty dict plus its items, which pickle's C code writes and
-        # reads as for a plain dict, no copy made; the state (True) turns it into a
-        # FrozenDict once filled. Half the time of pickling a copy made per object.
-        return (_UnpicklingDict, (), True, None, iter(self.items()))
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))  # its own __setitem__ refuses pickle's way
 
 
 class FrozenList(list[Any]):
@@ -79,27 +76,8 @@ class FrozenList(list[Any]):
     def __deepcopy__(self, memo: dict[int, Any]) -> FrozenList:
         return self
 
-    def __reduce_ex__(self, protocol: object) -> tuple[Any, ...]:
-        return (_UnpicklingList, (), True, iter(self), None)  # as FrozenDict's
-
-
-class _UnpicklingDict(dict[str, Any]):
-    """A FrozenDict while pickle fills it: the layout of FrozenDict (so its class can be
-    swapped) with dict's own ``__setitem__``, which pickle calls for each item."""
-
-    __slots__ = ("_hash",)
-
-    def __setstate__(self, state: object) -> None:  # called once the items are in
-        self.__class__ = FrozenDict  # type: ignore[assignment]
-
-
-class _UnpicklingList(list[Any]):
-    """A FrozenList while pickle fills it (see :class:`_UnpicklingDict`)."""
-
-    __slots__ = ()
-
-    def __setstate__(self, state: object) -> None:
-        self.__class__ = FrozenList  # type: ignore[assignment]
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenList, (list(self),))  # as FrozenDict's
 
 
 def _hashable(value: Any) -> Any:

@@ -28,9 +28,8 @@ for one, conservatively (unsafe, not idempotent, arguments in the body).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, get_args
-
-from ._record import record
 
 __all__ = ["METHODS", "HttpMethod", "MethodSemantics", "method_semantics"]
 
@@ -39,7 +38,7 @@ HttpMethod = Literal["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE",
 METHODS: tuple[HttpMethod, ...] = get_args(HttpMethod)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class MethodSemantics:
     """What toolcat assumes about one HTTP method; see the module's table."""
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import enum
 import functools
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._frozen import FrozenDict
 from ._methods import HttpMethod
-from ._record import record
 
 __all__ = [
     "ApiKeyAuth",
@@ -43,7 +42,7 @@ __all__ = [
 ]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SourceLocation:
     """Where a value was declared: a file and a 1-based line and column."""
 
@@ -65,7 +64,7 @@ class ParamLocation(enum.StrEnum):
     BODY = "body"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ParameterBinding:
     """How one top-level argument of a tool reaches the wire.
 
@@ -89,7 +88,7 @@ class ParameterBinding:
     content_type: str | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class BodySpec:
     """How the request body is built from the arguments.
 
@@ -120,7 +119,7 @@ class BodySpec:
     required: bool = True
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ResponseSpec:
     """How a response is shaped for the model."""
 
@@ -128,7 +127,7 @@ class ResponseSpec:
     max_chars: int | None = None  # overrides the service's max_response_chars
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Timeouts:
     """Seconds; ``None`` means the default (or the service's value)."""
 
@@ -137,7 +136,7 @@ class Timeouts:
     total: float | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RetryPolicy:
     """Retries for idempotent methods (or tools that opt in with ``retry_unsafe``)."""
 
@@ -148,25 +147,25 @@ class RetryPolicy:
     retry_after_cap: float = 30.0  # longest Retry-After honoured, seconds
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class NoAuth:
     type: Literal["none"] = "none"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class BearerAuth:
     token: str  # raw, may hold ${VAR}
     type: Literal["bearer"] = "bearer"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class BasicAuth:
     username: str
     password: str
     type: Literal["basic"] = "basic"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ApiKeyAuth:
     location: Literal["header", "query", "cookie"]
     name: str
@@ -174,7 +173,7 @@ class ApiKeyAuth:
     type: Literal["api_key"] = "api_key"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class OAuth2ClientCredentials:
     token_url: str
     client_id: str
@@ -183,7 +182,7 @@ class OAuth2ClientCredentials:
     type: Literal["oauth2_client_credentials"] = "oauth2_client_credentials"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ForwardCallerToken:
     """Send the caller's own bearer token (the one it authenticated with) upstream.
 
@@ -194,7 +193,7 @@ class ForwardCallerToken:
     type: Literal["forward_caller_token"] = "forward_caller_token"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TokenExchange:
     """OAuth 2.0 token exchange (RFC 8693): the caller's token is exchanged at
     ``token_url`` for one meant for this service (``audience``/``resource``/``scopes``);
@@ -268,7 +267,7 @@ def credentials_may_travel(url: str) -> bool:
     return scheme == "http" and is_loopback_host(host)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Service:
     """An HTTP service that tools call. Raw strings may hold ``${VAR}``."""
 
@@ -289,7 +288,7 @@ class Service:
     extensions: FrozenDict = field(default_factory=FrozenDict)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class HttpCommand:
     """The HTTP request a tool sends, with every argument's placement decided."""
 
@@ -310,7 +309,7 @@ class HttpCommand:
         return tuple(p for p in self.parameters if p.location is location)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolAnnotations:
     """Behaviour hints, as MCP names them. ``None`` means "not stated"."""
 
@@ -321,7 +320,7 @@ class ToolAnnotations:
     open_world: bool | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolExample:
     """One example a catalog carries for a tool (``toolcat test`` runs it offline).
 
@@ -339,7 +338,7 @@ class ToolExample:
     source: SourceLocation | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolDefinition:
     """One tool as a model sees it, with the command that runs it."""
 

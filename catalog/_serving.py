@@ -6,12 +6,11 @@ client's credentials) are kept raw; the server resolves them when it starts.
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Literal
 
-from ._record import record
-
 __all__ = [
+    "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",
     "AccessGrant",
     "AccessPolicy",
@@ -31,9 +30,12 @@ __all__ = [
 # Asymmetric only: an HMAC algorithm would verify with a "secret" that is the
 # issuer's public key, which anyone can fetch ("none" is never accepted at all).
 DEFAULT_JWT_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
+# The claims that name the client of a token without ``sub`` (a client-credentials
+# token); the first one that is a non-empty string wins (server.auth.client_claims).
+DEFAULT_CLIENT_CLAIMS = ("client_id", "azp")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class JwtSettings:
     """JWT access tokens signed by ``issuer`` with a key from ``jwks_url``."""
 
@@ -47,7 +49,7 @@ class JwtSettings:
     jwks_min_refresh: float = 30.0  # least seconds between fetches caused by an unknown kid
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class IntrospectionSettings:
     """Opaque tokens checked at an RFC 7662 introspection endpoint."""
 
@@ -57,7 +59,7 @@ class IntrospectionSettings:
     cache_seconds: float = 300.0  # an active answer is kept at most this long (and never past exp)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ApiKeyEntry:
     """A static API key, stored as ``sha256:<hex>`` of the key (``toolcat hash-key``)."""
 
@@ -66,7 +68,7 @@ class ApiKeyEntry:
     scopes: tuple[str, ...] = ()
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ServeAuth:
     """The ways a caller may authenticate; any one that accepts the token admits it."""
 
@@ -74,13 +76,15 @@ class ServeAuth:
     introspection: IntrospectionSettings | None = None
     api_keys: tuple[ApiKeyEntry, ...] = ()
     required_scopes: tuple[str, ...] = ()
+    # who a token without ``sub`` is: the first of these claims it carries
+    client_claims: tuple[str, ...] = DEFAULT_CLIENT_CLAIMS
 
     @property
     def enabled(self) -> bool:
         return bool(self.jwt or self.introspection or self.api_keys)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AccessGrant:
     """What a rule covers: tools named here (``*``: every tool), these toolsets, these tags."""
 
@@ -89,7 +93,7 @@ class AccessGrant:
     tags: tuple[str, ...] = ()
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AccessRule:
     """One rule of the access policy: callers matching every ``when`` entry are allowed
     (or denied) the tools ``grant`` covers.
@@ -105,7 +109,7 @@ class AccessRule:
     when: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AccessPolicy:
     """The ``server.access`` rules. None: every caller may call every tool (as before);
     any: a caller may call a tool only when an ``allow`` rule covers it and no ``deny`` does.
@@ -118,7 +122,7 @@ class AccessPolicy:
         return bool(self.rules)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ServerSettings:
     """The ``server:`` section: the resource URI the server answers as, its auth and access."""
 
@@ -131,7 +135,7 @@ class ServerSettings:
     redis: RedisSettings | None = None  # None: every count and cache in this process
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AuditSettings:
     """The ``server.audit`` section: one JSON line per tool call, allowed or refused.
 
@@ -148,7 +152,7 @@ class AuditSettings:
     max_argument_chars: int = 4096  # the arguments' JSON in one line; longer is cut
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class QuotaRule:
     """A rate limit: callers matching every ``when`` entry (as in access rules) get
     ``rate`` calls per ``per_seconds`` (``burst`` at once) of the tools ``grant`` covers
@@ -165,7 +169,7 @@ class QuotaRule:
     scope: Literal["tool", "rule"] = "tool"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class QuotaPolicy:
     """The ``server.quotas`` rules and ``server.concurrency`` (service -> calls at once)."""
 
@@ -177,7 +181,7 @@ class QuotaPolicy:
         return bool(self.rules or self.concurrency)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RedisSettings:
     """The ``server.redis`` section: state shared by replicas (quotas, OAuth tokens,
     idempotency records) in the Redis at ``url`` (``${VAR}`` resolved at start), under

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import gc
 import importlib
 import os
 import sys
@@ -19,7 +18,7 @@ from typing import Any, NoReturn
 
 from toolcat._errors import ToolcatError
 
-__all__ = ["CliError", "main", "resume_collection"]
+__all__ = ["CliError", "main"]
 
 # Order is the order of ``toolcat --help``.
 _COMMAND_MODULES = (
@@ -82,13 +81,53 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit code 2."""
+    """argparse, but a usage error is one line and exit code 2, and a mistyped flag
+    (``--fial-on``) is answered with the flag it most looks like."""
+
+    # unknown flag -> the closest flag of the (sub)command that met it; the top-level
+    # parser reports them, after the subcommand's parser has handed them back
+    _near: dict[str, str] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        if self._subparsers is None:  # a command's own parser: its flags are all here
+            self._note_near_flags(list(sys.argv[1:] if args is None else args))
+        return super().parse_known_args(args, namespace)
+
+    def _note_near_flags(self, words: list[str]) -> None:
+        """Remember, for each ``--word`` that is no flag of this parser (nor the start of
+        one, as argparse takes it), the flag it most looks like: an error reports it
+        (the error may be another, met first: a required flag that was mistyped)."""
+        _Parser._near.clear()  # one command line at a time
+        flags = [o for o in self._option_string_actions if o.startswith("--")]
+        words = words[: words.index("--")] if "--" in words else words
+        unknown = [
+            flag
+            for flag in (w.split("=", 1)[0] for w in words if w.startswith("--"))
+            if not any(f.startswith(flag) for f in flags)
+        ]
+        if not unknown:
+            return
+        import difflib  # here: only a mistyped flag needs it
+
+        for flag in unknown:
+            close = difflib.get_close_matches(flag, flags, 1, 0.7)
+            if close:
+                _Parser._near.setdefault(flag, close[0])
+
     def error(self, message: str) -> NoReturn:
+        near = dict(_Parser._near)
+        _Parser._near.clear()
+        if len(near) == 1 and message.startswith("unrecognized arguments"):
+            message += f"; did you mean {next(iter(near.values()))}?"
+        elif near:  # several, or another error met first (a required flag mistyped)
+            shown = ", ".join(f"{flag} (for {typed})" for typed, flag in near.items())
+            message += f"; did you mean {shown}?"
         raise CliError(f"{message} (see '{self.prog} --help')")
 
 
@@ -113,64 +152,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-# Commands that read files, compute and exit. They run without the cyclic garbage
-# collector: what they build (modules, a catalog, its exports) lives until the exit and
-# holds no cycles to free, yet each collection walked all of it again, 12% of
-# `toolcat schema`'s CPU time on Stripe's spec. Refcounting still frees everything else.
-# The others (serve, chat, call, test, docs, demo) run for long or send requests through
-# httpx and asyncio, whose objects do form cycles: they collect as usual.
-_BATCH = frozenset(
-    {"validate", "import", "diff", "list", "search", "schema", "catalog-schema", "env"}
-)
-
-
-# Long-running commands whose start-up (importing the MCP SDK, loading the catalog,
-# building the tool list) builds long-lived objects only: the collector stays off until
-# the command calls resume_collection(), just before it starts serving. serve's start to
-# `initialize` on GitHub's catalog: 13% of the SDK's import went to collections.
-# Turned back on, the collector would first walk every object the start-up made (they
-# are all still in its youngest generation): 0.4 s in three pauses before the first
-# answer on GitHub's catalog. So they are frozen first (gc.freeze, made for this):
-# never walked again, still freed by reference counting when a reload drops them.
-_STARTUP = frozenset({"serve"})
-_resume = [False]
-_froze = [False]  # main() gives a caller (a test, a program) its objects back: unfreeze
-
-
-def resume_collection() -> None:
-    """Turn the cyclic collector back on, if it was on when main() began (a _STARTUP
-    command calls this once started, before it serves), with what start-up built
-    moved out of its reach (``gc.freeze``)."""
-    if _resume[0]:
-        _resume[0] = False
-        gc.freeze()
-        _froze[0] = True
-        gc.enable()
-
-
-# Set when the command run was a batch one: the console script then leaves without the
-# interpreter's teardown, which frees every object one by one (as mypy does: 8% of
-# `toolcat schema`'s CPU time on Stripe's spec went to freeing its catalog at exit).
-# main() itself returns as usual, to tests and to programs that call it.
-_exit_fast = [False]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
-    collecting = gc.isenabled()
-    gc.disable()  # start-up builds long-lived objects only; see _BATCH
-    try:
-        return _main(argv, collecting)
-    finally:
-        _resume[0] = False
-        if _froze[0]:
-            _froze[0] = False
-            gc.unfreeze()
-        if collecting:
-            gc.enable()
-
-
-def _main(argv: Sequence[str] | None, collecting: bool) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     _open_closed_streams()
     try:
@@ -183,12 +166,6 @@ def _main(argv: Sequence[str] | None, collecting: bool) -> int:
             raise CliError(f"a command is required: {names} (see 'toolcat --help')")
         from toolcat.catalog import recursion_headroom
 
-        if args.command in _BATCH:
-            _exit_fast[0] = True
-        elif args.command in _STARTUP:
-            _resume[0] = collecting  # the command calls resume_collection() once started
-        elif collecting:
-            gc.enable()
         with recursion_headroom():  # schemas and values up to the nesting limit, all commands
             code: int = args.func(args)
         sys.stdout.flush()  # a full disk shows here, as one line, rather than at exit
@@ -255,14 +232,4 @@ def _say(message: str) -> None:
 
 
 def console_main() -> NoReturn:
-    _exit_fast[0] = False
-    code = main()
-    if _exit_fast[0]:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass  # the interpreter's own exit says what it says of a stream that fails
-        else:
-            os._exit(code)
-    sys.exit(code)
+    sys.exit(main())

@@ -70,17 +70,8 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--claims is not JSON: {exc}") from exc
         if not isinstance(claims, dict):
             raise CliError("--claims must be a JSON object of claims")
-        raw_scope = claims.get("scope", claims.get("scp", ""))
-        scopes = raw_scope.split() if isinstance(raw_scope, str) else list(raw_scope or [])
-        sub = claims.get("sub")
-        client = claims.get("client_id", claims.get("azp"))
-        identity = CallerIdentity.make(
-            subject=sub if isinstance(sub, str) else None,
-            method="jwt",
-            client_id=client if isinstance(client, str) else None,
-            scopes=[s for s in scopes if isinstance(s, str)],
-            claims=claims,
-        )
+        names = settings.auth.client_claims if settings is not None else ("client_id", "azp")
+        identity = CallerIdentity.from_claims(claims, method="jwt", client_claims=names)
     guard = AccessGuard(policy, catalog)
     rows = [(tool.name, guard.decide(identity, tool.name)) for tool in catalog]
     if args.format == "json":

@@ -25,6 +25,7 @@ MAX_CALLS_PER_TURN = 32
 
 
 def register(sub: Any) -> None:
+    from toolcat.catalog import OPENAI_MAX_TOOLS
     from toolcat.executor.providers import names
 
     p = sub.add_parser(
@@ -83,7 +84,7 @@ def register(sub: Any) -> None:
         "catalog's search.pinned and --tool), the tools found join later requests; "
         "native-search (Anthropic): send every tool deferred but the pinned ones, with the "
         "API's own tool-search tool; auto (default): search when the tools are more "
-        "than the provider accepts in one request (OpenAI: 128)",
+        f"than the provider accepts in one request (OpenAI: {OPENAI_MAX_TOOLS})",
     )
     p.add_argument(
         "--tool-search-variant",

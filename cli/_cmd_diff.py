@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from ._app import CliError
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ToolChange
+    from toolcat.catalog import Catalog
+    from toolcat.catalog.diff import ToolChange
 
     from ._gitrev import RevisionTree
 
@@ -27,15 +28,18 @@ def register(sub: Any) -> None:
             "and classify every change: breaking for callers (TD1xx), a safety regression "
             "(TD2xx), or a note (TD3xx). 'toolcat diff OLD NEW' compares two paths; "
             "'toolcat diff --base REF PATH...' compares PATH as it was at the git revision "
-            "REF with PATH as it is now. Exit 0 when no change is at or above --fail-on, "
+            "REF with PATH as it is now; without PATH, each root named in toolcat.toml (or "
+            "[tool.toolcat]) is compared as its own catalog, as validate checks them. Exit 0 "
+            "when no change is at or above --fail-on, "
             "1 when one is (or a catalog does not load), 2 on bad usage or unreadable input."
         ),
     )
     p.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",
         metavar="PATH",
-        help="OLD NEW; with --base, the catalog (one or more paths) in the working tree",
+        help="OLD NEW; with --base, the catalog (one or more paths) in the working tree "
+        "(default: each root of toolcat.toml or [tool.toolcat], as its own catalog)",
     )
     p.add_argument(
         "--base",
@@ -70,34 +74,78 @@ def run(args: argparse.Namespace) -> int:
             )
         old = _load([args.paths[0]], args.ref_root, "OLD", None)
         new = _load([args.paths[1]], args.ref_root, "NEW", None)
-        return _report(old, new, args, args.paths[0], args.paths[1])
+        return _write(args.format, [_report(old, new, args, args.paths[0], args.paths[1])])
+    from ._gitrev import tree_at
+
+    catalogs = _catalogs(args.paths)
+    with tree_at(args.base, [p for paths in catalogs for p in paths]) as tree:
+        outcomes = [_against_base(args, paths, tree.only(paths)) for paths in catalogs]
+    return _write(args.format, outcomes)
+
+
+def _catalogs(paths: Sequence[str]) -> list[list[str]]:
+    """The catalogs to compare: PATHs as one, else each configured root as its own."""
+    if paths:
+        return [list(paths)]
+    from ._cmd_validate import configured_roots
+
+    roots = configured_roots()
+    if not roots:
+        raise CliError(
+            "diff --base REF needs a PATH (or roots in toolcat.toml or [tool.toolcat]; "
+            "see 'toolcat diff --help')"
+        )
+    return [[root] for root in roots]
+
+
+def _against_base(args: argparse.Namespace, paths: list[str], tree: RevisionTree) -> _Outcome:
+    """One catalog (``paths`` now) against its state in ``tree``."""
     from pathlib import Path
 
     from toolcat.catalog import Catalog
 
-    from ._gitrev import tree_at
+    here = [p for p in paths if Path(p).exists()]
+    gone = [p for p in paths if not Path(p).exists()]
+    missing = [p for p in gone if p in tree.absent]
+    if missing:  # in neither: a typo, not a catalog deleted since REF
+        _load(missing, args.ref_root, "NEW", None)  # says why, as one line (exit 2)
+    if gone:
+        shown = ", ".join(gone)
+        print(f"toolcat: note: {shown}: deleted since {args.base}", file=sys.stderr)
+    if tree.absent:
+        shown = ", ".join(tree.absent)
+        print(f"toolcat: note: not in {args.base}: {shown} (its tools are new)", file=sys.stderr)
+    empty = Catalog(tools=[], services=[])
+    new = _load(here, args.ref_root, "NEW", None) if here else empty
+    old_ref_root = _ref_root_at(tree, args.ref_root)
+    old = _load(list(tree.paths), old_ref_root, "OLD", tree) if tree.paths else empty
+    new_name = " ".join(paths)
+    old_name = " ".join(tree.name(p) for p in paths)
+    return _report(old, new, args, old_name, new_name, tree)
 
-    here = [p for p in args.paths if Path(p).exists()]
-    gone = [p for p in args.paths if not Path(p).exists()]
-    with tree_at(args.base, args.paths) as tree:
-        missing = [p for p in gone if p in tree.absent]
-        if missing:  # in neither: a typo, not a catalog deleted since REF
-            _load(missing, args.ref_root, "NEW", None)  # says why, as one line (exit 2)
-        if gone:
-            shown = ", ".join(gone)
-            print(f"toolcat: note: {shown}: deleted since {args.base}", file=sys.stderr)
-        if tree.absent:
-            shown = ", ".join(tree.absent)
-            print(
-                f"toolcat: note: not in {args.base}: {shown} (its tools are new)", file=sys.stderr
-            )
-        empty = Catalog(tools=[], services=[])
-        new = _load(here, args.ref_root, "NEW", None) if here else empty
-        old_ref_root = _ref_root_at(tree, args.ref_root)
-        old = _load(list(tree.paths), old_ref_root, "OLD", tree) if tree.paths else empty
-        new_name = " ".join(args.paths)
-        old_name = " ".join(tree.name(p) for p in args.paths)
-        return _report(old, new, args, old_name, new_name, tree)
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One catalog compared: its report for stdout, exit code, and summary (text only)."""
+
+    name: str
+    text: str
+    code: int
+    summary: str = ""
+
+
+def _write(fmt: str, outcomes: Sequence[_Outcome]) -> int:
+    """Each catalog's report on stdout (several as one document), its summary on stderr
+    (named by the catalog when there are several)."""
+    from ._diff_formats import combine
+
+    sys.stdout.write(combine(fmt, [o.text for o in outcomes]))
+    sys.stdout.flush()
+    for o in outcomes:
+        if o.summary:
+            named = f"{o.name}: " if len(outcomes) > 1 else ""
+            print(f"toolcat: {named}{o.summary}", file=sys.stderr)
+    return max(o.code for o in outcomes)
 
 
 def _ref_root_at(tree: RevisionTree, ref_root: str | None) -> str:
@@ -128,19 +176,30 @@ class _Failed:
 def _load(
     paths: Sequence[str], ref_root: str | None, side: str, tree: RevisionTree | None
 ) -> Catalog | _Failed:
-    """The catalog, or its diagnostics after they went to stderr (as validate prints them)."""
+    """The catalog, or its diagnostics after they went to stderr (as validate prints them).
+
+    For the revision's side, every path in what is printed names ``REF:path``, never
+    the temporary folder the revision was written to."""
     import dataclasses
 
     from ._loading import read_catalog, report_failed_load
 
-    result = read_catalog(paths, ref_root)
+    try:
+        result = read_catalog(paths, ref_root)
+    except CliError as exc:
+        if tree is None:
+            raise
+        raise CliError(tree.show_text(str(exc)), exc.code) from exc
     if result.catalog is not None:
         catalog: Catalog = result.catalog
         return catalog
     diagnostics = list(result.diagnostics)
     files = list(result.files)
     if tree is not None:
-        diagnostics = [dataclasses.replace(d, file=tree.show(d.file)) for d in diagnostics]
+        diagnostics = [
+            dataclasses.replace(d, file=tree.show(d.file), message=tree.show_text(d.message))
+            for d in diagnostics
+        ]
         files = [tree.show(f) for f in files]
     errors = report_failed_load(diagnostics, files)
     noun = "error" if errors == 1 else "errors"
@@ -155,25 +214,22 @@ def _report(
     old_name: str,
     new_name: str,
     tree: RevisionTree | None = None,
-) -> int:
+) -> _Outcome:
+    """What comparing ``old`` with ``new`` prints, and its exit code."""
     from ._diff_formats import DIFF_FORMATS, DiffReport, format_load_failure, is_failure, summary
 
     report = DiffReport(old_name, new_name, args.fail_on)
     if isinstance(old, _Failed) or isinstance(new, _Failed):
         failed = [(s.side, s.diagnostics, s.files) for s in (old, new) if isinstance(s, _Failed)]
-        sys.stdout.write(format_load_failure(args.format, failed, report))
-        sys.stdout.flush()
-        return 1
-    from toolcat.catalog import diff_catalogs
+        return _Outcome(new_name, format_load_failure(args.format, failed, report), 1)
+    from toolcat.catalog.diff import diff_catalogs
 
     changes = diff_catalogs(old, new)
     if tree is not None:
         changes = tuple(_shown(ch, tree) for ch in changes)
-    sys.stdout.write(DIFF_FORMATS[args.format](changes, report))
-    sys.stdout.flush()
-    if args.format == "text":
-        print(f"toolcat: {summary(changes)}", file=sys.stderr)
-    return 1 if any(is_failure(ch, args.fail_on) for ch in changes) else 0
+    said = summary(changes) if args.format == "text" else ""
+    code = 1 if any(is_failure(ch, args.fail_on) for ch in changes) else 0
+    return _Outcome(new_name, DIFF_FORMATS[args.format](changes, report), code, said)
 
 
 def _shown(change: ToolChange, tree: RevisionTree) -> ToolChange:

@@ -20,7 +20,11 @@ def register(sub: Any) -> None:
     p.add_argument("path", metavar="CATALOG", help="catalog file, directory, or OpenAPI spec")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write")
     p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
-    p.add_argument("--title", help="the site's title (default: the catalog's file name)")
+    p.add_argument(
+        "--title",
+        help="the site's title (default: the catalog's one service, else its folder or file "
+        "name, passing over generic names such as 'catalog')",
+    )
     from ._loading import add_ref_root
 
     add_ref_root(p)
@@ -29,7 +33,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ._app import CliError
-    from ._docsite import NotEmptyError, build_site, check_output
+    from ._docsite import NotEmptyError, build_site, check_output, default_title
     from ._loading import load_or_exit
 
     out = Path(args.output)
@@ -41,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = load_or_exit([args.path], args.ref_root)
     src = Path(args.path)
     root = src if src.is_dir() else src.parent
-    title = args.title or (src.resolve().name if src.is_dir() else src.stem)
+    title = args.title or default_title(catalog, src)
     report = build_site(catalog, out, title=title, force=args.force, root=root)
     took = time.perf_counter() - start
     print(

@@ -15,6 +15,8 @@ _KINDS = {"tag": "tags", "operation": "operations", "path": "paths", "method": "
 
 
 def register(sub: Any) -> None:
+    from toolcat.catalog import MAX_DESCRIPTION_CHARS
+
     p = sub.add_parser(
         "import",
         help="write a YAML catalog from an OpenAPI spec",
@@ -121,9 +123,10 @@ def register(sub: Any) -> None:
     w.add_argument(
         "--description-max",
         type=int,
-        default=1024,
+        default=MAX_DESCRIPTION_CHARS,
         metavar="N",
-        help="cut tool and argument descriptions to N characters (default 1024, OpenAI's limit)",
+        help=f"cut tool and argument descriptions to N characters (default "
+        f"{MAX_DESCRIPTION_CHARS}, OpenAI's limit)",
     )
     w.add_argument(
         "--base-url-style",
@@ -152,13 +155,20 @@ def register(sub: Any) -> None:
         help="report only the operations left out and the summary",
     )
     o.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="with --update: list every operation too (by default an update reports what "
+        "it kept, changed, added or removed, the operations left out, and a summary)",
+    )
+    o.add_argument(
         "--ref-root",
         metavar="DIR",
         default=None,
         help="folder that the spec's $refs may read files under (default: the spec's git "
         "repository, else its folder)",
     )
-    from ._import_update import register_update  # issue 9 part 3: --overlay, --update
+    from ._import_update import register_update  # --overlay, --update, --force
 
     register_update(p, o)
     o.set_defaults(func=run)
@@ -221,11 +231,13 @@ def run(args: argparse.Namespace) -> int:
         finish_update,
         record_path,
         record_text,
+        refuse_discarding_edits,
         write_atomically,
     )
     from ._loading import check_ref_root
 
     before_import(args)  # --update FILE: refuse a file import did not write, before anything
+    refuse_discarding_edits(args)  # -o FILE changed by hand since: --update or --force
     check_ref_root(args.ref_root)
     if args.max_spec_mb <= 0:
         raise CliError("--max-spec-mb must be positive")
@@ -261,8 +273,10 @@ def run(args: argparse.Namespace) -> int:
         for d in result.diagnostics
         if d.code in ("TC203", "TC204") and len(d.path) == 3 and d.path[0] == "paths"
     }
+    # an update reports what it kept, changed, added or removed; -v every operation too
+    every = not args.quiet and (not args.update or args.verbose)
     for report in result.report:
-        if report.skipped or not args.quiet:
+        if report.skipped or every:
             print(str(report), file=sys.stderr)
             found = where.get((report.path, report.method)) if report.skipped else None
             if found is not None:
@@ -278,9 +292,9 @@ def run(args: argparse.Namespace) -> int:
             print(str(diag), file=sys.stderr)
 
     target = args.output or "<stdout>"
+    if args.update:  # FILE's hand edits merged into this import
+        return finish_update(args, result, spec, options)
     text = render_catalog(result, spec, options)
-    if args.update:  # FILE's hand edits merged into this import, under this header
-        return finish_update(args, result, spec, text)
     record = record_text(args, result, spec)
     if args.output:
         # the import record (what --update needs) goes beside the catalog, not into it:

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ._app import CliError
     from ._json import write_indented
-    from ._loading import load_or_exit
+    from ._loading import catalog_or_exit, read_catalog
 
     provider = get(args.provider)
     if args.strict and not provider.supports_strict:
@@ -74,14 +74,17 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--strict applies to {strict_ones}, not {args.provider}")
     # a format without output schemas: the importer need not convert response schemas
     outputs = getattr(provider, "carries_output_schemas", True)
-    catalog = load_or_exit(args.paths, args.ref_root, output_schemas=outputs)
+    result = read_catalog(args.paths, args.ref_root, output_schemas=outputs)
+    catalog = catalog_or_exit(result)
+    if not len(catalog):
+        _none_imported(result)
     try:
-        result = export_catalog(
+        exported = export_catalog(
             catalog, args.provider, strict=args.strict, toolset=args.toolset, budget=args.budget
         )
     except UnknownToolsetError as exc:
         raise CliError(str(exc), 2) from exc
-    write_indented(result.tools, sys.stdout)
+    write_indented(exported.tools, sys.stdout)
     sys.stdout.flush()
     from toolcat.executor.providers import limit_warnings
 
@@ -89,6 +92,19 @@ def run(args: argparse.Namespace) -> int:
     for line in limit_warnings(args.provider, sent):  # before a request fails there
         print(f"toolcat: warning: {line}", file=sys.stderr)
     if not args.quiet:
-        for note in result.notes:
+        for note in exported.notes:
             print(f"toolcat: note: {args.provider}: {note}", file=sys.stderr)
     return 0
+
+
+def _none_imported(result: Any) -> None:
+    """A catalog whose specs' operations were all left out exports nothing: say why, as
+    ``toolcat import`` does (each skipped operation, located), and exit 1."""
+    from ._app import CliError
+    from ._formats import format_text
+
+    skipped = [d for d in result.diagnostics if d.code in ("TC203", "TC204")]
+    if not skipped:
+        return  # a catalog without tools, as written
+    sys.stderr.write(format_text(skipped, list(result.files), "error"))
+    raise CliError("no tool to export: every operation of the spec was left out (see above)", 1)

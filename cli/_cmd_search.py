@@ -7,7 +7,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, SearchHit
+    from toolcat.catalog import Catalog
+    from toolcat.catalog.search import SearchHit
     from toolcat.executor import SemanticSearch
 
 #: The most results one query may ask for (``--top``).

@@ -8,10 +8,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._app import CliError, resume_collection
+from ._app import CliError
 
 if TYPE_CHECKING:
-    from toolcat.executor.mcp_server import PendingLoad
     from toolcat.loader import LoadResult
 
 
@@ -211,13 +210,79 @@ def register(sub: Any) -> None:
         help="with --transport http: also serve the catalog browser ('toolcat docs') "
         "read-only under /docs/",
     )
+    _add_limits(p)
     p.set_defaults(func=run)
+
+
+def _add_limits(p: Any) -> None:
+    """The bounds of the HTTP server against slow and greedy clients (docs/security.md)."""
+    g = p.add_argument_group("limits (HTTP)")
+    g.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a connection that has not sent a request's headers this long after it "
+        "opened (or after its last answer) is closed (default 10)",
+    )
+    g.add_argument(
+        "--keep-alive-timeout",
+        type=int,
+        default=5,
+        metavar="SECONDS",
+        help="an idle kept-alive connection is closed after this long (default 5)",
+    )
+    g.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="past this many connections or requests at once, new requests get 503 "
+        "(default 1000; keep it below the open-file limit)",
+    )
+    g.add_argument(
+        "--max-sessions",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="MCP sessions open at once; past it a new one gets 503 (default 1000)",
+    )
+    g.add_argument(
+        "--max-sessions-per-caller",
+        type=int,
+        default=32,
+        metavar="N",
+        help="MCP sessions one authenticated caller may hold; past it a new one gets "
+        "429 (default 32)",
+    )
+    g.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="an MCP session with no request for this long is closed (default 600)",
+    )
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    from toolcat.executor.mcp_server import ServeLimits
+
+    try:
+        return ServeLimits(
+            header_timeout=args.header_timeout,
+            keep_alive_timeout=args.keep_alive_timeout,
+            max_connections=args.max_connections,
+            max_sessions=args.max_sessions,
+            max_sessions_per_caller=args.max_sessions_per_caller,
+            session_idle_timeout=args.session_idle_timeout,
+        )
+    except ValueError as exc:
+        raise CliError(f"--{exc}") from exc
 
 
 def run(args: argparse.Namespace) -> int:
     import logging  # here, not at the top: every toolcat command imports this module
 
-    from toolcat.executor.mcp_server import PendingLoad  # no MCP SDK yet: see below
     from toolcat.loader import load_catalog
 
     if args.settle < 0 or args.poll_interval <= 0:
@@ -242,15 +307,10 @@ def run(args: argparse.Namespace) -> int:
     def load(paths: Sequence[str]) -> LoadResult:  # every load and --watch reload
         return load_catalog(paths, progress=False, ref_root=ref_root)
 
-    # The first load runs beside the MCP SDK's import (a forked child, where a second
-    # core is free): the two cost about the same and neither needs the other.
-    with PendingLoad(args.paths, load) as pending:
-        return _serve(args, load, pending)
+    return _serve(args, load)
 
 
-def _serve(
-    args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult], pending: PendingLoad
-) -> int:
+def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]) -> int:
     import logging
     import os
 
@@ -284,7 +344,7 @@ def _serve(
     if args.docs and args.transport != "http":
         raise CliError("--docs needs --transport http")
     try:
-        server.load(pending)
+        server.load()
     except CatalogInputError as exc:
         raise CliError(str(exc)) from exc
     except SharedStateError as exc:  # a malformed URL, no redis library, Redis not answering
@@ -307,7 +367,13 @@ def _serve(
                 "(standard output carries MCP): give --audit-log a file"
             )
         _warn_unset(server)
-        resume_collection()  # started: the server's own objects may hold cycles
+        if sys.stdin.isatty():  # a person at a terminal, not a client: say what this is
+            print(
+                f"toolcat serve: serving {len(tools)} tools over MCP on stdio; waiting for an "
+                "MCP client to speak on standard input (start it from the client; Ctrl-C stops)",
+                file=sys.stderr,
+                flush=True,
+            )
         anyio.run(server.run_stdio)
         return 0
 
@@ -331,6 +397,7 @@ def _serve(
         _warn_unset(server)  # once listening: a start that fails stays one line
 
     policy = _host_policy(args)
+    limits = _limits(args)
     docs_dir = _docs_site(server.catalog) if args.docs else None
     if args.metrics:
         try:
@@ -339,7 +406,6 @@ def _serve(
             raise CliError(str(exc)) from exc
     from toolcat.executor.mcp_server import AuthConfigError  # HTTP only: JWT's library
 
-    resume_collection()  # started: the server's own objects may hold cycles
     try:
         anyio.run(
             lambda: server.run_http(
@@ -352,6 +418,7 @@ def _serve(
                 docs_dir=docs_dir,
                 drain_timeout=args.drain_timeout,
                 stateless=args.stateless,
+                limits=limits,
             )
         )
     except AuthConfigError as exc:

@@ -45,8 +45,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--fail-on",
         choices=("error", "warning"),
-        default="error",
-        help="lowest severity that fails the run (default: error)",
+        default=None,
+        help="lowest severity that fails the run (default: the settings' fail_on, else error)",
     )
     p.add_argument(
         "--config",
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except CliError as exc:
         if exc.code == 2:
-            _write_problem(args.format, str(exc), args.fail_on)
+            _write_problem(args.format, str(exc), args.fail_on or "error")
         raise
 
 
@@ -116,6 +116,7 @@ def _run(args: argparse.Namespace) -> int:
         config = load_config(None)
     else:
         config = load_config(Path(args.config) if args.config else find_config())
+    args.fail_on = args.fail_on or config.fail_on or "error"
     excluded = [compile_globs(config.exclude, config.folder), compile_globs(args.exclude, Path())]
     predicates = [e for e in excluded if e is not None]
 
@@ -125,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.paths:
         catalogs = [list(args.paths)]
     elif config.roots:
-        catalogs = [[_shown(root)] for root in config.root_dirs()]
+        catalogs = [[root] for root in configured_roots(config)]
     else:
         raise CliError(
             "a PATH is required (or roots in toolcat.toml or [tool.toolcat]; "
@@ -151,11 +152,16 @@ def _run(args: argparse.Namespace) -> int:
 
     diagnostics = sort_diagnostics(diagnostics)
     note = ""
+    checked = [p for paths in catalogs for p in paths]
     if args.write_baseline is not None:
-        written = write_baseline(args.write_baseline, diagnostics)
+        keep = _other_catalogs_entries(args.write_baseline, files, checked)
+        written = write_baseline(args.write_baseline, diagnostics, keep)
         note = f"; wrote {written} baseline entries to {args.write_baseline}"
+        if keep:
+            note += f" ({len(keep)} of catalogs not checked here kept as they were)"
     elif baseline is not None:
-        diagnostics, known, gone = baseline.split(diagnostics)
+        scope = baseline.in_scope(files, checked)
+        diagnostics, known, gone = baseline.split(diagnostics, scope)
         note = f"; {known} known in the baseline left out"
         if gone:
             note += f", {gone} baseline entries no longer found (rewrite it with --write-baseline)"
@@ -179,6 +185,30 @@ def _run(args: argparse.Namespace) -> int:
     if args.format == "text" or note:
         print(f"toolcat: {summary_line(diagnostics, files)}{note}", file=sys.stderr)
     return 1 if any(is_failure(d, args.fail_on) for d in diagnostics) else 0
+
+
+def _other_catalogs_entries(path: str, files: list[str], checked: list[str]) -> list[Any]:
+    """The entries of the baseline at ``path`` that belong to catalogs this run did not
+    check (another root's): a rewrite keeps them. None when there is no readable baseline."""
+    from ._findings import read_baseline
+
+    if not Path(path).is_file():
+        return []
+    try:
+        previous = read_baseline(path)
+    except CliError:
+        return []  # not a baseline (yet): written afresh
+    return previous.outside(previous.in_scope(files, checked))
+
+
+def configured_roots(config: Any = None) -> list[str]:
+    """Each root of the repository's settings (``config``, else the file found from the
+    working directory), as a PATH relative to the working directory; none without."""
+    if config is None:
+        from ._config import find_config, load_config
+
+        config = load_config(find_config())
+    return [_shown(root) for root in config.root_dirs()]
 
 
 def _read(paths: list[str], ref_root: str | None, exclude: Any) -> Any:

@@ -8,6 +8,7 @@ key or a wrong value, is one line naming ``file:line`` (exit 2).
 ```toml
 roots = ["teams/*/catalog", "platform"]   # each one a separate catalog
 exclude = ["deploy/**", "*.schema.yaml"]  # globs, relative to this file's folder
+fail_on = "warning"                       # the default --fail-on (error | warning)
 ignore = ["TC110"]                        # codes never reported
 max_annotations = 50                      # --format github
 baseline = "toolcat-baseline.json"        # the default --baseline
@@ -30,7 +31,8 @@ from ._app import CliError
 
 __all__ = ["Config", "compile_globs", "find_config", "load_config", "read_config"]
 
-_KEYS = ("baseline", "exclude", "ignore", "max_annotations", "roots", "severity")
+_KEYS = ("baseline", "exclude", "fail_on", "ignore", "max_annotations", "roots", "severity")
+FAIL_ON = ("error", "warning")
 SEVERITIES = ("error", "warning", "info", "off")
 _CODE = re.compile(r"^TC\d{3}$")
 
@@ -46,6 +48,7 @@ class Config:
     severity: Mapping[str, str] = field(default_factory=dict)
     max_annotations: int | None = None
     baseline: str | None = None
+    fail_on: str | None = None  # validate's --fail-on when the command line gives none
 
     @property
     def folder(self) -> Path:
@@ -185,6 +188,12 @@ def read_config(data: Mapping[str, Any], path: Path | None = None) -> Config:
     if not isinstance(severity, dict):
         raise fail("severity", '\'severity\' must be a table of CODE = "error"|"warning"|...')
     for code, level in severity.items():
+        if code in _KEYS:  # `echo 'baseline = ...' >> toolcat.toml` after the [severity] table
+            raise fail(
+                code,
+                f"{code!r} is inside the [severity] table; move it above the first [table] "
+                "(TOML puts every key after a [table] header into that table)",
+            )
         _check_code(code, code, fail)
         if level not in SEVERITIES:
             raise fail(code, f"severity of {code} must be one of {', '.join(SEVERITIES)}")
@@ -194,6 +203,9 @@ def read_config(data: Mapping[str, Any], path: Path | None = None) -> Config:
     baseline = data.get("baseline")
     if baseline is not None and (not isinstance(baseline, str) or not baseline):
         raise fail("baseline", "'baseline' must be a file name")
+    fail_on = data.get("fail_on")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise fail("fail_on", f"'fail_on' must be one of {', '.join(FAIL_ON)}")
     return Config(
         path=path,
         roots=roots,
@@ -202,6 +214,7 @@ def read_config(data: Mapping[str, Any], path: Path | None = None) -> Config:
         severity=dict(severity),
         max_annotations=cap,
         baseline=baseline,
+        fail_on=fail_on,
     )
 
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from toolcat.catalog import record
 
 from ._app import CliError
 
@@ -33,7 +32,7 @@ __all__ = ["ConformanceOutcome", "SpecIndex", "check_conformance"]
 MAX_CASES = 1000  # --cases above this is refused: a run must stay bounded
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ConformanceOutcome:
     """One tool's check: passed, or the first non-conforming request (a diagnostic)."""
 

@@ -1,6 +1,6 @@
 """Output formats of `toolcat diff`: text, Markdown, JSON, SARIF 2.1.0, GitHub annotations.
 
-Each formatter is a pure function of the changes (``toolcat.catalog.ToolChange``)
+Each formatter is a pure function of the changes (``toolcat.catalog.diff.ToolChange``)
 and a :class:`DiffReport` header; it returns the text to print on stdout. File names
 in changes are already the ones to show (``REF:path`` for a catalog read from git).
 """
@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from toolcat.catalog import record
 
 from ._formats import (
     SARIF_SCHEMA_URI,
@@ -25,13 +24,14 @@ from ._formats import (
 )
 
 if TYPE_CHECKING:
-    from toolcat.catalog import ToolChange
+    from toolcat.catalog.diff import ToolChange
 
 __all__ = [
     "DIFF_FORMATS",
     "FAIL_ON",
     "MARKDOWN_ROWS",
     "DiffReport",
+    "combine",
     "format_load_failure",
     "is_failure",
     "summary",
@@ -46,7 +46,7 @@ _GITHUB_COMMAND = {"breaking": "error", "safety": "warning", "note": "notice"}
 _HEADINGS = {"breaking": "Breaking changes", "safety": "Safety regressions", "note": "Notes"}
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class DiffReport:
     """What was compared: the OLD and NEW catalogs as the user named them."""
 
@@ -170,7 +170,7 @@ def format_github(changes: Sequence[ToolChange], report: DiffReport) -> str:
 
 
 def _sarif_rule(rule_id: str, repo_docs: str | None) -> dict[str, Any]:
-    from toolcat.catalog import CHANGE_RULES
+    from toolcat.catalog.diff import CHANGE_RULES
 
     rule = CHANGE_RULES[rule_id]
     entry: dict[str, Any] = {
@@ -292,3 +292,23 @@ def format_load_failure(
         }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     return FORMATS[fmt](diagnostics, files, "error")  # sarif, github: as validate writes them
+
+
+def combine(fmt: str, reports: Sequence[str]) -> str:
+    """The reports of several catalogs (the roots of a repository) as one document of
+    ``fmt``: text, Markdown and GitHub annotations one after the other; JSON as
+    ``{"version": 1, "catalogs": [report, ...], "failed"}``; SARIF as one log with a
+    run per catalog. One report is returned as it is."""
+    if len(reports) == 1:
+        return reports[0]
+    if fmt == "json":
+        docs = [json.loads(r) for r in reports]
+        doc = {"version": 1, "catalogs": docs, "failed": any(d["failed"] for d in docs)}
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "sarif":
+        logs = [json.loads(r) for r in reports]
+        log = {**logs[0], "runs": [run for one in logs for run in one["runs"]]}
+        return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return "\n".join(reports)
+    return "".join(reports)

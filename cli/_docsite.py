@@ -18,19 +18,27 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import record
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
 
-__all__ = ["NotEmptyError", "SiteReport", "build_site", "check_output", "index_shard"]
+__all__ = [
+    "NotEmptyError",
+    "SiteReport",
+    "build_site",
+    "check_output",
+    "default_title",
+    "index_shard",
+    "summary_of",
+]
 
-#: Characters of a description shown in the list (the tool page shows all of it).
+#: Characters of a tool's summary shown in the list (the tool page shows all of it).
 SUMMARY_CHARS = 200
 #: Tools on a page of the list (the first view renders one page, whatever the catalog's size).
 PAGE_SIZE = 100
@@ -47,7 +55,7 @@ class NotEmptyError(ToolcatError):
     """The output folder holds files and ``force`` was not given."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SiteReport:
     tools: int
     files: int
@@ -221,6 +229,28 @@ def check_output(out: Path, force: bool) -> None:
         raise NotEmptyError(f"{out} is not empty (use --force to write into it)")
 
 
+def summary_of(description: str) -> str:
+    """The list's line for a tool: its description's first paragraph (an imported
+    tool's OpenAPI summary), on one line, cut at :data:`SUMMARY_CHARS`. The rest of
+    the description is on the tool's page: run into the summary, the two read as one."""
+    first = " ".join(description.strip().split("\n\n", 1)[0].split())
+    return first[:SUMMARY_CHARS] + ("…" if len(first) > SUMMARY_CHARS else "")
+
+
+_GENERIC_NAMES = frozenset({"catalog", "catalogs", "tools", "toolcat", "specs", "spec", "api"})
+
+
+def default_title(catalog: Catalog, path: Path) -> str:
+    """The site's title when none is given: the one service's name (a spec imported on
+    its own), else the catalog's folder or file name, passing over generic names
+    (``teams/billing/catalog`` is "billing", not "catalog")."""
+    here = path.resolve()
+    services = {tool.command.service for tool in catalog}
+    names = [*(services if len(services) == 1 else ()), here.stem if here.is_file() else here.name]
+    names += [folder.name for folder in here.parents]
+    return next((n for n in names if n and n.lower() not in _GENERIC_NAMES), names[0] or "toolcat")
+
+
 def build_site(
     catalog: Catalog,
     out: Path,
@@ -258,8 +288,7 @@ def build_site(
         row: dict[str, Any] = {
             "name": tool.name,
             "file": _file_name(tool.name, taken),
-            "summary": tool.description[:SUMMARY_CHARS]
-            + ("…" if len(tool.description) > SUMMARY_CHARS else ""),
+            "summary": summary_of(tool.description),
             "description": tool.description,
             "title": a.title or "",
             "service": tool.command.service,

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from toolcat.catalog import record
-
 if TYPE_CHECKING:
     import httpx
     from toolcat.catalog import Catalog, ToolDefinition, ToolExample
@@ -33,7 +31,7 @@ _PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
 TOKEN_REPLY = {"access_token": "test-access-token", "token_type": "Bearer", "expires_in": 3600}
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExampleOutcome:
     """One example's run: passed, or the diagnostics that say how it differs."""
 

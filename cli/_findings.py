@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -149,13 +149,36 @@ def _key_file(file: str, folder: Path) -> str:
 
 @dataclasses.dataclass
 class Baseline:
-    """Known findings: ``(file, code, fingerprint)`` with how many times each was seen."""
+    """Known findings: ``(file, code, fingerprint)`` with how many times each was seen.
+
+    A run speaks only for the baseline entries of its own catalogs (:meth:`in_scope`):
+    validating one root neither reports another root's entries as gone nor drops them
+    when it rewrites the baseline.
+    """
 
     path: Path
     known: Counter[tuple[str, str, str]]
+    entries: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # as written
 
-    def split(self, diagnostics: Sequence[Any]) -> tuple[list[Any], int, int]:
-        """``(new findings, how many were known, how many known ones are gone)``."""
+    def in_scope(self, files: Iterable[str], paths: Iterable[str]) -> Callable[[str], bool]:
+        """Whether an entry's file belongs to a run that read ``files`` from ``paths``:
+        one of those files, or one below a PATH (a file deleted since is still its own)."""
+        folder = Path(os.path.abspath(self.path)).parent
+        read = {_key_file(f, folder) for f in files}
+        below = [_key_file(p, folder).rstrip("/") for p in paths]
+        if "." in below:
+            return lambda file: True
+
+        def covered(file: str) -> bool:
+            return file in read or any(file == p or file.startswith(p + "/") for p in below)
+
+        return covered
+
+    def split(
+        self, diagnostics: Sequence[Any], scope: Callable[[str], bool] | None = None
+    ) -> tuple[list[Any], int, int]:
+        """``(new findings, how many were known, how many known ones are gone)``; only
+        the entries in ``scope`` (default: all) can be gone."""
         left = Counter(self.known)
         folder = Path(os.path.abspath(self.path)).parent
         new = []
@@ -166,7 +189,12 @@ class Baseline:
             else:
                 new.append(d)
         known = len(diagnostics) - len(new)
-        return new, known, sum(left.values())
+        gone = sum(n for key, n in left.items() if scope is None or scope(key[0]))
+        return new, known, gone
+
+    def outside(self, scope: Callable[[str], bool]) -> list[dict[str, Any]]:
+        """The entries (as written) that ``scope`` does not cover: another root's."""
+        return [e for e in self.entries if not scope(str(e.get("file")))]
 
 
 def read_baseline(path: str) -> Baseline:
@@ -200,14 +228,17 @@ def read_baseline(path: str) -> Baseline:
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise CliError(f"{path}: baseline finding {number}: 'count' must be 1 or more")
         known[(file, code, mark)] += count
-    return Baseline(Path(path), known)
+    return Baseline(Path(path), known, [dict(item) for item in findings])
 
 
 _ENTRY_KEYS = ("file", "code", "fingerprint")
 
 
-def write_baseline(path: str, diagnostics: Sequence[Any]) -> int:
-    """Write every finding of ``diagnostics`` to ``path``; returns how many entries."""
+def write_baseline(
+    path: str, diagnostics: Sequence[Any], keep: Sequence[Mapping[str, Any]] = ()
+) -> int:
+    """Write every finding of ``diagnostics`` to ``path``, with the entries ``keep`` (of
+    catalogs this run did not check) as they were; returns how many entries."""
     folder = Path(os.path.abspath(path)).parent
     counts: Counter[tuple[str, str, str]] = Counter()
     messages: dict[tuple[str, str, str], str] = {}
@@ -222,6 +253,8 @@ def write_baseline(path: str, diagnostics: Sequence[Any]) -> int:
             entry["count"] = counts[key]
         entry["message"] = messages[key]  # for a reviewer; matching ignores it
         entries.append(entry)
+    entries += [dict(e) for e in keep]
+    entries.sort(key=lambda e: tuple(str(e.get(k)) for k in _ENTRY_KEYS))
     doc = {"toolcat_baseline": 1, "findings": entries}
     try:
         Path(path).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "utf-8")

@@ -9,6 +9,7 @@ their files as they were at REF.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -44,6 +45,21 @@ class RevisionTree:
         except (ValueError, OSError):
             return file
         return f"{self.ref}:{rel.as_posix()}"
+
+    def show_text(self, text: str) -> str:
+        """``text`` (a message) with each path inside the tree written ``REF:path``."""
+        for root in dict.fromkeys((str(self.root), str(self.root.resolve()))):
+            text = text.replace(root + os.sep, f"{self.ref}:").replace(root, f"{self.ref}:.")
+        return text
+
+    def only(self, paths: Sequence[str]) -> RevisionTree:
+        """The same tree, for ``paths`` alone (some of those it was made for)."""
+        present = tuple(self._at(p) for p in paths if p not in self.absent)
+        absent = tuple(p for p in paths if p in self.absent)
+        return dataclasses.replace(self, paths=present, absent=absent)
+
+    def _at(self, path: str) -> str:
+        return str(self.root / Path(path).resolve().relative_to(self.top))
 
     def name(self, path: str) -> str:
         """A working-tree ``path`` as git names it at the revision: ``REF:repo/relative``."""

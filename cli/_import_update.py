@@ -1,4 +1,4 @@
-"""`toolcat import` options of issue 9 part 3: ``--overlay FILE`` and ``--update FILE``.
+"""`toolcat import` options for overlays and re-imports: ``--overlay``, ``--update``, ``--force``.
 
 ``--update FILE`` re-imports into a catalog that ``toolcat import openapi`` wrote
 and keeps what was changed by hand (see :mod:`toolcat.loader.openapi`'s
@@ -24,6 +24,7 @@ __all__ = [
     "finish_update",
     "record_path",
     "record_text",
+    "refuse_discarding_edits",
     "register_update",
     "run_update_only",
     "write_atomically",
@@ -31,7 +32,7 @@ __all__ = [
 
 _OPENAPI: list[argparse.ArgumentParser] = []  # the `import openapi` parser, for re-parsing
 # not options of the import: where it goes, how it reports, what this run is
-_NOT_RECORDED = frozenset({"spec", "output", "update", "quiet", "help"})
+_NOT_RECORDED = frozenset({"spec", "output", "update", "force", "quiet", "verbose", "help"})
 _PATH_OPTIONS = frozenset({"overlay", "ref_root"})  # recorded relative to the written file
 
 
@@ -52,6 +53,12 @@ def register_update(p: Any, o: Any) -> None:
         help="re-import into FILE (written by toolcat import) keeping hand edits; "
         "without other options, with the options FILE records",
     )
+    o.add_argument(
+        "--force",
+        action="store_true",
+        help="-o FILE: overwrite FILE even when it was changed by hand since it was imported "
+        "(without --force that is refused: --update FILE keeps the changes)",
+    )
     p.add_argument(
         "--update",
         dest="update_file",
@@ -66,6 +73,13 @@ def register_update(p: Any, o: Any) -> None:
         dest="update_quiet",
         action="store_true",
         help="with --update: report only the operations left out, the edits kept and the summary",
+    )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        dest="update_verbose",
+        action="store_true",
+        help="with --update: list every operation too",
     )
 
 
@@ -87,17 +101,17 @@ def write_atomically(path: Path, text: str) -> None:
         raise CliError(f"{path}: cannot write: {exc.strerror or exc}") from exc
 
 
-def _record_of(file: str) -> Any:
-    """The import record of ``file``: its ``.import-record`` beside it, else the comment
-    lines that end the file (what ``import`` writes to standard output)."""
+def _read_with_record(file: str) -> tuple[str, Any]:
+    """``file``'s text and its import record (``None``: none): its ``.import-record``
+    beside it, else the comment lines that end the file (what ``import`` writes to
+    standard output)."""
     from toolcat.loader.openapi import parse_record
 
     path = Path(file)
     try:
         text = path.read_text(encoding="utf-8")
         beside = record_path(file)
-        if beside.is_file():
-            text = "\n" + beside.read_text(encoding="utf-8")
+        record_text = "\n" + beside.read_text(encoding="utf-8") if beside.is_file() else text
     except FileNotFoundError:
         raise CliError(
             f"{file}: no such file; --update re-imports into a catalog that "
@@ -105,7 +119,12 @@ def _record_of(file: str) -> Any:
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"{file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
-    record = parse_record(text)
+    return text, parse_record(record_text)
+
+
+def _record_of(file: str) -> Any:
+    """The import record of ``file``; a file without one is refused (one line)."""
+    record = _read_with_record(file)[1]
     if record is None:
         raise CliError(
             f"{file}: not written by 'toolcat import openapi' (no import record beside it "
@@ -165,8 +184,43 @@ def before_import(args: argparse.Namespace) -> None:
     folder = Path(file).parent
     ns = _OPENAPI[0].parse_args([args.spec, *_from_record(record.argv, folder)])
     for key, value in vars(ns).items():
-        if key not in ("spec", "update", "quiet", "output", "func"):
+        if key not in _NOT_RECORDED and key != "func":
             setattr(args, key, value)
+
+
+def refuse_discarding_edits(args: argparse.Namespace) -> None:
+    """``-o FILE`` over a catalog that import wrote and that was changed by hand since:
+    refused (one line, nothing written) unless ``--force``; ``--update FILE`` keeps them.
+
+    A file import did not write, or one as import left it, is simply overwritten.
+    """
+    file = getattr(args, "output", None)
+    if not file or getattr(args, "force", False) or not Path(file).is_file():
+        return
+    text, record = _read_with_record(file)
+    if record is None:
+        return
+    from toolcat.loader import CatalogError, read_yaml
+    from toolcat.loader.openapi import edits_since_import
+
+    try:
+        current = read_yaml(text, file)
+    except CatalogError:
+        current = None
+    if isinstance(current, dict):
+        changes = edits_since_import(current, record)
+    else:
+        changes = ["the file is no catalog now"]
+    if not changes:
+        return
+    shown = ", ".join(changes[:3]) + (f" and {len(changes) - 3} more" if len(changes) > 3 else "")
+    them = "it" if len(changes) == 1 else "them"
+    count = "1 change" if len(changes) == 1 else f"{len(changes)} changes"
+    raise CliError(
+        f"{file} was changed by hand since it was imported ({count}: {shown}); a plain "
+        f"import would discard {them}. Re-import with --update {file} (instead of -o) to "
+        f"keep {them}, or add --force to overwrite {them}; nothing written"
+    )
 
 
 def run_update_only(args: argparse.Namespace) -> int:
@@ -176,6 +230,7 @@ def run_update_only(args: argparse.Namespace) -> int:
     folder = Path(file).parent
     spec = folder / record.spec
     quiet = ["-q"] if getattr(args, "update_quiet", False) else []
+    quiet += ["-v"] if getattr(args, "update_verbose", False) else []
     argv = [str(spec), *_from_record(record.argv, folder), "--update", file, *quiet]
     ns = _OPENAPI[0].parse_args(argv)
     result: int = ns.func(ns)
@@ -194,17 +249,16 @@ def record_text(args: argparse.Namespace, result: Any, spec: Path) -> str:
     return text
 
 
-def finish_update(args: argparse.Namespace, result: Any, spec: Path, written: str) -> int:
-    """Merge the fresh import into ``args.update`` and write it; one line per edit kept.
-
-    ``written``: the import as the writer wrote it; its header comments head the file.
-    """
+def finish_update(args: argparse.Namespace, result: Any, spec: Path, options: Any) -> int:
+    """Merge the fresh import into ``args.update`` and write it under the writer's header;
+    one line per thing kept, changed, added or removed, then the summary."""
     from toolcat.loader import CatalogError, read_yaml
     from toolcat.loader.openapi import (
         catalog_document,
         merge_update,
         operation_key,
         render_document,
+        render_header,
     )
 
     file = args.update
@@ -222,19 +276,16 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path, written: st
     ops = {r.tool: operation_key(r.method, r.path, r.operation_id) for r in result.report if r.tool}
     new = catalog_document(result)
     outcome = merge_update(current, record, new, ops)
-    header = ""  # the writer's own header, whatever it says
-    for line in written.splitlines(keepends=True):
-        if not line.startswith("#"):
-            break
-        header += line
-    merged = header + render_document(outcome.doc)
-    write_atomically(path, merged)
+    tools = outcome.doc.get("tools") or []
+    header = render_header(result, spec, options, written=len(tools))
+    write_atomically(path, header + render_document(outcome.doc))
     write_atomically(record_path(file), record_text(args, result, spec).lstrip("\n"))
-    for line in [*outcome.kept, *outcome.added, *outcome.removed]:
+    for line in [*outcome.kept, *outcome.changed, *outcome.added, *outcome.removed]:
         print(line, file=sys.stderr)
+    edits = "1 hand edit" if len(outcome.kept) == 1 else f"{len(outcome.kept)} hand edits"
     print(
-        f"updated {file}: {len(outcome.kept)} hand edits kept, {len(outcome.added)} added, "
-        f"{len(outcome.removed)} removed",
+        f"updated {file}: {len(tools)} tools; {edits} kept, {len(outcome.changed)} changed, "
+        f"{len(outcome.added)} added, {len(outcome.removed)} removed",
         file=sys.stderr,
     )
     return 0

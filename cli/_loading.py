@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_ref_root",
+    "catalog_or_exit",
     "check_ref_root",
     "load_or_exit",
     "read_catalog",
@@ -95,6 +96,11 @@ def load_or_exit(
     :func:`read_catalog`'s.
     """
     result = read_catalog(paths, ref_root, output_schemas=output_schemas)
+    return catalog_or_exit(result, like_validate=like_validate)
+
+
+def catalog_or_exit(result: Any, *, like_validate: bool = False) -> Catalog:
+    """``result``'s catalog, or its errors on stderr and exit code 1 (see :func:`load_or_exit`)."""
     if result.catalog is None:
         if like_validate:
             errors = report_failed_load(result.diagnostics, result.files)

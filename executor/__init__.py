@@ -5,7 +5,7 @@ One call through the pipeline (module names)::
 
     ToolCall (_calls) ─> Executor (_executor): resolve the tool by exact name
       ─> plan, compiled once per tool (_plan)
-      ─> parse and validate the arguments (_arguments; fast path: catalog's compile_check)
+      ─> parse and validate the arguments (_arguments: jsonschema-rs, linear-time regexes)
       ─> render the request (_render: path/query/header/cookie by _styles, body by _templates)
       ─> auth (_auth) and outbound policy (_policy), secrets tracked for redaction (_redact)
       ─> dispatch with httpx: timeouts, retries, redirects, capped bodies (_dispatch)

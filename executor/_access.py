@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import AccessPolicy, AccessRule, Catalog, record
+from toolcat.catalog import AccessPolicy, AccessRule, Catalog
 
 from ._identity import CallerIdentity
 
 __all__ = ["AccessDecision", "AccessGuard"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AccessDecision:
     """``allowed`` and the rule that decided (``None``: no rules, or none matched)."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -10,60 +9,38 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolcat.catalog import (
-    INTEGER_FORMATS,
     MAX_NESTING_DEPTH,
-    compile_check,
-    integer_format_check,
-    linear_regex,
+    linear_validator,
     recursion_headroom,
+    schema_objects,
+    thaw,
 )
 
 from ._calls import ToolError
 
 __all__ = [
+    "CHECKED_FORMATS",
+    "INTEGER_FORMATS",
     "ArgumentChecker",
     "format_loc",
     "parse_arguments",
-    "sealed_registry",
     "sealed_validator",
 ]
 
 if TYPE_CHECKING:
-    from jsonschema import FormatChecker
-    from jsonschema.exceptions import ValidationError
+    import jsonschema_rs
 
-# jsonschema is imported on the first call the fast check cannot decide (a violation to
-# describe, a keyword it does not know), not with the executor: with its format checkers
-# it is a third of `from toolcat.executor import Executor` (about 90 ms).
+# OpenAPI's integer formats, as validating servers (Prism, ajv) enforce them: int64 is held to
+# the integers a JSON number keeps exactly everywhere (I-JSON, RFC 7493 §2.2), ±(2**53 - 1).
+# jsonschema-rs checks formats of strings only, so these become bounds (_integer_bounds).
+INTEGER_FORMATS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**53) + 1, 2**53 - 1)}
 
-
-@functools.cache
-def _format_checker() -> FormatChecker:
-    """JSON Schema 2020-12's formats as jsonschema checks them with its format-nongpl extra
-    (date-time, uri, hostname, duration, ... need it: declared in pyproject), plus OpenAPI's
-    int32/int64. docs/executor.md lists exactly these (a test compares the two)."""
-    from jsonschema import Draft202012Validator, FormatChecker
-
-    checker = FormatChecker(formats=())
-    checker.checkers = dict(Draft202012Validator.FORMAT_CHECKER.checkers)  # a copy
-    for fmt in INTEGER_FORMATS:
-        checker.checks(fmt)(integer_format_check(fmt))
-    return checker
-
-
-def __getattr__(name: str) -> Any:
-    if name == "FORMAT_CHECKER":  # built on first use (so not in __all__)
-        return _format_checker()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# The formats the fast path treats as asserted: it checks int32/int64 itself and leaves a
-# schema with any other of them to jsonschema. Written out, so that building a checker
-# imports no jsonschema: every format jsonschema can check for 2020-12 (iri and
-# iri-reference only with rfc3987, which is not installed: then jsonschema decides, and
-# skips them, as the fast path would). A test holds it to a superset of FORMAT_CHECKER's;
-# a format missing here would be skipped by the fast path while jsonschema checks it.
-_ASSERTED = frozenset(
+# The formats of JSON Schema 2020-12 that jsonschema-rs checks (validate_formats=True), less
+# iri and iri-reference, plus the integer formats: docs/executor.md lists exactly these (a
+# test compares the two). iri and iri-reference stay annotations, as before jsonschema-rs:
+# a call accepted then is not refused now. Any other format is an annotation.
+_UNCHECKED_FORMATS = ("iri", "iri-reference")
+CHECKED_FORMATS = frozenset(
     {
         "date",
         "date-time",
@@ -72,12 +49,8 @@ _ASSERTED = frozenset(
         "hostname",
         "idn-email",
         "idn-hostname",
-        "int32",
-        "int64",
         "ipv4",
         "ipv6",
-        "iri",
-        "iri-reference",
         "json-pointer",
         "regex",
         "relative-json-pointer",
@@ -86,42 +59,43 @@ _ASSERTED = frozenset(
         "uri-reference",
         "uri-template",
         "uuid",
+        *INTEGER_FORMATS,
     }
 )
 
 
-def _refuse(uri: str) -> Any:
-    from referencing import exceptions
-
-    refused: Any = exceptions.NoSuchResource  # attrs class: mypy cannot see its fields
-    raise refused(ref=uri)
+def _annotation(value: str) -> bool:
+    return True
 
 
-@functools.cache
-def sealed_registry() -> Any:
-    """A ``referencing.Registry`` that retrieves nothing: no URL, no file, ever.
+_FORMATS = dict.fromkeys(_UNCHECKED_FORMATS, _annotation)
 
-    jsonschema's default registry fetches any ``$ref`` it cannot resolve inside
-    the schema (``http://``, ``file://``) and the result could reach the model.
-    The loader refuses such refs; this is the run-time guarantee behind it: a
-    schema that holds one anyway (a hand-built catalog) fails to validate.
+
+def sealed_validator(schema: Any, *, formats: bool = False) -> jsonschema_rs.Validator:
+    """A jsonschema-rs validator of ``schema`` that never retrieves a ``$ref`` target from
+    outside the schema and runs its regexes in linear time
+    (:func:`toolcat.catalog.linear_validator`). ``formats``: assert :data:`CHECKED_FORMATS`
+    (arguments); otherwise formats are annotations (the upstream's output).
+
+    Raises ``jsonschema_rs.ValidationError`` for a schema it cannot compile.
     """
-    import referencing
+    if not formats:
+        return linear_validator(schema)
+    with recursion_headroom():
+        bounded = _integer_bounds(thaw(schema))
+    return linear_validator(bounded, formats=_FORMATS)
 
-    registry: Any = referencing.Registry  # attrs class: mypy cannot see its fields
-    return registry(retrieve=_refuse)
 
-
-def sealed_validator(schema: Any, **kwargs: Any) -> Any:
-    """A validator for ``schema`` (its ``$schema`` dialect, default 2020-12) that never
-    retrieves a ``$ref`` target from outside the schema.
-
-    Its regexes run on RE2 (linear time) inside ``toolcat.catalog.linear_regex()``:
-    wrap ``iter_errors``/``is_valid`` in it when the instance is untrusted."""
-    from jsonschema import Draft202012Validator, validators
-
-    cls = validators.validator_for(schema, default=Draft202012Validator)
-    return cls(schema, registry=sealed_registry(), **kwargs)
+def _integer_bounds(plain: Any) -> Any:
+    """``plain`` with each ``format: int32``/``int64`` given its bounds beside it (``allOf``),
+    in place: the same values pass (numbers in range, and every value of another type)."""
+    for _, node in schema_objects(plain):
+        fmt = node.get("format")
+        bounds = INTEGER_FORMATS.get(fmt) if isinstance(fmt, str) else None
+        alls = node.get("allOf", [])
+        if bounds is not None and isinstance(alls, list):
+            node["allOf"] = [*alls, {"minimum": bounds[0], "maximum": bounds[1]}]
+    return plain
 
 
 _MAX_MSG = 300
@@ -228,16 +202,30 @@ def _json_type(value: Any) -> str:
 
 
 class ArgumentChecker:
-    """A tool's compiled validator and top-level defaults; build once per tool."""
+    """A tool's compiled validator and top-level defaults; build once per tool (the plan).
 
-    __slots__ = ("_schema", "_validator", "_fast", "_defaults", "_properties")
+    The validator is jsonschema-rs's (:func:`sealed_validator` with the checked formats):
+    compiled Rust, linear-time regexes, no retrieval, so a check is bounded by the size
+    of the arguments and the schema and is cheap enough to run on an event loop.
+    """
+
+    __slots__ = ("_schema", "_validator", "_refusal", "_defaults")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
+        import jsonschema_rs
+
         self._schema = schema
-        self._validator: Any = None  # jsonschema's, built when the fast check cannot decide
-        self._fast = compile_check(schema, formats=_ASSERTED)  # None: jsonschema decides
+        self._validator: jsonschema_rs.Validator | None = None
+        self._refusal: ToolError | None = None  # a schema that cannot be compiled
+        try:
+            self._validator = sealed_validator(schema, formats=True)
+        except jsonschema_rs.ValidationError as exc:
+            self._refusal = _refusal(exc)
+        except ValueError as exc:  # "Recursion limit reached": nested past 255 levels
+            self._refusal = ToolError(
+                "refused_by_policy", f"the tool's input schema cannot be compiled: {exc}"
+            )
         props = schema.get("properties") or {}
-        self._properties = frozenset(props)
         self._defaults = tuple(
             (name, sub["default"])
             for name, sub in props.items()
@@ -245,16 +233,14 @@ class ArgumentChecker:
         )
 
     def check(self, args: dict[str, Any]) -> tuple[ToolError, ...]:
-        """Every violation, most relevant first; applies defaults when there are none.
+        """Every violation, in the schema's order; applies defaults when there are none.
 
         ``args`` is the caller's fresh dict (from :func:`parse_arguments`): defaults
         are added to it in place, never to the caller's own mapping.
         """
-        with recursion_headroom():  # a schema and arguments up to the nesting limit
-            fast = self._fast
-            errors = () if fast is not None and fast(args) else tuple(self._errors(args))
-            if errors:
-                errors = self._retry_without_strict_nulls(args, errors)
+        errors = self._errors(args)
+        if errors:
+            errors = self._retry_without_strict_nulls(args, errors)
         if not errors:
             for name, default in self._defaults:
                 if name not in args:
@@ -272,80 +258,94 @@ class ArgumentChecker:
         dropped (at any depth) and the call checked again; the errors reported are
         those that remain. Only when the call is then valid does ``args`` change.
         """
-        from toolcat.catalog import strip_strict_nulls
+        from toolcat.catalog.schema import strip_strict_nulls
 
-        stripped = strip_strict_nulls(self._schema, args)
+        with recursion_headroom():  # strip_strict_nulls recurses per level
+            stripped = strip_strict_nulls(self._schema, args)
         if stripped == args:
             return errors
-        fast = self._fast
-        remaining = () if fast is not None and fast(stripped) else tuple(self._errors(stripped))
+        remaining = self._errors(stripped)
         if not remaining:
             args.clear()
             args.update(stripped)
         return remaining
 
-    def _errors(self, args: dict[str, Any]) -> list[ToolError]:
-        from jsonschema.exceptions import relevance
-        from referencing.exceptions import Unresolvable
-
-        if self._validator is None:
-            from jsonschema import Draft202012Validator
-
-            self._validator = Draft202012Validator(
-                self._schema, format_checker=_format_checker(), registry=sealed_registry()
-            )
+    def _errors(self, args: dict[str, Any]) -> tuple[ToolError, ...]:
+        validator = self._validator
+        if validator is None:
+            assert self._refusal is not None
+            return (self._refusal,)
         try:
-            with linear_regex():  # pattern/patternProperties on RE2: linear in the arguments
-                found = sorted(self._validator.iter_errors(args), key=relevance)
-        except Unresolvable as exc:  # a $ref to a URL or a file: never fetched
-            ref = getattr(exc, "ref", None) or str(exc)
-            return [
-                ToolError(
-                    "refused_by_policy",
-                    f"the tool's schema refers to {str(ref)[:_MAX_MSG]!r} outside itself; "
-                    "toolcat never fetches a schema from a URL or a file (fix the catalog)",
-                )
-            ]
-        out: list[ToolError] = []
-        seen: set[tuple[tuple[str | int, ...], str]] = set()
-        for err in found:
-            for error in _describe(err):
-                if (error.loc, error.msg) not in seen:  # one per property, not per keyword
-                    seen.add((error.loc, error.msg))
-                    out.append(error)
-            if len(out) >= _MAX_ERRORS:
-                out = out[:_MAX_ERRORS]
-                out.append(ToolError("invalid_arguments", "more violations not shown"))
-                break
-        return out
+            if validator.is_valid(args):
+                return ()
+            found = validator.iter_errors(args)
+            out: list[ToolError] = []
+            seen: set[tuple[tuple[str | int, ...], str]] = set()
+            for err in found:
+                for error in _describe(err, self._schema):
+                    if (error.loc, error.msg) not in seen:  # one per property, not per keyword
+                        seen.add((error.loc, error.msg))
+                        out.append(error)
+                if len(out) >= _MAX_ERRORS:
+                    out = out[:_MAX_ERRORS]
+                    out.append(ToolError("invalid_arguments", "more violations not shown"))
+                    break
+        except ValueError as exc:  # a value of a type JSON has not, from a caller's mapping
+            return (ToolError("invalid_arguments", f"arguments must be JSON values: {exc}"),)
+        return tuple(out)
 
 
-def _describe(err: ValidationError) -> list[ToolError]:
-    loc = tuple(err.absolute_path)
-    if err.validator == "required" and isinstance(err.instance, Mapping):
-        required: Any = err.validator_value
-        missing = [p for p in required if p not in err.instance]
+def _refusal(exc: jsonschema_rs.ValidationError) -> ToolError:
+    """The error every call of a tool gets whose schema jsonschema-rs cannot compile."""
+    if exc.kind.name == "$ref":
+        # "Resource 'URL' is not present in a registry and retrieving it failed: ..."
+        reason = exc.message.split(" and retrieving it failed")[0]
+        return ToolError(
+            "refused_by_policy",
+            f"the tool's schema has a $ref that does not resolve inside it "
+            f"({reason[:_MAX_MSG]}); toolcat never fetches a schema from a URL or a file "
+            "(fix the catalog)",
+        )
+    where = "/".join(str(p) for p in exc.instance_path)
+    return ToolError(
+        "refused_by_policy",
+        f"the tool's input schema is not valid JSON Schema"
+        f"{f' at {where}' if where else ''}: {exc.message[:_MAX_MSG]} (fix the catalog)",
+    )
+
+
+def _describe(err: jsonschema_rs.ValidationError, root: Any) -> list[ToolError]:
+    loc = tuple(err.instance_path)
+    kind = err.kind.as_dict()
+    name = err.kind.name
+    if name == "required":
         return [
-            ToolError("invalid_arguments", "required argument is missing", (*loc, p))
-            for p in missing
+            ToolError("invalid_arguments", "required argument is missing", (*loc, kind["property"]))
         ]
-    if err.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(
-        err.instance, Mapping
-    ):
-        schema = err.schema if isinstance(err.schema, Mapping) else {}
-        known = set(schema.get("properties") or {})
-        patterns = schema.get("patternProperties") or {}
-        extras = [k for k in err.instance if k not in known and not patterns]
-        if extras:
-            hint = f"; allowed: {', '.join(sorted(known))}" if known else ""
-            return [
-                ToolError("invalid_arguments", f"unexpected argument{hint}", (*loc, k))
-                for k in extras
-            ]
+    if name in ("additionalProperties", "unevaluatedProperties"):
+        known = _known_properties(root, err.schema_path[:-1])
+        hint = f"; allowed: {', '.join(sorted(known))}" if known else ""
+        return [
+            ToolError("invalid_arguments", f"unexpected argument{hint}", (*loc, key))
+            for key in kind["unexpected"]
+        ]
     message = err.message
     if len(message) > _MAX_MSG:
         message = message[: _MAX_MSG - 1] + "…"
     return [ToolError("invalid_arguments", message, loc)]
+
+
+def _known_properties(root: Any, path: list[str | int]) -> list[str]:
+    """The ``properties`` of the schema object at ``path`` (jsonschema-rs's ``schema_path``
+    of a keyword, resolved through ``$ref``: it names the target), or none."""
+    node = root
+    for part in path:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return []
+    props = node.get("properties") if isinstance(node, Mapping) else None
+    return [str(k) for k in props] if isinstance(props, Mapping) else []
 
 
 def _copy_json(value: Any) -> Any:

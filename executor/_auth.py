@@ -23,7 +23,6 @@ from toolcat.catalog import (
     NoAuth,
     OAuth2ClientCredentials,
     TokenExchange,
-    record,
 )
 
 from ._calls import ToolError
@@ -53,7 +52,7 @@ _FAILURE_HOLD = 1.0
 _SHARED_POLL = 0.05  # seconds between two looks at Redis while another replica fetches
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class OAuthConfig:
     """Resolved client-credentials settings of one call (the secret is never shown)."""
 

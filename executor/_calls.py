@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
-
-from toolcat.catalog import record
 
 __all__ = [
     "ERROR_TYPES",
@@ -60,7 +58,7 @@ def echo_name(name: object) -> str:
     return f"{text[:MAX_ECHOED_NAME_CHARS]}…[+{len(text) - MAX_ECHOED_NAME_CHARS} chars]"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One call of a tool by a model: the arguments are a JSON string or an object."""
 
@@ -69,7 +67,7 @@ class ToolCall:
     id: str | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolError:
     """What went wrong with a call; ``loc`` is the path inside the arguments, if any."""
 
@@ -84,7 +82,7 @@ class ToolError:
         return out
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """The outcome of one call: ``content`` is the text the model reads.
 

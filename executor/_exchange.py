@@ -3,7 +3,7 @@
 A service with ``auth: {type: token_exchange, ...}`` never receives the caller's
 token: the executor posts it (as ``subject_token``) to the configured token
 endpoint, with toolcat's own client credentials, and sends the access token it
-gets back. :class:`~._auth.TokenCache` caches that token per (service, subject,
+gets back. :class:`~._auth.TokenCache` caches that token per (service, caller,
 hash of the caller's token) until it expires, asks once per key however many
 calls wait, and bounds both the time an exchange may take and the answer's size.
 """
@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import field
-
-from toolcat.catalog import record
+from dataclasses import dataclass, field
 
 __all__ = [
     "ACCESS_TOKEN_TYPE",
@@ -28,7 +26,7 @@ EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExchangeConfig:
     """Resolved token-exchange settings of one service (the secret is never shown)."""
 
@@ -42,7 +40,7 @@ class ExchangeConfig:
     max_lifetime: float = 3600.0
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExchangeGrant:
     """One exchange to make: ``config`` for the caller's ``subject_token`` on ``service``.
 
@@ -52,7 +50,7 @@ class ExchangeGrant:
 
     config: ExchangeConfig
     service: str
-    subject: str | None
+    caller: str | None  # CallerIdentity.key: whose exchanged token this is
     subject_token: str = field(repr=False)
     expires_at: float | None = None
 
@@ -72,11 +70,11 @@ class ExchangeGrant:
 
     @property
     def key(self) -> tuple[object, ...]:
-        """Per service, client, target and subject; the caller's token only as a hash."""
+        """Per service, client, target and caller; the caller's token only as a hash."""
         c = self.config
         digest = hashlib.sha256(self.subject_token.encode()).hexdigest()
         return ("exchange", self.service, c.token_url, c.client_id, c.audience, c.resource,
-                c.scopes, self.subject, digest)  # fmt: skip
+                c.scopes, self.caller, digest)  # fmt: skip
 
     def form(self) -> dict[str, str]:
         data = {

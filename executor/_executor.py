@@ -8,9 +8,10 @@ import json
 import os
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -21,7 +22,6 @@ from toolcat.catalog import (
     QuotaPolicy,
     ToolDefinition,
     method_semantics,
-    record,
 )
 
 from ._access import AccessGuard
@@ -52,7 +52,7 @@ __all__ = ["ConfirmCallback", "Executor", "PreparedRequest"]
 ConfirmCallback = Callable[[ToolCall, ToolDefinition], "bool | Awaitable[bool]"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PreparedRequest:
     """The request a call would send (a dry run): secrets are already masked."""
 
@@ -146,7 +146,9 @@ class Executor:
         self._dispatcher = Dispatcher(self.tokens, sleep=sleep, async_sleep=async_sleep)
         self._telemetry = Telemetry(telemetry, tracer_provider, meter_provider)
         self._confirm_lock = threading.Lock()
-        self._async_confirm_locks: dict[int, asyncio.Lock] = {}
+        # held only while a question waits: a caller's entry goes with its last question
+        self._async_confirm_locks: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock]
+        self._async_confirm_locks = weakref.WeakValueDictionary()
         self._client_lock = threading.Lock()
         # the access policy (server.access): None or no rules lets every caller call every tool
         self.access = AccessGuard(access or AccessPolicy(), catalog)
@@ -505,7 +507,7 @@ class Executor:
         if not value:
             return None
         who = current_identity()
-        caller = "-" if who is None else f"{who.method}\x1f{who.subject or ''}"
+        caller = "-" if who is None else who.key
         return f"{plan.tool.name}\x1f{caller}\x1f{value}"
 
     def _begin(self, call: ToolCall, plan: ToolPlan, key: str) -> ToolResult | None:
@@ -733,11 +735,12 @@ class Executor:
     async def _confirmed_async(self, call: ToolCall, tool: ToolDefinition) -> bool:
         if self._confirm is None:
             return False
-        loop_key = id(asyncio.get_running_loop())
+        who = current_identity()  # one queue per caller: nobody waits on another's user
+        loop_key = (id(asyncio.get_running_loop()), who.key if who is not None else "")
         lock = self._async_confirm_locks.get(loop_key)
         if lock is None:
             lock = self._async_confirm_locks[loop_key] = asyncio.Lock()
-        async with lock:  # one question at a time
+        async with lock:  # one question at a time to one caller
             answer = self._confirm(call, tool)
             if inspect.isawaitable(answer):
                 answer = await answer

@@ -9,13 +9,15 @@ forward or exchange it (``auth: forward_caller_token`` / ``token_exchange``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolcat.catalog import FrozenDict, freeze, record
+from toolcat.catalog import DEFAULT_CLIENT_CLAIMS, FrozenDict, freeze
 
 __all__ = [
     "CallerIdentity",
@@ -30,7 +32,7 @@ __all__ = [
 AuthMethod = Literal["jwt", "introspection", "api_key"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class CallerIdentity:
     """A verified caller: ``subject`` (``sub``, or the API key's name), the OAuth
     ``client_id`` when known, granted ``scopes``, every verified ``claims`` value
@@ -62,11 +64,82 @@ class CallerIdentity:
         assert isinstance(frozen, FrozenDict)
         return cls(subject, method, client_id, issuer, frozenset(scopes), frozen)
 
+    @classmethod
+    def from_claims(
+        cls,
+        claims: Mapping[str, Any],
+        *,
+        method: AuthMethod,
+        issuer: str | None = None,
+        client_claims: Iterable[str] = DEFAULT_CLIENT_CLAIMS,
+    ) -> CallerIdentity:
+        """The identity verified ``claims`` (a JWT's, an introspection answer's) describe:
+        ``sub`` as the subject, the first of ``client_claims`` that is a non-empty string
+        as the client, ``scope``/``scp`` as the scopes (split on ASCII spaces only, as
+        RFC 6749 writes them: a no-break space is part of a scope, not a separator).
+
+        >>> who = CallerIdentity.from_claims({"azp": "ci", "scope": "a b"}, method="jwt")
+        >>> who.subject, who.client_id, sorted(who.scopes)
+        (None, 'ci', ['a', 'b'])
+        """
+        client = next((v for n in client_claims if isinstance(v := claims.get(n), str) and v), None)
+        subject = claims.get("sub")
+        return cls.make(
+            subject=subject if isinstance(subject, str) and subject else None,
+            method=method,
+            client_id=client,
+            issuer=issuer,
+            scopes=scopes_of(claims),
+            claims=dict(claims),
+        )
+
+    @property
+    def identified(self) -> bool:
+        """Whether the identity names someone: a subject or a client (the server refuses a
+        token that names neither)."""
+        return bool(self.subject) or bool(self.client_id)
+
+    @property
+    def key(self) -> str:
+        """Who this caller is, as the one string every per-caller state is keyed by
+        (idempotency records, quota buckets, exchanged tokens, confirmations): how it was
+        verified, the issuer, and the subject or, without one, the client. Two callers
+        get the same key only when they are the same caller.
+
+        An identity that names no one (only an application can make one; the server
+        refuses such tokens) is keyed by a digest of its claims, so it is never merged
+        with another caller.
+
+        >>> CallerIdentity.make(subject=None, client_id="ci", method="jwt", issuer="https://i/").key
+        '["jwt","https://i/","client","ci"]'
+        """
+        if self.subject:
+            who = ["sub", self.subject]
+        elif self.client_id:
+            who = ["client", self.client_id]
+        else:
+            text = json.dumps(self.claims, sort_keys=True, default=str)
+            who = ["claims", hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()]
+        return json.dumps([self.method, self.issuer or "", *who], separators=(",", ":"))
+
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
 
 
-@record
+def scopes_of(claims: Mapping[str, Any]) -> list[str]:
+    """The scopes in ``claims``: ``scope`` (RFC 8693/9068: one string, scopes apart by
+    ASCII spaces) or ``scp`` (a list of strings, or one such string)."""
+    scopes: list[str] = []
+    for name in ("scope", "scp"):
+        value = claims.get(name)
+        if isinstance(value, str):
+            scopes.extend(s for s in value.split(" ") if s)
+        elif isinstance(value, list):
+            scopes.extend(v for v in value if isinstance(v, str))
+    return scopes
+
+
+@dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a call carries besides its arguments: the verified caller (set by a server
     from the token, or by an embedding app that verified it), application

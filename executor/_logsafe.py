@@ -6,8 +6,9 @@ INFO, httpcore logs response headers at DEBUG; either may hold a credential. The
 filter masks, in every record of those loggers, the secrets of the call in flight
 (a :class:`Redactor` set for the current context by :func:`redacted_logs`) and the
 value of any query parameter whose name looks like a credential. Control characters
-in a record's arguments (a tool name, a request id, an upstream's text) are escaped,
-so CR/LF there cannot start a forged log line.
+and line separators in a record's message (a tool name, a subject, an upstream's text,
+whatever type carried them) are escaped, so CR, LF, NEL or U+2028 cannot start a
+forged log line.
 """
 
 from __future__ import annotations
@@ -52,15 +53,11 @@ def mask_query(text: str) -> str:
 
 
 class SecretFilter(logging.Filter):
-    """Rewrites a record's message (and traceback): secrets masked, controls in its
-    arguments escaped; drops nothing."""
+    """Rewrites a record's message (and traceback): secrets masked, controls and line
+    separators escaped; drops nothing."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         redactor = _current.get()
-        if isinstance(record.args, tuple):  # the data, not the format: CR/LF cannot forge a line
-            record.args = tuple(
-                escape_controls(a) if isinstance(a, str) else a for a in record.args
-            )
         try:
             message = record.getMessage()
         except Exception:  # a broken format string: leave it to the handler to report
@@ -68,6 +65,9 @@ class SecretFilter(logging.Filter):
         masked = mask_query(message)
         if redactor:
             masked = redactor(masked)
+        # the whole line, whatever put a line end in it (an argument of any type, an
+        # f-string): CR, LF, NEL, U+2028, ... cannot start a forged line
+        masked = escape_controls(masked)
         if masked != message:
             record.msg, record.args = masked, None
         if record.exc_info and not record.exc_text:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from toolcat.catalog import (
     AuthSpec,
@@ -15,7 +16,6 @@ from toolcat.catalog import (
     Timeouts,
     ToolDefinition,
     method_semantics,
-    record,
 )
 
 from ._arguments import ArgumentChecker
@@ -26,7 +26,7 @@ __all__ = ["ToolPlan", "compile_plan"]
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolPlan:
     """A tool ready to run: validator, bindings by location, templates, limits."""
 

@@ -12,9 +12,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from toolcat.catalog import AccessGrant, Catalog, QuotaPolicy, QuotaRule, method_semantics, record
+from toolcat.catalog import AccessGrant, Catalog, QuotaPolicy, QuotaRule, method_semantics
 
 from ._access import matches_when
 from ._identity import CallerIdentity
@@ -34,7 +35,7 @@ __all__ = [
 MAX_BUCKETS = 100_000
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Bucket:
     """One token bucket: ``key`` names it; it holds ``burst`` tokens at most and
     gains ``rate`` tokens a second."""
@@ -83,7 +84,7 @@ class MemoryQuotaStore:
             return 0.0
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class QuotaDecision:
     """``retry_after`` seconds (0: the call may go), the rule that decided (a quota's
     name, or ``concurrency:SERVICE``) and ``what`` it is, in words."""
@@ -249,7 +250,7 @@ def matches_quota(rule: QuotaRule, identity: CallerIdentity | None) -> bool:
 def _caller_key(identity: CallerIdentity | None) -> tuple[str, str]:
     if identity is None:
         return ("-", "")
-    return (identity.method, identity.subject or "")
+    return ("caller", identity.key)
 
 
 def _covers(grant: AccessGrant, tool: str, sets: dict[str, set[str]], tags: Sequence[str]) -> bool:

@@ -1,11 +1,11 @@
 """Semantic tool search: an OpenAI-compatible embeddings endpoint, fused with the lexical ranking.
 
-The catalog's ``search.embeddings`` section (``toolcat.catalog.EmbeddingsSettings``)
+The catalog's ``search.embeddings`` section (``toolcat.catalog.search.EmbeddingsSettings``)
 names the endpoint. :class:`SemanticSearch` embeds every tool once (vectors cached
 on disk, one file per tool keyed by a content hash of the model and the tool's
 text), embeds each query (an in-memory LRU), ranks tools by cosine similarity and
 fuses that ranking with ``Catalog.search``'s BM25F by reciprocal rank fusion
-(``toolcat.catalog.fuse_rankings``).
+(``toolcat.catalog.search.fuse_rankings``).
 
 Whatever goes wrong with the endpoint (refused, slow, an HTTP error, JSON that
 is not an embeddings answer, vectors of the wrong size or count, NaN) gives the
@@ -29,14 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import (
-    MAX_QUERY_CHARS,
-    EmbeddingsSettings,
-    SearchHit,
-    credentials_may_travel,
-    fuse_rankings,
-    interpolate,
-)
+from toolcat.catalog import credentials_may_travel, interpolate
+from toolcat.catalog.search import MAX_QUERY_CHARS, EmbeddingsSettings, SearchHit, fuse_rankings
 
 from ._redact import Redactor
 

@@ -94,7 +94,7 @@ def caller_credentials(
     return ExchangeGrant(
         exchange,
         service,
-        identity.subject if identity is not None else None,
+        identity.key if identity is not None else None,
         token,
         not_after(identity.claims.get("exp")) if identity is not None else None,
     )

@@ -13,9 +13,6 @@ Pipeline (module names)::
 :class:`LoadResult` with every diagnostic and the files read.
 """
 
-import typing as _t
-
-from toolcat._lazy import lazy_names as _lazy_names
 from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
 
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -28,9 +25,7 @@ from ._files import (
 )
 from ._format_schema import SCHEMA_ID, catalog_json_schema, render_catalog_json_schema
 from ._load import LoadResult, load, load_catalog, load_documents
-
-if _t.TYPE_CHECKING:
-    from ._yaml import read_yaml
+from ._yaml import read_yaml
 
 __all__ = [
     "CODES",
@@ -56,9 +51,3 @@ __all__ = [
     "render_catalog_json_schema",
     "sort_diagnostics",
 ]
-
-# PyYAML loads with the first YAML file read, not with the package: a command given
-# only a JSON spec (``toolcat schema spec.json``) never imports it.
-_LAZY = {"read_yaml": "._yaml"}
-
-__getattr__, __dir__ = _lazy_names(__name__, _LAZY, __all__)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import (
+    MAX_DESCRIPTION_CHARS,
     ApiKeyAuth,
     AuthSpec,
     BasicAuth,
@@ -55,7 +56,7 @@ _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
 # userinfo in a URL's authority: ``scheme://user:password@host``
 _USERINFO = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#]*)@([^/?#]*)")
-DESCRIPTION_LIMIT = 1024  # OpenAI rejects longer function descriptions
+DESCRIPTION_LIMIT = MAX_DESCRIPTION_CHARS
 
 
 def _timeouts(doc: float | TimeoutDoc | None) -> Timeouts | None:
@@ -432,31 +433,22 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
     a result without a response (TC120), a name used twice (TC121)."""
     if not doc.examples:
         return ()
-    from toolcat.catalog import compile_check, linear_regex
+    from ._schemas import ValueCheck
 
-    from ._schemas import example_validator
-
-    # the fast check first (same verdicts): jsonschema is imported and a validator built
-    # only to explain arguments it refuses or cannot judge, not on every load
-    check = compile_check(input_schema)
-    validator: Any = None
+    check = ValueCheck(input_schema)
     out: list[ToolExample] = []
     names: set[str] = set()
     for i, example in enumerate(doc.examples):
         at = ("examples", i)
         label = f"example {example.name!r}" if example.name else f"example {i + 1}"
-        errors: list[Any] = []
-        if check is None or not check(example.arguments):
-            validator = validator or example_validator(input_schema)
-            with linear_regex():
-                errors = sorted(validator.iter_errors(example.arguments), key=lambda e: e.path)
-        for error in errors[:5]:
-            where = "/".join(str(p) for p in error.absolute_path)
+        errors = sorted(check.errors(example.arguments), key=lambda e: e[0])
+        for path, message in errors[:5]:
+            where = "/".join(str(p) for p in path)
             scope.add(
                 "TC065",
-                f"{label}: arguments{f' at {where}' if where else ''}: {error.message}; "
+                f"{label}: arguments{f' at {where}' if where else ''}: {message}; "
                 "fix the example or the tool's parameters",
-                (*at, "arguments", *error.absolute_path),
+                (*at, "arguments", *path),
             )
         if example.result is not None and example.response is None:
             scope.add(

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import record
 
 __all__ = ["CODES", "CatalogError", "Diagnostic", "Severity", "sort_diagnostics"]
 
@@ -68,7 +67,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC050": ("definition-name-clash", Severity.ERROR),
     "TC051": ("unknown-output-definition", Severity.ERROR),
     "TC052": ("invalid-definition-name", Severity.ERROR),
-    # -- OpenAPI overlays and rules (issue 9 part 3) ------------------------------
+    # -- OpenAPI overlays and rules ------------------------------------------------
     "TC060": ("overlay-unreadable", Severity.ERROR),
     "TC061": ("overlay-invalid", Severity.ERROR),
     "TC062": ("overlay-bad-target", Severity.ERROR),
@@ -128,7 +127,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC203": ("openapi-unresolved-ref", Severity.WARNING),
     "TC204": ("openapi-operation-skipped", Severity.WARNING),
     "TC205": ("openapi-no-server", Severity.WARNING),
-    "TC206": ("openapi-override-unknown-operation", Severity.ERROR),
+    "TC206": ("openapi-override-unknown-operation", Severity.WARNING),
     "TC207": ("openapi-spec-too-large", Severity.ERROR),
     "TC208": ("openapi-not-available", Severity.ERROR),
     "TC209": ("openapi-server-outside-service", Severity.WARNING),
@@ -139,7 +138,7 @@ CODES: dict[str, tuple[str, Severity]] = {
 }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding: ``file:line:col: severity code message``.
 

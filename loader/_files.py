@@ -7,11 +7,12 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import loads_json, record
+from toolcat.catalog import loads_json
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -156,7 +157,7 @@ def _read_upto(f: Any, limit: int, size: int) -> bytes:
     return b"".join(parts)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SourceFile:
     """A file to load; ``top`` when it was named on the command line."""
 

@@ -28,9 +28,10 @@ from toolcat.catalog import (
 from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
-    from toolcat.catalog import EmbeddingsSettings, ServerSettings
+    from toolcat.catalog import ServerSettings
+    from toolcat.catalog.search import EmbeddingsSettings
 
-from toolcat.catalog import record
+from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -50,8 +51,7 @@ from ._shape import FixedLocator, Locator, closest, describe, intended_name, val
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
-TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-TOOLSET_LIMIT = 128
+TOOLSET_LIMIT = OPENAI_MAX_TOOLS
 _TOP_KEYS = (
     "toolcat",
     "services",
@@ -64,7 +64,7 @@ _TOP_KEYS = (
 )
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class LoadResult:
     """What loading found: the catalog (``None`` on errors), every diagnostic, the files read.
 
@@ -459,12 +459,21 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             out=state.ctx.diagnostics,
         )
         if entry is not None:
-            spec = folder / entry.spec
+            spec = _tidy(folder / entry.spec)
             state.imports.append((entry, spec, file, base, locate))
     if data.get("server") is not None:
         _check_server(state, data["server"], file, locate)
     if data.get("search") is not None:
         _check_search(state, data["search"], file, locate, folder)
+
+
+def _tidy(path: Path) -> Path:
+    """``path`` without ``.`` and ``..`` steps, as findings name it (``catalog/../specs/x.json``
+    is ``specs/x.json``), unless a symlinked folder makes the two name different files."""
+    tidy = Path(os.path.normpath(path))
+    if tidy == path or not path.exists():
+        return tidy
+    return tidy if tidy.exists() and os.path.samefile(tidy, path) else path
 
 
 def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: Path) -> None:
@@ -492,7 +501,8 @@ def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: 
 def _check_embeddings(state: _State, emb: Any, file: str, locate: Locator, folder: Path) -> None:
     """``search.embeddings``: TC086 where its key would travel in clear, TC137 for a key
     written in the file."""
-    from toolcat.catalog import EmbeddingsSettings, SourceLocation, references
+    from toolcat.catalog import SourceLocation, references
+    from toolcat.catalog.search import EmbeddingsSettings
 
     def refs(text: str) -> bool:
         return next(references(text), None) is not None
@@ -948,7 +958,7 @@ def _search_settings(state: _State) -> Any:
     """The catalog's ``search:`` settings, or ``None`` when no file has the section."""
     if state.embeddings is None:
         return None
-    from toolcat.catalog import SearchSettings
+    from toolcat.catalog.search import SearchSettings
 
     return SearchSettings(embeddings=state.embeddings[0])
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
-from toolcat.catalog import METHODS, HttpMethod, RetryPolicy
+from toolcat.catalog import METHODS, TOOL_NAME_PATTERN, HttpMethod, RetryPolicy
 
 __all__ = [
     "AccessGrantDoc",
@@ -315,7 +315,7 @@ class ToolDoc(BaseModel):
     """One HTTP tool."""
 
     model_config = _STRICT_X
-    name: str = Field(description="^[a-zA-Z0-9_-]{1,64}$, unique in the catalog.")
+    name: str = Field(description=f"{TOOL_NAME_PATTERN}, unique in the catalog.")
     description: str | None = None
     service: str
     method: HttpMethod = Field(
@@ -378,7 +378,7 @@ class OpenApiOverrideDoc(BaseModel):
     confirm: bool | None = None
     return_direct: bool | None = None
     tags: list[str] | None = None
-    # every other tool field (issue 9 part 3); the merged tool is validated as a written one
+    # every other tool field; the merged tool is validated as a written one
     service: str | None = None
     method: HttpMethod | None = Field(
         None,
@@ -547,6 +547,10 @@ class ApiKeyEntryDoc(BaseModel):
     scopes: list[Scope] = Field(default_factory=list, description="Scopes the key grants.")
 
 
+# a claim name: printable ASCII without space (dots walk into objects: realm_access.roles)
+ClaimName = Annotated[str, Field(pattern=r"^[\x21-\x7E]{1,256}$")]
+
+
 class ServerAuthDoc(BaseModel):
     """How HTTP callers authenticate; a token any configured method accepts gets in."""
 
@@ -557,10 +561,15 @@ class ServerAuthDoc(BaseModel):
     required_scopes: list[Scope] = Field(
         default_factory=list, description="Scopes every caller needs (403 insufficient_scope)."
     )
+    client_claims: list[ClaimName] = Field(
+        default_factory=lambda: ["client_id", "azp"],
+        min_length=1,
+        max_length=8,
+        description="Who a token without 'sub' is (a client-credentials token): the first "
+        "of these claims it carries. A token with neither is refused.",
+    )
 
 
-# a claim name: printable ASCII without space (dots walk into objects: realm_access.roles)
-ClaimName = Annotated[str, Field(pattern=r"^[\x21-\x7E]{1,256}$")]
 ClaimValue = Annotated[str, Field(min_length=1, max_length=1024)]
 
 

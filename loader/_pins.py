@@ -10,6 +10,8 @@ from collections.abc import Collection, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
 
+from toolcat.catalog import OPENAI_MAX_TOOLS
+
 from ._diagnostics import Diagnostic
 from ._shape import Locator, closest
 
@@ -17,8 +19,8 @@ __all__ = ["GLOB_CHARS", "PIN_LIMIT", "check_pins", "pin_entries"]
 
 GLOB_CHARS = "*?["
 #: The most pinned tools a search-mode request over OpenAI can carry: its limit of
-#: 128 tools, less ``search_tools`` (``toolcat.executor.agent.PROVIDER_TOOL_LIMITS``).
-PIN_LIMIT = 127
+#: tools in one request, less ``search_tools``.
+PIN_LIMIT = OPENAI_MAX_TOOLS - 1
 
 
 def pin_entries(pinned: Any) -> dict[str, list[str]]:
@@ -101,8 +103,8 @@ def check_pins(
                 "TC140",
                 f"search.pinned pins {total} tools"
                 + ("" if toolset == "*" else f" for toolset '{toolset}'")
-                + "; with search_tools that is more than the 128 tools OpenAI accepts in "
-                "one request, so search mode over OpenAI refuses to start: pin fewer",
+                + f"; with search_tools that is more than the {OPENAI_MAX_TOOLS} tools OpenAI "
+                "accepts in one request, so search mode over OpenAI refuses to start: pin fewer",
                 base,
                 True,
             )

@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+import warnings
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import compile_check, linear_regex, pattern_problem, record
+from toolcat.catalog import linear_validator, unrunnable_patterns
 
 from ._shape import closest
-from ._simple_schema import (
-    SUBSCHEMA_LISTS,
-    SUBSCHEMA_MAPS,
-    SUBSCHEMA_ONE,
-    compiles,
-    is_simple_valid,
-)
 
-__all__ = ["SchemaChecker", "SchemaIssue", "example_validator", "ref_loops"]
+__all__ = ["SchemaChecker", "SchemaIssue", "ValueCheck", "ref_loops"]
 
 # Keywords of the 2020-12 vocabularies, plus annotations that OpenAPI and editors use.
 KNOWN_KEYWORDS = frozenset(
@@ -94,12 +90,29 @@ KNOWN_KEYWORDS = frozenset(
         "externalDocs",
     }
 )
+# Where 2020-12 keeps subschemas: one schema, a map of them, a list of them.
+SUBSCHEMA_ONE = frozenset(
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    }
+)
+SUBSCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
+SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _SCHEMA_MAPS = SUBSCHEMA_MAPS | {"patternProperties"}
 
 
 @functools.cache
 def _meta_validator() -> Any:
-    # jsonschema is imported only for schemas the fast path cannot vouch for
     from jsonschema import Draft202012Validator, FormatChecker
 
     # the metaschema's own formats (uri-reference for $ref and $id, regex for pattern):
@@ -108,6 +121,48 @@ def _meta_validator() -> Any:
     return Draft202012Validator(
         Draft202012Validator.META_SCHEMA, format_checker=FormatChecker(formats=_META_FORMATS)
     )
+
+
+@functools.cache
+def _meta_with_formats() -> Any:
+    """jsonschema-rs's 2020-12 metaschema check that asserts formats: ``regex`` on the
+    engine that runs the patterns at call time."""
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for({"$ref": _META_URI}, validate_formats=True)
+
+
+_META_URI = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _surely_meta_valid(schema: Any, key: str) -> bool:
+    """jsonschema-rs finds ``schema`` valid against the 2020-12 metaschema (in Rust, without
+    importing jsonschema: a catalog of valid schemas is checked in a few milliseconds).
+
+    A schema with a ``pattern`` (the one format a valid schema can break: ``regex``) is
+    checked with formats asserted, its patterns compiled by the engine that runs them at
+    call time; whatever that check refuses (and a schema with a ``$schema``: jsonschema-rs
+    would check it against that dialect's metaschema, and fetch an unknown one) is left to
+    jsonschema, which words the diagnostics.
+    """
+    if '"$schema"' in key:
+        return False
+    import jsonschema_rs
+
+    try:
+        if '"pattern' in key:
+            return bool(_meta_with_formats().is_valid(schema))
+        return jsonschema_rs.meta.is_valid(schema)
+    except (ValueError, jsonschema_rs.ReferencingError):  # a type JSON has not; a bad $schema
+        return False
+
+
+def _meta_issues(schema: Any) -> list[SchemaIssue]:
+    """TC022 for each error jsonschema finds against the 2020-12 metaschema, located."""
+    return [
+        SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
+        for e in _meta_validator().iter_errors(schema)
+    ]
 
 
 _META_FORMATS = (
@@ -131,15 +186,46 @@ def _sealed_registry() -> Any:
     return registry(retrieve=_refuse)
 
 
-def _validator(schema: Any) -> Any:
-    from jsonschema import Draft202012Validator
+class ValueCheck:
+    """Checks values the author wrote (defaults, enum values, examples' arguments) against
+    a schema: where and why each breaks it, located in the value.
 
-    return Draft202012Validator(schema, registry=_sealed_registry())
+    jsonschema-rs decides, as the executor does for calls (linear-time patterns, nothing
+    retrieved; formats are annotations here). jsonschema words the errors of a value it
+    refuses, as it always has, except in a schema with a ``pattern`` or
+    ``patternProperties``: jsonschema would run those on Python's backtracking ``re``, so
+    there jsonschema-rs's words are used. A schema jsonschema-rs cannot compile is left to
+    jsonschema, unless it has patterns (then its values are not checked).
+    """
 
+    def __init__(self, schema: Any) -> None:
+        import jsonschema_rs
 
-def example_validator(schema: Any) -> Any:
-    """A validator of a tool's arguments against its input schema (examples, TC065)."""
-    return _validator(schema)
+        self._schema = schema
+        self._patterns = ref_and_pattern_keys(schema)[1]
+        self._words: Any = None  # jsonschema's validator, built for a value that is refused
+        try:
+            self._fast: jsonschema_rs.Validator | None = linear_validator(schema)
+        except jsonschema_rs.ValidationError:
+            self._fast = None
+
+    def conforms(self, value: Any) -> bool:
+        return not self.errors(value)
+
+    def errors(self, value: Any) -> list[tuple[tuple[str | int, ...], str]]:
+        fast = self._fast
+        if fast is not None:
+            if fast.is_valid(value):
+                return []
+            if self._patterns:
+                return [(tuple(e.instance_path), e.message) for e in fast.iter_errors(value)]
+        elif self._patterns:
+            return []
+        if self._words is None:
+            from jsonschema import Draft202012Validator
+
+            self._words = Draft202012Validator(self._schema, registry=_sealed_registry())
+        return [(tuple(e.absolute_path), e.message) for e in self._words.iter_errors(value)]
 
 
 _REF_KEYWORDS = ("$ref", "$dynamicRef")
@@ -173,7 +259,7 @@ def _walk_refs(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue
                 stack.extend((sub, (*where, key, i)) for i, sub in enumerate(value))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SchemaIssue:
     """One finding inside a schema; ``path`` is relative to the schema checked."""
 
@@ -284,30 +370,24 @@ _VALUE_KEYS = frozenset({"enum", "const", "default", "examples", "example"})  # 
 
 
 def _walk_patterns(schema: Any) -> Iterator[SchemaIssue]:
-    """TC110 for each ``pattern``/``patternProperties`` regex RE2 cannot run (not checked).
+    """TC110 for each ``pattern``/``patternProperties`` regex the linear-time engine cannot
+    run (not checked). A pattern Python cannot compile either is TC022 already (the
+    metaschema's format: regex)."""
+    for path, pattern, is_name in unrunnable_patterns(schema):
+        if _compiles(pattern):
+            yield _unchecked(path, pattern, is_name)
 
-    Iterative (a stack, no recursion): a schema nested to the nesting limit is walked too.
-    A pattern Python cannot compile either is TC022 already (the metaschema's format: regex).
-    """
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), schema)]
-    while stack:
-        path, node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(node))))
-            continue
-        if not isinstance(node, dict):
-            continue
-        pattern = node.get("pattern")
-        if type(pattern) is str and (why := _unchecked_problem(pattern)) is not None:
-            yield _unchecked(path, "pattern", pattern, why)
-        props = node.get("patternProperties")
-        if isinstance(props, dict):
-            for name in props:
-                if type(name) is str and (why := _unchecked_problem(name)) is not None:
-                    yield _unchecked((*path, "patternProperties"), name, name, why)
-        for key, value in reversed(list(node.items())):
-            if key not in _VALUE_KEYS and isinstance(value, dict | list):
-                stack.append(((*path, key), value))
+
+def _compiles(pattern: str) -> bool:
+    # A pattern Python only warns about ("[[a-z]": FutureWarning) still compiles; the
+    # warning must not escape (under -W error it would be an exception).
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            re.compile(pattern)
+    except re.error:
+        return False
+    return True
 
 
 def ref_and_pattern_keys(schema: Any) -> tuple[bool, bool]:
@@ -387,19 +467,14 @@ def _may_have_patterns(schema: Any) -> bool:
 _CONTAINERS = (dict, list)  # a tuple: `dict | list` would build a union per call
 
 
-def _unchecked_problem(pattern: str) -> str | None:
-    why = pattern_problem(pattern)
-    return why if why is not None and compiles(pattern) else None
-
-
-def _unchecked(path: tuple[str | int, ...], key: str, pattern: str, why: str) -> SchemaIssue:
+def _unchecked(path: tuple[str | int, ...], pattern: str, is_name: bool) -> SchemaIssue:
     shown = pattern if len(pattern) <= 80 else pattern[:79] + "…"
     return SchemaIssue(
         "TC110",
-        (*path, key),
-        f"pattern {shown!r} is not checked: the linear-time regex engine (RE2) cannot run it "
-        f"({why}); lookaround and backreferences are not supported, rewrite it without them",
-        key=key != "pattern",
+        path,
+        f"pattern {shown!r} is not checked: the linear-time regex engine cannot run it "
+        "(lookaround, backreferences and \\Z are not supported); rewrite it without them",
+        key=is_name,
     )
 
 
@@ -442,13 +517,7 @@ class SchemaChecker:
             key = _shape_key(schema)
         meta = self._meta.get(key) if not trusted else ()
         if meta is None:
-            issues = []
-            if not is_simple_valid(schema, KNOWN_KEYWORDS):
-                with linear_regex():
-                    issues = [
-                        SchemaIssue("TC022", tuple(e.absolute_path), _meta_message(e))
-                        for e in _meta_validator().iter_errors(schema)
-                    ]
+            issues = [] if _surely_meta_valid(schema, key) else _meta_issues(schema)
             issues.extend(_walk_keywords(schema, ()))
             if '"$ref"' in key or '"$dynamicRef"' in key:
                 issues.extend(_walk_refs(schema, ()))
@@ -477,49 +546,27 @@ class SchemaChecker:
         return found
 
     @staticmethod
-    def _fast_ok(schema: dict[str, Any], rest: dict[str, Any]) -> bool:
-        """The default and the enum values are valid, as far as the fast path knows for sure."""
-        if "default" in schema:
-            check = compile_check(schema)
-            if check is None or not check(schema["default"]):
-                return False
-        enum = schema.get("enum")
-        if isinstance(enum, list):
-            check = compile_check(rest)
-            if check is None or not all(check(v) for v in enum):
-                return False
-        return True
-
-    def _check_values(self, schema: Any) -> Iterator[SchemaIssue]:
+    def _check_values(schema: Any) -> Iterator[SchemaIssue]:
         if not isinstance(schema, dict) or ("default" not in schema and "enum" not in schema):
             return
-        rest = {k: v for k, v in schema.items() if k not in ("enum", "default")}
-        if is_simple_valid(schema, KNOWN_KEYWORDS) and self._fast_ok(schema, rest):
-            return  # the fast path vouches for every value
-        with linear_regex():  # a spec's pattern against its own default/enum: RE2 too
-            yield from self._value_issues(schema, rest)
-
-    @staticmethod
-    def _value_issues(schema: dict[str, Any], rest: dict[str, Any]) -> Iterator[SchemaIssue]:
         try:
             if "default" in schema:
-                validator = _validator(schema)
-                for error in validator.iter_errors(schema["default"]):
+                for _, message in ValueCheck(schema).errors(schema["default"]):
                     yield SchemaIssue(
                         "TC023",
                         ("default",),
                         f"default {schema['default']!r} breaks the schema: "
-                        f"{error.message}; change the default or the schema",
+                        f"{message}; change the default or the schema",
                     )
             if isinstance(schema.get("enum"), list):
-                validator = _validator(rest)
+                rest = ValueCheck({k: v for k, v in schema.items() if k not in ("enum", "default")})
                 for i, value in enumerate(schema["enum"]):
-                    for error in validator.iter_errors(value):
+                    for _, message in rest.errors(value):
                         yield SchemaIssue(
                             "TC024",
                             ("enum", i),
                             f"enum value {value!r} breaks the schema: "
-                            f"{error.message}; remove it or fix the schema",
+                            f"{message}; remove it or fix the schema",
                         )
         except Exception as exc:  # an unresolvable $ref and the like: report, never crash
             yield SchemaIssue("TC022", (), f"cannot check this schema: {exc}")

@@ -88,7 +88,9 @@ def compile_server(
                 )
             seen[f"{label}:{value}"] = n
     keys = tuple(ApiKeyEntry(k.name, k.hash, tuple(k.scopes)) for k in auth.api_keys)
-    settings = ServeAuth(jwt, introspection, keys, tuple(auth.required_scopes))
+    settings = ServeAuth(
+        jwt, introspection, keys, tuple(auth.required_scopes), tuple(auth.client_claims)
+    )
     return ServerSettings(
         doc.resource, settings, tuple(doc.authorization_servers or ()), access, audit, quotas, redis
     )

@@ -9,13 +9,13 @@ allowed values.
 from __future__ import annotations
 
 import copy
-import re
 import types
 import typing
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from toolcat.catalog import TOOL_NAME
 
 from ._diagnostics import Diagnostic
 
@@ -64,9 +64,6 @@ _TYPE_WORDS = {
 }
 
 
-_PLAIN_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-
-
 def intended_name(body: Any) -> str | None:
     """The name a tool whose ``name`` is broken was meant to have (``name: 5``, ``nme: x``).
 
@@ -87,7 +84,7 @@ def intended_name(body: Any) -> str | None:
             and k != "name"
             and closest(k, ["name"], cutoff=0.7)
         ]
-    return next((c for c in candidates if _PLAIN_NAME.match(c)), None)
+    return next((c for c in candidates if TOOL_NAME.match(c)), None)
 
 
 def describe(value: Any) -> str:

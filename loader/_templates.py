@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import constant_bound_error, record, sandbox_environment
+from toolcat.catalog import constant_bound_error, sandbox_environment
 
 __all__ = ["TemplateChecker", "TemplateIssue", "template_strings"]
 
@@ -20,7 +21,7 @@ _SIMPLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z_][A-Za-z0-9_]
 _MARKERS = ("{{", "{%", "{#")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TemplateIssue:
     code: str  # TC030 syntax, TC031 undeclared name, TC032 past a size limit
     message: str

@@ -31,11 +31,12 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 from toolcat._errors import ToolcatError
-from toolcat.catalog import MAX_NESTING_DEPTH, record
+from toolcat.catalog import MAX_NESTING_DEPTH
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
@@ -173,7 +174,7 @@ class _Abort(ToolcatError):
     """The document cannot be turned into values (already reported)."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Yaml11Scalar:
     """A plain scalar that YAML 1.1 reads otherwise: read as a string here but as a
     boolean or number there, or an integer with a leading zero (octal there)."""
@@ -196,7 +197,7 @@ class Yaml11Scalar:
         return value
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ParsedYaml:
     """One parsed file: its value (``None`` when unusable), positions and findings.
 

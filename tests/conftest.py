@@ -1,4 +1,5 @@
-"""Shared fixtures: paths to the repository, its data, and the shared spec corpus."""
+"""Shared fixtures: paths to the repository, its data, the shared spec corpus, and catalog
+text written and loaded (``catalog_files``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from toolcat.tests.support import CatalogFiles
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "tests" / "data"
@@ -28,3 +30,10 @@ def corpus_dir() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"spec corpus not found at {CORPUS} (set TOOLCAT_CORPUS to run these tests)")
     return CORPUS
+
+
+@pytest.fixture
+def catalog_files(tmp_path: Path) -> CatalogFiles:
+    """Catalog text written under ``tmp_path`` and loaded; a load with errors fails the test:
+    ``catalog_files.catalog(TEXT)``, or ``.load(TEXT)`` for the whole result too."""
+    return CatalogFiles(tmp_path)

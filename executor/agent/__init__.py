@@ -2,7 +2,8 @@
 
 Pipeline (module names)::
 
-    AgentLoop (_loop) ── ModelClient (_protocols) ──> _openai / _anthropic (HTTP, SSE: _common)
+    AgentLoop (_loop) ── ModelClient (_protocols) ──> _openai / _anthropic (on _client;
+        │                                               HTTP, SSE: _common)
         │  model turn with tool calls
         └──> toolcat.executor.Executor.aexecute_many ──> results back to the model
     spans: _telemetry

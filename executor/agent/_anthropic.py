@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from toolcat.catalog import thaw
 from toolcat.executor import ToolCall
-from toolcat.executor.providers import get as get_provider
 from toolcat.executor.providers.anthropic import (
     MAX_DEFERRED_TOOLS,
     TOOL_SEARCH_BETA,
@@ -18,20 +14,14 @@ from toolcat.executor.providers.anthropic import (
     deferred_tools,
 )
 
-from ._common import (
-    MAX_REPLY_BYTES,
-    HttpModelClient,
-    ModelResponseError,
-    ModelTurn,
-    Usage,
-    parse_json_object,
-    timed,
-)
-from ._protocols import TextCallback
+from ._client import HttpModelClient, api_root, event_json
+from ._common import MAX_REPLY_BYTES, ModelResponseError, ModelTurn, Usage, parse_json_object
 
 if TYPE_CHECKING:
     from toolcat.catalog import ToolDefinition
     from toolcat.executor import ToolResult
+
+    from ._protocols import TextCallback
 
 __all__ = ["AnthropicClient"]
 
@@ -68,28 +58,20 @@ class AnthropicClient(HttpModelClient):
         client: httpx.AsyncClient | None = None,
         max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
-        self.model = model
         self.max_tokens = max_tokens
-        self.extra_body = dict(extra_body or {})
-        base = base_url.strip().rstrip("/")
-        for suffix in ("/messages", "/v1"):  # accept the root, .../v1 and .../v1/messages
-            if base.endswith(suffix):
-                base = base[: -len(suffix)]
         super().__init__(
-            base,
+            api_root(base_url, "/messages", "/v1"),  # the root, .../v1 or .../v1/messages
+            model,
             api_key_env=api_key_env,
             api_key=api_key,
             headers=headers,
             timeout=timeout,
             max_retries=max_retries,
             backoff=backoff,
+            extra_body=extra_body,
             client=client,
             max_reply_bytes=max_reply_bytes,
         )
-
-    def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-        specs: list[dict[str, Any]] = thaw(get_provider(self.provider).tools(tools).tools)
-        return specs
 
     def deferred_tool_specs(
         self,
@@ -103,20 +85,10 @@ class AnthropicClient(HttpModelClient):
         return deferred_tools(self.tool_specs(tools), pinned, variant)
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        shapes = get_provider(self.provider)
         # All results of one turn go back in one user message, in call order.
-        return [{"role": "user", "content": [shapes.format_result(r) for r in results]}]
+        return [{"role": "user", "content": super().result_messages(results)}]
 
-    async def create(
-        self,
-        messages: Sequence[Mapping[str, Any]],
-        *,
-        tools: Sequence[Mapping[str, Any]],
-        tool_choice: str,
-        system: str | None = None,
-        stream: bool = False,
-        on_text: TextCallback | None = None,
-    ) -> ModelTurn:
+    def _payload(self, messages: Sequence[Mapping[str, Any]], system: str | None) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
@@ -124,20 +96,28 @@ class AnthropicClient(HttpModelClient):
         }
         if system:
             payload["system"] = system
-        if tools:
-            payload["tools"] = list(tools)
-            payload["tool_choice"] = _tool_choice(tool_choice)
-        payload.update(self.extra_body)
-        started = time.perf_counter()
+        return payload
+
+    def _tool_choice(self, choice: str) -> dict[str, str]:
+        if choice in ("auto", "none"):
+            return {"type": choice}
+        if choice == "required":
+            return {"type": "any"}
+        return {"type": "tool", "name": choice}
+
+    async def _request(
+        self,
+        payload: dict[str, Any],
+        tools: Sequence[Mapping[str, Any]],
+        stream: bool,
+        on_text: TextCallback | None,
+    ) -> ModelTurn:
         if stream:
-            payload["stream"] = True
-            turn = await self._create_streaming(payload, on_text, _needs_beta(tools))
-        else:
-            data, attempts = await self._http.post_json(
-                "/v1/messages", payload, self._headers(_needs_beta(tools))
-            )
-            turn = _parse_message(data, self._http.url("/v1/messages"), attempts)
-        return timed(turn, time.perf_counter() - started)
+            return await self._create_streaming(payload, on_text, _needs_beta(tools))
+        data, attempts = await self._http.post_json(
+            "/v1/messages", payload, self._headers(_needs_beta(tools))
+        )
+        return _parse_message(data, self._http.url("/v1/messages"), attempts)
 
     async def _create_streaming(
         self, payload: dict[str, Any], on_text: TextCallback | None, beta: bool = False
@@ -152,10 +132,7 @@ class AnthropicClient(HttpModelClient):
         input_tokens: int | None = None
         output_tokens: int | None = None
         async for event in events:
-            try:
-                data = json.loads(event.data)
-            except ValueError as exc:
-                raise ModelResponseError(url, f"event is not JSON: {event.data[:200]}") from exc
+            data = event_json(event, url, "event")
             kind = data.get("type") or event.event
             if kind == "message_start":
                 usage = (data.get("message") or {}).get("usage") or {}
@@ -220,14 +197,6 @@ def _needs_beta(tools: Sequence[Mapping[str, Any]]) -> bool:
         t.get("defer_loading") or str(t.get("type", "")).startswith("tool_search_tool_")
         for t in tools
     )
-
-
-def _tool_choice(choice: str) -> dict[str, str]:
-    if choice in ("auto", "none"):
-        return {"type": choice}
-    if choice == "required":
-        return {"type": "any"}
-    return {"type": "tool", "name": choice}
 
 
 def _parse_message(data: Mapping[str, Any], url: str, attempts: int) -> ModelTurn:

@@ -1,4 +1,4 @@
-"""What every model client shares: the turn it returns, typed errors, HTTP with retries, SSE.
+"""What every model client reads and raises: the turn, typed errors, HTTP with retries, SSE.
 
 Error tree (under toolcat's root, drawn whole in ``toolcat._errors``)::
 
@@ -16,12 +16,11 @@ import json
 import os
 import re
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 from toolcat._errors import ToolcatError
-from toolcat.catalog import record
 from toolcat.executor import (
     Redactor,
     ToolCall,
@@ -53,7 +52,7 @@ _ERROR_BODY_BYTES = 64 * 1024  # of an error reply, only this much is read (for 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts as the provider reported them (``None`` when it did not)."""
 
@@ -86,7 +85,7 @@ def _plus(a: int | None, b: int | None) -> int | None:
     return None if a is None and b is None else (a or 0) + (b or 0)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ModelTurn:
     """One reply of the model: the assistant message to append, its text and tool calls."""
 
@@ -142,7 +141,7 @@ class ModelResponseError(ModelError):
         return f"unexpected reply from model endpoint {self.url}: {self.reason}"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SseEvent:
     event: str | None
     data: str
@@ -296,48 +295,6 @@ class HttpModelTransport:
     async def aclose(self) -> None:
         if self._own_client:
             await self._client.aclose()
-
-
-class HttpModelClient:
-    """What the HTTP model clients share: the transport, the user message shape, closing."""
-
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        api_key_env: str | None,
-        api_key: str | None,
-        headers: Mapping[str, str] | None,
-        timeout: float,
-        max_retries: int,
-        backoff: float,
-        client: httpx.AsyncClient | None,
-        max_reply_bytes: int = MAX_REPLY_BYTES,
-    ) -> None:
-        if max_reply_bytes < 1:
-            raise ValueError("max_reply_bytes must be at least 1")
-        settings = HttpSettings(
-            base_url,
-            api_key_env=api_key_env,
-            api_key=api_key,
-            headers=dict(headers or {}),
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff=backoff,
-            max_reply_bytes=max_reply_bytes,
-        )
-        self._http = HttpModelTransport(settings, client)
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        return {"role": "user", "content": text}
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-
-def timed(turn: ModelTurn, elapsed: float) -> ModelTurn:
-    """``turn`` with ``elapsed`` (seconds the whole request took, retries included) set."""
-    return replace(turn, elapsed=elapsed)
 
 
 def _too_large(url: str, cap: int) -> ModelResponseError:

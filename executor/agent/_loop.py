@@ -7,11 +7,11 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence, Set
 from contextlib import nullcontext
-from dataclasses import field
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.catalog import record
+from toolcat.catalog import OPENAI_MAX_TOOLS
 from toolcat.executor import (
     ToolCall,
     ToolContext,
@@ -47,14 +47,14 @@ MAX_CALLS_PER_TURN = 32
 StopReason = Literal["final_answer", "return_direct", "max_iterations"]
 ToolSelection = Literal["all", "search", "native-search"]
 
-#: The most tools one request may carry, by provider (OpenAI rejects more than 128);
+#: The most tools one request may carry, by provider (``toolcat.catalog.PROVIDER_LIMITS``);
 #: a provider missing here has no known limit. ``AgentLoop(max_tools=)`` overrides it.
-PROVIDER_TOOL_LIMITS: Mapping[str, int] = MappingProxyType({"openai": 128})
+PROVIDER_TOOL_LIMITS: Mapping[str, int] = MappingProxyType({"openai": OPENAI_MAX_TOOLS})
 
 logger = logging.getLogger("toolcat.agent")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class LoopStep:
     """One model call and the tool calls it asked for.
 
@@ -76,7 +76,7 @@ class LoopStep:
         return self.reply.tool_calls
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class LoopResult:
     """How a run ended, the final answer, the whole conversation and the trace."""
 

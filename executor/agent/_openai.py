@@ -3,29 +3,17 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from toolcat.catalog import thaw
 from toolcat.executor import ToolCall
-from toolcat.executor.providers import get as get_provider
 
-from ._common import (
-    MAX_REPLY_BYTES,
-    HttpModelClient,
-    ModelHTTPError,
-    ModelResponseError,
-    ModelTurn,
-    Usage,
-    timed,
-)
-from ._protocols import TextCallback
+from ._client import HttpModelClient, api_root, event_json
+from ._common import MAX_REPLY_BYTES, ModelHTTPError, ModelResponseError, ModelTurn, Usage
 
 if TYPE_CHECKING:
-    from toolcat.catalog import ToolDefinition
-    from toolcat.executor import ToolResult
+    from ._protocols import TextCallback
 
 __all__ = ["OpenAIChatClient"]
 
@@ -62,17 +50,17 @@ class OpenAIChatClient(HttpModelClient):
         client: httpx.AsyncClient | None = None,
         max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
-        self.model = model
-        self.extra_body = dict(extra_body or {})
         self.stream_usage = stream_usage
         super().__init__(
             normalize_base_url(base_url),
+            model,
             api_key_env=api_key_env,
             api_key=api_key,
             headers=headers,
             timeout=timeout,
             max_retries=max_retries,
             backoff=backoff,
+            extra_body=extra_body,
             client=client,
             max_reply_bytes=max_reply_bytes,
         )
@@ -81,46 +69,32 @@ class OpenAIChatClient(HttpModelClient):
         root = self._http.settings.base_url
         self._v1_fallback = root + "/v1" if httpx.URL(root).path in ("", "/") else None
 
-    # -- conversation shapes -------------------------------------------------
-
-    def tool_specs(self, tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-        specs: list[dict[str, Any]] = thaw(get_provider(self.provider).tools(tools).tools)
-        return specs
-
-    def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        shapes = get_provider(self.provider)
-        return [shapes.format_result(r) for r in results]
-
     # -- one request ---------------------------------------------------------
 
-    async def create(
+    def _payload(self, messages: Sequence[Mapping[str, Any]], system: str | None) -> dict[str, Any]:
+        return {"model": self.model, "messages": _with_system(messages, system)}
+
+    def _tool_choice(self, choice: str) -> Any:
+        if choice in ("auto", "none", "required"):
+            return choice
+        return {"type": "function", "function": {"name": choice}}
+
+    async def _request(
         self,
-        messages: Sequence[Mapping[str, Any]],
-        *,
+        payload: dict[str, Any],
         tools: Sequence[Mapping[str, Any]],
-        tool_choice: str,
-        system: str | None = None,
-        stream: bool = False,
-        on_text: TextCallback | None = None,
+        stream: bool,
+        on_text: TextCallback | None,
     ) -> ModelTurn:
-        payload: dict[str, Any] = {"model": self.model, "messages": _with_system(messages, system)}
-        if tools:
-            payload["tools"] = list(tools)
-            payload["tool_choice"] = _tool_choice(tool_choice)
-        payload.update(self.extra_body)
-        started = time.perf_counter()
-        if stream:
-            payload["stream"] = True
-            if self.stream_usage:
-                payload["stream_options"] = {"include_usage": True}
+        if stream and self.stream_usage:
+            payload["stream_options"] = {"include_usage": True}
         try:
-            turn = await self._send(payload, stream, on_text)
+            return await self._send(payload, stream, on_text)
         except ModelHTTPError as exc:
             if exc.status != 404 or self._v1_fallback is None:
                 raise
             self._http.settings.base_url, self._v1_fallback = self._v1_fallback, None
-            turn = await self._send(payload, stream, on_text)
-        return timed(turn, time.perf_counter() - started)
+            return await self._send(payload, stream, on_text)
 
     async def _send(
         self, payload: dict[str, Any], stream: bool, on_text: TextCallback | None
@@ -142,11 +116,7 @@ class OpenAIChatClient(HttpModelClient):
         async for event in events:
             if event.data.strip() == "[DONE]":
                 break
-            try:
-                chunk = json.loads(event.data)
-            except ValueError as exc:
-                reason = f"stream chunk is not JSON: {event.data[:200]}"
-                raise ModelResponseError(url, reason) from exc
+            chunk = event_json(event, url, "stream chunk")
             if isinstance(chunk.get("error"), dict):
                 raise ModelResponseError(url, f"error in stream: {chunk['error'].get('message')}")
             if chunk.get("usage"):
@@ -183,10 +153,7 @@ def normalize_base_url(url: str) -> str:
     >>> normalize_base_url("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions")
     'https://dashscope.aliyuncs.com/compatible-mode/v1'
     """
-    url = url.strip().rstrip("/")
-    if url.endswith("/chat/completions"):
-        url = url[: -len("/chat/completions")]
-    return url
+    return api_root(url, "/chat/completions")
 
 
 def _with_system(messages: Sequence[Mapping[str, Any]], system: str | None) -> list[Any]:
@@ -194,12 +161,6 @@ def _with_system(messages: Sequence[Mapping[str, Any]], system: str | None) -> l
     if system and not (out and out[0].get("role") == "system"):
         out.insert(0, {"role": "system", "content": system})
     return out
-
-
-def _tool_choice(choice: str) -> Any:
-    if choice in ("auto", "none", "required"):
-        return choice
-    return {"type": "function", "function": {"name": choice}}
 
 
 def _merge_call_delta(

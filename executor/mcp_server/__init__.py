@@ -3,8 +3,6 @@
 Pipeline (module names)::
 
     PATHs ──> loader (toolcat.loader.load_catalog, or the one given) ──> LoadResult
-              (the first load: PendingLoad (_preload), in a forked child while the
-               MCP SDK is imported, where a second core is free)
           ──> McpServer (_server) ── tools/list ──> provider "mcp"
                    ├─ tools/call ──> toolcat.executor.Executor (caller: CallerIdentity)
                    ├─ --watch: LoadResult.files polled against a snapshot (_watch)
@@ -12,12 +10,13 @@ Pipeline (module names)::
                    │    InputRequiredResult with sealed, one-use state (2026-07-28) (_confirm)
                    └─ HTTP: HostGuard (_hosts) answers only allowed Host and Origin values,
                             then AuthMiddleware (_auth) ─ Authenticator (_verify: API keys,
-                            JWT with JwksCache (_jwks), RFC 7662 introspection)
+                            JWT with JwksCache (_jwks), RFC 7662 introspection; answers
+                            read bounded by _idp); bounded by _limits (header timeout,
+                            connections, sessions in all and per caller)
 
 
-Names load from their module on first use (PEP 562): ``PendingLoad`` imports no MCP
-SDK, and a stdio server imports no JWT library (``_verify``) and no authentication
-middleware (``_auth``).
+Names load from their module on first use (PEP 562): a stdio server imports no JWT
+library (``_verify``) and no authentication middleware (``_auth``).
 """
 
 import typing as _t
@@ -27,7 +26,7 @@ from toolcat._lazy import lazy_names as _lazy_names
 if _t.TYPE_CHECKING:
     from ._auth import METADATA_PATH, AuthMiddleware, identity_of, metadata_url
     from ._hosts import HostGuard, HostPolicy
-    from ._preload import PendingLoad
+    from ._limits import ServeLimits
     from ._server import CatalogLoadFailed, McpServer
     from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
 
@@ -41,7 +40,7 @@ __all__ = [
     "MAX_TOKEN_BYTES",
     "METADATA_PATH",
     "McpServer",
-    "PendingLoad",
+    "ServeLimits",
     "hash_api_key",
     "identity_of",
     "metadata_url",
@@ -57,7 +56,7 @@ _LAZY = {
     "MAX_TOKEN_BYTES": "._verify",
     "METADATA_PATH": "._auth",
     "McpServer": "._server",
-    "PendingLoad": "._preload",
+    "ServeLimits": "._limits",
     "hash_api_key": "._verify",
     "identity_of": "._auth",
     "metadata_url": "._auth",

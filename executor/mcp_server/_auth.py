@@ -10,7 +10,10 @@ metadata (RFC 6750 §3):
 - a malformed header (several ``Authorization`` headers, a token with characters
   a bearer token cannot have): 400 ``invalid_request``;
 - a token that is refused (bad signature, issuer, audience, expired, unknown,
-  too long, ...): 401 ``invalid_token``;
+  too long, names no caller, ...): 401 ``invalid_token``;
+- a token that cannot be checked now (the introspection endpoint or the JWKS did
+  not answer usably, and no key is known): 503 ``temporarily_unavailable`` with
+  ``Retry-After``;
 - a valid token without a required scope: 403 ``insufficient_scope``.
 
 An accepted request carries the SDK's ``AuthenticatedUser`` in ``scope["user"]``
@@ -34,9 +37,16 @@ from starlette.authentication import AuthCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 from toolcat.executor import CallerIdentity
 
-from ._verify import Authenticator, VerifiedToken, access_token
+from ._verify import Authenticator, Refusal, VerifiedToken, access_token
 
-__all__ = ["METADATA_PATH", "AuthMiddleware", "caller_token_of", "identity_of", "metadata_url"]
+__all__ = [
+    "METADATA_PATH",
+    "AuthMiddleware",
+    "caller_token_of",
+    "identity_in",
+    "identity_of",
+    "metadata_url",
+]
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 _CALLER_TOKEN = "toolcat.caller_token"
@@ -55,7 +65,11 @@ def metadata_url(resource: str) -> str:
 def identity_of(request: Any) -> CallerIdentity | None:
     """The verified identity of the HTTP request (a Starlette ``Request``) an MCP message
     came in, or ``None`` (stdio, or a server without authentication)."""
-    scope = getattr(request, "scope", None)
+    return identity_in(getattr(request, "scope", None))
+
+
+def identity_in(scope: Any) -> CallerIdentity | None:
+    """The verified identity :class:`AuthMiddleware` put in an ASGI ``scope``, or ``None``."""
     user = scope.get("user") if isinstance(scope, dict) else None
     token = getattr(user, "access_token", None)
     return token.identity if isinstance(token, VerifiedToken) else None
@@ -130,8 +144,11 @@ class AuthMiddleware:
         if not token or not _B64TOKEN.fullmatch(token):
             await self._challenge(send, 400, "invalid_request", "Malformed bearer token")
             return
-        identity = await self.authenticator.authenticate(token)
-        if identity is None:
+        identity = await self.authenticator.check(token)
+        if isinstance(identity, Refusal) and identity.unavailable:
+            await self._unavailable(send)
+            return
+        if isinstance(identity, Refusal):
             await self._challenge(
                 send, 401, "invalid_token", "The access token is invalid, expired or unknown"
             )
@@ -174,6 +191,19 @@ class AuthMiddleware:
             ],
             length=len(self._metadata),
         )
+
+    async def _unavailable(self, send: Send) -> None:
+        """503: the identity provider could not be asked, so the token is neither accepted
+        nor known to be bad; a client retries rather than fetch a new token."""
+        body = json.dumps(
+            {
+                "error": "temporarily_unavailable",
+                "error_description": "The token could not be checked now: the identity "
+                "provider did not answer usably. Try again shortly",
+            }
+        ).encode()
+        headers = [(b"content-type", b"application/json"), (b"retry-after", b"5")]
+        await _send(send, 503, body, headers)
 
     async def _challenge(self, send: Send, status: int, error: str | None, text: str) -> None:
         parts = []

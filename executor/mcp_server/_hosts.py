@@ -20,9 +20,8 @@ from __future__ import annotations
 import ipaddress
 import logging
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
-
-from toolcat.catalog import record
 
 __all__ = ["HostGuard", "HostPolicy"]
 
@@ -130,7 +129,7 @@ def parse_allowed_origin(value: str) -> str:
     return "{}://{}:{}".format(*parsed)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class HostPolicy:
     """The Host and Origin values the server answers to; build it with :meth:`for_bind`.
 

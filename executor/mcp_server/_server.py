@@ -14,7 +14,6 @@ it reports, imported OpenAPI specs included, are the files watched.
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
 import os
 import threading
@@ -84,14 +83,13 @@ from ._health import (
     prometheus_exposition,
 )
 from ._hosts import HostGuard, HostPolicy
+from ._limits import ServeLimits, SessionLimits, header_timeout_protocol
 from ._watch import FileSnapshot, stamps, watched_names
 
 if TYPE_CHECKING:
     from toolcat.catalog import AccessPolicy, Catalog, QuotaPolicy, ServerSettings, ToolDefinition
     from toolcat.executor import QuotaStore
     from toolcat.loader import LoadResult
-
-    from ._preload import PendingLoad
 
 __all__ = ["CatalogLoadFailed", "McpServer"]
 
@@ -274,19 +272,15 @@ class McpServer:
 
     # -- loading -------------------------------------------------------------
 
-    def load(self, pending: PendingLoad | None = None) -> _Served:
+    def load(self) -> _Served:
         """Load (or reload) the catalog; raises ``CatalogLoadFailed`` and keeps the old one.
 
         The watched files are snapshotted before the load, so an edit made while
-        it runs is seen by the next poll of ``watch_files``. ``pending`` is a first
-        load begun earlier (:class:`PendingLoad`, of this server's PATHs): its
-        snapshot and result are taken instead.
+        it runs is seen by the next poll of ``watch_files``.
         """
-        if pending is not None and pending.paths != tuple(self.paths):
-            raise ValueError("the pending load is of other PATHs than this server's")
-        seen = pending.snapshot if pending is not None else FileSnapshot(self._watched())
+        seen = FileSnapshot(self._watched())
         try:
-            result = pending.result() if pending is not None else self._loader(self.paths)
+            result = self._loader(self.paths)
             self._files = tuple(result.files)
             self._missing = tuple(result.missing)
             self.server_settings = result.server
@@ -309,7 +303,7 @@ class McpServer:
         return served
 
     def _build(self, catalog: Catalog) -> _Served:
-        from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, budget_tool
+        from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, budget_tool
         from toolcat.executor.providers import to_mcp_tool
 
         tools = catalog.toolset(self.toolset)  # UnknownToolsetError when it is not there
@@ -636,8 +630,12 @@ class McpServer:
         docs_dir: str | None = None,
         drain_timeout: float = 30.0,
         stateless: bool = False,
+        limits: ServeLimits | None = None,
     ) -> None:
         """Serve streamable HTTP on ``host:port`` until cancelled or SIGTERM.
+
+        ``limits`` bound slow and greedy clients (header and keep-alive timeouts,
+        connections, sessions in all and per caller, idle sessions): see ``_limits``.
 
         ``docs_dir`` (a site ``toolcat docs`` wrote) is served read-only under
         ``/docs/``, behind the same Host/Origin guard as ``path``.
@@ -667,11 +665,14 @@ class McpServer:
         self._current()
         if host.startswith("[") and host.endswith("]"):
             host = host[1:-1]  # an IPv6 literal as written in a URL
+        bounds = limits or ServeLimits()
         app: Any = self.server.streamable_http_app(
             streamable_http_path=path,
             stateless_http=stateless,
             host=host,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            max_sessions=bounds.max_sessions,
+            session_idle_timeout=bounds.session_idle_timeout,
         )
         if docs_dir is not None:
             from starlette.routing import Mount
@@ -679,6 +680,13 @@ class McpServer:
 
             # behind authentication too, when it is configured: the pages show every tool
             app.routes.append(Mount("/docs", StaticFiles(directory=docs_dir, html=True)))
+        if not stateless:  # sessions per caller: inside authentication, which names him
+            app = SessionLimits(
+                app,
+                path=path,
+                per_caller=bounds.max_sessions_per_caller,
+                idle_timeout=bounds.session_idle_timeout,
+            )
         app = _with_auth(app, settings, http_url(host, port, path), self.env)
         gated = DrainGate(app, self.lifecycle, path)
         guarded = HostGuard(gated, host_policy or HostPolicy.for_bind(host), port)
@@ -692,6 +700,9 @@ class McpServer:
             ws="none",
             lifespan="on",
             timeout_graceful_shutdown=SHUTDOWN_GRACE,
+            http=header_timeout_protocol(bounds.header_timeout),
+            timeout_keep_alive=bounds.keep_alive_timeout,
+            limit_concurrency=bounds.max_connections,
         )
         uv = draining_server(config, self.lifecycle)
         async with anyio.create_task_group() as tg:
@@ -841,7 +852,7 @@ def _principal(ctx: ServerRequestContext[Any, Any]) -> str | None:
     who = _identity(ctx)
     if who is None:
         return None
-    return json.dumps([who.method, who.issuer, who.client_id, who.subject])
+    return str(who.key)
 
 
 def _identity(ctx: ServerRequestContext[Any, Any]) -> Any:
@@ -885,26 +896,27 @@ def _load_catalog(paths: Sequence[str]) -> LoadResult:
 
 
 def _conformance(served: _Served, name: str, schema: Mapping[str, Any], data: Any) -> str | None:
-    import jsonschema
-    from referencing.exceptions import Unresolvable
-    from toolcat.catalog import linear_regex, recursion_headroom
+    import jsonschema_rs
     from toolcat.executor import sealed_validator
 
-    validator = served.validators.get(name)
+    validator: Any = served.validators.get(name)
     if validator is None:
-        # a registry that retrieves nothing: a $ref to a URL or a file is never fetched
-        validator = served.validators[name] = sealed_validator(schema)
+        # jsonschema-rs: a $ref to a URL or a file is never fetched; patterns run in linear time
+        try:
+            validator = served.validators[name] = sealed_validator(schema)
+        except jsonschema_rs.ValidationError:
+            validator = served.validators[name] = False
+    if validator is False:
+        return "the output_schema refers to a URL or a file, or is not valid JSON Schema"
     if data is None:
         return "no structured content (the response is not a JSON object)"
     try:
-        # the upstream's data against the spec's patterns: RE2, linear; deep values too
-        with linear_regex(), recursion_headroom():
-            error = jsonschema.exceptions.best_match(validator.iter_errors(data))
-    except Unresolvable:
-        return "the output_schema refers to a URL or a file, which is never fetched"
+        error = next(iter(validator.iter_errors(data)), None)
+    except ValueError:  # a value jsonschema-rs cannot take (no JSON parser makes one)
+        return "the response holds a value that is not JSON"
     if error is None:
         return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    where = "/".join(str(p) for p in error.instance_path) or "(root)"
     return f"at {where}: {error.message}"
 
 

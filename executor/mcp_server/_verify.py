@@ -16,7 +16,8 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import anyio
 import httpx
@@ -35,6 +36,7 @@ from toolcat.catalog import (
 )
 from toolcat.executor import CallerIdentity
 
+from ._idp import AnswerRefused, read_json
 from ._jwks import JwksCache
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "INTROSPECTION_CACHE_SIZE",
     "INTROSPECTION_CONCURRENCY",
     "MAX_TOKEN_BYTES",
+    "Refusal",
     "VerifiedToken",
     "hash_api_key",
 ]
@@ -50,6 +53,7 @@ __all__ = [
 log = logging.getLogger("toolcat.serve")
 
 MAX_TOKEN_BYTES = 8192  # a longer bearer token is refused before any parsing
+MAX_INTROSPECTION_BYTES = 64 * 1024  # a longer introspection answer is refused (never read)
 INTROSPECTION_CACHE_SIZE = 10_000  # active tokens remembered (least recently used dropped)
 INTROSPECTION_CONCURRENCY = 16  # introspection requests in flight at once; others wait
 _HASH_PREFIX = "sha256:"
@@ -83,6 +87,20 @@ class _Rejected(ToolcatError):
     """A token that is not accepted; the message is a fixed reason, safe to log."""
 
 
+class _Unavailable(_Rejected):
+    """The identity provider could not be asked, or gave no usable answer: the token
+    itself may be good (the server answers 503, not 401)."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a token is not accepted: ``reason`` (safe to log, never the token) and whether
+    the identity provider was ``unavailable`` rather than the token bad."""
+
+    reason: str
+    unavailable: bool = False
+
+
 class Authenticator:
     """Checks bearer tokens against ``settings``; ``resource`` is the server's resource URI.
 
@@ -114,7 +132,9 @@ class Authenticator:
         self._keys = [(_digest(k.hash), k) for k in settings.api_keys]
         self._jwt: _JwtCheck | None = None
         if settings.jwt is not None:
-            self._jwt = _JwtCheck(settings.jwt, resource, environ, self._client, jwks_timeout)
+            self._jwt = _JwtCheck(
+                settings.jwt, resource, environ, self._client, jwks_timeout, settings.client_claims
+            )
         self._introspect: _Introspection | None = None
         if settings.introspection is not None:
             self._introspect = _Introspection(
@@ -124,6 +144,7 @@ class Authenticator:
                 environ,
                 self._client,
                 introspection_timeout,
+                settings.client_claims,
             )
 
     @staticmethod
@@ -139,9 +160,14 @@ class Authenticator:
 
     async def authenticate(self, token: str) -> CallerIdentity | None:
         """The verified identity of ``token``, or ``None`` (the reason is logged)."""
+        verdict = await self.check(token)
+        return verdict if isinstance(verdict, CallerIdentity) else None
+
+    async def check(self, token: str) -> CallerIdentity | Refusal:
+        """The verified identity of ``token``, or why it is not accepted (also logged)."""
         if len(token) > MAX_TOKEN_BYTES:
             log.info("token refused: longer than %d bytes", MAX_TOKEN_BYTES)
-            return None
+            return Refusal(f"longer than {MAX_TOKEN_BYTES} bytes")
         try:
             found = self._api_key(token)
             if found is not None:
@@ -153,7 +179,7 @@ class Authenticator:
             raise _Rejected("not an accepted API key or token")
         except _Rejected as exc:
             log.info("token refused: %s", str(exc))
-            return None
+            return Refusal(str(exc), unavailable=isinstance(exc, _Unavailable))
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """``mcp.server.auth.provider.TokenVerifier``: the identity as an ``AccessToken``."""
@@ -206,24 +232,33 @@ def _resolve_url(text: str, env: Mapping[str, str], where: str) -> str:
     raise AuthConfigError(f"{where} must be an https URL (http only to a loopback address)")
 
 
-def _scopes(claims: Mapping[str, Any]) -> list[str]:
-    """``scope`` (space-separated, RFC 8693/9068) or ``scp`` (a list or a string)."""
-    scopes: list[str] = []
-    for name in ("scope", "scp"):
-        value = claims.get(name)
-        if isinstance(value, str):
-            scopes.extend(value.split())
-        elif isinstance(value, list):
-            scopes.extend(v for v in value if isinstance(v, str))
-    return scopes
+#: Claims that hold a time (RFC 7519 NumericDate): a number, never a string or a boolean.
+_TIME_CLAIMS = ("exp", "nbf", "iat")
 
 
-def _client_id(claims: Mapping[str, Any]) -> str | None:
-    for name in ("client_id", "azp"):
+def _check_times(claims: Mapping[str, Any]) -> None:
+    """Refuse a token whose ``exp``, ``nbf`` or ``iat`` is not a number (the JWT library
+    reads ``"9999999999"`` as a time; RFC 7519 and RFC 7662 say NumericDate)."""
+    for name in _TIME_CLAIMS:
         value = claims.get(name)
-        if isinstance(value, str):
-            return value
-    return None
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise _Rejected(f"the {name!r} claim is not a number")
+
+
+def _identify(
+    claims: Mapping[str, Any],
+    method: Literal["jwt", "introspection"],
+    issuer: str | None,
+    client_claims: Sequence[str],
+) -> CallerIdentity:
+    """The caller ``claims`` name, or refused: a token with neither a subject nor a client
+    claim would be every such caller at once (one quota, one idempotency record)."""
+    identity = CallerIdentity.from_claims(
+        claims, method=method, issuer=issuer, client_claims=client_claims
+    )
+    if not identity.identified:
+        raise _Rejected(f"the token names no caller (no 'sub', nor any of {list(client_claims)})")
+    return identity
 
 
 class _JwtCheck:
@@ -234,12 +269,14 @@ class _JwtCheck:
         env: Mapping[str, str],
         client: httpx.AsyncClient,
         timeout: float,
+        client_claims: Sequence[str],
     ) -> None:
         self.issuer = _resolve(settings.issuer, env, "server.auth.jwt.issuer")
         self.audience = _resolve(settings.audience or resource, env, "server.auth.jwt.audience")
         self.algorithms = tuple(settings.algorithms)
         self.leeway = settings.leeway
         self.required = ["exp", "iss", "aud", *settings.required_claims]
+        self.client_claims = client_claims
         url = _resolve_url(settings.jwks_url, env, "server.auth.jwt.jwks_url")
         self.jwks = JwksCache(
             url,
@@ -261,6 +298,8 @@ class _JwtCheck:
         if kid is not None and not isinstance(kid, str):
             raise _Rejected("JWT kid is not a string")
         key = await self.jwks.key(kid, algorithm)
+        if key is None and not self.jwks.known:
+            raise _Unavailable("no signing key could be read from the issuer's JWKS")
         if key is None:
             raise _Rejected("no signing key of the issuer matches the JWT's kid")
         try:
@@ -285,15 +324,8 @@ class _JwtCheck:
             raise _Rejected(f"JWT lacks the required claim {exc.claim!r}") from exc
         except jwt.PyJWTError as exc:
             raise _Rejected(f"JWT refused ({type(exc).__name__})") from exc
-        subject = claims.get("sub")
-        return CallerIdentity.make(
-            subject=subject if isinstance(subject, str) else None,
-            method="jwt",
-            client_id=_client_id(claims),
-            issuer=self.issuer,
-            scopes=_scopes(claims),
-            claims=claims,
-        )
+        _check_times(claims)
+        return _identify(claims, "jwt", self.issuer, self.client_claims)
 
 
 class _Introspection:
@@ -305,7 +337,9 @@ class _Introspection:
         env: Mapping[str, str],
         client: httpx.AsyncClient,
         timeout: float,
+        client_claims: Sequence[str],
     ) -> None:
+        self.client_claims = client_claims
         self.url = _resolve_url(settings.url, env, "server.auth.introspection.url")
         cid = settings.client_id
         secret = settings.client_secret
@@ -349,29 +383,29 @@ class _Introspection:
         try:
             with anyio.fail_after(self.timeout):  # waiting for a slot counts too
                 async with self._limiter:
-                    response = await self._client.post(
+                    claims = await read_json(
+                        self._client,
+                        "POST",
                         self.url,
+                        max_bytes=MAX_INTROSPECTION_BYTES,
+                        what="introspection answer",
                         data={"token": token, "token_type_hint": "access_token"},
                         auth=self.auth or httpx.USE_CLIENT_DEFAULT,
-                        headers={"Accept": "application/json"},
                     )
         except TimeoutError as exc:
-            raise _Rejected("introspection endpoint did not answer in time") from exc
+            raise _Unavailable("introspection endpoint did not answer in time") from exc
         except httpx.HTTPError as exc:
-            raise _Rejected(f"introspection failed ({type(exc).__name__})") from exc
-        if response.status_code != 200 or len(response.content) > 64 * 1024:
-            raise _Rejected(f"introspection answered HTTP {response.status_code}")
-        try:
-            claims = response.json()
-        except ValueError as exc:
-            raise _Rejected("introspection answered something that is not JSON") from exc
+            raise _Unavailable(f"introspection failed ({type(exc).__name__})") from exc
+        except AnswerRefused as exc:
+            raise _Unavailable(str(exc)) from exc
         if not isinstance(claims, dict):
-            raise _Rejected("introspection answered something that is not an object")
+            raise _Unavailable("the introspection answer is not an object")
         return claims
 
     def _check(self, claims: dict[str, Any], now: float) -> tuple[CallerIdentity, float]:
         if claims.get("active") is not True:
             raise _Rejected("token is not active")
+        _check_times(claims)
         exp, nbf = claims.get("exp"), claims.get("nbf")
         if isinstance(exp, int | float) and exp + self.leeway <= now:
             raise _Rejected("token expired")
@@ -387,14 +421,11 @@ class _Introspection:
         until = now + self.cache_seconds
         if isinstance(exp, int | float):
             until = min(until, float(exp))
-        subject = claims.get("sub")
         iss = claims.get("iss")
-        identity = CallerIdentity.make(
-            subject=subject if isinstance(subject, str) else None,
-            method="introspection",
-            client_id=_client_id(claims),
-            issuer=iss if isinstance(iss, str) else None,
-            scopes=_scopes(claims),
-            claims={k: v for k, v in claims.items() if k != "active"},
+        identity = _identify(
+            {k: v for k, v in claims.items() if k != "active"},
+            "introspection",
+            iss if isinstance(iss, str) else None,
+            self.client_claims,
         )
         return identity, until

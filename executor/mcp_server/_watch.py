@@ -15,9 +15,8 @@ import hashlib
 import os
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-
-from toolcat.catalog import record
 
 __all__ = ["FileSnapshot", "stamps", "watched_names"]
 
@@ -27,7 +26,7 @@ RACY_NS = 3_000_000_000
 _Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class _Seen:
     stamp: _Stamp | None  # None: no such file (or it cannot be stat'ed)
     digest: bytes | None = None  # the content's hash, while the mtime is too recent to trust

@@ -10,7 +10,8 @@ Pipeline (module names)::
     openai · openai_responses · anthropic · gemini · mcp   (one module per provider)
 
 Adding a provider is one module with a :class:`Provider` object named ``PROVIDER``
-plus one line in ``_BUILTIN`` below (or :func:`register` from outside). The CLI's
+plus one line in ``_BUILTIN`` below (or :func:`register` from outside). The built-in
+ones share ``tools()`` (``_common.BuiltinProvider``): each says how one tool looks. The CLI's
 ``--provider`` choices, :data:`PROVIDERS`, the model clients and
 :func:`toolcat.executor.parse_calls`/``format_result`` all read the registry.
 
@@ -18,10 +19,7 @@ plus one line in ``_BUILTIN`` below (or :func:`register` from outside). The CLI'
 <bound method OpenAIChat.format_result of ...>
 """
 
-import typing as _t
-
-from toolcat._lazy import lazy_names as _lazy_names
-
+from ._limits import ProviderLimits, limit_warnings, limits
 from ._protocol import Provider, ProviderName
 from ._registry import (
     UnknownProviderError,
@@ -33,15 +31,12 @@ from ._registry import (
     register_module,
     unregister,
 )
-
-if _t.TYPE_CHECKING:
-    from ._limits import ProviderLimits, limit_warnings, limits
-    from ._result import ExportNote, ExportResult
-    from .anthropic import to_anthropic_tool
-    from .gemini import to_gemini_declaration
-    from .mcp import mcp_annotations, to_mcp_tool
-    from .openai import to_openai_tool
-    from .openai_responses import to_openai_responses_tool
+from ._result import ExportNote, ExportResult
+from .anthropic import to_anthropic_tool
+from .gemini import to_gemini_declaration
+from .mcp import mcp_annotations, to_mcp_tool
+from .openai import to_openai_tool
+from .openai_responses import to_openai_responses_tool
 
 __all__ = [
     "ExportNote",
@@ -69,7 +64,7 @@ __all__ = [
 ]
 
 # name -> module of this package holding its PROVIDER. The order is the order of
-# PROVIDERS, of ProviderName and of the CLI's choices. Modules load on first get().
+# PROVIDERS, of ProviderName and of the CLI's choices.
 _BUILTIN = {
     "openai": "openai",
     "openai-responses": "openai_responses",
@@ -82,22 +77,3 @@ for _name, _module in _BUILTIN.items():
 
 #: The built-in providers' names (the registry may hold more: see :func:`names`).
 PROVIDERS: tuple[str, ...] = names()
-
-# The result types and the per-tool helpers, from their module on first use: the
-# CLI's choices need only names(), and dataclasses alone costs a ``--help`` 10-20 ms.
-_LAZY = {
-    "ProviderLimits": "._limits",
-    "limit_warnings": "._limits",
-    "limits": "._limits",
-    "ExportNote": "._result",
-    "ExportResult": "._result",
-    "to_anthropic_tool": ".anthropic",
-    "to_gemini_declaration": ".gemini",
-    "to_mcp_tool": ".mcp",
-    "mcp_annotations": ".mcp",
-    "to_openai_responses_tool": ".openai_responses",
-    "to_openai_tool": ".openai",
-}
-
-
-__getattr__, __dir__ = _lazy_names(__name__, _LAZY, __all__)

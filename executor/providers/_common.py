@@ -1,4 +1,4 @@
-"""Pieces several providers share: picking the tools, strict parameters, plain payloads."""
+"""Pieces several providers share: the ``tools()`` export, strict parameters, plain payloads."""
 
 from __future__ import annotations
 
@@ -6,13 +6,11 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolcat.catalog import (
-    Catalog,
+from toolcat.catalog import Catalog, ProviderLimits, ToolDefinition, freeze, recursion_headroom
+from toolcat.catalog.schema import (
+    DEFAULT_SCHEMA_BUDGET,
     NotStrictable,
-    ToolDefinition,
     budget_tool,
-    freeze,
-    recursion_headroom,
     schema_size,
     to_strict_schema,
 )
@@ -21,6 +19,7 @@ from toolcat.executor._calls import ToolResult
 from ._result import ExportNote, ExportResult
 
 __all__ = [
+    "BuiltinProvider",
     "error_object",
     "export_each",
     "need",
@@ -31,6 +30,52 @@ __all__ = [
 ]
 
 Converted = tuple[dict[str, Any], list[ExportNote]]
+
+
+class BuiltinProvider:
+    """The built-in providers' ``tools()``: pick the tools, convert each within the
+    schema budget, then :meth:`wrap` the list as the request takes it.
+
+    A provider says what one tool looks like (:meth:`convert`) and, when it supports
+    strict mode, where a converted tool keeps its schema (:meth:`parameters`).
+    """
+
+    name: str
+    supports_strict = False
+    carries_output_schemas = False
+    limits: ProviderLimits
+
+    def tools(
+        self,
+        catalog: Catalog | Iterable[ToolDefinition],
+        *,
+        strict: bool = False,
+        toolset: str | None = None,
+        budget: int | None = DEFAULT_SCHEMA_BUDGET,
+    ) -> ExportResult:
+        if not self.supports_strict:
+            refuse_strict(self.name, strict)
+        each = export_each(
+            self.name,
+            select_tools(catalog, toolset),
+            lambda tool: self.convert(tool, strict=strict),
+            budget,
+            strict,
+            self.parameters if self.supports_strict else None,
+        )
+        return self.wrap(each)
+
+    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+        """One tool as the request carries it, and the notes of its conversion."""
+        raise NotImplementedError
+
+    def parameters(self, item: dict[str, Any]) -> Any:
+        """The schema inside a converted tool (strict exports shrink it to the budget)."""
+        raise NotImplementedError
+
+    def wrap(self, result: ExportResult) -> ExportResult:
+        """The converted tools as the request's ``tools`` (as they are, unless overridden)."""
+        return result
 
 
 def select_tools(
@@ -60,7 +105,7 @@ def export_each(
 ) -> ExportResult:
     """One item per tool, the notes of every conversion kept in order.
 
-    With a ``budget`` (characters; see :func:`toolcat.catalog.fit_schema`) each
+    With a ``budget`` (characters; see :func:`toolcat.catalog.schema.fit_schema`) each
     tool's input schema is first shrunk to fit it, with a note where it was; for
     ``strict`` exports optional branches are left out rather than collapsed (a
     collapsed free-form object would cost the tool its strict mode), and since the

@@ -1,50 +1,21 @@
 """What each provider's API refuses: too many tools in one request, names it does not take.
 
-A provider states its :class:`ProviderLimits` as its ``limits`` attribute (a provider
-from outside may have none: nothing is checked then); :func:`limit_warnings` turns a
+A provider states its :class:`ProviderLimits` as its ``limits`` attribute (the built-in
+ones take theirs from :data:`toolcat.catalog.PROVIDER_LIMITS`, where every limit lives;
+a provider from outside may have none: nothing is checked then); :func:`limit_warnings` turns a
 tool list that passes them into one line each, for ``toolcat schema`` and
 ``toolcat chat`` to print before a request fails at the provider.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from toolcat.catalog import record
+from toolcat.catalog import ProviderLimits
 
 __all__ = ["MAX_NAME_WARNINGS", "ProviderLimits", "limit_warnings", "limits"]
 
 MAX_NAME_WARNINGS = 20  # names listed one a line; the rest are counted in one more line
-
-
-@record
-class ProviderLimits:
-    """``max_tools`` per request (``None``: no stated limit) and the name rule, a regex
-    a whole name must match (``None``: any name), with its wording."""
-
-    max_tools: int | None = None
-    name_pattern: str | None = None
-    name_rule: str = ""
-
-    def name_ok(self, name: str) -> bool:
-        return self.name_pattern is None or re.fullmatch(self.name_pattern, name) is not None
-
-
-OPENAI = ProviderLimits(
-    128, r"[a-zA-Z0-9_-]{1,64}", "letters, digits, '_' and '-', at most 64 characters"
-)
-ANTHROPIC = ProviderLimits(
-    None, r"[a-zA-Z0-9_-]{1,64}", "letters, digits, '_' and '-', at most 64 characters"
-)
-GEMINI = ProviderLimits(
-    None,
-    r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}",
-    "a letter or '_' first, then letters, digits, '_', '.', ':' and '-', at most 64 characters",
-)
-MCP = ProviderLimits(
-    None, r"[A-Za-z0-9_.-]{1,128}", "letters, digits, '_', '-' and '.', at most 128 characters"
-)
 
 
 def limits(provider: str) -> ProviderLimits:

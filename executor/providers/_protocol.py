@@ -44,8 +44,8 @@ class Provider(Protocol):
 
         The built-in providers take one more keyword, ``budget``: each tool's input
         schema is kept within that many characters of compact JSON
-        (``toolcat.catalog.fit_schema``; default
-        ``toolcat.catalog.DEFAULT_SCHEMA_BUDGET``; 0 or ``None``: no budget).
+        (``toolcat.catalog.schema.fit_schema``; default
+        ``toolcat.catalog.schema.DEFAULT_SCHEMA_BUDGET``; 0 or ``None``: no budget).
         :func:`export_catalog` passes it only when asked, so a provider from
         outside need not take it.
         """

@@ -1,8 +1,7 @@
 """The registry: provider name -> provider object, in registration order.
 
-A built-in provider is registered by the name of its module and imported on
-first :func:`get`, so that :func:`names` (the CLI's ``--provider`` choices)
-costs no import of the catalog's converters.
+A provider may be registered by the name of its module (:func:`register_module`),
+which is imported on first :func:`get`; the built-in ones are registered so.
 """
 
 from __future__ import annotations
@@ -117,7 +116,7 @@ def export_catalog(
 
     ``budget`` is the per-tool schema budget in characters (0: none); ``None``
     leaves the provider's default (the built-in ones:
-    :data:`~toolcat.catalog.DEFAULT_SCHEMA_BUDGET`).
+    :data:`~toolcat.catalog.schema.DEFAULT_SCHEMA_BUDGET`).
 
     >>> export_catalog([], "anthropic").tools
     []

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
-
-from toolcat.catalog import record
 
 __all__ = ["ExportNote", "ExportResult"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExportNote:
     """Something an export changed or could not carry over, for one tool.
 
@@ -26,7 +24,7 @@ class ExportNote:
         return f"{self.tool}{where}: {self.message}"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ExportResult:
     """What every exporter returns: the JSON-ready tools and the notes on what changed.
 

@@ -9,19 +9,17 @@ API runs itself: they are never tool calls for the executor.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze
+from toolcat.catalog import PROVIDER_LIMITS, freeze
 from toolcat.executor._calls import ToolCall
 
-from . import _limits
-from ._common import export_each, need, plain, refuse_strict, select_tools
-from ._result import ExportResult
+from ._common import BuiltinProvider, Converted, need, plain
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.catalog import ToolDefinition
     from toolcat.executor._calls import ToolResult
 
 __all__ = [
@@ -115,25 +113,14 @@ def found_tools(message: Any) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-class Anthropic:
+class Anthropic(BuiltinProvider):
     """Messages API: a message or its content blocks in; a ``tool_result`` block out."""
 
     name = "anthropic"
-    supports_strict = False
-    carries_output_schemas = False
-    limits = _limits.ANTHROPIC
+    limits = PROVIDER_LIMITS["anthropic"]
 
-    def tools(
-        self,
-        catalog: Catalog | Iterable[ToolDefinition],
-        *,
-        strict: bool = False,
-        toolset: str | None = None,
-        budget: int | None = DEFAULT_SCHEMA_BUDGET,
-    ) -> ExportResult:
-        refuse_strict(self.name, strict)
-        tools = select_tools(catalog, toolset)
-        return export_each(self.name, tools, lambda t: (to_anthropic_tool(t), []), budget)
+    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+        return to_anthropic_tool(tool), []
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

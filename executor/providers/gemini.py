@@ -2,23 +2,23 @@
 and ``functionResponse`` parts.
 
 All tools go in one ``{"functionDeclarations": [...]}`` entry; the schemas are
-converted to Gemini's OpenAPI subset by :func:`toolcat.catalog.to_gemini_schema`.
+converted to Gemini's OpenAPI subset by :func:`toolcat.catalog.schema.to_gemini_schema`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, to_gemini_schema
+from toolcat.catalog import PROVIDER_LIMITS
+from toolcat.catalog.schema import to_gemini_schema
 from toolcat.executor._calls import ToolCall
 
-from . import _limits
-from ._common import error_object, export_each, need, plain, refuse_strict, select_tools
+from ._common import BuiltinProvider, Converted, error_object, need, plain
 from ._result import ExportNote, ExportResult
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.catalog import ToolDefinition
     from toolcat.executor._calls import ToolResult
 
 __all__ = ["PROVIDER", "Gemini", "to_gemini_declaration"]
@@ -43,26 +43,19 @@ def to_gemini_declaration(tool: ToolDefinition) -> tuple[dict[str, Any], list[Ex
     return decl, notes + [ExportNote(tool.name, p, m) for p, m in result.notes]
 
 
-class Gemini:
+class Gemini(BuiltinProvider):
     """generateContent: a response, a content or its parts in; a ``functionResponse`` out."""
 
     name = "gemini"
-    supports_strict = False
-    carries_output_schemas = False
-    limits = _limits.GEMINI
+    limits = PROVIDER_LIMITS["gemini"]
 
-    def tools(
-        self,
-        catalog: Catalog | Iterable[ToolDefinition],
-        *,
-        strict: bool = False,
-        toolset: str | None = None,
-        budget: int | None = DEFAULT_SCHEMA_BUDGET,
-    ) -> ExportResult:
-        refuse_strict(self.name, strict)
-        each = export_each(self.name, select_tools(catalog, toolset), to_gemini_declaration, budget)
-        out = [{"functionDeclarations": each.tools}] if each.tools else []
-        return ExportResult(self.name, out, each.notes)
+    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+        return to_gemini_declaration(tool)
+
+    def wrap(self, result: ExportResult) -> ExportResult:
+        """All declarations in one ``{"functionDeclarations": [...]}`` entry (none: no entry)."""
+        out = [{"functionDeclarations": result.tools}] if result.tools else []
+        return ExportResult(self.name, out, result.notes)
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

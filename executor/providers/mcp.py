@@ -7,18 +7,16 @@ its HTTP method implies.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, freeze, method_semantics
+from toolcat.catalog import PROVIDER_LIMITS, freeze, method_semantics
 from toolcat.executor._calls import ToolCall
 
-from . import _limits
-from ._common import export_each, need, plain, refuse_strict, select_tools
-from ._result import ExportResult
+from ._common import BuiltinProvider, Converted, need, plain
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.catalog import ToolDefinition
     from toolcat.executor._calls import ToolResult
 
 __all__ = ["PROVIDER", "Mcp", "mcp_annotations", "to_mcp_tool"]
@@ -68,25 +66,15 @@ def to_mcp_tool(tool: ToolDefinition) -> dict[str, Any]:
     return item
 
 
-class Mcp:
+class Mcp(BuiltinProvider):
     """MCP: a ``tools/call`` request or its params in; a ``CallToolResult`` out."""
 
     name = "mcp"
-    supports_strict = False
     carries_output_schemas = True
-    limits = _limits.MCP
+    limits = PROVIDER_LIMITS["mcp"]
 
-    def tools(
-        self,
-        catalog: Catalog | Iterable[ToolDefinition],
-        *,
-        strict: bool = False,
-        toolset: str | None = None,
-        budget: int | None = DEFAULT_SCHEMA_BUDGET,
-    ) -> ExportResult:
-        refuse_strict(self.name, strict)
-        tools = select_tools(catalog, toolset)
-        return export_each(self.name, tools, lambda t: (to_mcp_tool(t), []), budget)
+    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+        return to_mcp_tool(tool), []
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

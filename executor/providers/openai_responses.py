@@ -5,18 +5,17 @@ One tool is ``{"type": "function", name, description, parameters, strict}``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET
+from toolcat.catalog import PROVIDER_LIMITS
 from toolcat.executor._calls import ToolCall
 
-from . import _limits
-from ._common import export_each, need, plain, select_tools, strict_parameters
-from ._result import ExportNote, ExportResult
+from ._common import BuiltinProvider, Converted, need, plain, strict_parameters
+from ._result import ExportNote
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.catalog import ToolDefinition
     from toolcat.executor._calls import ToolResult
 
 __all__ = ["PROVIDER", "OpenAIResponses", "to_openai_responses_tool"]
@@ -37,31 +36,18 @@ def to_openai_responses_tool(
     return item, notes
 
 
-class OpenAIResponses:
+class OpenAIResponses(BuiltinProvider):
     """Responses API: a response or its ``output`` items in; ``function_call_output`` out."""
 
     name = "openai-responses"
     supports_strict = True
-    carries_output_schemas = False
-    limits = _limits.OPENAI
+    limits = PROVIDER_LIMITS["openai-responses"]
 
-    def tools(
-        self,
-        catalog: Catalog | Iterable[ToolDefinition],
-        *,
-        strict: bool = False,
-        toolset: str | None = None,
-        budget: int | None = DEFAULT_SCHEMA_BUDGET,
-    ) -> ExportResult:
-        tools = select_tools(catalog, toolset)
-        return export_each(
-            self.name,
-            tools,
-            lambda t: to_openai_responses_tool(t, strict=strict),
-            budget,
-            strict,
-            lambda item: item["parameters"],
-        )
+    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+        return to_openai_responses_tool(tool, strict=strict)
+
+    def parameters(self, item: dict[str, Any]) -> Any:
+        return item["parameters"]
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

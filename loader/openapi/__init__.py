@@ -13,24 +13,28 @@ __all__ = [
     "Selection",
     "UpdateOutcome",
     "catalog_document",
+    "edits_since_import",
     "import_openapi",
     "merge_update",
     "operation_key",
     "parse_record",
     "render_catalog",
     "render_document",
+    "render_header",
     "render_record",
 ]
 
 # The YAML writer (and its regular expressions, ~5 ms to compile) only for
 # `toolcat import openapi`: loading a catalog that imports a spec never writes one.
 _UPDATE: tuple[str, ...] = ("ImportRecord", "UpdateOutcome", "merge_update", "operation_key")
+_UPDATE += ("edits_since_import",)
 _UPDATE += ("parse_record", "render_document", "render_record")  # `toolcat import --update`
 __getattr__, __dir__ = _lazy_names(
     __name__,
     {
         "catalog_document": "._emit",
         "render_catalog": "._emit",
+        "render_header": "._emit",
         **dict.fromkeys(_UPDATE, "._update"),
     },
     __all__,

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import FrozenDict, FrozenList, linear_regex
+from toolcat.catalog import FrozenDict, FrozenList
 from toolcat.loader._params import looks_secret
 
 __all__ = ["Arg", "assign_names", "conforming", "safe_argument"]
@@ -206,11 +206,10 @@ def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
     verdict = _fast(value, schema)
     if verdict is not None:
         return verdict
-    from jsonschema import Draft202012Validator
+    from toolcat.loader._schemas import ValueCheck
 
     full = {**schema, "$defs": defs} if defs else schema
     try:
-        with linear_regex():
-            return bool(Draft202012Validator(full).is_valid(value))
+        return ValueCheck(full).conforms(value)
     except Exception:  # a schema jsonschema cannot use (a bad pattern...): leave the value out
         return False

@@ -46,6 +46,7 @@ _BINARY = frozenset(
         "application/x-7z-compressed",
     }
 )
+_DEFS = "#/$defs/"
 _NOT_LIFTABLE = ("allOf", "anyOf", "oneOf", "not", "if", "patternProperties", "$ref")
 
 
@@ -133,7 +134,14 @@ def request_body(
     defs: dict[str, Any],
     taken: set[str],
 ) -> Body | None:
-    """The body of an operation; ``taken`` holds the argument names of its parameters."""
+    """The body of an operation; ``taken`` holds the argument names of its parameters.
+
+    The body is required when the spec says ``required: true``, or when its schema
+    lists required properties: many specs never write ``required: true`` on a body
+    whose schema plainly needs ``email`` and ``password``, and a model that may leave
+    them out gets a 400. A body the spec leaves optional that requires no property
+    stays optional.
+    """
     if not isinstance(rb, dict) or not isinstance(rb.get("content"), dict) or not rb["content"]:
         return None
     required = rb.get("required") is True
@@ -159,8 +167,9 @@ def request_body(
         defs.update(found)
     if not required and _takes_nothing(schema):
         return None  # only {} could be sent (Stripe's GETs declare such bodies): nothing to ask
+    required = required or bool(_required_properties(schema, defs))
     body = Body(media_type=media_type)
-    lifted = _lift(schema, media_type, required, taken)
+    lifted = _lift(schema, media_type, taken)
     if lifted is not None:
         encoding = media.get("encoding") if isinstance(media, dict) else None
         if isinstance(encoding, dict) and media_type in (FORM, MULTIPART):
@@ -180,7 +189,25 @@ def _takes_nothing(schema: Any) -> bool:
     return not any(k in schema for k in ("patternProperties", *_NOT_LIFTABLE))
 
 
-def _lift(schema: Any, media_type: str, required: bool, taken: set[str]) -> list[Arg] | None:
+def _required_properties(
+    schema: Any, defs: dict[str, Any], seen: frozenset[str] = frozenset()
+) -> set[str]:
+    """The properties an object schema requires: its own, its ``allOf`` members' and those
+    of the ``#/$defs/`` schema it refers to (each definition followed once)."""
+    if not isinstance(schema, dict):
+        return set()
+    names = schema.get("required")
+    found = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_DEFS) and ref not in seen:
+        found |= _required_properties(defs.get(ref[len(_DEFS) :]), defs, seen | {ref})
+    members = schema.get("allOf")
+    for member in members if isinstance(members, list) else ():
+        found |= _required_properties(member, defs, seen)
+    return found
+
+
+def _lift(schema: Any, media_type: str, taken: set[str]) -> list[Arg] | None:
     if media_type not in (FORM, MULTIPART) and not media_type.endswith("json"):
         return None
     if not isinstance(schema, dict) or any(k in schema for k in _NOT_LIFTABLE):
@@ -194,7 +221,7 @@ def _lift(schema: Any, media_type: str, required: bool, taken: set[str]) -> list
     names = [safe_argument(n) for n in props]
     if len(set(names)) != len(names) or taken.intersection(names):
         return None  # ambiguous: keep the body whole
-    req = set(schema.get("required", ())) if required else set()
+    req = _required_properties(schema, {})  # a lifted body has no $ref or allOf
     args = []
     for wire, prop in props.items():
         is_file = media_type == MULTIPART and _is_file(prop)

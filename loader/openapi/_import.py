@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolcat.catalog import METHODS, method_semantics
+from toolcat.catalog import MAX_DESCRIPTION_CHARS, METHODS, method_semantics
 from toolcat.loader._diagnostics import Diagnostic
 from toolcat.loader._files import FileReadError, read_regular_file
 
@@ -43,9 +43,10 @@ from ._version import detect_version
 
 __all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
 
-MAX_DESCRIPTION = 1024  # OpenAI's limit for a function description
+MAX_DESCRIPTION = MAX_DESCRIPTION_CHARS
 # a Path Item's operation fields, in the order of the OpenAPI spec (3.2 adds query);
 # which of them toolcat can call is toolcat.catalog.METHODS' business
+_TYPO_CUTOFF = 0.85  # how alike an unknown operationId and a suggestion must be
 _PATH_ITEM_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
 _PLACEHOLDER = re.compile(r"[A-Za-z0-9_.\-~]+")
@@ -348,12 +349,20 @@ class _Importer:
             if op_id not in seen_ids:
                 import difflib  # here: only a near miss needs it
 
-                close = difflib.get_close_matches(str(op_id), sorted(map(str, seen_ids)), 1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
+                # a typo, not a sibling: 'deletePlanet' is not 'updatePlanet' (0.75)
+                close = difflib.get_close_matches(
+                    str(op_id), sorted(map(str, seen_ids)), 1, _TYPO_CUTOFF
+                )
+                hint = (
+                    f"did you mean {close[0]!r}?"
+                    if close
+                    else "remove it if the spec dropped the operation"
+                )
                 self.result.diagnostics.append(
                     Diagnostic.make(
                         "TC206",
-                        f"the tools override {op_id!r} names no operationId of this spec{hint}",
+                        f"the tools override {op_id!r} names no operationId of this spec, "
+                        f"so it is ignored; {hint}",
                         self.shown,
                         path=("tools", op_id),
                     )

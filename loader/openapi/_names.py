@@ -34,14 +34,9 @@ def snake_case(name: str) -> str:
 
 
 def _short_hash(key: str) -> str:
-    # not on every import's start-up (a long name or a clash). CPython's own small SHA-1
-    # module first: hashlib loads OpenSSL (11M instructions, 40 times _sha1's cost)
-    try:
-        from _sha1 import sha1  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - another Python
-        from hashlib import sha1
+    import hashlib  # here: only a long name or a clash needs it (it loads OpenSSL)
 
-    digest: str = sha1(key.encode("utf-8")).hexdigest()  # noqa: S324 - a name, not security
+    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()  # noqa: S324 - a name, not security
     return digest[:8]
 
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolcat.catalog import record
 from toolcat.loader._diagnostics import Diagnostic
 
 from ._text import DEFAULT_DESCRIPTION_MAX
@@ -26,7 +25,7 @@ OUTPUT_SCHEMAS = ("shared", "inline", "none")
 NAMING_STYLES = ("operation_id", "snake_case")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Selection:
     """Operations picked by tag, operationId, path glob (``fnmatch``) or HTTP method.
 
@@ -43,7 +42,7 @@ class Selection:
         return bool(self.tags or self.operations or self.paths or self.methods)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ImportOptions:
     """How to import one spec.
 
@@ -79,7 +78,7 @@ class ImportOptions:
     max_spec_bytes: int = DEFAULT_MAX_SPEC_BYTES
     ref_root: Path | None = None
     spec_url: str | None = None
-    # issue 9 part 3: Overlay 1.0 files applied to the spec first (in order), and rules
+    # Overlay 1.0 files applied to the spec first (in order), and rules
     # (mappings as an ``openapi:`` entry's ``rules:`` items) applied to the tools made
     overlays: tuple[Path, ...] = ()
     rules: tuple[Mapping[str, Any], ...] = ()
@@ -91,7 +90,7 @@ class ImportOptions:
     confirm_methods: frozenset[str] | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class OperationReport:
     """What became of one operation: a tool name, or the reason it was left out."""
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolcat.catalog import record
 from toolcat.loader._diagnostics import Diagnostic
 from toolcat.loader._files import FileReadError, read_regular_file
 
@@ -34,7 +34,7 @@ _ACTION_KEYS = frozenset({"target", "description", "update", "remove"})
 MAX_ACTIONS = 10_000  # actions per overlay file; each is one JSONPath query over the spec
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class _Action:
     target: str
     query: Any  # a compiled JSONPath query
@@ -44,7 +44,7 @@ class _Action:
     index: int
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Overlay:
     """One overlay file, checked: its actions, ready to apply."""
 

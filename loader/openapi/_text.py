@@ -3,9 +3,7 @@
 OpenAPI descriptions are CommonMark, but some specs (Stripe's) write HTML
 (``<p>Retrieves the <code>account</code>.</p>``). A description that is HTML
 (it starts with a tag that Python's HTML parser recognises) is converted to
-Markdown: the subset of HTML real specs write by ``_html`` (markdownify's output,
-without its import and its per-text tree cost), the rest by markdownify, a maintained
-converter; Markdown is kept as it is
+Markdown by markdownify, a maintained converter; Markdown is kept as it is
 (converting it would fold its line breaks). A text over the budget is cut at a
 paragraph, line or word boundary and ends with ``…``.
 """
@@ -15,11 +13,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ._html import _Unsupported, html_to_markdown
+from toolcat.catalog import MAX_DESCRIPTION_CHARS
 
 __all__ = ["DEFAULT_DESCRIPTION_MAX", "MIN_DESCRIPTION_MAX", "markdown_text", "within"]
 
-DEFAULT_DESCRIPTION_MAX = 1024  # OpenAI's limit for a function description
+DEFAULT_DESCRIPTION_MAX = MAX_DESCRIPTION_CHARS
 MIN_DESCRIPTION_MAX = 40
 # HTML past this many characters is not converted (the text is cut to the budget after
 # conversion anyway): a spec's description cannot make the converter work for long
@@ -71,12 +69,9 @@ def markdown_text(text: str) -> str:
     if not _is_html(text):
         return text
     try:
-        converted = html_to_markdown(text[:MAX_CONVERT_CHARS])
-    except _Unsupported:
-        try:
-            converted = _markdownify(text[:MAX_CONVERT_CHARS])
-        except RecursionError:  # tags nested thousands deep: kept as written (and cut)
-            return text
+        converted = _markdownify(text[:MAX_CONVERT_CHARS])
+    except RecursionError:  # tags nested thousands deep: kept as written (and cut)
+        return text
     lines = [line.rstrip() for line in converted.strip().splitlines()]
     out: list[str] = []
     for line in lines:  # at most one blank line in a row
@@ -86,18 +81,21 @@ def markdown_text(text: str) -> str:
 
 
 def _markdownify(html: str) -> str:
-    """markdownify's conversion, which ``_html`` gives for the subset it knows."""
-    from markdownify import markdownify  # here: only HTML past that subset needs it
+    """markdownify's conversion: ATX headings, ``-`` bullets, no escaping."""
+    return str(_converter().convert(html))
 
-    return str(
-        markdownify(
-            html,
-            heading_style="ATX",
-            bullets="-",
-            escape_asterisks=False,
-            escape_underscores=False,
-            escape_misc=False,
-        )
+
+@functools.cache
+def _converter() -> Any:
+    """One markdownify converter for every description (its options are read once)."""
+    from markdownify import MarkdownConverter  # here: only a spec with HTML needs it
+
+    return MarkdownConverter(
+        heading_style="ATX",
+        bullets="-",
+        escape_asterisks=False,
+        escape_underscores=False,
+        escape_misc=False,
     )
 
 

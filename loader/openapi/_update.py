@@ -35,6 +35,7 @@ from typing import Any
 __all__ = [
     "ImportRecord",
     "UpdateOutcome",
+    "edits_since_import",
     "fingerprints",
     "merge_update",
     "operation_key",
@@ -165,6 +166,46 @@ def parse_record(text: str) -> ImportRecord | None:
     return record
 
 
+def edits_since_import(current: Mapping[str, Any], record: ImportRecord) -> list[str]:
+    """What was changed in ``current`` (a written catalog, as it is now) since the import
+    that wrote ``record``: one line per tool or entry added, edited or removed by hand.
+
+    Empty when the file holds what the import wrote (comments aside): then a plain
+    re-import loses nothing.
+    """
+    changes: list[str] = []
+    recorded = {str(r.get("name")): r.get("fields") for r in record.tools}
+    names: set[str] = set()
+    for tool in current.get("tools") or ():
+        name = str(tool.get("name")) if isinstance(tool, dict) else "?"
+        names.add(name)
+        fields = recorded.get(name)
+        if fields is None or not isinstance(tool, dict):
+            changes.append(f"tool {name} added")
+        elif fingerprints(tool) != fields:
+            changes.append(f"tool {name} edited")
+    changes += [f"tool {name} removed" for name in recorded if name not in names]
+    seen: set[str] = set()
+    for section, entries in current.items():
+        if section in ("toolcat", "tools"):
+            continue
+        if not isinstance(entries, dict):
+            changes.append(f"{section} added")
+            continue
+        for name, value in entries.items():
+            at = f"{_esc(str(section))}/{_esc(str(name))}"
+            seen.add(at)
+            fields = record.entries.get(at)
+            if fields is None:
+                changes.append(f"{section}.{name} added")
+            elif _entry_prints(str(section), value) != fields:
+                changes.append(f"{section}.{name} edited")
+    changes += [
+        f"{_unesc(at).replace('/', '.', 1)} removed" for at in record.entries if at not in seen
+    ]
+    return changes
+
+
 @dataclass
 class UpdateOutcome:
     """The merged catalog document and one line per thing kept, added or removed."""
@@ -173,6 +214,7 @@ class UpdateOutcome:
     kept: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # what the spec changed, untouched by hand
 
 
 _MISSING: Any = object()
@@ -185,8 +227,10 @@ def _merge_fields(
     deep: frozenset[str],
     label: str,
     kept: list[str],
+    changed: list[str],
 ) -> dict[str, Any]:
-    """``new`` with every hand edit of ``current`` (against ``recorded``) kept."""
+    """``new`` with every hand edit of ``current`` (against ``recorded``) kept; ``changed``
+    gets the fields the import changed where no hand had touched them."""
     out = dict(new)
     keys = list(
         dict.fromkeys([*new, *current, *(_unesc(k) for k in recorded if "/" not in k and k)])
@@ -195,7 +239,7 @@ def _merge_fields(
         mine = current.get(key, _MISSING)
         print_ = recorded.get(_esc(key))
         if key in deep and isinstance(new.get(key), dict) and isinstance(mine, dict):
-            parts = _merge_parts(mine, recorded, new[key], key, label, kept)
+            parts = _merge_parts(mine, recorded, new[key], key, label, kept, changed)
             if parts is not None:
                 out[key] = parts
             continue
@@ -203,12 +247,16 @@ def _merge_fields(
             if print_ is not None:  # generated, then deleted by hand
                 out.pop(key, None)
                 kept.append(f"kept   {label}: {key} removed by hand")
+            elif key in new:
+                changed.append(key)  # a field the import writes now
             continue
         if print_ is None or _digest(mine) != print_:
             if key not in new or _digest(mine) != _digest(new[key]):
                 why = "added by hand" if print_ is None else "edited by hand"
                 kept.append(f"kept   {label}: {key} ({why})")
             out[key] = mine
+        elif key not in new or _digest(new[key]) != print_:
+            changed.append(key)
     return out
 
 
@@ -219,6 +267,7 @@ def _merge_parts(
     key: str,
     label: str,
     kept: list[str],
+    changed: list[str],
 ) -> dict[str, Any] | None:
     prefix = _esc(key) + "/"
     if not any(k.startswith(prefix) for k in recorded) and recorded.get(_esc(key)) is not None:
@@ -234,12 +283,16 @@ def _merge_parts(
             if print_ is not None:
                 out.pop(part, None)
                 kept.append(f"kept   {label}: {key}.{part} removed by hand")
+            elif part in new:
+                changed.append(f"{key}.{part}")
             continue
         if print_ is None or _digest(value) != print_:
             if part not in new or _digest(value) != _digest(new[part]):
                 why = "added by hand" if print_ is None else "edited by hand"
                 kept.append(f"kept   {label}: {key}.{part} ({why})")
             out[part] = value
+        elif part not in new or _digest(new[part]) != print_:
+            changed.append(f"{key}.{part}")
     return out
 
 
@@ -300,7 +353,10 @@ def merge_update(
             )
             continue
         label = f"tool {mine.get('name', name)}"
-        tools.append(_merge_fields(mine, found["fields"], tool, _DEEP, label, kept))
+        changed: list[str] = []
+        tools.append(_merge_fields(mine, found["fields"], tool, _DEEP, label, kept, changed))
+        if changed:
+            outcome.changed.append(f"changed {label}: {', '.join(changed)}")
     for rec in record.tools:
         op = str(rec.get("op"))
         if op not in seen_ops:
@@ -365,14 +421,19 @@ def _merge_section(
             continue
         if section in _FIELDWISE and isinstance(value, dict) and isinstance(mine[name], dict):
             fields = {k: v for k, v in rec.items() if k}
+            parts: list[str] = []
             out[name] = _merge_fields(
-                mine[name], fields, value, frozenset(), f"{label} {name}", outcome.kept
+                mine[name], fields, value, frozenset(), f"{label} {name}", outcome.kept, parts
             )
+            if parts:
+                outcome.changed.append(f"changed {label} {name}: {', '.join(parts)}")
         elif _digest(mine[name]) != rec.get(""):
             out[name] = mine[name]
             outcome.kept.append(f"kept   {label} {name} (edited by hand)")
         else:
             out[name] = value
+            if _digest(value) != rec.get(""):
+                outcome.changed.append(f"changed {label} {name}")
     for name, value in mine.items():
         if name in new:
             continue

@@ -10,7 +10,7 @@ from typing import Any
 from toolcat.catalog import RECURSION_HEADROOM, recursion_headroom
 from toolcat.executor import Executor, ToolCall
 from toolcat.executor.providers import export_catalog
-from toolcat.loader import load_catalog
+from toolcat.tests.support import CatalogFiles
 
 
 def _nested(depth: int) -> tuple[dict[str, Any], Any]:
@@ -39,14 +39,11 @@ def test_a_250_deep_schema_loads_exports_and_validates(tmp_path: Path) -> None:
             }
         ],
     }
-    path = tmp_path / "catalog.yaml"
-    path.write_text(json.dumps(doc))
-    result = load_catalog([path], progress=False)
-    assert result.catalog is not None, [str(d) for d in result.diagnostics]
+    catalog = CatalogFiles(tmp_path).catalog(json.dumps(doc))
     for provider in ("openai", "anthropic", "gemini", "mcp"):
-        assert export_catalog(result.catalog, provider).tools
-    assert export_catalog(result.catalog, "openai", strict=True).tools
-    executor = Executor(result.catalog, env={})
+        assert export_catalog(catalog, provider).tools
+    assert export_catalog(catalog, "openai", strict=True).tools
+    executor = Executor(catalog, env={})
     assert not isinstance(executor.prepare(ToolCall("deep", {"v": value})), type(None))
     bad = json.loads(json.dumps(value).replace('"abc"', '"ABC"'))
     refused = executor.prepare(ToolCall("deep", {"v": bad}))

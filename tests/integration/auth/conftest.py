@@ -23,7 +23,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from toolcat.testing import BackgroundServer
 
@@ -40,10 +40,12 @@ class Issuer:
     )
     kid: str = "k1"
     extra_keys: dict[str, rsa.RSAPrivateKey] = field(default_factory=dict)
-    jwks_mode: str = "ok"  # ok | slow | down | garbage
+    jwks_mode: str = "ok"  # ok | slow | down | garbage | bad-key | deep
     jwks_fetches: list[str] = field(default_factory=list)
     opaque: dict[str, dict[str, Any]] = field(default_factory=dict)  # token -> answer
     introspections: int = 0
+    introspect_mode: str = "ok"  # ok | huge (300 MB, streamed) | deep (nested 20,000 levels)
+    streamed: int = 0  # bytes of the last huge answer actually handed to the socket
     exchange_mode: str = "ok"  # ok | slow | down | garbage | injection
     exchanges: list[dict[str, str]] = field(default_factory=list)  # the forms received
     url: str = ""
@@ -82,7 +84,11 @@ class Issuer:
             return Response("unavailable", status_code=503)
         if self.jwks_mode == "garbage":
             return Response(b"\x00not json{" * 10, media_type="application/json")
+        if self.jwks_mode == "deep":  # 100,000 levels in 200 KB: under the size cap
+            return Response(b"[" * 100_000 + b"]" * 100_000, media_type="application/json")
         keys = [self.public_jwk(self.key, self.kid)]
+        if self.jwks_mode == "bad-key":  # one key no JWT library can read, first
+            keys.insert(0, {"kty": "RSA", "kid": "broken", "use": "sig", "n": "!!", "e": 1})
         keys += [self.public_jwk(k, kid) for kid, k in self.extra_keys.items()]
         return JSONResponse({"keys": keys})
 
@@ -98,8 +104,22 @@ class Issuer:
         ):
             return JSONResponse({"error": "invalid_client"}, status_code=401)
         form = await request.form()
+        if self.introspect_mode == "huge":
+            return StreamingResponse(self._huge(), media_type="application/json")
+        if self.introspect_mode == "deep":
+            nested = b"[" * 20_000 + b"]" * 20_000
+            return Response(b'{"active": true, "sub": "deep", "x": ' + nested + b"}")
         answer = self.opaque.get(str(form.get("token")), {"active": False})
         return JSONResponse(answer)
+
+    async def _huge(self) -> Any:
+        """A 300 MB introspection answer, 64 KiB at a time, counting what was sent."""
+        self.streamed = 0
+        chunk = b'{"active": true, "sub": "huge", "pad": "' + b"x" * 65_536
+        for _ in range(300 * 16):
+            yield chunk
+            self.streamed += len(chunk)
+            chunk = b"x" * 65_536
 
     async def exchange(self, request: Request) -> Response:
         """RFC 8693: a token of this issuer (its signature checked) for one meant for the

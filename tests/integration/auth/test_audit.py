@@ -118,6 +118,8 @@ def test_a_forged_subject_cannot_break_the_json_lines(
     assert refused["decision"] == "deny" and refused["identity"]["subject"] == sub
     log_text = served.stderr()  # the server's own log: the forged text stays on its line
     assert not any(line.startswith('{"identity"') for line in log_text.splitlines())
+    refusal = [line for line in log_text.splitlines() if "refused delete_item" in line]
+    assert refusal and "\u2028" not in log_text and "\\u2028" in refusal[-1]
 
 
 def test_a_quota_through_serve(

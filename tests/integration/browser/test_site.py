@@ -19,7 +19,7 @@ import pytest
 from toolcat.catalog import Catalog
 from toolcat.cli import main
 from toolcat.loader import load_catalog
-from toolcat.testing import synthetic_catalog
+from toolcat.tests.support import synthetic_catalog
 
 EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> & "quotes"'
 #: Requests of different kinds (verbs, nouns, abbreviations, stop words, non-ASCII).

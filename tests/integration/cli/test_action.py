@@ -97,6 +97,30 @@ def substitute(text: str, ctx: dict[str, Any]) -> str:
     return re.sub(r"\$\{\{(.*?)\}\}", lambda m: str(evaluate(m.group(1), ctx)), text)
 
 
+# `gh` as the comment step uses it, on comments kept as files: the listing prints the ids of
+# those that start with the marker (what its --jq selects), PATCH rewrites one, `pr comment`
+# adds one. Every call is logged; every file argument's content goes to gh.body too.
+GH_STUB = r"""#!/usr/bin/env bash
+echo "$*" >> "TMP/gh.log"
+for a in "$@"; do
+  f="${a#body=@}"
+  if [ -f "$f" ]; then cat "$f" >> "TMP/gh.body"; fi
+done
+if [ "$1" = api ] && [ "$2" = --paginate ]; then
+  for c in TMP/comments/*.md; do
+    [ -e "$c" ] || continue
+    if [ "$(head -n 1 "$c")" = "<!-- toolcat-diff -->" ]; then basename "$c" .md; fi
+  done
+elif [ "$1" = api ] && [ "$3" = PATCH ]; then
+  id="${4##*/}"; [ -f "TMP/comments/$id.md" ] || { echo "no comment $id" >&2; exit 1; }
+  cp "${6#body=@}" "TMP/comments/$id.md"
+elif [ "$1 $2" = "pr comment" ]; then
+  n=$(( $(ls TMP/comments | wc -l) + 1 ))
+  cp "$5" "TMP/comments/$n.md"
+fi
+"""
+
+
 @dataclass
 class Run:
     steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # by name: outcome, output
@@ -111,6 +135,7 @@ def run_action(
     event: str = "push",
     pr: dict[str, Any] | None = None,
     stub_diff: bool = False,
+    comments: dict[int, str] | None = None,
 ) -> Run:
     action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
     inputs = {name: spec.get("default", "") for name, spec in action["inputs"].items()}
@@ -128,7 +153,13 @@ def run_action(
             f'exec "{real}" "$@"\n'
         )
         stub.chmod(0o755)
-    for name in ("python", "gh"):
+    gh = stubs / "gh"  # a pull request's comments: one file each under tmp/comments
+    gh.write_text(GH_STUB.replace("TMP", str(tmp)))
+    gh.chmod(0o755)
+    (tmp / "comments").mkdir()
+    for number, body in (comments or {}).items():
+        (tmp / "comments" / f"{number}.md").write_text(body)
+    for name in ("python",):
         stub = stubs / name
         stub.write_text(
             "#!/usr/bin/env bash\n"
@@ -144,6 +175,8 @@ def run_action(
             "action_path": str(REPO),
             "event_name": event,
             "token": "t0ken",
+            "repository": "acme/platform-tools",
+            "action_repository": "acme/toolcat",
             "event": {"pull_request": pr or {}},
         },
         "steps": {},
@@ -305,7 +338,9 @@ def test_pull_request_comments_the_diff(repo: Path, tmp_path: Path) -> None:
     )
     assert run.steps["toolcat diff"]["outcome"] == "success", run.steps["toolcat diff"]
     assert run.steps["Comment the diff"]["outcome"] == "success"
-    assert (tmp_path / "gh.log").read_text().startswith("pr comment 7 --edit-last --body-file")
+    assert (tmp_path / "gh.log").read_text().splitlines()[1] == (
+        "pr comment 7 --body-file toolcat-diff.md"
+    )
     body = (tmp_path / "gh.body").read_text()
     assert body.startswith("<!-- toolcat-diff -->") and "make_thing" in body
 
@@ -334,9 +369,74 @@ def test_pull_request_wiring_with_a_scripted_diff(
     assert (tmp_path / "toolcat-diff.log").read_text() == (
         f"diff --base {base} teams/alpha --format markdown{extra}\n"
     )
-    assert (tmp_path / "gh.log").read_text().startswith("pr comment 7 --edit-last --body-file ")
+    assert (tmp_path / "gh.log").read_text().splitlines() == [
+        "api --paginate repos/acme/platform-tools/issues/7/comments --jq "
+        '.[] | select(.body | startswith("<!-- toolcat-diff -->")) | .id',
+        "pr comment 7 --body-file toolcat-diff.md",
+    ]
     assert (tmp_path / "gh.body").read_text() == (
         "<!-- toolcat-diff -->\n### 1 breaking change\n- make_thing: confirm dropped\n"
     )
     assert run.uploads == ["toolcat.sarif"]  # validate ran too (TC104 is a warning: exit 0)
     assert (run.steps["Result"]["outcome"], run.steps["Result"]["code"]) == result
+
+
+def _pull_request(repo: Path, change: dict[str, str]) -> dict[str, Any]:
+    """Commit ``change`` (path -> text) on a branch; the pull request event of it."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    subprocess.run(["git", "checkout", "-qb", "change"], cwd=repo, check=True)
+    for path, text in change.items():
+        (repo / path).write_text(text, encoding="utf-8")
+    subprocess.run([*git, "commit", "-qam", "change"], cwd=repo, check=True)
+    return {"base": {"sha": base}, "number": 7}
+
+
+@needs_git
+def test_defaults_on_a_pull_request_diff_each_root_and_update_their_own_comment(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Both teams define service `s` and tool `make_thing`: as one catalog they would
+    collide (TC013); each root is its own catalog, in the diff as in validate."""
+    pr = _pull_request(repo, {"teams/alpha/catalog.yaml": TEAM.replace("    confirm: true\n", "")})
+    other_bot = "Deploy preview ready.\n"
+    ours = "<!-- toolcat-diff -->\n### toolcat diff: no changes\n"
+    run = run_action(repo, tmp_path, {}, "pull_request", pr, comments={1: other_bot, 2: ours})
+    diff = run.steps["toolcat diff"]
+    assert diff["outcome"] == "success", diff
+    assert "TC013" not in diff["stderr"] and "required" not in diff["stderr"], diff["stderr"]
+    body = (tmp_path / "comments" / "2.md").read_text()
+    assert body.startswith("<!-- toolcat-diff -->\n### toolcat diff: 0 breaking, 1 safety")
+    assert "`HEAD" not in body  # the merge base's commit, not a branch name
+    assert "→ `teams/alpha`" in body and "→ `teams/beta`" in body
+    assert "### toolcat diff: no changes" in body.split("teams/alpha`", 1)[1]  # beta's part
+    assert "TD201" in body
+    assert (tmp_path / "comments" / "1.md").read_text() == other_bot  # never another's
+    assert sorted(p.name for p in (tmp_path / "comments").iterdir()) == ["1.md", "2.md"]
+    assert (tmp_path / "gh.log").read_text().splitlines()[1] == (
+        "api --method PATCH repos/acme/platform-tools/issues/comments/2 -F body=@toolcat-diff.md"
+    )
+    # diff findings do not fail the job by default; validate's TC104 warnings neither
+    assert (run.steps["Result"]["outcome"], run.steps["Result"]["code"]) == ("success", 0)
+
+
+@needs_git
+def test_fail_on_comes_from_the_settings_as_for_the_hook(repo: Path, tmp_path: Path) -> None:
+    (repo / "toolcat.toml").write_text('roots = ["teams/*"]\nfail_on = "warning"\n')
+    run = run_action(repo, tmp_path, {"annotations": "false"})
+    result = run.steps["Result"]
+    assert (result["outcome"], result["code"]) == ("failure", 1)  # TC104 is a warning
+    run = run_action(repo, tmp_path / "again", {"annotations": "false", "fail-on": "error"})
+    assert run.steps["Result"]["outcome"] == "success"  # the input still wins
+
+
+@needs_git
+def test_a_pinned_version_installs_from_the_repository(repo: Path, tmp_path: Path) -> None:
+    run = run_action(repo, tmp_path, {"toolcat-version": "v1.4.0"})
+    assert run.steps["Install toolcat"]["outcome"] == "success"
+    assert (tmp_path / "python.log").read_text() == (
+        "-m pip install --disable-pip-version-check "
+        "toolcat @ git+https://github.com/acme/toolcat@v1.4.0\n"
+    )

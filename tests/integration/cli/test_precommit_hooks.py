@@ -169,3 +169,50 @@ def test_diff_hook_script_finds_the_merge_base(team_repo: Path, tmp_path: Path) 
         "toolcat-diff: no merge base between HEAD and origin/HEAD "
         "(fetch it, or set TOOLCAT_DIFF_BASE)\n"
     )
+
+
+DELETE_TOOL = """\
+  - name: drop_thing
+    description: Drop a thing.
+    service: s
+    method: DELETE
+    path: /things/{id}
+    parameters:
+      id: {type: string, description: The id}
+"""
+
+
+def test_hooks_read_the_settings_as_ci_does(team_repo: Path, tmp_path: Path) -> None:
+    """One threshold, stated once (fail_on in toolcat.toml): a DELETE tool without
+    confirm (TC104, a warning) fails the commit as it fails the action. A change to
+    toolcat.toml alone runs the diff hook, which compares each root as its own catalog."""
+    home = tmp_path / "home"  # one hook environment for both hooks
+    (team_repo / "toolcat.toml").write_text('roots = ["teams/*"]\nfail_on = "warning"\n')
+    alpha = team_repo / "teams" / "alpha" / "catalog.yaml"
+    alpha.write_text(TEAM + DELETE_TOOL, encoding="utf-8")
+    subprocess.run([*GIT, "commit", "-qam", "a delete tool"], cwd=team_repo, check=True)
+    proc = try_repo(team_repo, "toolcat-validate", home)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "teams/alpha/catalog.yaml:13:5: warning TC104" in out
+
+    subprocess.run(["git", "checkout", "-qb", "change"], cwd=team_repo, check=True)
+    (team_repo / "toolcat.toml").write_text('roots = ["teams/*"]\n')
+    subprocess.run([*GIT, "commit", "-qam", "settings only"], cwd=team_repo, check=True)
+    command = _pre_commit()
+    assert command is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRE_COMMIT", "GIT_"))}
+    env.update(PRE_COMMIT_HOME=str(home), TOOLCAT_DIFF_BASE="main")
+    proc = subprocess.run(
+        [*command, "try-repo", str(REPO), "toolcat-diff", "--files", "toolcat.toml"]
+        + ["--verbose", "--color", "never"],
+        cwd=team_repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=840,
+    )
+    out = proc.stdout + proc.stderr
+    assert "Skipped" not in out, out  # the .toml change is one the hook runs on
+    assert proc.returncode == 0, out
+    assert "toolcat: teams/alpha: no changes" in out and "toolcat: teams/beta: no changes" in out

@@ -23,8 +23,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
-from toolcat.catalog import Catalog
-from toolcat.loader import load
 
 
 @dataclass
@@ -366,15 +364,3 @@ def httpbin_url(tmp_path_factory: Any) -> Iterator[str]:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
-
-
-@pytest.fixture()
-def catalog_from(tmp_path: Path) -> Any:
-    """Write a YAML catalog and load it: ``catalog_from(text) -> Catalog``."""
-
-    def make(text: str) -> Catalog:
-        path = tmp_path / "catalog.yaml"
-        path.write_text(text)
-        return load([path])
-
-    return make

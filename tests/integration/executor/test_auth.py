@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from toolcat.executor import Executor, PreparedRequest, ToolCall
+from toolcat.tests.support import CatalogFiles
 
 SERVICE = """
 toolcat: 1
@@ -84,10 +85,10 @@ def _seen(state: Any) -> dict[str, Any]:
     "auth,check", STATIC, ids=["bearer", "basic", "key-header", "key-query", "key-cookie"]
 )
 def test_static_auth_reaches_the_server_and_never_the_model(
-    server: Any, catalog_from: Any, auth: str, check: Any
+    server: Any, catalog_files: CatalogFiles, auth: str, check: Any
 ) -> None:
     url, state = server
-    with Executor(catalog_from(SERVICE.format(url=url, auth=auth)), env=ENV) as ex:
+    with Executor(catalog_files.catalog(SERVICE.format(url=url, auth=auth)), env=ENV) as ex:
         result = ex.execute(ToolCall("echo", {"q": "1"}))
         prepared = ex.prepare(ToolCall("echo", {"q": "1"}))
     assert result.ok and check(_seen(state))
@@ -97,10 +98,14 @@ def test_static_auth_reaches_the_server_and_never_the_model(
         assert secret not in shown
 
 
-def test_missing_variable_is_named_and_nothing_is_sent(server: Any, catalog_from: Any) -> None:
+def test_missing_variable_is_named_and_nothing_is_sent(
+    server: Any, catalog_files: CatalogFiles
+) -> None:
     url, state = server
     with Executor(
-        catalog_from(SERVICE.format(url=url, auth="{type: bearer, token: '${NOPE_TOKEN}'}")),
+        catalog_files.catalog(
+            SERVICE.format(url=url, auth="{type: bearer, token: '${NOPE_TOKEN}'}")
+        ),
         env=ENV,
     ) as ex:
         result = ex.execute(ToolCall("echo", {}))
@@ -116,9 +121,9 @@ OAUTH = (
 
 
 @pytest.fixture()
-def oauth_catalog(server: Any, catalog_from: Any) -> Any:
+def oauth_catalog(server: Any, catalog_files: CatalogFiles) -> Any:
     url, _ = server
-    return catalog_from(SERVICE.format(url=url, auth=OAUTH.format(url=url)))
+    return catalog_files.catalog(SERVICE.format(url=url, auth=OAUTH.format(url=url)))
 
 
 def test_oauth_token_fetched_once_and_cached(server: Any, oauth_catalog: Any) -> None:

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from toolcat.executor import Executor, ToolCall, ToolResult
 from toolcat.loader import load
-from toolcat.testing import RawHandler as Handler
-from toolcat.testing import RawServer, zeros_gzip
+from toolcat.tests.support import CatalogFiles, RawServer, zeros_gzip
+from toolcat.tests.support import RawHandler as Handler
 
 _CAP = 10_000_000  # the default max_response_bytes
 _MEMORY_BOUND = 100_000_000  # a sanity bound on peak Python memory for one call
@@ -150,9 +150,11 @@ def test_a_body_that_cannot_be_decoded_is_a_typed_error(
     assert says in result.error.msg and result.status == 200
 
 
-def test_accept_encoding_is_what_the_decoder_undoes(server: Any, catalog_from: Any) -> None:
+def test_accept_encoding_is_what_the_decoder_undoes(
+    server: Any, catalog_files: CatalogFiles
+) -> None:
     url, state = server
-    catalog = catalog_from(
+    catalog = catalog_files.catalog(
         f"toolcat: 1\nservices:\n  api:\n    base_url: {url}\n"
         "tools:\n  - name: echo\n    description: Echo.\n    service: api\n"
         "    method: GET\n    path: /echo\n"
@@ -249,14 +251,14 @@ tools:
 @pytest.mark.parametrize("provider", ["mcp", "gemini", "openai", "anthropic"])
 @pytest.mark.parametrize("n", [50_000, 1])
 def test_max_response_chars_bounds_every_shape_the_model_reads(
-    server: Any, catalog_from: Any, provider: str, n: int
+    server: Any, catalog_files: CatalogFiles, provider: str, n: int
 ) -> None:
     import json
 
     from toolcat.executor import format_result
 
     url, _ = server
-    with Executor(catalog_from(CAPPED.format(url=url)), env={}) as ex:
+    with Executor(catalog_files.catalog(CAPPED.format(url=url)), env={}) as ex:
         result = ex.execute(ToolCall("big", {"n": n}))
     assert result.ok and len(result.data["items"]) == n  # the caller still gets all the data
     shape = json.dumps(format_result(provider, result))

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from toolcat.executor import Executor, ToolCall
+from toolcat.tests.support import CatalogFiles
 
 CATALOG = """
 toolcat: 1
@@ -91,9 +92,9 @@ tools:
 
 
 @pytest.fixture()
-def executor(server: Any, catalog_from: Any) -> Any:
+def executor(server: Any, catalog_files: CatalogFiles) -> Any:
     url, _ = server
-    with Executor(catalog_from(CATALOG.format(url=url)), env={}) as ex:
+    with Executor(catalog_files.catalog(CATALOG.format(url=url)), env={}) as ex:
         yield ex
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from toolcat.executor import Executor, ToolCall
+from toolcat.tests.support import CatalogFiles
 
 KEY = "key-42-s3cret/x+y"  # characters that URLs escape
 CATALOG = """
@@ -41,10 +42,10 @@ async def _acall(catalog: Any) -> Any:
 @pytest.mark.parametrize("name", ["api_key", "sig", "q2"])  # q2: only the call's own secret
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_a_query_secret_never_reaches_the_debug_log(
-    server: Any, catalog_from: Any, caplog: pytest.LogCaptureFixture, name: str, mode: str
+    server: Any, catalog_files: CatalogFiles, caplog: pytest.LogCaptureFixture, name: str, mode: str
 ) -> None:
     url, state = server
-    catalog = catalog_from(CATALOG.format(url=url, name=name))
+    catalog = catalog_files.catalog(CATALOG.format(url=url, name=name))
     with caplog.at_level(logging.DEBUG):
         if mode == "sync":
             with Executor(catalog, env={"KEY": KEY}) as ex:
@@ -79,14 +80,14 @@ def test_a_credential_like_query_parameter_is_masked_outside_any_call(
 
 
 def test_a_secret_in_a_transport_error_traceback_is_masked(
-    catalog_from: Any, caplog: pytest.LogCaptureFixture
+    catalog_files: CatalogFiles, caplog: pytest.LogCaptureFixture
 ) -> None:
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    catalog = catalog_from(CATALOG.format(url=f"http://127.0.0.1:{port}", name="api_key"))
+    catalog = catalog_files.catalog(CATALOG.format(url=f"http://127.0.0.1:{port}", name="api_key"))
     with caplog.at_level(logging.DEBUG):
         with Executor(catalog, env={"KEY": KEY}) as ex:
             result = ex.execute(ToolCall("echo", {}))

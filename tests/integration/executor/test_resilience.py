@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from toolcat.executor import Executor, ToolCall
+from toolcat.tests.support import CatalogFiles
 
 CATALOG = """
 toolcat: 1
@@ -125,10 +126,13 @@ def sleeps() -> Sleeps:
 
 
 @pytest.fixture()
-def executor(server: Any, catalog_from: Any, sleeps: Sleeps) -> Any:
+def executor(server: Any, catalog_files: CatalogFiles, sleeps: Sleeps) -> Any:
     url, _ = server
     with Executor(
-        catalog_from(CATALOG.format(url=url)), env={}, sleep=sleeps, async_sleep=sleeps.async_sleep
+        catalog_files.catalog(CATALOG.format(url=url)),
+        env={},
+        sleep=sleeps,
+        async_sleep=sleeps.async_sleep,
     ) as ex:
         yield ex
 
@@ -251,10 +255,10 @@ def test_redirect_within_host_is_followed_and_other_hosts_refused(
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_connection_reset_and_refused(
-    catalog_from: Any, resetting_server: Any, sleeps: Sleeps, mode: str
+    catalog_files: CatalogFiles, resetting_server: Any, sleeps: Sleeps, mode: str
 ) -> None:
-    catalog = catalog_from(CATALOG.format(url=resetting_server.url))
-    dead = catalog_from(CATALOG.format(url="http://127.0.0.1:9"))
+    catalog = catalog_files.catalog(CATALOG.format(url=resetting_server.url))
+    dead = catalog_files.catalog(CATALOG.format(url="http://127.0.0.1:9"))
 
     async def both() -> Any:
         async with (

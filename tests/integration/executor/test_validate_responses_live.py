@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from toolcat.executor import Executor, ToolCall
-from toolcat.loader import load_catalog
+from toolcat.tests.support import CatalogFiles
 
 REPO = Path(__file__).resolve().parents[3]
 SPEC = REPO / "specs" / "sample-service.yaml"
@@ -27,12 +27,9 @@ openapi:
 
 
 def _executor(tmp_path: Path, url: str, mode: str, spec: Path) -> Executor:
-    path = tmp_path / "catalog.yaml"
-    path.write_text(CATALOG.format(url=url, mode=mode, spec=spec.name))
-    result = load_catalog([str(path)])
-    assert result.catalog is not None, result.diagnostics
-    assert result.catalog.services["warehouse"].spec == str(spec)
-    return Executor(result.catalog, env={})
+    catalog = CatalogFiles(tmp_path).catalog(CATALOG.format(url=url, mode=mode, spec=spec.name))
+    assert catalog.services["warehouse"].spec == str(spec)
+    return Executor(catalog, env={})
 
 
 def test_the_service_conforms_to_its_spec(warehouse: str, tmp_path: Path) -> None:

@@ -5,16 +5,15 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from toolcat.loader import load_catalog
+from toolcat.catalog import Catalog
 from toolcat.testing import BackgroundServer
+from toolcat.tests.support import CatalogFiles
 
 CATALOG = """\
 toolcat: 1
@@ -94,9 +93,5 @@ def tool_service() -> Iterator[tuple[ToolService, str]]:
 
 
 @pytest.fixture
-def catalog(tmp_path: Path) -> Any:
-    path = tmp_path / "catalog.yaml"
-    path.write_text(CATALOG)
-    result = load_catalog([str(path)], progress=False)
-    assert result.catalog is not None, [str(d) for d in result.diagnostics]
-    return result.catalog
+def catalog(catalog_files: CatalogFiles) -> Catalog:
+    return catalog_files.catalog(CATALOG)

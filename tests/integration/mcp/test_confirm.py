@@ -26,7 +26,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client import Transport
 from mcp.client.session import ElicitationFnT
 from mcp.shared.exceptions import MCPError
-from toolcat.testing import BackgroundServer, RedisServer, RedisUnavailable, make_service
+from toolcat.testing import BackgroundServer, make_service
+from toolcat.tests.support import RedisServer, RedisUnavailable
 
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]
 ARGS = {"sku": "B-BOLT-M6", "quantity": 2, "customer": "ACME"}

@@ -14,7 +14,7 @@ import signal
 
 import anyio
 import pytest
-from toolcat.testing import Cluster, cluster_parts_missing, run_load, settle_figures
+from toolcat.tests.support import Cluster, cluster_parts_missing, run_load, settle_figures
 
 CALLS = 240
 CONCURRENCY = 8

@@ -14,9 +14,10 @@ import os
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import DEFAULT_SCHEMA_BUDGET, Catalog, check_strict_schema, schema_size
+from toolcat.catalog import Catalog
+from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, check_strict_schema, schema_size
 from toolcat.executor.providers import PROVIDERS, export_catalog
-from toolcat.loader import load_catalog
+from toolcat.tests.support import CatalogFiles
 
 # the families of Graph beta whose tools carry the largest schemas (one entity type
 # with every navigation property, hundreds of definitions)
@@ -33,11 +34,7 @@ def _load(path: Path, tmp_path: Path, include_paths: list[str] | None = None) ->
     entry = f"  - spec: {json.dumps(str(path))}\n"
     if include_paths:
         entry += f"    include: {{paths: {json.dumps(include_paths)}}}\n"
-    catalog = tmp_path / "catalog.yaml"
-    catalog.write_text(f"toolcat: 1\nopenapi:\n{entry}", encoding="utf-8")
-    result = load_catalog([catalog], progress=False)
-    assert result.catalog is not None, [str(d) for d in result.errors][:3]
-    return result.catalog
+    return CatalogFiles(tmp_path).catalog(f"toolcat: 1\nopenapi:\n{entry}")
 
 
 def _check_within_budget(catalog: Catalog) -> int:

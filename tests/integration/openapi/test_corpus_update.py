@@ -84,7 +84,10 @@ def test_import_hand_edit_update_keeps_the_edit(
     err = capsys.readouterr().err.splitlines()
     assert f"kept   tool {tool_name}: description (edited by hand)" in err, err
     assert any(line.startswith(f"kept   tool {tool_name}: confirm (") for line in err), err
-    assert err[-1] == f"updated {out}: 2 hand edits kept, 0 added, 0 removed"
+    count = len(read_yaml(out.read_text(), str(out))["tools"])
+    assert err[-1] == (
+        f"updated {out}: {count} tools; 2 hand edits kept, 0 changed, 0 added, 0 removed"
+    )
     again = _tool_of(read_yaml(out.read_text(), str(out)), tool_name)
     assert again["confirm"] is True
     assert again["description"].startswith("Reviewed by the team: ")

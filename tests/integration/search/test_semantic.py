@@ -17,18 +17,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import (
-    Catalog,
-    EmbeddingsSettings,
-    HttpCommand,
-    SearchSettings,
-    Service,
-    ToolDefinition,
-    freeze,
-)
+from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
+from toolcat.catalog.search import EmbeddingsSettings, SearchSettings
 from toolcat.cli import main
 from toolcat.executor import SearchResults, SemanticSearch
-from toolcat.testing import BackgroundServer, EmbeddingsService
+from toolcat.testing import BackgroundServer
+from toolcat.tests.support import EmbeddingsService
 
 KEY = "sk-test-0123456789abcdef"
 

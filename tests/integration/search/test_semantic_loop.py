@@ -9,18 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import (
-    Catalog,
-    EmbeddingsSettings,
-    HttpCommand,
-    SearchSettings,
-    Service,
-    ToolDefinition,
-    freeze,
-)
+from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
+from toolcat.catalog.search import EmbeddingsSettings, SearchSettings
 from toolcat.executor import Executor
 from toolcat.executor.agent import AgentLoop, LoopResult, OpenAIChatClient
-from toolcat.testing import BackgroundServer, EmbeddingsService, ScriptedModel, ScriptedTurn
+from toolcat.testing import BackgroundServer, ScriptedModel, ScriptedTurn
+from toolcat.tests.support import EmbeddingsService
 
 
 def tool(name: str, description: str) -> ToolDefinition:

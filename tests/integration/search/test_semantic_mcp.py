@@ -13,7 +13,8 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from toolcat.testing import BackgroundServer, EmbeddingsService
+from toolcat.testing import BackgroundServer
+from toolcat.tests.support import EmbeddingsService
 
 CATALOG = """\
 toolcat: 1

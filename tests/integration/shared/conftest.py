@@ -16,7 +16,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from toolcat.testing import BackgroundServer, RedisServer, RedisUnavailable
+from toolcat.testing import BackgroundServer
+from toolcat.tests.support import RedisServer, RedisUnavailable
 
 
 def free_port() -> int:
@@ -27,7 +28,7 @@ def free_port() -> int:
 
 
 class RedisProcess(RedisServer):
-    """:class:`toolcat.testing.RedisServer`; the test skips when none can be had."""
+    """:class:`toolcat.tests.support.RedisServer`; the test skips when none can be had."""
 
     def __init__(self, workdir: Path, port: int | None = None) -> None:
         try:

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import check_strict_schema
+from toolcat.catalog.schema import check_strict_schema
 from toolcat.cli import main
 
 

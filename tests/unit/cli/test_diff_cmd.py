@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from toolcat.catalog import CHANGE_RULES
+from toolcat.catalog.diff import CHANGE_RULES
 from toolcat.cli import main
 
 
@@ -350,7 +350,7 @@ def test_base_outside_a_repository(catalogs: Path, capsys: pytest.CaptureFixture
 
 
 def test_text_and_markdown_escape_what_a_catalog_may_hold() -> None:
-    from toolcat.catalog import ToolChange
+    from toolcat.catalog.diff import ToolChange
     from toolcat.cli._diff_formats import DiffReport, format_markdown, format_text
 
     odd = ToolChange(
@@ -360,3 +360,77 @@ def test_text_and_markdown_escape_what_a_catalog_may_hold() -> None:
     assert "\x1b" not in text and "\\x1b[31m" in text
     table = format_markdown([odd], DiffReport("a", "b"))
     assert "\x1b" not in table and "a\\|" in table
+
+
+# -- the roots of toolcat.toml ------------------------------------------------------------------
+
+
+@pytest.fixture
+def team_repo(catalogs: Path, good: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Two roots that define the same service and tools (one catalog would be TC011/TC013)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    root = catalogs / "team"
+    for team in ("alpha", "beta"):
+        (root / "teams" / team).mkdir(parents=True)
+        (root / "teams" / team / "catalog.yaml").write_text(good, encoding="utf-8")
+    (root / "toolcat.toml").write_text('roots = ["teams/*"]\n', encoding="utf-8")
+    _git(root, "init", "-q")
+    _commit(root, "one")
+    (root / "teams" / "alpha" / "catalog.yaml").write_text(changed(good), encoding="utf-8")
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_base_without_path_diffs_each_root_as_its_own_catalog(
+    team_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "--base", "HEAD")
+    assert code == 1, err
+    assert [line.split()[2] for line in out.splitlines()] == ["TD107", "TD201", "TD302"]
+    assert all(line.startswith("teams/alpha/catalog.yaml:") for line in out.splitlines())
+    assert err.splitlines() == [
+        "toolcat: teams/alpha: 1 breaking, 1 safety, 1 note in 2 tools",
+        "toolcat: teams/beta: no changes",
+    ]
+    code, out, _ = run(capsys, "--base", "HEAD", "--format", "json")
+    doc = json.loads(out)
+    assert [(c["old"], c["new"], c["failed"]) for c in doc["catalogs"]] == [
+        ("HEAD:teams/alpha", "teams/alpha", True),
+        ("HEAD:teams/beta", "teams/beta", False),
+    ]
+    assert doc["failed"] is True and code == 1
+    _, out, _ = run(capsys, "--base", "HEAD", "--format", "sarif")
+    assert [len(r["results"]) for r in json.loads(out)["runs"]] == [3, 0]
+    _, out, _ = run(capsys, "--base", "HEAD", "--format", "markdown")
+    assert out.count("### toolcat diff: ") == 2 and "`HEAD:teams/beta` → `teams/beta`" in out
+    # named PATHs are one catalog, as validate reads them
+    code, out, _ = run(capsys, "--base", "HEAD", "teams/beta")
+    assert (code, out) == (0, "")
+
+
+def test_base_without_path_or_roots_says_what_to_give(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "--base", "HEAD")
+    assert code == 2
+    assert err == (
+        "toolcat: diff --base REF needs a PATH (or roots in toolcat.toml or [tool.toolcat]; "
+        "see 'toolcat diff --help')\n"
+    )
+
+
+def test_an_old_side_that_does_not_load_names_ref_paths_not_the_temporary_tree(
+    repo: Path, good: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (repo / "catalogs" / "orders.yaml").write_text(
+        "toolcat: 1\nopenapi:\n  - spec: shop.yaml\n", encoding="utf-8"
+    )
+    _commit(repo, "an entry whose spec was never committed")
+    (repo / "catalogs" / "orders.yaml").write_text(good, encoding="utf-8")
+    code, _, err = run(capsys, "--base", "HEAD", "catalogs/orders.yaml")
+    assert code == 1
+    assert err.splitlines()[0] == (
+        "HEAD:catalogs/orders.yaml:3:11: error TC007 openapi spec 'shop.yaml' not found "
+        "(looked at HEAD:catalogs/shop.yaml)"
+    )

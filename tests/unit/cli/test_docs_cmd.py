@@ -209,3 +209,40 @@ def test_the_list_is_paged_and_its_rows_ship_as_data(
     assert code == 0, err
     assert sorted(p.name for p in (out / "list").iterdir()) == ["2.html"]
     assert sorted(p.name for p in (out / "assets" / "index").iterdir()) == ["0.js"]
+
+
+def test_the_list_shows_the_summary_apart_and_the_title_names_the_catalog(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "teams" / "billing" / "catalog"
+    folder.mkdir(parents=True)
+    (folder / "invoices.yaml").write_text(
+        "toolcat: 1\nservices:\n  a: {base_url: 'http://127.0.0.1:9'}\n"
+        "  b: {base_url: 'http://127.0.0.1:9'}\ntools:\n"
+        "  - name: get_stations\n    service: a\n    method: GET\n    path: /stations\n"
+        "    description: |-\n      Get a list of train stations\n\n"
+        "      Returns a paginated and\n      searchable list of all train stations.\n"
+        "  - name: ping\n    service: b\n    method: GET\n    path: /ping\n"
+        "    description: Ping.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "site"
+    code, _, err = run(capsys, "docs", str(folder), "-o", str(out))
+    assert code == 0, err
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "<title>billing: 2 tools</title>" in index  # not the folder's generic name
+    assert '<div class="meta">Get a list of train stations</div>' in index
+    assert "Returns a paginated" not in index  # on the tool's page, not run into the line
+    page = (out / "tools" / "get_stations.html").read_text(encoding="utf-8")
+    assert "Returns a paginated and\nsearchable list" in page
+    # a spec imported on its own: its service's name
+    code, _, _ = run(
+        capsys,
+        "docs",
+        str(Path(__file__).parents[3] / "specs" / "sample-service.yaml"),
+        "-o",
+        str(tmp_path / "spec-site"),
+    )
+    assert code == 0
+    site = (tmp_path / "spec-site" / "index.html").read_text()
+    assert "<title>sample_warehouse_service: 4 tools</title>" in site

@@ -126,6 +126,13 @@ def test_severity_overrides_and_off(repo: Path, capsys: pytest.CaptureFixture[st
         ('[severity]\nTC104 = "loud"\n', "toolcat.toml:2: severity of TC104 must be one of"),
         ('roots = ["nowhere"]\n', "toolcat.toml:1: root 'nowhere' does not exist"),
         ("max_annotations = -1\n", "toolcat.toml:1: 'max_annotations' must be a whole number"),
+        ('fail_on = "warnings"\n', "toolcat.toml:1: 'fail_on' must be one of error, warning"),
+        # what `echo 'baseline = ...' >> toolcat.toml` does to a file that ends in a table
+        (
+            '[severity]\nTC104 = "error"\nbaseline = "b.json"\n',
+            "toolcat.toml:3: 'baseline' is inside the [severity] table; move it above the "
+            "first [table]",
+        ),
     ],
 )
 def test_a_bad_settings_file_is_one_line_exit_2(
@@ -210,6 +217,58 @@ def test_baseline_fails_only_on_new_findings_and_survives_edits_above(
     beta.write_text(TEAM)
     code, out, _ = run(capsys, "validate", "--fail-on", "warning")
     assert (code, out) == (0, "")
+
+
+def test_fail_on_from_the_settings_and_the_command_line_wins(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "validate")[0] == 0  # TC104 warnings only: the default is error
+    toml = repo / "toolcat.toml"
+    toml.write_text('fail_on = "warning"\n' + toml.read_text(), encoding="utf-8")
+    code, out, _ = run(capsys, "validate")
+    assert code == 1 and codes(out) == ["TC104", "TC104"]
+    assert run(capsys, "validate", "--fail-on", "error")[0] == 0
+    code, out, _ = run(capsys, "validate", "--format", "json")
+    assert code == 1 and json.loads(out)["failOn"] == "warning"
+
+
+def test_baseline_entries_are_per_root(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One baseline for both roots: validating or rewriting one root leaves the other's
+    entries alone (they were reported as gone, and the advice to rewrite deleted them)."""
+    toml = repo / "toolcat.toml"
+    toml.write_text('baseline = "base.json"\n' + toml.read_text(), encoding="utf-8")
+    code, _, err = run(capsys, "validate", "--write-baseline", "base.json")
+    assert code == 0 and "wrote 2 baseline entries" in err
+    code, out, err = run(capsys, "validate", "teams/alpha", "--fail-on", "warning")
+    assert (code, out) == (0, "")
+    assert err == "toolcat: no problems in 1 file; 1 known in the baseline left out\n"
+    # alpha's finding fixed: alpha's entry is gone, beta's is not alpha's to judge
+    alpha = repo / "teams" / "alpha" / "catalog.yaml"
+    alpha.write_text(TEAM.replace("method: POST", "method: POST\n    confirm: true"))
+    code, _, err = run(capsys, "validate", "teams/alpha")
+    assert err.endswith(
+        "; 0 known in the baseline left out, 1 baseline entries no longer found "
+        "(rewrite it with --write-baseline)\n"
+    )
+    code, _, err = run(capsys, "validate", "teams/alpha", "--write-baseline", "base.json")
+    assert err.endswith(
+        "wrote 1 baseline entries to base.json (1 of catalogs not checked here kept as they were)\n"
+    )
+    doc = json.loads((repo / "base.json").read_text())
+    assert [(e["file"], e["code"]) for e in doc["findings"]] == [
+        ("teams/beta/catalog.yaml", "TC104")
+    ]
+    code, out, err = run(capsys, "validate", "--fail-on", "warning")  # both roots
+    assert (code, out) == (0, "") and "1 known in the baseline left out" in err
+    # a file deleted from a root: its entries are that root's, and gone
+    extra = TEAM.replace("make_thing", "other").replace(
+        '  s: {base_url: "https://x.example"}\n', ""
+    )
+    (repo / "teams" / "beta" / "extra.yaml").write_text(extra.replace("services:\n", ""))
+    run(capsys, "validate", "--write-baseline", "base.json")
+    (repo / "teams" / "beta" / "extra.yaml").unlink()
+    code, _, err = run(capsys, "validate", "teams/beta")
+    assert "1 baseline entries no longer found" in err
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""`toolcat.catalog.diff_catalogs`: one table row per rule, on catalogs built in memory."""
+"""`toolcat.catalog.diff.diff_catalogs`: one table row per rule, on catalogs built in memory."""
 
 from __future__ import annotations
 
@@ -7,23 +7,20 @@ from typing import Any
 
 import pytest
 from toolcat.catalog import (
-    CHANGE_RULES,
     ApiKeyAuth,
     BearerAuth,
     BodySpec,
     Catalog,
-    ChangeKind,
     HttpCommand,
     ParameterBinding,
     ParamLocation,
     Service,
     SourceLocation,
     ToolAnnotations,
-    ToolChange,
     ToolDefinition,
-    diff_catalogs,
     freeze,
 )
+from toolcat.catalog.diff import CHANGE_RULES, ChangeKind, ToolChange, diff_catalogs
 
 SECRET = "sk-live-NEVER-PRINTED"
 BASE_PROPS: dict[str, Any] = {

@@ -5,10 +5,8 @@ from __future__ import annotations
 from datetime import UTC
 from typing import Any
 
-import jsonschema
 from hypothesis import strategies as st
-from toolcat.catalog import INTEGER_FORMATS
-from toolcat.executor._arguments import FORMAT_CHECKER
+from toolcat.executor._arguments import INTEGER_FORMATS, sealed_validator
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -87,5 +85,5 @@ FORMATS: dict[str, st.SearchStrategy[str]] = {
 
 
 def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
-    validator = jsonschema.Draft202012Validator(schema, format_checker=FORMAT_CHECKER)
+    validator = sealed_validator(schema, formats=True)
     return _strategy(schema, schema).filter(validator.is_valid)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from toolcat.catalog import AccessGrant, AccessPolicy, AccessRule, Catalog
 from toolcat.executor import AccessGuard, CallerIdentity, Executor, ToolCall, ToolContext, caller
-from toolcat.loader import load_catalog
+from toolcat.tests.support import CatalogFiles
 
 CATALOG = """\
 toolcat: 1
@@ -53,12 +53,9 @@ server:
 
 
 def _load(tmp_path: Path, text: str) -> tuple[Catalog, AccessPolicy]:
-    path = tmp_path / "c.yaml"
-    path.write_text(text)
-    result = load_catalog([str(path)], progress=False)
-    assert result.catalog is not None, [str(d) for d in result.diagnostics]
+    catalog, result = CatalogFiles(tmp_path).load(text, "c.yaml")
     assert result.server is not None
-    return result.catalog, result.server.access
+    return catalog, result.server.access
 
 
 def who(sub: str = "u", **claims: object) -> CallerIdentity:

@@ -23,7 +23,7 @@ from toolcat.executor import (
     ToolCall,
     ToolContext,
 )
-from toolcat.loader import load_catalog
+from toolcat.tests.support import CatalogFiles
 
 CATALOG = """\
 toolcat: 1
@@ -71,11 +71,8 @@ server:
 
 
 def _load(tmp_path: Path, text: str = CATALOG) -> tuple[Catalog, ServerSettings | None]:
-    path = tmp_path / "c.yaml"
-    path.write_text(text)
-    result = load_catalog([str(path)], progress=False)
-    assert result.catalog is not None, [str(d) for d in result.diagnostics]
-    return result.catalog, result.server
+    catalog, result = CatalogFiles(tmp_path).load(text, "c.yaml")
+    return catalog, result.server
 
 
 def _executor(

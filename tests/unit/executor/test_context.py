@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 
 import httpx
 import pytest
 from toolcat.catalog import Catalog
 from toolcat.executor import CallerIdentity, Executor, ToolCall, ToolContext, caller
 from toolcat.executor.providers import PROVIDERS, export_catalog
-from toolcat.loader import load_catalog
+from toolcat.tests.support import CatalogFiles
 
 CATALOG = """\
 toolcat: 1
@@ -34,13 +33,10 @@ tools:
 
 
 @pytest.fixture
-def catalog(tmp_path: Path) -> Catalog:
-    path = tmp_path / "c.yaml"
-    path.write_text(CATALOG)
-    result = load_catalog([str(path)], progress=False)
-    assert result.catalog is not None, [str(d) for d in result.diagnostics]
+def catalog(catalog_files: CatalogFiles) -> Catalog:
+    catalog, result = catalog_files.load(CATALOG, "c.yaml")
     assert not result.diagnostics, [str(d) for d in result.diagnostics]
-    return result.catalog
+    return catalog
 
 
 def _executor(catalog: Catalog, sent: list[httpx.Request]) -> Executor:

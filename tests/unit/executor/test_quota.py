@@ -25,7 +25,7 @@ from toolcat.executor import (
     ToolCall,
     ToolContext,
 )
-from toolcat.loader import load_catalog
+from toolcat.tests.support import CatalogFiles
 
 CATALOG = """\
 toolcat: 1
@@ -57,12 +57,9 @@ class Clock:
 
 
 def _load(tmp_path: Path, text: str = CATALOG) -> tuple[Catalog, QuotaPolicy]:
-    path = tmp_path / "c.yaml"
-    path.write_text(text)
-    result = load_catalog([str(path)], progress=False)
-    assert result.catalog is not None, [str(d) for d in result.diagnostics]
+    catalog, result = CatalogFiles(tmp_path).load(text, "c.yaml")
     assert result.server is not None
-    return result.catalog, result.server.quotas
+    return catalog, result.server.quotas
 
 
 def who(sub: str, **claims: object) -> ToolContext:

@@ -1,75 +1,115 @@
-"""Schema regexes run on RE2, off the event loop (issue 10, class 2)."""
+"""Hostile schemas and arguments are refused or bounded: regexes, references, nesting."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
+import time
 from typing import Any
 
 import httpx
 import pytest
-from jsonschema import Draft202012Validator
-from toolcat.catalog import compile_check, linear_regex, pattern_problem, pattern_search
-from toolcat.executor import Executor, ToolCall
+from toolcat.catalog import MAX_NESTING_DEPTH, pattern_runs, runnable_schema
+from toolcat.executor import Executor, ToolCall, parse_arguments
 from toolcat.executor._arguments import ArgumentChecker
 
-EVIL = "a" * 40 + "!"  # Python's re: about 2**40 steps for ^(a+)+$
+EVIL = "a" * 30 + "!"  # Python's re: about 2**30 steps for ^(a+)+$
 
 
-def test_the_issues_pattern_is_answered_by_re2() -> None:
-    assert pattern_search("^(a+)+$", EVIL) is False
-    assert pattern_search("^(a+)+$", "aaaa") is True
+def _nest(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = {"v": value}
+    return value
 
 
-@pytest.mark.parametrize(
-    "schema",
-    [
-        {"type": "string", "pattern": "^(a+)+$"},
+def _deep_schema(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string", "pattern": "^(a+)+$"}
+    for _ in range(depth):
+        schema = {"type": "object", "properties": {"v": schema}}
+    return schema
+
+
+# (what, property schema, argument value, the error's location inside "v")
+HOSTILE: list[tuple[str, dict[str, Any], Any, tuple[str | int, ...]]] = [
+    ("nested quantifier", {"type": "string", "pattern": "^(a+)+$"}, EVIL, ()),
+    ("alternation", {"type": "string", "pattern": "^(a|aa)+$"}, EVIL, ()),
+    ("star of star", {"type": "array", "items": {"pattern": "^(a*)*b$"}}, ["b", EVIL], (1,)),
+    (
+        "patternProperties",
         {"type": "object", "patternProperties": {"^(a|aa)+$": {}}, "additionalProperties": False},
-        # unevaluatedProperties: jsonschema's own keyword code (the fast path declines it)
+        {EVIL: 1},
+        (EVIL,),
+    ),
+    (
+        "unevaluatedProperties",
         {"type": "object", "patternProperties": {"^(a|aa)+$": {}}, "unevaluatedProperties": False},
-        {"type": "array", "items": {"type": "string", "pattern": "^(a*)*b$"}},
-    ],
-)
-def test_jsonschema_runs_schema_regexes_on_re2(schema: dict[str, Any]) -> None:
-    value: Any = {"args": EVIL}["args"]
-    if schema["type"] == "object":
-        value = {EVIL: 1}
-    elif schema["type"] == "array":
-        value = ["b", EVIL]
-    with linear_regex():
-        assert Draft202012Validator(schema).is_valid(value) is False
-    errors = ArgumentChecker({"type": "object", "properties": {"v": schema}}).check({"v": value})
-    assert errors and errors[0].type == "invalid_arguments"
-
-
-def test_other_jsonschema_users_keep_pythons_re() -> None:
-    digit = Draft202012Validator({"pattern": r"^\d$"})
-    assert digit.is_valid("\u0663") is True  # Python's \d: any Unicode digit
-    with linear_regex():
-        assert digit.is_valid("\u0663") is False  # RE2 (and ECMA-262): ASCII digits
-    assert digit.is_valid("\u0663") is True
+        {EVIL: 1},
+        (EVIL,),
+    ),
+    ("deep schema", _deep_schema(120), _nest(120, EVIL), ("v",) * 120),
+]
 
 
 @pytest.mark.parametrize(
-    ("pattern", "text"),
-    [(r"^\d$", "\u0663"), ("^a$", "a\n"), (r"^\w+$", "\u00e9t\u00e9"), ("^[a-z]+$", "abc")],
+    ("schema", "value", "where"), [c[1:] for c in HOSTILE], ids=[c[0] for c in HOSTILE]
 )
-def test_fast_path_and_jsonschema_agree_where_re2_differs_from_re(pattern: str, text: str) -> None:
-    schema = {"type": "string", "pattern": pattern}
-    fast = compile_check(schema)
-    assert fast is not None
-    with linear_regex():
-        assert fast(text) is Draft202012Validator(schema).is_valid(text)
+def test_a_backtracking_pattern_is_answered_at_once(
+    schema: dict[str, Any], value: Any, where: tuple[str | int, ...]
+) -> None:
+    checker = ArgumentChecker({"type": "object", "properties": {"v": schema}})
+    started = time.perf_counter()
+    errors = checker.check({"v": value})
+    assert time.perf_counter() - started < 0.5  # Python's re: minutes
+    assert errors and errors[0].type == "invalid_arguments"
+    assert errors[0].loc == ("v", *where)
 
 
-@pytest.mark.parametrize("pattern", ["^(?!test)[a-z]+$", r"(a)\1", r"a\Z", "a{1001}", "(?<=a)b"])
-def test_a_pattern_re2_cannot_run_is_not_checked(pattern: str) -> None:
-    assert pattern_problem(pattern)
+@pytest.mark.parametrize(
+    "ref", ["http://127.0.0.1:9/schema.json", "file:///etc/passwd", "other.json", "#/$defs/Nope"]
+)
+def test_a_ref_outside_the_schema_is_refused_and_never_fetched(ref: str) -> None:
+    checker = ArgumentChecker({"type": "object", "properties": {"v": {"$ref": ref}}})
+    (error,) = checker.check({"v": "x"})
+    assert error.type == "refused_by_policy" and "never fetches" in error.msg
+    assert "root:" not in error.msg  # nothing of /etc/passwd
+
+
+def test_arguments_past_the_nesting_limit_are_refused() -> None:
+    deep = json.dumps(_nest(MAX_NESTING_DEPTH + 1, 1))
+    error = parse_arguments(deep)
+    assert not isinstance(error, dict) and error.type == "invalid_arguments"
+    assert "nest deeper" in error.msg
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"), [(r"^\d$", "\u0663"), ("^a$", "a\n"), (r"^\w+$", "\u00e9t\u00e9")]
+)
+def test_patterns_follow_ecma_262_where_pythons_re_does_not(pattern: str, text: str) -> None:
+    """ASCII \\d and \\w, and $ at the very end: Python's re would accept each of these."""
+    checker = ArgumentChecker({"type": "object", "properties": {"v": {"pattern": pattern}}})
+    assert checker.check({"v": text})
+
+
+@pytest.mark.parametrize("pattern", ["^(?!test)[a-z]+$", r"(a)\1", r"a\Z", "(?<=a)b"])
+def test_a_pattern_the_engine_cannot_run_is_not_checked(pattern: str) -> None:
+    assert not pattern_runs(pattern)
     schema = {"type": "object", "properties": {"v": {"type": "string", "pattern": pattern}}}
-    assert compile_check(schema) is None  # the fast path leaves it to jsonschema ...
-    assert ArgumentChecker(schema).check({"v": "test" + EVIL}) == ()  # ... which skips it
+    assert ArgumentChecker(schema).check({"v": "test" + EVIL}) == ()
     assert ArgumentChecker(schema).check({"v": 1})  # the rest of the schema still holds
+
+
+def test_a_pattern_property_the_engine_cannot_run_matches_every_name() -> None:
+    names = {"(?=a)": {"type": "integer"}, "^b": {"type": "string"}}
+    schema = {"type": "object", "patternProperties": names, "additionalProperties": False}
+    assert runnable_schema(schema)["patternProperties"] == {
+        "^b": {"type": "string"},
+        "": {"type": "integer"},
+    }
+    checker = ArgumentChecker(schema)
+    assert checker.check({"x": 1}) == ()  # not additional: as if it matched every name
+    assert checker.check({"x": "one"})  # and its subschema holds for every name
 
 
 def test_aexecute_checks_the_arguments_off_the_event_loop(

@@ -7,17 +7,12 @@ from typing import Any
 
 import jsonschema
 import pytest
-from toolcat.catalog import (
+from toolcat.catalog import BearerAuth, Catalog, Service, ToolDefinition, freeze, thaw
+from toolcat.catalog.schema import (
     DEFAULT_SCHEMA_BUDGET,
-    BearerAuth,
-    Catalog,
-    Service,
-    ToolDefinition,
     check_strict_schema,
     fit_schema,
-    freeze,
     schema_size,
-    thaw,
 )
 from toolcat.executor import Executor, ToolCall, ToolResult
 from toolcat.executor.providers import PROVIDERS, export_catalog, get

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolcat.catalog import FrozenDict, FrozenList, fit_schema, freeze
+from toolcat.catalog import FrozenDict, FrozenList, freeze
+from toolcat.catalog.schema import fit_schema
 
 
 def _all_frozen(value: Any) -> bool:

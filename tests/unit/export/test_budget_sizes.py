@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 import pytest
-from toolcat.catalog import fit_schema, freeze, schema_size
-from toolcat.catalog._budget import _orjson_text
+from toolcat.catalog import freeze
+from toolcat.catalog.schema import fit_schema, schema_size
+from toolcat.catalog.schema._budget import _orjson_text
 
 
 def _dumps(value: Any) -> str:
@@ -61,5 +62,5 @@ def test_fitting_is_the_same_on_either_path(
     assert fast.size_before == len(_dumps(schema))
     assert fast.size_after == len(_dumps(fast.schema))
     assert fast.collapsed
-    monkeypatch.setattr("toolcat.catalog._budget._orjson_text", lambda value: None)
+    monkeypatch.setattr("toolcat.catalog.schema._budget._orjson_text", lambda value: None)
     assert fit_schema(schema, budget) == fast

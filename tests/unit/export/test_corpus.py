@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import check_strict_schema
-from toolcat.catalog._gemini import GEMINI_KEYWORDS
+from toolcat.catalog.schema import check_strict_schema
+from toolcat.catalog.schema._gemini import GEMINI_KEYWORDS
 from toolcat.executor.providers import PROVIDERS, export_catalog
 from toolcat.loader import load_catalog
 

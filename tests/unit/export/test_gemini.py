@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolcat.catalog import Catalog, to_gemini_schema
-from toolcat.catalog._gemini import GEMINI_KEYWORDS
+from toolcat.catalog import Catalog
+from toolcat.catalog.schema import to_gemini_schema
+from toolcat.catalog.schema._gemini import GEMINI_KEYWORDS
 from toolcat.executor.providers import export_catalog
 
 

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from toolcat.catalog import (
+    MAX_DESCRIPTION_CHARS,
+    OPENAI_MAX_TOOLS,
+    PROVIDER_LIMITS,
+    TOOL_NAME,
+    TOOL_NAME_PATTERN,
+)
 from toolcat.cli._app import main
 from toolcat.cli._cmd_chat import _selection
 from toolcat.executor.agent import PROVIDER_TOOL_LIMITS
 from toolcat.executor.providers import PROVIDERS, limit_warnings, limits
+from toolcat.loader import _compile, _load, _pins
+from toolcat.loader.openapi import ImportOptions, _import, _text
 
 
 def _catalog_file(tmp_path: Path, names: list[str]) -> Path:
@@ -23,6 +33,49 @@ def _catalog_file(tmp_path: Path, names: list[str]) -> Path:
         "toolcat: 1\nservices:\n  s: {base_url: 'https://api.example'}\ntools:\n" + tools
     )
     return path
+
+
+def test_every_built_in_provider_states_the_catalogs_limits() -> None:
+    assert set(PROVIDER_LIMITS) == set(PROVIDERS)
+    for name in PROVIDERS:
+        assert limits(name) is PROVIDER_LIMITS[name], name
+
+
+def test_every_user_of_a_limit_reads_the_one_module() -> None:
+    assert MAX_DESCRIPTION_CHARS == 1024 and OPENAI_MAX_TOOLS == 128
+    table = [
+        (_compile.DESCRIPTION_LIMIT, MAX_DESCRIPTION_CHARS),
+        (_import.MAX_DESCRIPTION, MAX_DESCRIPTION_CHARS),
+        (_text.DEFAULT_DESCRIPTION_MAX, MAX_DESCRIPTION_CHARS),
+        (ImportOptions().description_max, MAX_DESCRIPTION_CHARS),
+        (_load.TOOLSET_LIMIT, OPENAI_MAX_TOOLS),
+        (_pins.PIN_LIMIT, OPENAI_MAX_TOOLS - 1),
+        (PROVIDER_LIMITS["openai"].max_tools, OPENAI_MAX_TOOLS),
+        (PROVIDER_TOOL_LIMITS["openai"], OPENAI_MAX_TOOLS),
+        (PROVIDER_LIMITS["openai"].name_pattern, TOOL_NAME.pattern),
+        (PROVIDER_LIMITS["anthropic"].name_pattern, TOOL_NAME.pattern),
+    ]
+    assert [got for got, _ in table] == [want for _, want in table]
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [
+        ("get_order", True),
+        ("a" * 64, True),
+        ("a" * 65, False),
+        ("", False),
+        ("a.b", False),
+        ("a b", False),
+        ("a\n", False),
+        ("-_9", True),
+    ],
+)
+def test_the_tool_name_rule_reads_the_same_compiled_and_as_json_schema(name: str, ok: bool) -> None:
+    assert (TOOL_NAME.match(name) is not None) is ok
+    assert (TOOL_NAME.fullmatch(name) is not None) is ok
+    # JSON Schema's ``$`` is the very end (ECMA-262): Python's ``\Z``
+    assert (re.fullmatch(TOOL_NAME_PATTERN.replace("$", r"\Z"), name) is not None) is ok
 
 
 def test_the_agent_loops_limits_are_the_registrys() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolcat.catalog import (
-    Catalog,
+from toolcat.catalog import Catalog
+from toolcat.catalog.schema import (
     NotStrictable,
     check_strict_schema,
     strip_strict_nulls,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolcat.catalog import EmbeddingsSettings
+from toolcat.catalog.search import EmbeddingsSettings
 from toolcat.loader import load_catalog
 
 HEAD = (

@@ -6,7 +6,6 @@ import asyncio
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,7 +13,7 @@ import pytest
 from toolcat.catalog import Catalog, ToolDefinition
 from toolcat.executor import Executor, ToolCall, ToolResult, format_result
 from toolcat.executor.agent import AgentLoop, ModelTurn
-from toolcat.loader import load
+from toolcat.tests.support import CatalogFiles
 
 CATALOG = """\
 toolcat: 1
@@ -77,9 +76,8 @@ class BrokenExecutor(Executor):
 
 
 @pytest.fixture
-def catalog(tmp_path: Path) -> Catalog:
-    (tmp_path / "shop.yaml").write_text(CATALOG)
-    return load([tmp_path])
+def catalog(catalog_files: CatalogFiles) -> Catalog:
+    return catalog_files.catalog(CATALOG, "shop.yaml")
 
 
 def _unreachable(request: httpx.Request) -> httpx.Response:

@@ -51,6 +51,56 @@ def test_json_object_bodies_are_lifted(
     assert {b.wire_name for b in compiled.command.bindings(ParamLocation.BODY)} == {"a", "b"}
 
 
+# the spec's `required` on requestBody (absent, false, true) x what the body schema requires
+ITEM = {"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}}
+TREE = {  # refers to itself: the body stays one argument, required by what Tree requires
+    "type": "object",
+    "required": ["kids"],
+    "properties": {"kids": {"type": "array", "items": {"$ref": "#/components/schemas/Tree"}}},
+}
+FREE = {"type": "object", "properties": {"data": {"type": "object"}}}
+
+
+@pytest.mark.parametrize(
+    "rb_required, schema, components, expected",
+    [
+        # a body schema that lists required properties: those are required arguments,
+        # whatever the requestBody says (many specs never write `required: true`)
+        (None, OBJ, None, {"a": True, "b": False}),
+        (False, OBJ, None, {"a": True, "b": False}),
+        (True, OBJ, None, {"a": True, "b": False}),
+        (None, {"$ref": "#/components/schemas/Item"}, {"Item": ITEM}, {"title": True}),
+        (None, {"allOf": [{"$ref": "#/components/schemas/Item"}]}, {"Item": ITEM}, {"title": True}),
+        (None, {"$ref": "#/components/schemas/Tree"}, {"Tree": TREE}, {"body": True}),
+        # a body that requires no property stays as optional as the spec says
+        (None, FREE, None, {"data": False}),
+        (True, FREE, None, {"data": False}),
+        (None, {"type": "array", "items": {"type": "string"}}, None, {"body": False}),
+        (True, {"type": "array", "items": {"type": "string"}}, None, {"body": True}),
+        (None, {**ITEM, "additionalProperties": True}, None, {"body": True}),
+    ],
+)
+def test_required_body_properties_stay_required(
+    spec3: Any,
+    run_import: Any,
+    compile_result: Any,
+    rb_required: bool | None,
+    schema: dict[str, Any],
+    components: dict[str, Any] | None,
+    expected: dict[str, bool],
+) -> None:
+    rb: dict[str, Any] = {"content": {"application/json": {"schema": schema}}}
+    if rb_required is not None:
+        rb["required"] = rb_required
+    op = {"operationId": "send", "requestBody": rb, "responses": {}}
+    extra = {"components": {"schemas": components}} if components else {}
+    result = run_import(spec3({"/send": {"post": op}}, **extra))
+    compiled = compile_result(result)["send"]
+    required = set(compiled.input_schema.get("required", ()))
+    assert {name: name in required for name in expected} == expected
+    assert set(compiled.input_schema["properties"]) == set(expected)
+
+
 def test_body_clashing_with_a_parameter_stays_whole(
     spec3: Any, run_import: Any, compile_result: Any
 ) -> None:

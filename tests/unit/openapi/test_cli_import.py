@@ -179,3 +179,38 @@ def test_an_entry_include_that_matches_nothing_is_located_in_the_entry(
     assert (diag.file, diag.line) == (str(catalog), 5)
     assert "operation 'listStore'" in diag.message and "listStores" in diag.message
     assert result.catalog is None  # an error: the catalog does not load
+
+
+def test_schema_of_a_spec_whose_every_operation_is_left_out_says_why(
+    tmp_path: Path, spec3: Any, capsys: Any
+) -> None:
+    unsupported = {"required": True, "content": {"application/x-protobuf": {"schema": {}}}}
+    doc = spec3(
+        {
+            "/a": {
+                "get": {
+                    "operationId": "getA",
+                    "parameters": [{"$ref": "https://elsewhere.example/p.yaml#/Limit"}],
+                    "responses": {},
+                }
+            },
+            "/b": {"post": {"operationId": "postB", "requestBody": unsupported, "responses": {}}},
+        }
+    )
+    spec = tmp_path / "all-out.json"
+    spec.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["schema", str(spec), "--provider", "openai"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert lines[0].startswith(f"{spec}:") and "TC203 operation GET /a (getA) skipped" in lines[0]
+    assert "TC204 operation POST /b (postB) skipped: its request body media types" in lines[1]
+    assert lines[2:] == [
+        "toolcat: no tool to export: every operation of the spec was left out (see above)"
+    ]
+    # a catalog that holds no tool as written is exported as it is
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("toolcat: 1\n")
+    assert main(["schema", str(empty), "--provider", "openai"]) == 0
+    assert capsys.readouterr().out.strip() == "[]"

@@ -83,7 +83,7 @@ def test_an_update_without_changes_writes_what_a_fresh_import_writes(
     before = written.read_text()
     code, err = _update(written, capsys)
     assert code == 0
-    assert err[-1] == f"updated {written}: 0 hand edits kept, 0 added, 0 removed"
+    assert err == [f"updated {written}: 4 tools; 0 hand edits kept, 0 changed, 0 added, 0 removed"]
     assert written.read_text() == before
 
 
@@ -92,7 +92,7 @@ def test_hand_edits_survive_and_spec_changes_come_through(
 ) -> None:
     def change(doc: dict[str, Any]) -> None:
         tools = {t["name"]: t for t in doc["tools"]}
-        tools["listItems"]["confirm"] = True  # added by hand (issue 9: it used to vanish)
+        tools["listItems"]["confirm"] = True  # added by hand (it used to vanish)
         tools["getItem"]["name"] = "fetch_item"  # renamed by hand
         tools["listItems"]["parameters"]["limit"]["description"] = "At most this many."
         doc["tools"].remove(tools["deleteItem"])  # not wanted... but the spec drops it anyway
@@ -105,9 +105,13 @@ def test_hand_edits_survive_and_spec_changes_come_through(
     (tmp_path / "spec.json").write_text(json.dumps(_spec(extra_op=True, summary="List all.")))
     code, err = _update(written, capsys)
     assert code == 0, err
-    said = sorted(err[-7:-1])
+    # by default the kept, changed, added and removed things, not every operation
+    assert not [line for line in err if line.startswith("imported ")], err
+    said = sorted(err[:-1])
     # "added by hand" or "edited by hand": whether the writer spells out confirm: false
     assert said.pop(0).startswith("added  tool replaceItem")
+    # what the spec changed in a tool nobody touched there
+    assert said.pop(0) == "changed tool listItems: description, annotations.title"
     assert said.pop(0) == "kept   tool fetch_item: name (edited by hand)"
     assert said.pop(0).startswith("kept   tool listItems: confirm (")
     assert said == [
@@ -116,7 +120,14 @@ def test_hand_edits_survive_and_spec_changes_come_through(
         # deleted by hand, and the spec dropped its operation too: said once, as removed
         "removed tool deleteItem: the spec no longer has deleteItem",
     ], err
-    assert err[-1] == f"updated {written}: 4 hand edits kept, 1 added, 1 removed"
+    assert err[-1] == (
+        f"updated {written}: 5 tools; 4 hand edits kept, 1 changed, 1 added, 1 removed"
+    )
+    assert (
+        written.read_text().splitlines()[1]
+        == "# 4 operations: 4 imported, 0 left out; 5 tools written, with the hand edits "
+        "--update kept."
+    )
     tools = _tools(written)
     assert list(tools) == ["listItems", "createItem", "fetch_item", "replaceItem", "ping"]
     assert tools["listItems"]["confirm"] is True
@@ -129,7 +140,9 @@ def test_hand_edits_survive_and_spec_changes_come_through(
     again = written.read_text()
     code, err = _update(written, capsys)
     assert code == 0 and written.read_text() == again
-    assert err[-1] == f"updated {written}: 4 hand edits kept, 0 added, 0 removed"
+    assert err[-1] == (
+        f"updated {written}: 5 tools; 4 hand edits kept, 0 changed, 0 added, 0 removed"
+    )
 
 
 def test_a_tool_deleted_by_hand_stays_deleted(written: Path, capsys: Any) -> None:
@@ -248,3 +261,78 @@ def test_the_record_is_kept_beside_the_catalog_or_at_the_end_of_standard_output(
     assert code == 0, err
     assert piped.with_name("piped.yaml.import-record").is_file()
     assert "# toolcat-import-record" not in piped.read_text()
+
+
+def _plain_import(tmp_path: Path, written: Path, capsys: Any, *extra: str) -> tuple[int, str]:
+    capsys.readouterr()
+    argv = ["import", "openapi", str(tmp_path / "spec.json"), "-o", str(written), "-q", *extra]
+    code = main(argv)
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        (lambda doc: doc["tools"].pop(), "1 change: tool deleteItem removed"),
+        (
+            lambda doc: doc["tools"][0].update(examples=[{"name": "one", "arguments": {}}]),
+            "1 change: tool listItems edited",
+        ),
+        (
+            lambda doc: doc.update(toolsets={"reads": ["listItems"]}),
+            "1 change: toolsets.reads added",
+        ),
+    ],
+)
+def test_a_plain_reimport_over_hand_edits_is_refused(
+    written: Path, tmp_path: Path, capsys: Any, change: Any, said: str
+) -> None:
+    _edit(written, change)
+    edited = written.read_text()
+    code, err = _plain_import(tmp_path, written, capsys)
+    assert code == 2
+    assert err == (
+        f"toolcat: {written} was changed by hand since it was imported ({said}); a plain "
+        f"import would discard it. Re-import with --update {written} (instead of -o) to "
+        "keep it, or add --force to overwrite it; nothing written\n"
+    )
+    assert written.read_text() == edited
+    code, _ = _plain_import(tmp_path, written, capsys, "--force")
+    assert code == 0 and written.read_text() != edited
+
+
+def test_a_plain_reimport_over_an_untouched_or_foreign_file_writes_it(
+    written: Path, tmp_path: Path, capsys: Any
+) -> None:
+    before = written.read_text()
+    assert _plain_import(tmp_path, written, capsys)[0] == 0  # as import left it
+    assert written.read_text() == before
+    written.write_text("toolcat: 1\n")  # no import record: not an import's file to protect
+    written.with_name(written.name + ".import-record").unlink()
+    assert _plain_import(tmp_path, written, capsys)[0] == 0
+
+
+def test_verbose_lists_every_operation(written: Path, capsys: Any) -> None:
+    code, err = _update(written, capsys, "-v")
+    assert code == 0
+    assert [line for line in err if line.startswith("imported ")] == [
+        "imported GET /items (listItems) as listItems",
+        "imported POST /items (createItem) as createItem",
+        "imported GET /items/{id} (getItem) as getItem",
+        "imported DELETE /items/{id} (deleteItem) as deleteItem",
+    ]
+
+
+def test_the_header_counts_the_tools_written(written: Path, capsys: Any) -> None:
+    _edit(written, lambda doc: doc["tools"].pop())
+    code, err = _update(written, capsys)
+    assert code == 0
+    assert err == [
+        "kept   tool deleteItem removed by hand (the spec still has deleteItem)",
+        f"updated {written}: 3 tools; 1 hand edit kept, 0 changed, 0 added, 0 removed",
+    ]
+    assert written.read_text().splitlines()[1] == (
+        "# 4 operations: 4 imported, 0 left out; 3 tools written, with the hand edits "
+        "--update kept."
+    )
+    assert len(_tools(written)) == 3

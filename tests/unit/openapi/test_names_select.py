@@ -130,6 +130,30 @@ def test_prefix_overrides_and_taken_names(spec3: Any, run_import: Any) -> None:
     assert all(VALID.match(n) for n in tools)
 
 
+@pytest.mark.parametrize(
+    ("override", "hint"),
+    [
+        ("listPet", "did you mean 'listPets'?"),  # a typo: the near name
+        ("deletePets", "did you mean 'deletePet'?"),
+        ("updatePet", "remove it if the spec dropped the operation"),  # not 'createPet'
+        ("removePlanet", "remove it if the spec dropped the operation"),
+    ],
+)
+def test_an_unknown_override_is_a_warning_naming_only_close_operations(
+    spec3: Any, run_import: Any, override: str, hint: str
+) -> None:
+    from toolcat.loader import Severity
+
+    result = run_import(_doc(spec3), overrides={override: {"description": "Mine."}})
+    [diag] = [d for d in result.diagnostics if d.code == "TC206"]
+    assert diag.severity is Severity.WARNING
+    assert diag.message == (
+        f"the tools override {override!r} names no operationId of this spec, "
+        f"so it is ignored; {hint}"
+    )
+    assert len(result.tools) == 5  # the other operations are imported as ever
+
+
 def test_names_are_stable_across_reimports(spec3: Any, run_import: Any) -> None:
     doc = _doc(spec3)
     doc["paths"]["/x" * 40] = {"get": {"responses": {}}}
@@ -138,9 +162,7 @@ def test_names_are_stable_across_reimports(spec3: Any, run_import: Any) -> None:
     assert all(VALID.match(n) for n in first) and len(set(first)) == len(first)
 
 
-def test_the_name_hash_is_sha1s_whichever_module_writes_it() -> None:
-    import hashlib
-
+def test_a_long_name_is_cut_with_a_stable_hash_of_its_operation() -> None:
+    """The hash is SHA-1's, so a name is the same on every import, in every version."""
     key = "GET /v1/things/{id}/ünïcode"
-    short = hashlib.sha1(key.encode("utf-8")).hexdigest()[:8]  # noqa: S324 - a name
-    assert unique_name("x" * 80, key, set()) == f"{'x' * 55}_{short}"
+    assert unique_name("x" * 80, key, set()) == f"{'x' * 55}_cde1c8f0"

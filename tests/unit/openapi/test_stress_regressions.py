@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import check_strict_schema
+from toolcat.catalog.schema import check_strict_schema
 from toolcat.executor import Executor, PreparedRequest, ToolCall
 from toolcat.executor.providers import export_catalog
 from toolcat.loader.openapi import ImportResult, import_openapi

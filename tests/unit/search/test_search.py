@@ -7,16 +7,8 @@ import time
 from typing import Any
 
 import pytest
-from toolcat.catalog import (
-    MAX_QUERY_CHARS,
-    Catalog,
-    HttpCommand,
-    SearchIndex,
-    Service,
-    ToolDefinition,
-    freeze,
-    tokenize,
-)
+from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
+from toolcat.catalog.search import MAX_QUERY_CHARS, SearchIndex, tokenize
 
 
 def tool(
@@ -191,7 +183,7 @@ def test_loading_and_listing_import_no_search_code() -> None:
     code = (
         "import sys, io, contextlib; import toolcat.catalog; from toolcat.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()): main(['list', 'examples/demo'])\n"
-        "print(sorted(m for m in sys.modules if m.endswith(('catalog._search', "
+        "print(sorted(m for m in sys.modules if m.endswith(('catalog.search._search', "
         "'executor._toolsearch')) or 'snowball' in m))"
     )
     repo = __import__("pathlib").Path(__file__).resolve().parents[3]

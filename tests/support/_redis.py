@@ -10,12 +10,10 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from toolcat._errors import ToolcatError
-
 __all__ = ["RedisServer", "RedisUnavailable"]
 
 
-class RedisUnavailable(ToolcatError, RuntimeError):
+class RedisUnavailable(RuntimeError):
     """``redis-server`` is not installed, or did not answer ``PING`` in time."""
 
 

@@ -26,14 +26,13 @@ import json
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ._frozen import FrozenDict, FrozenList, freeze, thaw
-from ._record import record
+from toolcat.catalog._frozen import FrozenDict, FrozenList, freeze, thaw
 
 if TYPE_CHECKING:
-    from ._model import ToolDefinition
+    from toolcat.catalog._model import ToolDefinition
 
 __all__ = [
     "DEFAULT_SCHEMA_BUDGET",
@@ -57,7 +56,7 @@ def schema_size(schema: Any) -> int:
     return len(text.decode() if text is not None else _dumps(schema))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class BudgetResult:
     """A schema within budget (or as close as collapsing gets it) and what changed.
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._frozen import thaw
+from toolcat.catalog._frozen import thaw
 
 __all__ = ["def_name", "merge_lists", "merge_part", "refinements", "short", "split_defs"]
 

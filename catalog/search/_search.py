@@ -33,14 +33,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._model import SourceLocation
-from ._record import record
+from toolcat.catalog._model import SourceLocation
 
 if TYPE_CHECKING:
-    from ._model import ToolDefinition
+    from toolcat.catalog._model import ToolDefinition
 
 __all__ = [
     "FIELD_WEIGHTS",
@@ -130,7 +129,7 @@ def _english_stemmer() -> Callable[[str], str]:
     return stem
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     """One ranked tool: its name and score (higher is better)."""
 
@@ -303,7 +302,7 @@ class SearchIndex:
 # -- semantic ranking: settings (the catalog's ``search:`` section) and fusion -----------
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class EmbeddingsSettings:
     """``search.embeddings``: an OpenAI-compatible embeddings endpoint for semantic ranking.
 
@@ -325,7 +324,7 @@ class EmbeddingsSettings:
     source: SourceLocation | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class SearchSettings:
     """The catalog's ``search:`` section: how its tools are ranked for a request."""
 

@@ -1,5 +1,5 @@
 """A load-and-fault run: `toolcat serve` replicas behind HAProxy, with Redis and the sample
-service, all on 127.0.0.1 (issue 12, item 7; benchmarks/bench_replicas.py and its test).
+service, all on 127.0.0.1 (benchmarks/bench_replicas.py and its test).
 
 :class:`Cluster` starts the parts (Debian's ``haproxy`` and ``redis-server``, the replicas
 as ``python -m toolcat.cli serve`` processes, the sample service in a thread that counts
@@ -33,9 +33,7 @@ from types import TracebackType
 from typing import Any
 
 import anyio
-
-from ._background import BackgroundServer
-from ._demo_service import make_service
+from toolcat.testing import BackgroundServer, make_service
 
 __all__ = ["Cluster", "LoadFigures", "cluster_parts_missing", "run_load", "settle_figures"]
 

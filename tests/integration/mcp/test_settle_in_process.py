@@ -1,5 +1,5 @@
-"""--watch waits for a write to settle: a file written in steps is never served half-way
-(issue 10, class 6). The server runs in process; writers pause for less than the settle
+"""--watch waits for a write to settle: a file written in steps is never served half-way.
+The server runs in process, polling real files; writers pause for less than the settle
 interval, as an editor that writes in two steps or a slow copy does."""
 
 from __future__ import annotations

@@ -35,11 +35,11 @@ A schema that cannot be made strict without changing what arguments it accepts
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from toolcat._errors import ToolcatError
 
-from ._record import record
 from ._schema_walk import def_name, merge_lists, merge_part, refinements, short, split_defs
 
 __all__ = [
@@ -89,7 +89,7 @@ class NotStrictable(ToolcatError, ValueError):
         self.reason = reason
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class StrictResult:
     """The strict schema and, per JSON pointer, what was changed to get there."""
 

@@ -29,9 +29,9 @@ notes back with the declarations, and ``toolcat schema`` prints them on stderr.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ._record import record
 from ._schema_walk import def_name, merge_lists, merge_part, refinements, short, split_defs
 
 __all__ = ["GeminiResult", "to_gemini_schema"]
@@ -58,7 +58,7 @@ _DROPPED = frozenset(
 )  # fmt: skip
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class GeminiResult:
     """The converted schema and, per JSON pointer, what changed."""
 

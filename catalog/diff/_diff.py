@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 
-from ._catalog import Catalog
-from ._depth import recursion_headroom
+from toolcat.catalog._catalog import Catalog
+from toolcat.catalog._depth import recursion_headroom
+from toolcat.catalog._methods import method_semantics
+from toolcat.catalog._model import AuthSpec, HttpCommand, Service, SourceLocation, ToolDefinition
+
 from ._diff_schema import SchemaDiff, pointer
-from ._methods import method_semantics
-from ._model import AuthSpec, HttpCommand, Service, SourceLocation, ToolDefinition
-from ._record import record
 
 __all__ = ["CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs"]
 
@@ -47,7 +48,7 @@ class ChangeKind(enum.StrEnum):
 _RANK = {ChangeKind.BREAKING: 0, ChangeKind.SAFETY: 1, ChangeKind.NOTE: 2}
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ChangeRule:
     """One rule: its stable id, a short name, its class and what it means."""
 
@@ -96,7 +97,7 @@ CHANGE_RULES: Mapping[str, ChangeRule] = _rules(
 )  # fmt: skip
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolChange:
     """One change to one tool.
 
