@@ -3,8 +3,7 @@
 Pipeline (module names)::
 
     PATH... ─> find and read files (_files) ─> YAML with positions (_yaml)
-      ─> shape check: hand checks into light frozen documents (_docs); any document they are
-         unsure of goes to the pydantic file models (_models via _shape), which decide and explain
+      ─> shape check: the pydantic file models (_models), their errors made diagnostics (_shape)
       ─> openapi: entries ─> the importer (_import ─> toolcat.loader.openapi)
       ─> compile to the IR (_compile: parameters _params, schema checks _schemas, templates
          _templates, names and scope _scope) ─> toolcat.catalog.Catalog

@@ -40,7 +40,7 @@ from toolcat.catalog import (
 )
 
 from ._definitions import SharedDefinitions, local_refs
-from ._docs import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
+from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
 from ._schemas import ref_loops
 from ._scope import CompileContext, Scope

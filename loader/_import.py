@@ -17,7 +17,7 @@ from typing import Any
 from toolcat.catalog import Service
 
 from ._diagnostics import Diagnostic
-from ._docs import OpenApiEntryDoc
+from ._models import OpenApiEntryDoc, OpenApiOverrideDoc
 
 __all__ = ["ImportOutcome", "run_import"]
 
@@ -42,6 +42,21 @@ def _selection(doc: Any, factory: Any) -> Any:
     return factory(**values)
 
 
+def _override(doc: OpenApiOverrideDoc) -> dict[str, Any]:
+    """The tool keys an override sets: those given and not null, and each parameter's JSON
+    Schema keys as written (``exclude_none`` would drop a ``default: null`` there too)."""
+    keys = doc.model_dump(exclude_none=True, by_alias=True)
+    if doc.parameters is not None:  # the same place among the keys
+        keys["parameters"] = {
+            name: {
+                **p.model_dump(exclude_none=True, by_alias=True, exclude=set(p.model_extra or ())),
+                **(p.model_extra or {}),
+            }
+            for name, p in doc.parameters.items()
+        }
+    return keys
+
+
 def _options(
     entry: OpenApiEntryDoc,
     existing: Mapping[str, Service],
@@ -53,9 +68,7 @@ def _options(
 ) -> Any:
     options_cls = module.ImportOptions
     selection_cls = getattr(module, "Selection", None)
-    overrides = {
-        op: o.model_dump(exclude_none=True, by_alias=True) for op, o in (entry.tools or {}).items()
-    }
+    overrides = {op: _override(o) for op, o in (entry.tools or {}).items()}
     rules = tuple(r.model_dump(exclude_none=True) for r in (entry.rules or ()))
     overlays = tuple((folder or Path()) / o for o in (entry.overlays or ()))
     wanted: dict[str, Any] = {

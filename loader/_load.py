@@ -7,7 +7,6 @@ problem of a catalog. The catalog is built only when no error was found.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -36,14 +35,6 @@ from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
-from ._docs import (
-    OpenApiEntryDoc,
-    SearchDoc,
-    ServerDoc,
-    ServiceDoc,
-    ToolDoc,
-    openapi_entry,
-)
 from ._files import (
     CatalogInputError,
     FileReadError,
@@ -55,6 +46,7 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
+from ._models import OpenApiEntryDoc, SearchDoc, ServerDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
@@ -202,10 +194,6 @@ def _load_catalog(
     state.output_schemas = output_schemas
     meter = Progress(len(files), progress)
     read: list[str] = []
-    # YAML node trees are large and acyclic: the cycle collector would walk them
-    # again and again while they are alive (more than half the time of a big load).
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         for done, source in enumerate(files, 1):
             _read_file(state, source, read)
@@ -214,8 +202,6 @@ def _load_catalog(
         return _finish(state, tuple(read), progress)
     finally:
         meter.close()
-        if collecting:
-            gc.enable()
 
 
 def load_documents(documents: Sequence[tuple[str, Any]]) -> LoadResult:
@@ -266,7 +252,7 @@ def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:
         is_spec, document = sniffed if sniffed is not None else sniff_spec(text, source.path)
     if is_spec:
         if source.top:  # a spec named on the command line is imported on the fly
-            entry = openapi_entry(str(source.path))
+            entry = OpenApiEntryDoc.model_validate({"spec": str(source.path)})
             state.imports.append((entry, source.path, display, (), FixedLocator()))
             if document is not None:  # parsed once, here: the importer takes it as is
                 state.parsed_specs[source.path] = document

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
-from toolcat.catalog import METHODS, TOOL_NAME_PATTERN, HttpMethod
+from toolcat.catalog import METHODS, TOOL_NAME_PATTERN, HttpMethod, RetryPolicy
 
 __all__ = [
     "AccessGrantDoc",
@@ -82,17 +82,28 @@ Timeout = Annotated[
 ]
 
 
+_RETRY = RetryPolicy()  # the IR's defaults are the format's
+
+
 class RetryDoc(BaseModel):
     """Retries of idempotent requests (others only with ``retry_unsafe``)."""
 
     model_config = _STRICT
-    attempts: int = Field(1, ge=1, le=20, description="Total attempts; 1 means no retry.")
-    backoff: float = Field(0.2, ge=0, description="Base delay in seconds, doubled each attempt.")
-    max_backoff: float = Field(10.0, ge=0, description="Longest delay between attempts.")
-    on_status: list[Annotated[int, Field(ge=100, le=599)]] = Field(
-        [429, 502, 503, 504], description="HTTP statuses that are retried."
+    attempts: int = Field(
+        _RETRY.attempts, ge=1, le=20, description="Total attempts; 1 means no retry."
     )
-    retry_after_cap: float = Field(30.0, ge=0, description="Longest Retry-After honoured.")
+    backoff: float = Field(
+        _RETRY.backoff, ge=0, description="Base delay in seconds, doubled each attempt."
+    )
+    max_backoff: float = Field(
+        _RETRY.max_backoff, ge=0, description="Longest delay between attempts."
+    )
+    on_status: list[Annotated[int, Field(ge=100, le=599)]] = Field(
+        list(_RETRY.on_status), description="HTTP statuses that are retried."
+    )
+    retry_after_cap: float = Field(
+        _RETRY.retry_after_cap, ge=0, description="Longest Retry-After honoured."
+    )
 
 
 class NoAuthDoc(BaseModel):

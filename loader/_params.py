@@ -20,7 +20,7 @@ from typing import Any
 from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
 from ._context_names import check_context_names
-from ._docs import ToolDoc
+from ._models import ToolDoc
 from ._schemas import ref_and_pattern_keys
 from ._scope import Scope
 

@@ -24,7 +24,7 @@ from toolcat.catalog import (
 )
 
 from ._diagnostics import Diagnostic
-from ._docs import ServerDoc
+from ._models import ServerDoc
 from ._shape import Locator
 
 __all__ = ["check_access_references", "compile_server", "parse_rate"]

@@ -12,19 +12,16 @@ import copy
 import types
 import typing
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from pydantic import BaseModel, ValidationError
 from toolcat.catalog import TOOL_NAME
 
 from ._diagnostics import Diagnostic
-from ._docs import Doc, from_model
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel, TypeAdapter
 
 __all__ = ["FixedLocator", "Locator", "closest", "describe", "intended_name", "validate_item"]
 
-M = TypeVar("M", bound=Doc)
+M = TypeVar("M", bound=BaseModel)
 
 
 class Locator(Protocol):
@@ -49,8 +46,6 @@ class FixedLocator:
     def string(self, path: Sequence[str | int], offset: int) -> tuple[int, int]:
         return self.line, self.column
 
-
-_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
 
 _TYPE_WORDS = {
     "string_type": "a string",
@@ -120,26 +115,7 @@ def closest(
     return found[0] if found else None
 
 
-def _adapter(model: Any) -> TypeAdapter[Any]:
-    adapter = _ADAPTERS.get(model)
-    if adapter is None:
-        from pydantic import TypeAdapter
-
-        adapter = _ADAPTERS[model] = TypeAdapter(model)
-    return adapter
-
-
-def _pydantic_model(model: type[Doc]) -> type[BaseModel]:
-    """The pydantic model that ``model`` mirrors (imported on the first document that needs it)."""
-    from . import _models
-
-    found: type[BaseModel] = getattr(_models, model.__name__)
-    return found
-
-
 def _is_base_model(tp: Any) -> bool:
-    from pydantic import BaseModel
-
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
@@ -161,20 +137,9 @@ def validate_item(
     fails, the document without its offending optional keys is validated
     again and appended there when it passes: the later checks can then run on
     it, so one pass reports a typo and the tool's other mistakes together.
-
-    A document that the hand-written checks of :mod:`._docs` accept is built
-    there, without pydantic; any other is validated (and explained) by the
-    pydantic model of the same name, and comes back as the same light objects.
     """
-    fast = model.parse(data)
-    if fast is not None:
-        return typing.cast(M, fast)
-    from pydantic import ValidationError
-
-    doc_model = model
-    model = typing.cast(Any, _pydantic_model(doc_model))
     try:
-        return typing.cast(M, from_model(_adapter(model).validate_python(data)))
+        return model.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         typos = {
@@ -251,7 +216,7 @@ def _schema_style_parameters(data: Any) -> bool:
 _NO_SALVAGE = ("name", "service", "method", "path", "parameters", "definitions")
 
 
-def _salvage(model: Any, data: Any, errors: Sequence[Any]) -> Any:
+def _salvage(model: type[M], data: Any, errors: Sequence[Any]) -> M | None:
     """``data`` without the optional keys that fail, when that is valid; else ``None``."""
     if not isinstance(data, dict):
         return None
@@ -271,10 +236,8 @@ def _salvage(model: Any, data: Any, errors: Sequence[Any]) -> Any:
             parent = parent.get(seg) if isinstance(parent, dict) else None
         if isinstance(parent, dict):
             parent.pop(target[-1], None)
-    from pydantic import ValidationError
-
     try:
-        return from_model(_adapter(model).validate_python(pruned))
+        return model.model_validate(pruned)
     except ValidationError:
         return None
 

@@ -21,8 +21,8 @@ say where a text copied from a YAML 1.1 tool changed meaning (TC109).
 
 PyYAML's C composer builds the node tree (it keeps marks); one walk turns it
 into plain Python values, reporting duplicate keys (which ``yaml.load`` keeps
-silently) and unsupported tags on the way. Positions are looked up lazily by
-YAML path, so a clean file pays nothing for them.
+silently) and unsupported tags on the way; another copies every node's position
+into plain tuples (:class:`Positions`, looked up by YAML path), and the tree is freed.
 """
 
 from __future__ import annotations
@@ -34,11 +34,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
 from toolcat._errors import ToolcatError
 from toolcat.catalog import MAX_NESTING_DEPTH
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
 
 from ._diagnostics import CatalogError, Diagnostic, Severity
-from ._pyyaml import MappingNode, Node, Resolver, ScalarNode, SequenceNode, yaml
 
 __all__ = [
     "MAX_YAML_CHARS",
@@ -217,36 +219,53 @@ class Positions:
     A path that is not in the document resolves to its deepest existing
     ancestor, so a diagnostic about a missing key points at the mapping that
     lacks it.
+
+    The positions are copied out of the node tree once (:func:`_index`), so the
+    tree is freed with the parse: a load keeps every file's positions until it has
+    compiled the last one, and a million nodes and marks held that long would be
+    walked again by every run of the cycle collector. The copy is plain tuples of
+    numbers and strings in one list, which the collector stops tracking.
     """
 
-    __slots__ = ("file", "_root")
+    __slots__ = ("file", "_nodes")
 
     def __init__(self, file: str, root: Node | None) -> None:
         self.file = file
-        self._root = root
+        self._nodes = [] if root is None else _index(root)
 
-    def node(self, path: Sequence[str | int]) -> Node | None:
-        """The deepest node along ``path`` (the root for ``()``)."""
-        return self._descend(path)[0]
-
-    def _descend(self, path: Sequence[str | int]) -> tuple[Node | None, bool]:
-        """The deepest node along ``path``, and whether the whole path is there."""
-        node = self._root
+    def _descend(self, path: Sequence[str | int]) -> tuple[_Entry | None, bool]:
+        """The deepest entry along ``path``, and whether the whole path is there."""
+        if not self._nodes:
+            return None, False
+        entry = self._nodes[0]
         for seg in path:
-            if node is None:
-                return None, False
-            child = _child(node, seg)
+            child = self._child(entry, seg)
             if child is None:
-                return node, False
-            node = child[1]
-        return node, node is not None
+                return entry, False
+            entry = self._nodes[child[1]]
+        return entry, True
+
+    def _child(self, entry: _Entry, seg: str | int) -> tuple[tuple[int, int] | None, int] | None:
+        """(where the key is, the value's index) of ``seg`` in a mapping or sequence entry."""
+        if len(entry) == 4:  # a sequence
+            items = entry[3]
+            if isinstance(seg, int) and 0 <= seg < len(items):
+                return None, items[seg]
+            return None
+        if len(entry) == 5:  # a mapping
+            hit = entry[3].get(str(seg))
+            if hit is not None:
+                return (hit[0], hit[1]), hit[2]
+            for source in entry[4]:
+                found = self._child(self._nodes[source], seg)
+                if found is not None:
+                    return found
+        return None
 
     def value(self, path: Sequence[str | int]) -> tuple[int, int]:
         """Line and column of the value at ``path`` (or of its deepest ancestor)."""
-        node = self.node(path)
-        if node is None:
-            return 1, 1
-        return node.start_mark.line + 1, node.start_mark.column + 1
+        entry = self._descend(path)[0]
+        return (1, 1) if entry is None else (entry[0], entry[1])
 
     def key(self, path: Sequence[str | int]) -> tuple[int, int]:
         """Line and column of the key of the last segment of ``path``.
@@ -255,14 +274,14 @@ class Positions:
         """
         if not path:
             return self.value(path)
-        parent = self.node(path[:-1])
+        parent = self._descend(path[:-1])[0]
         if parent is None:
             return 1, 1
-        child = _child(parent, path[-1])
+        child = self._child(parent, path[-1])
         if child is None:
-            return parent.start_mark.line + 1, parent.start_mark.column + 1
-        node = child[0] or child[1]
-        return node.start_mark.line + 1, node.start_mark.column + 1
+            return parent[0], parent[1]
+        key, index = child
+        return key if key is not None else (self._nodes[index][0], self._nodes[index][1])
 
     def __call__(self, path: Sequence[str | int], key: bool = False) -> tuple[int, int]:
         """Where the key (``key=True``) or the value at ``path`` was written."""
@@ -278,44 +297,60 @@ class Positions:
 
     def string_column(self, path: Sequence[str | int], offset: int) -> tuple[int, int]:
         """Line and column of character ``offset`` of the one-line string at ``path``."""
-        node = self.node(path)
-        if node is None:
+        entry = self._descend(path)[0]
+        if entry is None:
             return 1, 1
-        line, col = node.start_mark.line + 1, node.start_mark.column + 1
-        if isinstance(node, ScalarNode) and node.style in ("'", '"'):
+        line, col, style = entry[0], entry[1], entry[2]
+        if style in ("'", '"'):
             col += 1  # the opening quote
-        if isinstance(node, ScalarNode) and node.style in ("|", ">"):
+        if style in ("|", ">"):
             return line + 1, offset + 1  # block scalar: approximate, content starts below
         return line, col + offset
 
 
-def _key_text(node: Node) -> str | None:
-    if isinstance(node, ScalarNode):
-        return str(node.value)
-    return None
+# Where a node was written, as an entry of the list _index makes (other nodes named by
+# their index there): a scalar (line, column, style); a sequence (line, column, None,
+# (item indexes)); a mapping (line, column, None, {key text: (key line, key column,
+# value index)}, (the indexes of its merge keys' sources, in order)).
+_Entry = tuple[Any, ...]
 
 
-def _child(node: Node, seg: str | int) -> tuple[Node | None, Node] | None:
-    """(key node, value node) of ``seg`` in a mapping or sequence node."""
-    if isinstance(node, SequenceNode):
-        if isinstance(seg, int) and 0 <= seg < len(node.value):
-            return None, node.value[seg]
-        return None
-    if isinstance(node, MappingNode):
-        merged: list[Node] = []
-        found: tuple[Node | None, Node] | None = None
+def _index(root: Node) -> list[_Entry]:
+    """The positions of a node tree, the root first (an alias shares its anchor's entry)."""
+    nodes: list[Any] = []
+    made: dict[int, int] = {}  # a container node's id -> its index
+    todo: list[tuple[Node, int]] = []
+
+    def index(node: Node) -> int:
+        if isinstance(node, ScalarNode):
+            mark = node.start_mark
+            nodes.append((mark.line + 1, mark.column + 1, node.style))
+            return len(nodes) - 1
+        found = made.get(id(node))
+        if found is None:  # filled below: an alias may sit inside the node it names
+            found = made[id(node)] = len(nodes)
+            nodes.append(None)
+            todo.append((node, found))
+        return found
+
+    index(root)
+    while todo:
+        node, at = todo.pop()
+        mark = node.start_mark
+        if isinstance(node, SequenceNode):
+            items = tuple([index(item) for item in node.value])
+            nodes[at] = (mark.line + 1, mark.column + 1, None, items)
+            continue
+        keys: dict[str, tuple[int, int, int]] = {}
+        merged: list[int] = []
         for k, v in node.value:
             if k.tag == _MERGE:
-                merged.extend(v.value if isinstance(v, SequenceNode) else [v])
-            elif _key_text(k) == str(seg):
-                found = (k, v)  # the last duplicate wins, as in the value
-        if found is not None:
-            return found
-        for source in merged:
-            hit = _child(source, seg)
-            if hit is not None:
-                return hit
-    return None
+                merged.extend(index(s) for s in (v.value if isinstance(v, SequenceNode) else [v]))
+            elif isinstance(k, ScalarNode):  # the last duplicate wins, as in the value
+                key_mark = k.start_mark
+                keys[str(k.value)] = (key_mark.line + 1, key_mark.column + 1, index(v))
+        nodes[at] = (mark.line + 1, mark.column + 1, None, keys, tuple(merged))
+    return nodes
 
 
 class _Builder:

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
 from toolcat._errors import ToolcatError
 from toolcat.catalog import FrozenDict, FrozenList, method_semantics
-from toolcat.loader._pyyaml import yaml
 from toolcat.loader._schemas import PLACEMENT_KEYS
 from toolcat.loader._yaml import plain_is_text
 

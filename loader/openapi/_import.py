@@ -144,7 +144,7 @@ def _locate(result: ImportResult, path: Path, max_bytes: int) -> None:
     except FileReadError:
         return  # too large to read again: the path still says where
     # here: a JSON spec without findings to place loads no YAML reader
-    from toolcat.loader._pyyaml import yaml
+    import yaml
     from toolcat.loader._yaml import Positions, compose_yaml
 
     try:

@@ -18,12 +18,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from toolcat.loader._files import (
     FileReadError,
     loads_json_document,
     read_regular_file,
 )
-from toolcat.loader._pyyaml import yaml
 from toolcat.loader._yaml import MAX_YAML_CHARS, MAX_YAML_VALUES, build_yaml, compose_yaml
 
 from ._errors import SpecError

@@ -465,7 +465,7 @@ def render_document(doc: Mapping[str, Any]) -> str:
             return "\n".join(lines) + "\n"
         except needs:
             pass
-    from toolcat.loader._pyyaml import yaml
+    import yaml
 
     dumper = getattr(_emit, "_Dumper", yaml.SafeDumper)
     text: str = yaml.dump(

@@ -151,3 +151,12 @@ def test_chat_warns_about_names_and_counts_only_when_all_are_sent(capsys: Any) -
         "(a letter or '_' first, then letters, digits, '_', '.', ':' and '-', at most 64 "
         "characters)\n"
     )
+
+
+def test_chat_defaults_are_the_agents() -> None:
+    """`toolcat chat` writes the agent's defaults out so that other commands need not import it."""
+    from toolcat.cli import _cmd_chat
+    from toolcat.executor.agent import MAX_CALLS_PER_TURN, MAX_REPLY_BYTES
+
+    assert _cmd_chat.MAX_REPLY_BYTES == MAX_REPLY_BYTES
+    assert _cmd_chat.MAX_CALLS_PER_TURN == MAX_CALLS_PER_TURN

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import pytest
-from toolcat.loader._yaml import parse_yaml
+from toolcat.loader._yaml import Positions, compose_yaml, parse_yaml
 
 
 def test_values_and_positions() -> None:
@@ -40,6 +43,24 @@ def test_merge_keys_and_aliases() -> None:
     assert parsed.diagnostics == ()
     assert parsed.data["use"] == {"x": 1, "y": 3}
     assert parsed.positions.value(("use", "x")) == (1, 14)  # found through the merge
+
+
+def test_positions_keep_no_node_tree() -> None:
+    """A load holds every file's positions to its end: a node tree held with them would be
+    walked by every run of the cycle collector (a million objects for 5,000 tools)."""
+    root = compose_yaml("base: &b {x: 1}\nuse: {<<: *b, y: [2, 'z']}\n200: ok\n")
+    assert root is not None
+    tree = weakref.ref(root)
+    positions = Positions("f.yaml", root)
+    del root
+    gc.collect()
+    assert tree() is None
+    assert positions.key(("use", "x")) == (1, 11)  # through the merge, where it was written
+    assert positions.value(("use", "y", 1)) == (2, 22)
+    assert positions.key(("use", "y", 1)) == (2, 22)  # a sequence item: the item itself
+    assert positions.key((200,)) == (3, 1)  # a key matches the path segment's text
+    assert positions.string(("use", "y", 1), 0) == (2, 23)  # inside the quotes
+    assert positions.value(("use", "nope", 3)) == (2, 6)
 
 
 def test_non_string_keys_keep_their_text() -> None:
