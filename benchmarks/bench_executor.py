@@ -1,6 +1,7 @@
 """Per-call time through the executor against raw httpx, to the same local server, same run.
 
     python benchmarks/bench_executor.py [--calls 200] [--rounds 20] [--batches 5]
+        [--fastmcp-python PATH]
 
 A realistic tool (a path parameter, query parameters, a JSON response) is called
 sync, async, and 64 at a time. Each round times a chunk of raw calls and a chunk
@@ -9,6 +10,11 @@ is the median of the per-round ratios, so drift and load from other processes
 hit both alike. Times are medians of the per-call means.
 Raw httpx builds the same URL by hand and parses the JSON body, as an
 application calling the API directly would. The server runs in a subprocess.
+
+FastMCP's OpenAPI tool makes the same call against the same server right after
+(``fastmcp_call.py`` in FastMCP's own virtualenv: ``--fastmcp-python``, else
+``$FASTMCP_PYTHON``, else ``benchmarks/.fastmcp-venv/bin/python``; see the README),
+against raw HTTP in that process, so its ratio stands beside the executor's async one.
 """
 
 from __future__ import annotations
@@ -110,6 +116,19 @@ def _serve(port: int) -> subprocess.Popen[bytes]:
     raise SystemExit("the benchmark server did not start")
 
 
+def _fastmcp(opts: argparse.Namespace, base: str) -> dict[str, float] | None:
+    """FastMCP's figures for the same call (its virtualenv), or None when it is not there."""
+    python = opts.fastmcp_python or str(Path(__file__).parent / ".fastmcp-venv" / "bin" / "python")
+    if not Path(python).exists():
+        print(f"FastMCP: no interpreter at {python} (see benchmarks/README.md)", file=sys.stderr)
+        return None
+    script = str(Path(__file__).parent / "fastmcp_call.py")
+    argv = [python, script, base, "--calls", str(opts.calls), "--rounds", str(opts.rounds)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200, help="calls per timed chunk")
@@ -117,6 +136,7 @@ def main() -> None:
     parser.add_argument(
         "--batches", type=int, default=5, help="batches of 64 concurrent calls per chunk"
     )
+    parser.add_argument("--fastmcp-python", default=os.environ.get("FASTMCP_PYTHON"))
     opts = parser.parse_args()
 
     import tempfile
@@ -250,10 +270,21 @@ def main() -> None:
                 results["async, 64 concurrent"] = summarize(raw_t, ex_t)
 
         asyncio.run(run_async())
+        fastmcp = _fastmcp(opts, base)
+        if fastmcp is not None:
+            results["FastMCP OpenAPI tool"] = {
+                "raw": fastmcp["raw"],
+                "executor": fastmcp["fastmcp"],
+                "ratio": fastmcp["ratio"],
+                "raw_cpu": fastmcp["raw_cpu"],
+                "executor_cpu": fastmcp["fastmcp_cpu"],
+                "cpu_ratio": fastmcp["cpu_ratio"],
+            }
     finally:
         proc.terminate()
         proc.wait(timeout=10)
 
+    print("(FastMCP's row: its tool against raw httpx2 in its own process; 'executor' is FastMCP)")
     print(
         f"{'mode':<22}{'raw wall':>11}{'executor':>11}{'ratio':>8}"
         f"{'raw cpu':>11}{'executor':>11}{'ratio':>8}"
