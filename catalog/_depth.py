@@ -90,8 +90,8 @@ def too_deep(value: Any, limit: int = MAX_NESTING_DEPTH) -> bool:
 
 def _tree_too_deep(value: Any, limit: int) -> bool:
     """:func:`too_deep` for what ``json.loads`` returns: a tree of dicts and lists that
-    shares no container, so each level is walked once without the ``seen`` set (about
-    six times faster on Stripe's 4 MB spec: 15 ms against 90 ms)."""
+    shares no container, so each level is walked once, without the bookkeeping of a
+    ``seen`` set, which is most of the cost on a large spec."""
     level = [value]
     depth = 0
     while level:
@@ -113,10 +113,10 @@ def _within(value: Any, limit: int) -> bool:
     """Whether ``json.loads``' ``value`` nests at most ``limit`` levels.
 
     orjson (Rust, a core dependency) writes a value nested at most 254 levels and refuses
-    deeper ones: where it writes this one, it is within any limit from 254 up, proven in
-    about half the time of :func:`_tree_too_deep` (Stripe's spec: 19M instructions against
-    44M). Where orjson refuses the value (too deep for it, an integer past 64 bits, a lone
-    surrogate), the walk tells.
+    deeper ones: where it writes this one, it is within any limit from 254 up, proven
+    faster than :func:`_tree_too_deep` walks it (orjson's walk runs in Rust). Where
+    orjson refuses the value (too deep for it, an integer past 64 bits, a lone surrogate),
+    the walk tells.
     """
     if limit >= _ORJSON_DEPTH:
         try:

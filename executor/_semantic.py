@@ -625,7 +625,7 @@ def _as_matrix(vectors: Mapping[str, Sequence[float]]) -> Any:
     """The vectors as a float32 numpy array (rows in catalog order), or ``None`` without numpy."""
     try:
         import numpy
-    except ImportError:  # the pure-Python ranking: about 40 ms for 829 tools of 256 floats
+    except ImportError:  # the pure-Python ranking, slower (benchmarks/README.md)
         return None
     return numpy.asarray(list(vectors.values()), dtype=numpy.float32) if vectors else None
 

@@ -271,7 +271,7 @@ def loads_json_document(data: str | bytes) -> tuple[Any, list[str]]:
     """(the JSON value of ``data``, the keys written twice in one object, in order).
 
     :func:`~toolcat.catalog.loads_json` with :func:`duplicate_finder`, which calls
-    Python for every object of the text (a third of reading Stripe's 4 MB spec). Most
+    Python for every object of the text (a large part of reading a big spec). Most
     documents are first read by orjson (Rust, a core dependency), and proven free of
     duplicate keys by counting colons: outside strings the text has one per key it
     writes, and orjson's compact text of the value one per key the value kept. Inside

@@ -56,7 +56,7 @@ __all__ = [
     "yaml11_warnings",
 ]
 
-try:  # the C composer is ~10x faster; PyYAML without libyaml falls back to Python
+try:  # the C composer is much faster; PyYAML without libyaml falls back to Python
     _Loader: type[Any] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Loader = yaml.SafeLoader
@@ -133,7 +133,7 @@ class _FastLoader(_Loader):  # type: ignore[misc]
     """The C composer with a memoised YAML 1.2 core-schema tag resolver.
 
     PyYAML resolves every plain scalar with a chain of regular expressions in
-    Python, which is half the time of reading a catalog; catalogs repeat the
+    Python, a large part of reading a catalog; catalogs repeat the
     same texts (keys, types, names), so the answer is cached per text.
     """
 

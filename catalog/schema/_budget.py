@@ -1,7 +1,8 @@
 """The per-tool schema budget: shrink a tool's input schema for a model, keep its meaning.
 
-A model reads every tool's schema on every turn; an imported tool can carry tens of
-kilobytes of it (Microsoft Graph beta: about 45 KB a tool). :func:`fit_schema` keeps
+A model reads every tool's schema on every turn, and an imported tool's can be far
+larger than a model should read (benchmarks/README.md has the sizes of the largest
+specs we know). :func:`fit_schema` keeps
 a schema within ``budget`` characters of compact JSON by collapsing *optional*
 branches, deepest first (the largest first at one depth), into a stub that keeps the
 branch's ``type`` and says in its description that it was collapsed:
@@ -248,8 +249,8 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-# orjson (Rust; a core dependency) writes a JSON value's compact text several times
-# faster than json.dumps, and the same text, except floats (1e-07 as 1e-7) and NaN and
+# orjson (Rust; a core dependency) writes a JSON value's compact text faster than
+# json.dumps, and the same text, except floats (1e-07 as 1e-7) and NaN and
 # the infinities (as null): a schema whose text holds a float or a null is written by
 # json.dumps, and so is one orjson refuses (a non-string key, an integer past 64 bits, a
 # lone surrogate, nesting past 255, a non-JSON type). Every float orjson writes has a "."
@@ -335,7 +336,7 @@ def budget_tool(
 
 
 # budget_tool's results by tool object: the agent loop exports its tools on every turn,
-# and shrinking a 1 MB schema takes a second or more
+# and shrinking a large schema is slow (benchmarks/README.md)
 _CACHE_SIZE = 1024  # entries; each holds a tool (the catalog holds it anyway) and its copy
 _CACHE: OrderedDict[tuple[int, int, bool], tuple[ToolDefinition, ToolDefinition, str | None]] = (
     OrderedDict()

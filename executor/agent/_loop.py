@@ -411,7 +411,7 @@ class AgentLoop:
         results = []
         for c in allowed:
             if selection is not None and c in searches:
-                # a thread: the first search builds the index (about 0.5 s for 1,000 tools)
+                # a thread: the first search builds the index, too long to block the event loop
                 results.append(await asyncio.to_thread(selection.search, c))
             else:
                 results.append(next(by_position) if c in runnable else _not_offered(c))

@@ -536,7 +536,7 @@ class McpServer:
             None if ctx.request_id is None else str(ctx.request_id),
         )
         if self.tool_search and params.name == SEARCH_TOOL_NAME:
-            # a thread: the first search builds the index (about 0.5 s for 1,000 tools)
+            # a thread: the first search builds the index, too long to block the event loop
             searchable: Any = served.tools
             guard = served.executor.access
             if guard.enabled:  # search finds only what this caller may call

@@ -25,7 +25,7 @@ __all__ = [
     "render_record",
 ]
 
-# The YAML writer (and its regular expressions, ~5 ms to compile) only for
+# The YAML writer (and its regular expressions, compiled on import) only for
 # `toolcat import openapi`: loading a catalog that imports a spec never writes one.
 _UPDATE: tuple[str, ...] = ("ImportRecord", "UpdateOutcome", "merge_update", "operation_key")
 _UPDATE += ("edits_since_import",)

@@ -53,8 +53,8 @@ _PLACEHOLDER = re.compile(r"[A-Za-z0-9_.\-~]+")
 
 
 def read_document(path: Path, max_bytes: int) -> Any:
-    """:func:`._read.read_document`, imported when a spec is read here: PyYAML (about
-    20 ms) stays out of a command whose JSON spec the loader parsed already."""
+    """:func:`._read.read_document`, imported when a spec is read here: PyYAML (a slow
+    import) stays out of a command whose JSON spec the loader parsed already."""
     from ._read import read_document as read
 
     return read(path, max_bytes)
@@ -123,8 +123,8 @@ def _overlaid(doc: Any, options: ImportOptions, result: ImportResult) -> Any:
 
 # Findings about an operation are made on plain values; where they were written
 # is found by reading the spec's text again as nodes, once, when there is one to
-# place. That costs about 0.65 s per MB (GitHub's 13 MB spec: 8.5 s), so a larger
-# spec's findings keep line 1 and say where by their path (`paths./a.get`).
+# place. That reading is slow and grows with the spec's size, so the findings of a spec
+# past the cap below keep line 1 and say where by their path (`paths./a.get`).
 _LOCATE_MAX_BYTES = 2 * 1024 * 1024
 _LOCATED_CODES = frozenset({"TC203", "TC204", "TC205", "TC209"})
 

@@ -456,7 +456,7 @@ class SchemaConverter:
 def spec_text(value: Any) -> str:
     """A spec value's compact JSON text, for finding its ``$ref``s with a regex:
     ``json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)``'s text
-    but for floats, written by orjson (Rust: several times faster) where it takes the
+    but for floats, written by orjson (Rust, and faster) where it takes the
     value. Both escape the same characters in strings (quote, backslash, controls)."""
     try:
         import orjson
