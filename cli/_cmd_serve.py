@@ -98,7 +98,10 @@ def register(sub: Any) -> None:
         default=0.3,
         metavar="SECONDS",
         help="--watch loads a change once no watched file changed for this long (default "
-        "0.3; at most 5 s of waiting), so a half-written file is not loaded; 0 loads at once",
+        "0.3; at most 5 s of waiting) and, on Linux, no process holds one open for writing, "
+        "so a half-written file is not loaded; 0 loads at once. For a writer the server "
+        "cannot see (another container or host), write a temporary file and rename it over "
+        "the catalog",
     )
     p.add_argument(
         "--drain-timeout",

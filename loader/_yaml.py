@@ -43,6 +43,9 @@ from yaml.resolver import Resolver
 from ._diagnostics import CatalogError, Diagnostic, Severity
 
 __all__ = [
+    "EXPANSION_FACTOR",
+    "EXPANSION_FLOOR",
+    "EXPANSION_FLOOR_CHARS",
     "MAX_YAML_CHARS",
     "MAX_YAML_VALUES",
     "ParsedYaml",
@@ -166,6 +169,17 @@ MAX_YAML_VALUES = 5_000_000
 # counted as well, under the same cap as a file's bytes (loader/_files.py): a
 # document may expand to no more text than a file may hold.
 MAX_YAML_CHARS = 64 * 1024 * 1024
+# The caps above bound a document by what any document may hold, so a 1 KB alias bomb
+# kept just under them still cost every later stage seconds and hundreds of MB. What
+# aliases add is also bounded by the document's own size: its values, counted every
+# time an alias reaches them, may be at most EXPANSION_FACTOR times those written out
+# (the same for characters), or EXPANSION_FLOOR values (EXPANSION_FLOOR_CHARS
+# characters) in a small document. Real specs and catalogs stay near 1x: GitHub's REST
+# spec, Stripe's and Kubernetes' expand to exactly what they write, the most shared
+# catalog we know to 1.16x; a 1 KB document may now stand for at most 100 k values.
+EXPANSION_FACTOR = 10
+EXPANSION_FLOOR = 100_000
+EXPANSION_FLOOR_CHARS = 4 * 1024 * 1024
 
 Path = tuple[str | int, ...]
 
@@ -201,9 +215,9 @@ class Yaml11Scalar:
 class ParsedYaml:
     """One parsed file: its value (``None`` when unusable), positions and findings.
 
-    ``too_large`` says the document was refused because its aliases expand to
-    over :data:`MAX_YAML_VALUES` values; ``yaml11`` lists the plain values whose
-    meaning changed from YAML 1.1 (see :func:`yaml11_warnings`).
+    ``too_large`` says the document was refused because its aliases expand past
+    a limit, and ``over`` names it ("5,000,000 values"); ``yaml11`` lists the
+    plain values whose meaning changed from YAML 1.1 (see :func:`yaml11_warnings`).
     """
 
     data: Any
@@ -211,6 +225,7 @@ class ParsedYaml:
     diagnostics: tuple[Diagnostic, ...]
     too_large: bool = False
     yaml11: tuple[Yaml11Scalar, ...] = ()
+    over: str = ""
 
 
 class Positions:
@@ -361,11 +376,16 @@ class _Builder:
         self.diagnostics: list[Diagnostic] = []
         self.yaml11: list[Yaml11Scalar] = []
         self.too_large = False
+        self.over = ""  # the limit passed, in words
         self._cycles = cycles  # an alias inside its own node: the value refers to itself
         self._done: dict[int, tuple[Any, int, int]] = {}  # node id -> value, values, chars
         self._active: dict[int, Any] = {}  # node id -> its value, while being built
         self._count = 0
         self._chars = 0  # characters of scalars and keys, counted again at every alias
+        self._shared = self._shared_chars = 0  # what aliases added to the two counts
+        # the alias use that added the most values (characters): where a refusal points
+        self._widest: tuple[int, Node | None] = (0, None)
+        self._widest_chars: tuple[int, Node | None] = (0, None)
 
     def error(self, code: str, message: str, node: Node) -> None:
         mark = node.start_mark
@@ -387,8 +407,15 @@ class _Builder:
         if done is not None:  # an alias: reuse the value, but count its size
             self._count += done[1]
             self._chars += done[2]
+            self._shared += done[1]
+            self._shared_chars += done[2]
+            if done[1] > self._widest[0]:
+                self._widest = (done[1], node)
+            if done[2] > self._widest_chars[0]:
+                self._widest_chars = (done[2], node)
             if self._count > MAX_YAML_VALUES:
                 self.too_large = True
+                self.over = f"{MAX_YAML_VALUES:,} values"
                 self.error(
                     "TC001",
                     f"aliases expand to too many values (over {MAX_YAML_VALUES:,}); "
@@ -398,6 +425,7 @@ class _Builder:
                 raise _Abort
             if self._chars > MAX_YAML_CHARS:
                 self.too_large = True
+                self.over = f"{MAX_YAML_CHARS:,} characters (the expanded size limit)"
                 self.error(
                     "TC001",
                     f"aliases expand to too much text (over {MAX_YAML_CHARS:,} characters, "
@@ -437,6 +465,40 @@ class _Builder:
         self._count += 1
         self._done[key] = (value, self._count - before, self._chars - chars_before)
         return value
+
+    def check_expansion(self) -> None:
+        """Refuse (TC001) a document whose aliases add more than its own size allows.
+
+        Checked once the walk is done, against the document's whole written size,
+        so the verdict does not depend on where the anchors are. The walk itself
+        costs what is written: an alias reuses the value already built.
+        """
+        for unit, total, shared, floor, widest in (
+            ("values", self._count, self._shared, EXPANSION_FLOOR, self._widest),
+            (
+                "characters",
+                self._chars,
+                self._shared_chars,
+                EXPANSION_FLOOR_CHARS,
+                self._widest_chars,
+            ),
+        ):
+            written = total - shared
+            limit = max(floor, EXPANSION_FACTOR * written)
+            if total <= limit or widest[1] is None:
+                continue
+            self.too_large = True
+            rule = (
+                f"the expansion limit: {EXPANSION_FACTOR} times what is written, at least {floor:,}"
+            )
+            self.over = f"{limit:,} {unit} ({written:,} written; {rule})"
+            self.error(
+                "TC001",
+                f"aliases expand to {total:,} {unit} from {written:,} written, over {limit:,} "
+                f"({rule}); write the values out or share less",
+                widest[1],
+            )
+            raise _Abort
 
     def _scalar(self, node: ScalarNode) -> Any:
         tag, text = node.tag, node.value
@@ -604,13 +666,19 @@ def build_yaml(root: Node, file: str, *, cycles: bool = False) -> ParsedYaml:
     builder = _Builder(file, cycles)
     try:
         data = builder.build(root)
+        builder.check_expansion()
     except _Abort:
         data = None
     except RecursionError:
         builder.error("TC001", "the document nests too deeply to read", root)
         data = None
     return ParsedYaml(
-        data, positions, tuple(builder.diagnostics), builder.too_large, tuple(builder.yaml11)
+        data,
+        positions,
+        tuple(builder.diagnostics),
+        builder.too_large,
+        tuple(builder.yaml11),
+        builder.over,
     )
 
 
@@ -685,8 +753,8 @@ def read_yaml(text: str | bytes, file: str = "<string>") -> Any:
     timestamps stay strings, mapping keys are strings. Returns ``None`` for an
     empty document. A duplicate key keeps the last value (as ``safe_load``).
     Raises :class:`CatalogError` (TC001/TC004, with positions in ``file``)
-    when the text is not YAML, uses unsupported tags, or its aliases expand to
-    over :data:`MAX_YAML_VALUES` values.
+    when the text is not YAML, uses unsupported tags, or its aliases expand past
+    a limit (:data:`MAX_YAML_VALUES`, :data:`MAX_YAML_CHARS`, :data:`EXPANSION_FACTOR`).
 
     >>> read_yaml("enum: [DE, FR, NO]\\nstrict: true\\n")
     {'enum': ['DE', 'FR', 'NO'], 'strict': True}

@@ -4,9 +4,10 @@ Built on the official SDK's low-level ``Server`` so that tools/list carries
 inputSchema, outputSchema and annotations exactly as exported, and tools/call
 answers with ``isError`` and ``structuredContent``. With ``watch=True`` the
 catalog files are polled; a change is loaded once the files stop changing for
-``settle`` seconds (a half-written file is never loaded on purpose); a good edit
-is swapped in atomically and clients are told the tool list changed; a broken
-edit is logged and the last good catalog keeps serving. The catalog is read once
+``settle`` seconds and no process holds one open for writing (a half-written
+file is never loaded on purpose); a good edit is swapped in atomically and
+clients are told the tool list changed; a broken edit is logged and the last
+good catalog keeps serving. The catalog is read once
 per load, by the loader (by default ``toolcat.loader.load_catalog``): the files
 it reports, imported OpenAPI specs included, are the files watched.
 """
@@ -85,7 +86,7 @@ from ._health import (
 from ._hosts import HostGuard, HostPolicy
 from ._limits import ServeLimits, SessionLimits, header_timeout_protocol
 from ._settings import McpServerSettings
-from ._watch import FileSnapshot, stamps, watched_names
+from ._watch import FileSnapshot, open_for_writing, stamps, unchanged, watched_names
 
 if TYPE_CHECKING:
     from toolcat.catalog import AccessPolicy, Catalog, QuotaPolicy, ServerSettings, ToolDefinition
@@ -778,10 +779,12 @@ class McpServer:
                 await self._reload(settled)
 
     async def _settle(self) -> dict[str, Any]:
-        """Wait until the watched files stay unchanged (inode, size, mtime, ctime) for
-        ``settle`` seconds, so an editor that writes in two steps or a slow copy is
-        loaded once it is done, never half-way; give up waiting after ``MAX_SETTLE``
-        (a file rewritten without pause) and load what is there."""
+        """Wait until the watched files stay unchanged (inode, size, mtime, ctime, and the
+        content of a recently written one) for ``settle`` seconds, so an editor that
+        writes in two steps or a slow copy is loaded once it is done, never half-way;
+        give up waiting after ``MAX_SETTLE`` (a file rewritten without pause). Then wait
+        while a process still holds a watched file open for writing (a writer that
+        paused mid-file for longer than ``settle``), and load what is there."""
         seen = await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
         if self.settle <= 0:
             return seen
@@ -789,10 +792,26 @@ class McpServer:
             while True:
                 await anyio.sleep(self.settle)
                 now = await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
-                if now == seen:
+                if unchanged(seen, now):
                     break
                 seen = now
-        return seen
+        return await self._until_closed(seen)
+
+    async def _until_closed(self, seen: dict[str, Any]) -> dict[str, Any]:
+        """Wait while a process holds a watched file open for writing; the files as they
+        are once none does (``seen`` when none did)."""
+        told = False
+        while writers := await anyio.to_thread.run_sync(lambda: open_for_writing(self._watched())):
+            if not told:
+                name, pid = next(iter(sorted(writers.items())))
+                log.warning(
+                    "--watch: %s is open for writing (pid %d); loading it once closed", name, pid
+                )
+                told = True
+            await anyio.sleep(self.settle)
+        if not told:
+            return seen
+        return await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
 
     def _changed(self) -> bool:
         """Whether the watched files differ from the snapshot taken before the last load."""
@@ -837,7 +856,9 @@ class McpServer:
         return True
 
     async def _moved(self, settled: dict[str, Any]) -> bool:
-        return settled != await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
+        return not unchanged(
+            settled, await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
+        )
 
     async def _notify_changed(self) -> None:
         await self._bus.publish(ToolsListChanged())

@@ -6,7 +6,8 @@ seen through its inode, size, mtime and ctime; a file whose mtime is too recent
 to trust (another write within the same timestamp tick would leave all four
 unchanged) is also seen through a hash of its content until a poll finds it
 settled. ``stamps`` is what the watcher compares while it waits for a write to
-settle before it loads.
+settle before it loads (with a content hash of each recently written file), and
+``open_for_writing`` says which watched files a process still holds open to write.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FileSnapshot", "stamps", "watched_names"]
+__all__ = ["FileSnapshot", "open_for_writing", "stamps", "unchanged", "watched_names"]
 
 # Longer than any filesystem's timestamp granularity (FAT: 2 s), with a margin.
 RACY_NS = 3_000_000_000
@@ -52,10 +53,69 @@ def _digest(name: str) -> bytes | None:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def stamps(names: Iterable[str]) -> dict[str, _Stamp | None]:
-    """Each file's inode, size, mtime and ctime now (``None``: not there): what settling
-    compares, two readings a settle interval apart."""
-    return {name: _stamp(name) for name in names}
+def stamps(names: Iterable[str]) -> dict[str, _Seen]:
+    """Each file's inode, size, mtime and ctime now (``None``: not there), with a hash of
+    its content while the mtime is too recent to trust: what settling compares, two
+    readings a settle interval apart."""
+    now_ns = time.time_ns()
+    readings = {}
+    for name in names:
+        stamp = _stamp(name)
+        readings[name] = _Seen(stamp, _digest(name) if _recent(stamp, now_ns) else None)
+    return readings
+
+
+def unchanged(before: dict[str, _Seen], after: dict[str, _Seen]) -> bool:
+    """Whether two readings of ``stamps`` show the same files: the same names and stat,
+    and the same content where both readings hashed it (a file whose mtime grew old
+    between the two is hashed only in the first)."""
+    if before.keys() != after.keys():
+        return False
+    for name, seen in before.items():
+        now = after[name]
+        if seen.stamp != now.stamp:
+            return False
+        if seen.digest is not None and now.digest is not None and seen.digest != now.digest:
+            return False
+    return True
+
+
+def open_for_writing(names: Iterable[str]) -> dict[str, int]:
+    """The watched files that a process holds open for writing, each with one such pid.
+
+    Linux only (elsewhere: none found): each process's open files are read from
+    /proc/PID/fd, so only processes this one may inspect count (its own user's, or
+    every one when run as root; not another container's or another host's). About
+    3 ms for 100 processes; the watcher asks only when a change has settled.
+    """
+    wanted = {os.path.realpath(name): name for name in names}
+    found: dict[str, int] = {}
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return found
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:  # gone, or not ours to inspect
+            continue
+        for fd in fds:
+            try:
+                name = wanted.get(os.readlink(f"/proc/{pid}/fd/{fd}"))
+                if name is not None and name not in found and _writable(pid, fd):
+                    found[name] = pid
+            except OSError:
+                continue
+    return found
+
+
+def _writable(pid: int, fd: str) -> bool:
+    """Whether descriptor ``fd`` of ``pid`` was opened to write (its fdinfo's flags)."""
+    with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+        for line in f:
+            if line.startswith("flags:"):
+                return (int(line.split()[1], 8) & os.O_ACCMODE) in (os.O_WRONLY, os.O_RDWR)
+    return False
 
 
 def watched_names(

@@ -24,7 +24,7 @@ from toolcat.loader._files import (
     loads_json_document,
     read_regular_file,
 )
-from toolcat.loader._yaml import MAX_YAML_CHARS, MAX_YAML_VALUES, build_yaml, compose_yaml
+from toolcat.loader._yaml import build_yaml, compose_yaml
 
 from ._errors import SpecError
 from ._version import DEFAULT_MAX_SPEC_BYTES, detect_version
@@ -79,16 +79,10 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
     parsed = build_yaml(root, shown, cycles=True)
     if parsed.too_large:
         last = parsed.diagnostics[-1] if parsed.diagnostics else None
-        chars = last is not None and "characters" in last.message
-        limit = (
-            f"{MAX_YAML_CHARS:,} characters (the expanded size limit)"
-            if chars
-            else f"{MAX_YAML_VALUES:,} values"
-        )
         raise SpecError(
             "TC207",
             shown,
-            f"its YAML aliases expand to over {limit} (an alias bomb, or a spec too "
+            f"its YAML aliases expand to over {parsed.over} (an alias bomb, or a spec too "
             "large to import)",
             last.line if last is not None else 1,
             last.column if last is not None else 1,

@@ -90,3 +90,33 @@ def test_a_directory_is_watched_for_the_files_a_load_of_it_reads(tmp_path: Path)
     assert watched == {str(tmp_path / "a.yaml"), str(tmp_path / "sub" / "B.YAML")}
     loaded = load_catalog([tmp_path], progress=False).files
     assert sorted(loaded) == sorted(watched)
+
+
+def test_settle_readings_hash_a_recent_file_only(tmp_path: Path) -> None:
+    """Two readings of a file written moments ago compare its content too (a same-size
+    rewrite within one timestamp tick leaves its stat alone); an old file is seen by its
+    stat, so settling never rereads a large spec that did not change."""
+    recent, old = tmp_path / "recent.yaml", tmp_path / "old.yaml"
+    recent.write_text("a: 1\n")
+    old.write_text("a: 1\n")
+    os.utime(old, (1_000_000_000, 1_000_000_000))
+    readings = _watch.stamps([str(recent), str(old)])
+    assert readings[str(recent)].digest is not None
+    assert readings[str(old)].digest is None
+    recent.write_text("a: 2\n")
+    assert _watch.stamps([str(recent)])[str(recent)] != readings[str(recent)]
+
+
+def test_a_file_that_grows_old_between_two_readings_is_unchanged(tmp_path: Path) -> None:
+    """The first reading hashed it (recent), the second did not (old by then): the same
+    stat is the same file, so a broken edit is still reported, not retried forever."""
+    path = tmp_path / "catalog.yaml"
+    path.write_text("a: 1\n")
+    first = _watch.stamps([str(path)])
+    mtime = path.stat().st_mtime_ns
+    os.utime(path, ns=(mtime, mtime))  # the same mtime: ctime moves
+    second = _watch.stamps([str(path)])
+    assert not _watch.unchanged(first, second)  # ctime moved: a change
+    later = {str(path): _watch._Seen(second[str(path)].stamp)}  # the same, unhashed
+    assert _watch.unchanged(second, later) and _watch.unchanged(later, second)
+    assert not _watch.unchanged(second, {})
