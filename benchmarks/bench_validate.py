@@ -1,11 +1,16 @@
 """Benchmark: load_catalog vs PyYAML's C loader alone on the same files, same run.
 
 Run: ``python benchmarks/bench_validate.py [--tools 5000] [--files 50] [--repeat 5]
-[--spec PATH ...] [--corpus DIR]``.
+[--before PYTHON] [--spec PATH ...] [--corpus DIR]``.
 
 Two cases, each printed as both timings (best of N) and their ratio:
 
-1. a generated hand-written-style catalog: 5,000 tools in 50 files (budget at most 2x);
+1. a generated hand-written-style catalog: 5,000 tools in 50 files (budget at most 2x).
+   First as the budget measures it, whole processes: ``toolcat validate DIR`` against a
+   process that only ``yaml.load``s every file with the C loader, rounds interleaved,
+   median CPU time (user + system) and wall time; ``--before PYTHON`` adds the same
+   ``toolcat validate`` run by another installation's interpreter (an older checkout),
+   in the same rounds. Then in one process: ``load_catalog`` against the parse alone;
 2. a large generated catalog read back: ``toolcat import openapi SPEC -o big.yaml``
    (GitHub's spec by default: 1,223 tools, 10 MB of YAML with deep schemas), then
    ``load_catalog([big.yaml])``, which checks every schema as it would any YAML.
@@ -20,6 +25,9 @@ import contextlib
 import io
 import os
 import random
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -116,6 +124,44 @@ def _best(fn: Callable[[], object], repeat: int) -> float:
     return min(times)
 
 
+def _run(argv: list[str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of one process, in seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def processes(folder: Path, paths: list[Path], rounds: int, before: str | None) -> None:
+    """Case 1 as whole processes, every command once a round (a burst of load from other
+    processes falls on all of them alike), medians printed with the ratio to the parse."""
+    parse = (
+        "import sys, yaml\n"
+        "for p in sys.argv[1:]:\n"
+        "    yaml.load(open(p).read(), Loader=yaml.CSafeLoader)"
+    )
+    todo = {"yaml.load(CSafeLoader) of every file": [sys.executable, "-c", parse, *map(str, paths)]}
+    if before:
+        todo["toolcat validate, --before"] = [before, "-m", "toolcat.cli", "validate", str(folder)]
+    todo["toolcat validate"] = [sys.executable, "-m", "toolcat.cli", "validate", str(folder)]
+    for argv in todo.values():
+        _run(argv)  # once unmeasured: bytecode caches, the file cache
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in todo}
+    for _ in range(rounds):
+        for name, argv in todo.items():
+            samples[name].append(_run(argv))
+    print(f"case 1, whole processes: median of {rounds} interleaved rounds")
+    base = 0.0
+    for name, got in samples.items():
+        cpu = statistics.median(c for _, c in got)
+        wall = statistics.median(w for w, _ in got)
+        base = base or cpu
+        print(f"{name:40s} CPU {cpu:6.2f} s ({cpu / base:.2f}x)  wall {wall:6.2f} s")
+    print()
+
+
 def _big_catalogs(folder: Path, specs: list[Path]) -> list[tuple[str, Path]]:
     """``toolcat import openapi SPEC -o NAME.yaml`` for each spec, as a user would."""
     from toolcat.cli._app import main as toolcat_main
@@ -151,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
+        "--before", metavar="PYTHON", help="another installation's interpreter, for case 1"
+    )
+    parser.add_argument(
         "--spec",
         type=Path,
         action="append",
@@ -163,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp) / "catalog"
         folder.mkdir()
         paths = generate(folder, args.tools, args.files)
+        processes(folder, paths, args.repeat, args.before)
 
         def baseline() -> None:
             for p in paths:

@@ -92,17 +92,24 @@ class LoadResult:
         return self.catalog is not None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Tool:
-    doc: ToolDoc | None
+    """One tool as the checks across files need it, compiled as soon as its file is read.
+
+    Its document is not kept: a file's documents go once the file is read, so a load
+    holds the compiled tools (and these records), not every file's documents as well.
+    """
+
     name: str | None
     file: str
     base: tuple[str | int, ...]
     locate: Locator
-    trusted: bool = False
-    broken: bool = False  # salvaged from a failed shape check: checked, never compiled
-    shared: SharedDefinitions | None = None  # the definitions: of its file
-    extensions: dict[str, Any] = field(default_factory=dict)  # its x- keys
+    earlier: _Tool | None = None  # the first tool of this name, when this one is a second
+    service: str | None = None  # the service it names; None: it has no document
+    base_url: str | None = None
+    auth_type: str | None = None
+    compiled: ToolDefinition | None = None  # None: not compiled, or it has errors
+    found: tuple[Diagnostic, ...] = ()  # what compiling it found, reported in _finish
 
 
 @dataclass
@@ -114,6 +121,7 @@ class _State:
     broken_services: set[str] = field(default_factory=set)  # defined, but with errors
     toolset_extensions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x- keys
     tools: list[_Tool] = field(default_factory=list)
+    first: dict[str, _Tool] = field(default_factory=dict)  # the first tool of each name
     toolsets: dict[str, tuple[list[str], str, tuple[str | int, ...], Locator]] = field(
         default_factory=dict
     )
@@ -374,17 +382,16 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
             out=state.ctx.diagnostics,
             salvaged=rescued,
         )
-        state.tools.append(
-            _Tool(
-                tool or (rescued[0] if rescued else None),
-                intended_name(body),
-                file,
-                base,
-                locate,
-                broken=tool is None,
-                shared=shared,
-                extensions=extensions,
-            )
+        _add_tool(
+            state,
+            tool or (rescued[0] if rescued else None),
+            intended_name(body),
+            file,
+            base,
+            locate,
+            broken=tool is None,
+            shared=shared,
+            extensions=extensions,
         )
     for name, members in _section(state, data, "toolsets", dict, file, locate).items():
         base = ("toolsets", name)
@@ -791,16 +798,8 @@ def _run_imports(state: _State, progress: bool | None) -> None:
             tool = validate_item(
                 ToolDoc, body, base=(), label=label, file=file, locate=at, out=state.ctx.diagnostics
             )
-            state.tools.append(
-                _Tool(
-                    tool,
-                    raw_name if isinstance(raw_name, str) else None,
-                    file,
-                    (),
-                    at,
-                    trusted=True,
-                )
-            )
+            tool_name = raw_name if isinstance(raw_name, str) else None
+            _add_tool(state, tool, tool_name, file, (), at, trusted=True)
 
 
 def _in_entry(found: Diagnostic) -> bool:
@@ -810,11 +809,110 @@ def _in_entry(found: Diagnostic) -> bool:
     return found.code == "TC060" and found.path[0] == "overlays"
 
 
+def _add_tool(
+    state: _State,
+    doc: ToolDoc | None,
+    name: str | None,
+    file: str,
+    base: tuple[str | int, ...],
+    locate: Locator,
+    *,
+    trusted: bool = False,
+    broken: bool = False,
+    shared: SharedDefinitions | None = None,
+    extensions: dict[str, Any] | None = None,
+) -> None:
+    """Record a tool and compile it now, so that its document goes with its file.
+
+    Compiling needs nothing from other files: the tool names its service, and the
+    checks that look that service up run in :func:`_finish`, once every file is read.
+    A second tool of a name is not compiled (the first one stands). ``broken``: a
+    document salvaged from a failed shape check, compiled for its errors only. What
+    compiling finds waits in the record, so that :func:`_finish` reports it after the
+    service checks, as it always came.
+    """
+    tool = _Tool(name, file, base, locate)
+    state.tools.append(tool)
+    if name is None:
+        return
+    tool.earlier = state.first.get(name)
+    if tool.earlier is not None:
+        return
+    state.first[name] = tool
+    if doc is None:
+        return
+    tool.service, tool.base_url = doc.service, doc.base_url
+    tool.auth_type = getattr(doc.auth, "type", None)
+    ctx = dataclasses.replace(state.ctx, diagnostics=[])  # the same caches, its own findings
+    compiled = compile_tool(
+        doc,
+        ctx=ctx,
+        file=file,
+        base=base,
+        locate=locate,
+        trusted=trusted,
+        errors_only=broken,
+        shared=shared,
+    )
+    tool.found = tuple(ctx.diagnostics)
+    if compiled is not None and not broken:
+        if extensions:
+            compiled = dataclasses.replace(compiled, extensions=freeze(extensions))
+        tool.compiled = compiled
+
+
+def _check_service_use(state: _State, tool: _Tool, name: str, service_name: str) -> None:
+    """TC012 for a service no file defines; TC008 and TC075 for what the tool's base URL
+    and auth ask of the service it names (which may be defined in another file)."""
+    if (
+        service_name not in state.services
+        and service_name not in state.broken_services
+        and not state.lost
+    ):
+        hint = closest(service_name, list(state.services))
+        known = ", ".join(sorted(state.services)) or "none defined"
+        advice = f"did you mean '{hint}'?" if hint else f"known services: {known}"
+        state.add(
+            "TC012",
+            f"tool '{name}': unknown service '{service_name}'; {advice}",
+            tool.file,
+            tool.locate((*tool.base, "service")),
+            (*tool.base, "service"),
+        )
+    found = state.services.get(service_name)
+    if found is None:
+        return
+    if tool.base_url:
+        outside = _outside(tool.base_url, found[0].base_url)
+        if outside:
+            state.add(
+                "TC008",
+                f"tool '{name}': base_url leaves the base URL of service "
+                f"'{service_name}' ({outside}); a request goes only under its service's "
+                "base URL, so every call would be refused. Define another service for it",
+                tool.file,
+                tool.locate((*tool.base, "base_url")),
+                (*tool.base, "base_url"),
+            )
+    auth_type = tool.auth_type
+    if auth_type in CALLER_TOKEN_AUTH and not tool.base_url:
+        target = found[0].base_url
+        if "$" not in target and not credentials_may_travel(target):
+            state.add(
+                "TC075",
+                f"tool '{name}': auth {auth_type} sends the caller's token, so the base_url "
+                f"of service '{service_name}' must be https (or http to a loopback "
+                f"address), not {target!r}",
+                tool.file,
+                tool.locate((*tool.base, "auth"), True),
+                (*tool.base, "auth"),
+            )
+
+
 def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> LoadResult:
     _run_imports(state, progress)
     files += tuple(s for s in dict.fromkeys(state.specs) if s not in files)
     tools: list[ToolDefinition] = []
-    first: dict[str, _Tool] = {}
     for tool in state.tools:
         name = tool.name
         if name is None:
@@ -828,7 +926,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
                 tool.locate((*tool.base, "name")),
                 (*tool.base, "name"),
             )
-        earlier = first.get(name)
+        earlier = tool.earlier
         if earlier is not None:
             line, col = earlier.locate(earlier.base, False)
             state.add(
@@ -840,65 +938,13 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
                 (*tool.base, "name"),
             )
             continue
-        first[name] = tool
-        if tool.doc is None:
+        if tool.service is None:
             continue
-        service_name = tool.doc.service
-        if (
-            service_name not in state.services
-            and service_name not in state.broken_services
-            and not state.lost
-        ):
-            hint = closest(tool.doc.service, list(state.services))
-            known = ", ".join(sorted(state.services)) or "none defined"
-            advice = f"did you mean '{hint}'?" if hint else f"known services: {known}"
-            state.add(
-                "TC012",
-                f"tool '{name}': unknown service '{tool.doc.service}'; {advice}",
-                tool.file,
-                tool.locate((*tool.base, "service")),
-                (*tool.base, "service"),
-            )
-        found = state.services.get(service_name)
-        if tool.doc.base_url and found is not None:
-            outside = _outside(tool.doc.base_url, found[0].base_url)
-            if outside:
-                state.add(
-                    "TC008",
-                    f"tool '{name}': base_url leaves the base URL of service "
-                    f"'{service_name}' ({outside}); a request goes only under its service's "
-                    "base URL, so every call would be refused. Define another service for it",
-                    tool.file,
-                    tool.locate((*tool.base, "base_url")),
-                    (*tool.base, "base_url"),
-                )
-        auth_type = getattr(tool.doc.auth, "type", None)
-        if auth_type in CALLER_TOKEN_AUTH and not tool.doc.base_url and found is not None:
-            target = found[0].base_url
-            if "$" not in target and not credentials_may_travel(target):
-                state.add(
-                    "TC075",
-                    f"tool '{name}': auth {auth_type} sends the caller's token, so the base_url "
-                    f"of service '{service_name}' must be https (or http to a loopback "
-                    f"address), not {target!r}",
-                    tool.file,
-                    tool.locate((*tool.base, "auth"), True),
-                    (*tool.base, "auth"),
-                )
-        compiled = compile_tool(
-            tool.doc,
-            ctx=state.ctx,
-            file=tool.file,
-            base=tool.base,
-            locate=tool.locate,
-            trusted=tool.trusted,
-            errors_only=tool.broken,
-            shared=tool.shared,
-        )
-        if compiled is not None and not tool.broken:
-            if tool.extensions:
-                compiled = dataclasses.replace(compiled, extensions=freeze(tool.extensions))
-            tools.append(compiled)
+        _check_service_use(state, tool, name, tool.service)
+        state.ctx.diagnostics.extend(tool.found)
+        if tool.compiled is not None:
+            tools.append(tool.compiled)
+    first = state.first
     toolsets = _check_toolsets(state, first)
     for service, service_file, service_where in state.services.values():
         if service.validate_responses and service.spec is None:
