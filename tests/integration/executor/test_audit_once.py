@@ -51,8 +51,8 @@ def _lines(out: io.StringIO) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-def _executor(catalog_from: Any, url: str, out: io.StringIO, **settings: Any) -> Executor:
-    catalog = catalog_from(CATALOG.replace("URL", url))
+def _executor(catalog_files: Any, url: str, out: io.StringIO, **settings: Any) -> Executor:
+    catalog = catalog_files.catalog(CATALOG.replace("URL", url))
     return Executor(catalog, ExecutorSettings(audit=AuditLog(StreamSink(out)), **settings))
 
 
@@ -62,11 +62,11 @@ async def _until_seen(state: Any, count: int = 1) -> None:
 
 
 def test_an_answered_call_and_an_upstream_timeout_have_one_line_each(
-    server: Any, catalog_from: Any
+    server: Any, catalog_files: Any
 ) -> None:
     url, state = server
     out = io.StringIO()
-    with _executor(catalog_from, url, out) as ex:
+    with _executor(catalog_files, url, out) as ex:
         assert ex.execute(ToolCall("wait", {"delay": 0})).ok
         timed_out = ex.execute(ToolCall("wait_briefly", {"delay": 3}))
     assert timed_out.error is not None and timed_out.error.type == "timeout"
@@ -79,13 +79,13 @@ def test_an_answered_call_and_an_upstream_timeout_have_one_line_each(
 
 @pytest.mark.parametrize("how", ["cancel", "caller_deadline"])
 def test_a_call_cut_after_its_request_left_is_written_down_as_unknown(
-    server: Any, catalog_from: Any, how: str
+    server: Any, catalog_files: Any, how: str
 ) -> None:
     url, state = server
     out = io.StringIO()
 
     async def go() -> None:
-        async with _executor(catalog_from, url, out) as ex:
+        async with _executor(catalog_files, url, out) as ex:
             call = ex.aexecute(ToolCall("wait", {"delay": 5}, id="c1"))
             if how == "cancel":
                 task = asyncio.ensure_future(call)
@@ -110,7 +110,7 @@ def test_a_call_cut_after_its_request_left_is_written_down_as_unknown(
 
 
 def test_a_call_cancelled_while_the_user_is_asked_is_written_down_as_cancelled(
-    server: Any, catalog_from: Any
+    server: Any, catalog_files: Any
 ) -> None:
     url, state = server
     out = io.StringIO()
@@ -122,7 +122,7 @@ def test_a_call_cancelled_while_the_user_is_asked_is_written_down_as_cancelled(
         return True
 
     async def go() -> None:
-        async with _executor(catalog_from, url, out, confirm=never) as ex:
+        async with _executor(catalog_files, url, out, confirm=never) as ex:
             task = asyncio.ensure_future(ex.aexecute(ToolCall("ask_first", {"delay": 0})))
             await asked.wait()
             task.cancel()
@@ -135,7 +135,7 @@ def test_a_call_cancelled_while_the_user_is_asked_is_written_down_as_cancelled(
 
 
 def test_an_interrupted_sync_call_is_written_down_before_the_interrupt_goes_on(
-    server: Any, catalog_from: Any
+    server: Any, catalog_files: Any
 ) -> None:
     url, state = server
     out = io.StringIO()
@@ -143,7 +143,7 @@ def test_an_interrupted_sync_call_is_written_down_before_the_interrupt_goes_on(
     def interrupted(call: ToolCall, tool: Any) -> bool:
         raise KeyboardInterrupt  # Ctrl-C while the user is asked
 
-    with _executor(catalog_from, url, out, confirm=interrupted) as ex:
+    with _executor(catalog_files, url, out, confirm=interrupted) as ex:
         with pytest.raises(KeyboardInterrupt):
             ex.execute(ToolCall("ask_first", {"delay": 0}))
     assert state.seen == []
@@ -151,13 +151,13 @@ def test_an_interrupted_sync_call_is_written_down_before_the_interrupt_goes_on(
 
 
 def test_concurrent_calls_cancelled_together_each_have_their_line(
-    server: Any, catalog_from: Any
+    server: Any, catalog_files: Any
 ) -> None:
     url, state = server
     out = io.StringIO()
 
     async def go() -> None:
-        async with _executor(catalog_from, url, out) as ex:
+        async with _executor(catalog_files, url, out) as ex:
             calls = [ToolCall("wait", {"delay": 5}, id=str(i)) for i in range(4)]
             task = asyncio.ensure_future(ex.aexecute_many(calls))
             await _until_seen(state, 4)
