@@ -42,6 +42,29 @@ MAX_ENCODED_SECRET = 4096
 _JSON_SHORT = {"/": r"\\/", '"': r'\\"', "\\": r"\\\\"}
 
 
+# Windows-1252 as the WHATWG Encoding Standard reads it (what "latin1" means to a web
+# stack): its characters for bytes 0x80-0x9F; the five it leaves undefined stay C1 controls.
+_CP1252 = {
+    b: bytes([b]).decode("cp1252")
+    for b in range(0x80, 0xA0)
+    if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+}
+
+
+def _mojibake(value: str) -> tuple[str, ...]:
+    """What an upstream that decodes the UTF-8 bytes of ``value`` as Latin-1 (Python's
+    WSGI and http.server, Node, Java servlets) or Windows-1252 reads; ``()`` for ASCII.
+
+    >>> _mojibake("clé")
+    ('clÃ©',)
+    """
+    if value.isascii():
+        return ()
+    latin1 = value.encode("utf-8").decode("latin-1")
+    cp1252 = latin1.translate(_CP1252)
+    return (latin1,) if cp1252 == latin1 else (latin1, cp1252)
+
+
 def _char(ch: str) -> str:
     alts = [re.escape(ch)]
     code = ord(ch)
@@ -103,9 +126,15 @@ class Redactor:
         self.add(*secrets)
 
     def add(self, *values: str) -> None:
+        """Secrets of the call: masked as written, in the forms an echo escapes them to
+        (JSON, percent-encoding) and as an upstream that decodes their bytes as Latin-1
+        or Windows-1252 reads them."""
         for value in values:
-            if value and len(value) >= _MIN_SECRET and value not in self._secrets:
-                self._secrets.append(value)
+            if not value or len(value) < _MIN_SECRET:
+                continue
+            for form in (value, *_mojibake(value)):
+                if form not in self._secrets:
+                    self._secrets.append(form)
         # Longest first, so a secret that contains another is masked whole.
         self._secrets.sort(key=len, reverse=True)
 
