@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -201,26 +201,41 @@ def resolve(
     *,
     where: str,
     secret: bool,
+    unset: list[str] | None = None,
 ) -> str:
     """Interpolate ``${VAR}`` in ``text``; record secret values with ``redactor``.
 
     With ``secret`` every variable's value (and the result) is a secret; otherwise
     only variables whose names look like secrets (``API_KEY``, ``TOKEN``...) are.
-    Raises :class:`toolcat.loader.MissingVariableError` naming the variable.
+    Raises :class:`toolcat.loader.MissingVariableError` naming a variable that is not
+    set, unless ``unset`` is given (a dry run): then such a variable stands as its own
+    reference (``${NAME}``, a secret where its value would be) and its name is added to
+    ``unset``.
     """
     if "$" not in text:
         if secret:
             redactor.add(text)
         return text
-    value = interpolate(text, env, where=where)
+    value = interpolate(
+        text, env, where=where, missing=None if unset is None else partial(_stand_in, unset)
+    )
     for name in references(text):
         if secret or _SENSITIVE_VAR.search(name):
             var_value = env.get(name)
             if var_value:
                 redactor.add(var_value)
+            elif unset is not None and name in unset:
+                redactor.add("${" + name + "}")
     if secret:
         redactor.add(value)
     return value
+
+
+def _stand_in(unset: list[str], name: str) -> str:
+    """A dry run's stand-in for the unset variable ``name``: its reference, its name noted."""
+    if name not in unset:
+        unset.append(name)
+    return "${" + name + "}"
 
 
 # -- which argument values are secret -----------------------------------------------
