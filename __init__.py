@@ -31,6 +31,7 @@ compiling), ``toolcat.executor`` (the runtime core, with ``.providers``,
 
 import os as _os
 import typing as _t
+from collections.abc import Iterable as _Iterable
 from collections.abc import Mapping as _Mapping
 
 from toolcat._lazy import lazy_names as _lazy_names
@@ -81,25 +82,29 @@ _LAZY = {
 }
 
 
-def load(*paths: str | _os.PathLike[str], env: _Mapping[str, str] | None = None) -> "Catalog":
+def load(
+    *paths: str | _os.PathLike[str] | _Iterable[str | _os.PathLike[str]],
+    env: _Mapping[str, str] | None = None,
+) -> "Catalog":
     """Load catalog files, directories or OpenAPI specs into one checked :class:`Catalog`.
 
     >>> catalog = toolcat.load("examples/demo")              # doctest: +SKIP
     >>> catalog["get_item"].command.method                    # doctest: +SKIP
     'GET'
 
+    Takes a path, several paths (``load("catalog/", "specs/x.yaml")``) or one list of
+    them (``load(["catalog/", "specs/x.yaml"])``), as :func:`toolcat.loader.load` does.
     Raises :class:`CatalogError` carrying every diagnostic when the catalog has
-    errors (warnings alone do not fail), and :class:`toolcat.loader.CatalogInputError`
-    when a path is missing or unreadable. ``env`` is the mapping that ``${VAR}``
+    errors (warnings alone do not fail), :class:`toolcat.loader.CatalogInputError`
+    when a path is missing or unreadable, and ``TypeError`` for no path or one that is
+    neither a ``str`` nor an ``os.PathLike``. ``env`` is the mapping that ``${VAR}``
     references read when the tools run (an :class:`Executor` uses it unless it is
     given its own); ``None`` means ``os.environ`` at call time. Loading itself never
     reads the environment, so CI can validate without secrets.
     """
     from toolcat.loader import load as _load
 
-    if not paths:
-        raise TypeError("toolcat.load() needs at least one path")
-    catalog = _load(paths)
+    catalog = _load(*paths)
     return catalog if env is None else catalog.with_env(env)
 
 

@@ -8,7 +8,7 @@ executor calls :func:`interpolate` with the environment of the running call.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from toolcat._errors import ToolcatError
@@ -98,14 +98,21 @@ def references(text: str) -> Iterator[str]:
             yield m.group(1)
 
 
-def interpolate(text: str, env: Mapping[str, str], *, where: str = "") -> str:
+def interpolate(
+    text: str,
+    env: Mapping[str, str],
+    *,
+    where: str = "",
+    missing: Callable[[str], str] | None = None,
+) -> str:
     """Replace every reference with its value from ``env``.
 
     >>> interpolate("${HOST:-localhost}:${PORT}", {"PORT": "80"})
     'localhost:80'
 
     ``:-`` uses the default when the variable is unset or empty, as the shell does.
-    A variable that is unset and has no default raises :class:`MissingVariableError`.
+    A variable that is unset and has no default raises :class:`MissingVariableError`,
+    or, with ``missing``, is replaced by ``missing(name)`` (a dry run shows a stand-in).
     """
     if "$" not in text:
         return text
@@ -121,6 +128,8 @@ def interpolate(text: str, env: Mapping[str, str], *, where: str = "") -> str:
             return default
         if value is not None:
             return value
+        if missing is not None:
+            return missing(name)
         raise MissingVariableError(name, where)
 
     return _REF.sub(sub, text)

@@ -87,6 +87,12 @@ def run(args: argparse.Namespace) -> int:
             prepared = executor.prepare(call)
             if isinstance(prepared, PreparedRequest):
                 _print_request(prepared.to_dict(), args.format)
+                for name in prepared.unset:
+                    print(
+                        f"toolcat: note: {name} is not set: the request shows it masked, "
+                        "and a real call would stop",
+                        file=sys.stderr,
+                    )
                 return 0
             result = prepared
         else:

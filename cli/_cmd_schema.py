@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"toolcat: warning: {line}", file=sys.stderr)
     if not args.quiet:
         for note in exported.notes:
-            print(f"toolcat: note: {args.provider}: {note}", file=sys.stderr)
+            if note.tool:  # a note on the whole request is one of the warnings above
+                print(f"toolcat: note: {args.provider}: {note}", file=sys.stderr)
     return 0
 
 

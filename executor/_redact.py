@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -40,6 +40,29 @@ MAX_ENCODED_SECRET = 4096
 # What an upstream's echo may turn a character into: JSON's \uXXXX (any case) and
 # \/, \", \\; percent-encoding of its UTF-8 bytes (any case); '+' for a space.
 _JSON_SHORT = {"/": r"\\/", '"': r'\\"', "\\": r"\\\\"}
+
+
+# Windows-1252 as the WHATWG Encoding Standard reads it (what "latin1" means to a web
+# stack): its characters for bytes 0x80-0x9F; the five it leaves undefined stay C1 controls.
+_CP1252 = {
+    b: bytes([b]).decode("cp1252")
+    for b in range(0x80, 0xA0)
+    if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+}
+
+
+def _mojibake(value: str) -> tuple[str, ...]:
+    """What an upstream that decodes the UTF-8 bytes of ``value`` as Latin-1 (Python's
+    WSGI and http.server, Node, Java servlets) or Windows-1252 reads; ``()`` for ASCII.
+
+    >>> _mojibake("clé")
+    ('clÃ©',)
+    """
+    if value.isascii():
+        return ()
+    latin1 = value.encode("utf-8").decode("latin-1")
+    cp1252 = latin1.translate(_CP1252)
+    return (latin1,) if cp1252 == latin1 else (latin1, cp1252)
 
 
 def _char(ch: str) -> str:
@@ -103,9 +126,15 @@ class Redactor:
         self.add(*secrets)
 
     def add(self, *values: str) -> None:
+        """Secrets of the call: masked as written, in the forms an echo escapes them to
+        (JSON, percent-encoding) and as an upstream that decodes their bytes as Latin-1
+        or Windows-1252 reads them."""
         for value in values:
-            if value and len(value) >= _MIN_SECRET and value not in self._secrets:
-                self._secrets.append(value)
+            if not value or len(value) < _MIN_SECRET:
+                continue
+            for form in (value, *_mojibake(value)):
+                if form not in self._secrets:
+                    self._secrets.append(form)
         # Longest first, so a secret that contains another is masked whole.
         self._secrets.sort(key=len, reverse=True)
 
@@ -172,26 +201,41 @@ def resolve(
     *,
     where: str,
     secret: bool,
+    unset: list[str] | None = None,
 ) -> str:
     """Interpolate ``${VAR}`` in ``text``; record secret values with ``redactor``.
 
     With ``secret`` every variable's value (and the result) is a secret; otherwise
     only variables whose names look like secrets (``API_KEY``, ``TOKEN``...) are.
-    Raises :class:`toolcat.loader.MissingVariableError` naming the variable.
+    Raises :class:`toolcat.loader.MissingVariableError` naming a variable that is not
+    set, unless ``unset`` is given (a dry run): then such a variable stands as its own
+    reference (``${NAME}``, a secret where its value would be) and its name is added to
+    ``unset``.
     """
     if "$" not in text:
         if secret:
             redactor.add(text)
         return text
-    value = interpolate(text, env, where=where)
+    value = interpolate(
+        text, env, where=where, missing=None if unset is None else partial(_stand_in, unset)
+    )
     for name in references(text):
         if secret or _SENSITIVE_VAR.search(name):
             var_value = env.get(name)
             if var_value:
                 redactor.add(var_value)
+            elif unset is not None and name in unset:
+                redactor.add("${" + name + "}")
     if secret:
         redactor.add(value)
     return value
+
+
+def _stand_in(unset: list[str], name: str) -> str:
+    """A dry run's stand-in for the unset variable ``name``: its reference, its name noted."""
+    if name not in unset:
+        unset.append(name)
+    return "${" + name + "}"
 
 
 # -- which argument values are secret -----------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -224,12 +224,50 @@ def load_documents(documents: Sequence[tuple[str, Any]]) -> LoadResult:
     return _finish(state, tuple(name for name, _ in documents), False)
 
 
-def load(paths: Sequence[str | os.PathLike[str]]) -> Catalog:
-    """The catalog, or :class:`CatalogError` carrying every diagnostic when there are errors."""
-    result = load_catalog(paths)
+StrPath = str | os.PathLike[str]
+
+
+def load(*paths: StrPath | Iterable[StrPath]) -> Catalog:
+    """The catalog, or :class:`CatalogError` carrying every diagnostic when there are errors.
+
+    Takes a path, several paths, or one list (any iterable) of them; each is a catalog
+    file, a directory or an OpenAPI spec::
+
+        load("catalog/")
+        load("catalog/", "specs/petstore.yaml")
+        load(["catalog/", "specs/petstore.yaml"])
+
+    Raises ``TypeError`` for anything else (no path at all, a path that is neither a
+    ``str`` nor an ``os.PathLike``), and :class:`CatalogInputError` for a path that is
+    missing or unreadable.
+    """
+    result = load_catalog(_path_list(paths))
     if result.catalog is None:
         raise CatalogError(result.diagnostics)
     return result.catalog
+
+
+def _path_list(given: tuple[StrPath | Iterable[StrPath], ...]) -> list[StrPath]:
+    """The paths of ``load(*given)``: the arguments themselves, or the one iterable given."""
+    if len(given) == 1 and not isinstance(given[0], str | os.PathLike):
+        one = given[0]
+        if not isinstance(one, Iterable) or isinstance(one, bytes | Mapping):
+            raise TypeError(
+                "load() takes catalog paths (str or os.PathLike) or one list of them, "
+                f"not {type(one).__name__}"
+            )
+        given = tuple(one)
+    if not given:
+        raise TypeError("load() needs at least one catalog path")
+    paths: list[StrPath] = []
+    for number, path in enumerate(given, 1):
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(
+                f"load(): path {number} has type {type(path).__name__}; give str or "
+                "os.PathLike paths, or one list of them"
+            )
+        paths.append(path)
+    return paths
 
 
 def _read_file(state: _State, source: SourceFile, read: list[str]) -> None:

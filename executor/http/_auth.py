@@ -98,25 +98,35 @@ _NONE = ResolvedAuth()
 
 
 def resolve_auth(
-    spec: AuthSpec, env: Mapping[str, str], redactor: Redactor, *, where: str
+    spec: AuthSpec,
+    env: Mapping[str, str],
+    redactor: Redactor,
+    *,
+    where: str,
+    unset: list[str] | None = None,
 ) -> ResolvedAuth:
     """Interpolate the auth fields now; every resolved value is a secret of this call.
 
-    Raises :class:`toolcat.loader.MissingVariableError` naming a missing variable.
+    Raises :class:`toolcat.loader.MissingVariableError` naming a missing variable, unless
+    ``unset`` is given (a dry run): see :func:`~toolcat.executor._redact.resolve`.
     """
+
+    def field(text: str, *, secret: bool) -> str:
+        return resolve(text, env, redactor, where=where, secret=secret, unset=unset)
+
     if isinstance(spec, NoAuth):
         return _NONE
     if isinstance(spec, BearerAuth):
-        token = resolve(spec.token, env, redactor, where=where, secret=True)
+        token = field(spec.token, secret=True)
         return ResolvedAuth(headers=[("Authorization", f"Bearer {token}")])
     if isinstance(spec, BasicAuth):
-        user = resolve(spec.username, env, redactor, where=where, secret=False)
-        password = resolve(spec.password, env, redactor, where=where, secret=True)
+        user = field(spec.username, secret=False)
+        password = field(spec.password, secret=True)
         encoded = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
         redactor.add(encoded)
         return ResolvedAuth(headers=[("Authorization", f"Basic {encoded}")])
     if isinstance(spec, ApiKeyAuth):
-        value = resolve(spec.value, env, redactor, where=where, secret=True)
+        value = field(spec.value, secret=True)
         if spec.location == "query":
             encoded_value = quote(value, safe="")
             redactor.add(encoded_value)
@@ -126,9 +136,9 @@ def resolve_auth(
         return ResolvedAuth(headers=[(spec.name, value)])
     if isinstance(spec, OAuth2ClientCredentials):
         config = OAuthConfig(
-            token_url=resolve(spec.token_url, env, redactor, where=where, secret=False),
-            client_id=resolve(spec.client_id, env, redactor, where=where, secret=False),
-            client_secret=resolve(spec.client_secret, env, redactor, where=where, secret=True),
+            token_url=field(spec.token_url, secret=False),
+            client_id=field(spec.client_id, secret=False),
+            client_secret=field(spec.client_secret, secret=True),
             scopes=tuple(spec.scopes),
         )
         return ResolvedAuth(oauth=config)
@@ -136,21 +146,17 @@ def resolve_auth(
         return ResolvedAuth(forward=True)
     if isinstance(spec, TokenExchange):
         exchange = ExchangeConfig(
-            token_url=resolve(spec.token_url, env, redactor, where=where, secret=False),
-            client_id=resolve(spec.client_id, env, redactor, where=where, secret=False),
-            client_secret=resolve(spec.client_secret, env, redactor, where=where, secret=True),
-            audience=_maybe(spec.audience, env, redactor, where),
-            resource=_maybe(spec.resource, env, redactor, where),
+            token_url=field(spec.token_url, secret=False),
+            client_id=field(spec.client_id, secret=False),
+            client_secret=field(spec.client_secret, secret=True),
+            audience=None if spec.audience is None else field(spec.audience, secret=False),
+            resource=None if spec.resource is None else field(spec.resource, secret=False),
             scopes=tuple(spec.scopes),
             timeout=spec.timeout,
             max_lifetime=spec.max_lifetime,
         )
         return ResolvedAuth(exchange=exchange)
     raise TypeError(f"unknown auth spec {spec!r}")
-
-
-def _maybe(text: str | None, env: Mapping[str, str], redactor: Redactor, where: str) -> str | None:
-    return None if text is None else resolve(text, env, redactor, where=where, secret=False)
 
 
 class TokenError(CallStopped):

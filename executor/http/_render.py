@@ -46,6 +46,7 @@ class Draft:
     preview: Any = None  # the body for a dry run
     oauth: TokenGrant | None = None  # a token to fetch (or exchange) before sending
     base: httpx.URL = field(default_factory=lambda: httpx.URL())
+    unset: tuple[str, ...] = ()  # a dry run's unset variables, shown as their references
 
     def header(self, name: str) -> str | None:
         """The value of header ``name`` (any case) as sent, if it is sent."""
@@ -190,7 +191,10 @@ def render(
     """The request for ``args`` (already validated), or the error that stops it.
 
     ``context`` gives the caller's token to a service that forwards or exchanges it;
-    a ``preview`` (a dry run) needs none and shows ``Bearer ***`` in its place.
+    a ``preview`` (a dry run) needs none and shows ``Bearer ***`` in its place. A
+    preview also renders with the auth's and the headers' unset variables standing as
+    their (masked) references, and names them in ``Draft.unset``; a real call stops at
+    the first with ``missing_variable``.
     """
     redactor = Redactor(mask_secrets(args, plan.secrets)[1])  # secret arguments too
     try:
@@ -213,6 +217,7 @@ def _render(
     preview: bool,
 ) -> Draft:
     service = plan.service.name
+    unset: list[str] | None = [] if preview else None
     # path
     chunks: list[str] = []
     for part in plan.path_parts:
@@ -263,6 +268,7 @@ def _render(
             redactor,
             where=f"service {service} header {name}",
             secret="$" in raw or is_sensitive_header(name),
+            unset=unset,
         )
         headers.append((name, value))
     for b in plan.headers:
@@ -278,7 +284,7 @@ def _render(
             cookies.append(f"{b.wire_name}={cookie_text(b, value)}")
 
     # auth
-    auth = resolve_auth(plan.auth, env, redactor, where=f"service {service} auth")
+    auth = resolve_auth(plan.auth, env, redactor, where=f"service {service} auth", unset=unset)
     headers.extend(auth.headers)
     query.extend(auth.query)
     cookies.extend(auth.cookies)
@@ -334,6 +340,7 @@ def _render(
         (k, v if v.isascii() else v.encode()) for k, v in headers
     ]
     draft = Draft(plan.method, url, wire_headers, redactor, oauth=grant, base=home)
+    draft.unset = tuple(unset or ())
     if plan.body is not None:
         _body(plan, args, draft)
     return draft

@@ -33,12 +33,18 @@ __all__ = ["HttpTransport", "PreparedRequest"]
 
 @dataclass(frozen=True, slots=True)
 class PreparedRequest:
-    """The request a call would send (a dry run): secrets are already masked."""
+    """The request a call would send (a dry run): secrets are already masked.
+
+    ``unset`` names the variables of the auth and the headers that are not set: the
+    request shows each as its reference, masked as its value would be, and a real
+    call would stop with ``missing_variable``.
+    """
 
     method: str
     url: str
     headers: Mapping[str, str] = field(default_factory=dict)
     body: Any = None
+    unset: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -46,6 +52,7 @@ class PreparedRequest:
             "url": self.url,
             "headers": dict(self.headers),
             "body": self.body,
+            **({"unset": list(self.unset)} if self.unset else {}),
         }
 
 
@@ -165,6 +172,7 @@ class HttpTransport:
             url=draft.redactor(str(draft.url)),
             headers=draft.redactor.headers(headers),
             body=draft.redactor.value(draft.preview),
+            unset=draft.unset,
         )
 
     # -- response validation (a service's validate_responses) ---------------------------

@@ -2,7 +2,7 @@
 
 Pipeline (module names)::
 
-    Catalog ──> get(name).tools() ──> ExportResult(tools, notes)     (the request's "tools")
+    Catalog ──> get(name).tools() ──> ExportResult: the request's "tools", a list with .notes
     model reply ──> get(name).parse_calls() ──> [ToolCall] ──> Executor
     ToolResult ──> get(name).format_result() ──> the message/part the model reads next
 

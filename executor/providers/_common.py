@@ -16,6 +16,7 @@ from toolcat.catalog.schema import (
 )
 from toolcat.executor._calls import ToolResult
 
+from ._limits import too_many_tools
 from ._result import ExportNote, ExportResult
 
 __all__ = [
@@ -55,15 +56,22 @@ class BuiltinProvider:
     ) -> ExportResult:
         if not self.supports_strict:
             refuse_strict(self.name, strict)
+        selected = select_tools(catalog, toolset)
         each = export_each(
             self.name,
-            select_tools(catalog, toolset),
+            selected,
             lambda tool: self.convert(tool, strict=strict),
             budget,
             strict,
             self.parameters if self.supports_strict else None,
         )
-        return self.wrap(each)
+        result = self.wrap(each)
+        over = too_many_tools(self.limits, len(selected))
+        if over is not None:  # the request would fail at the provider: say so first
+            advice = "pick fewer with toolset=, or let the model search them: an AgentLoop "
+            advice += "with LoopSettings(tool_selection='search')"
+            result.notes = (ExportNote("", "", f"{over} ({advice})"), *result.notes)
+        return result
 
     def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
         """One tool as the request carries it, and the notes of its conversion."""

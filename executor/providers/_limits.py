@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from toolcat.catalog import ProviderLimits
 
-__all__ = ["MAX_NAME_WARNINGS", "ProviderLimits", "limit_warnings", "limits"]
+__all__ = ["MAX_NAME_WARNINGS", "ProviderLimits", "limit_warnings", "limits", "too_many_tools"]
 
 MAX_NAME_WARNINGS = 20  # names listed one a line; the rest are counted in one more line
 
@@ -35,10 +35,10 @@ def limit_warnings(provider: str, names: Sequence[str], *, count: bool = True) -
     """
     stated = limits(provider)
     out = []
-    if count and stated.max_tools is not None and len(names) > stated.max_tools:
+    over = too_many_tools(stated, len(names)) if count else None
+    if over is not None:
         out.append(
-            f"{provider}: {len(names):,} tools, and the API takes at most "
-            f"{stated.max_tools} in one request (pick fewer with --toolset, or let the "
+            f"{provider}: {over} (pick fewer with --toolset, or let the "
             "model search them: toolcat chat --tool-selection search)"
         )
     bad = [n for n in names if not stated.name_ok(n)]
@@ -47,3 +47,14 @@ def limit_warnings(provider: str, names: Sequence[str], *, count: bool = True) -
     if len(bad) > MAX_NAME_WARNINGS:
         out.append(f"{provider}: and {len(bad) - MAX_NAME_WARNINGS} more tool names like these")
     return out
+
+
+def too_many_tools(stated: ProviderLimits, count: int) -> str | None:
+    """What is wrong with a request of ``count`` tools under ``stated``, or ``None``.
+
+    >>> too_many_tools(ProviderLimits(max_tools=128), 130)
+    '130 tools, and the API takes at most 128 in one request'
+    """
+    if stated.max_tools is None or count <= stated.max_tools:
+        return None
+    return f"{count:,} tools, and the API takes at most {stated.max_tools} in one request"

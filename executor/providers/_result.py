@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["ExportNote", "ExportResult"]
@@ -10,9 +11,10 @@ __all__ = ["ExportNote", "ExportResult"]
 
 @dataclass(frozen=True, slots=True)
 class ExportNote:
-    """Something an export changed or could not carry over, for one tool.
+    """Something an export changed or could not carry over, for one tool or the whole request.
 
-    ``pointer`` is a JSON pointer into the tool's input schema ("" = its root).
+    ``pointer`` is a JSON pointer into the tool's input schema ("" = its root);
+    ``tool`` is "" for a note on the request as a whole (more tools than the API takes).
     """
 
     tool: str
@@ -20,18 +22,47 @@ class ExportNote:
     message: str
 
     def __str__(self) -> str:
+        if not self.tool:
+            return self.message
         where = f" at {self.pointer}" if self.pointer else ""
         return f"{self.tool}{where}: {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
-class ExportResult:
-    """What every exporter returns: the JSON-ready tools and the notes on what changed.
+class ExportResult(list[dict[str, Any]]):
+    """What every exporter returns: the JSON-ready tools, as a list, with notes on what changed.
 
-    ``tools`` is the value of the request field that carries tools, as the
-    provider takes it (for MCP: the ``tools`` of a ``tools/list`` result).
+    The result *is* the value of the request field that carries tools, as the provider
+    takes it (for MCP: the ``tools`` of a ``tools/list`` result), so it goes wherever an
+    SDK takes a list of tools, and ``json.dumps(result)`` writes that list::
+
+        tools = toolcat.provider("openai").tools(catalog)
+        client.chat.completions.create(model=..., messages=..., tools=tools)
+        for note in tools.notes:    # what a conversion changed, and a request over the limit
+            print(note)
+
+    ``notes`` holds an :class:`ExportNote` per change; ``provider`` is the provider's name.
+    ``tools`` is the same tools as a plain ``list`` (for code that wants exactly one).
+    It compares and serializes as the list of tools it is.
     """
 
-    provider: str
-    tools: list[dict[str, Any]]
-    notes: tuple[ExportNote, ...] = field(default=())
+    __slots__ = ("notes", "provider")
+
+    def __init__(
+        self,
+        provider: str,
+        tools: Iterable[dict[str, Any]] = (),
+        notes: Iterable[ExportNote] = (),
+    ) -> None:
+        super().__init__(tools)
+        self.provider = provider
+        self.notes: tuple[ExportNote, ...] = tuple(notes)
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools as a plain ``list`` (a new list; the tools themselves are shared)."""
+        return list(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"ExportResult(provider={self.provider!r}, tools={list(self)!r}, notes={self.notes!r})"
+        )

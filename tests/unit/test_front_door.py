@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 import toolcat
+import toolcat.loader
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "demo"
@@ -47,6 +49,68 @@ def test_load_needs_a_path_and_a_missing_one_is_a_toolcat_error(tmp_path: Path) 
         toolcat.load()
     with pytest.raises(toolcat.ToolcatError):
         toolcat.load(tmp_path / "absent.yaml")
+
+
+LOADS = [toolcat.load, toolcat.loader.load]
+
+
+@pytest.mark.parametrize("load", LOADS, ids=["toolcat.load", "toolcat.loader.load"])
+@pytest.mark.parametrize(
+    "given",
+    [
+        pytest.param(lambda: str(DEMO), id="a path"),
+        pytest.param(lambda: DEMO, id="a Path"),
+        pytest.param(lambda: [str(DEMO)], id="a list"),
+        pytest.param(lambda: (DEMO,), id="a tuple"),
+        pytest.param(lambda: (path for path in [DEMO]), id="a generator"),
+    ],
+)
+def test_load_takes_a_path_or_one_list_of_them(load: Any, given: Any) -> None:
+    assert [t.name for t in load(given())] == [t.name for t in toolcat.load(DEMO)]
+
+
+@pytest.mark.parametrize("load", LOADS, ids=["toolcat.load", "toolcat.loader.load"])
+def test_load_takes_several_paths_as_arguments_or_in_one_list(load: Any, tmp_path: Path) -> None:
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(
+        "toolcat: 1\nservices:\n  x: {base_url: 'https://x.test'}\n"
+        "tools:\n  - {name: ping_x, description: Ping., service: x, method: GET, path: /ping}\n"
+    )
+    assert "ping_x" in load(DEMO, extra) and "get_item" in load(DEMO, extra)
+    assert [t.name for t in load([DEMO, str(extra)])] == [t.name for t in load(DEMO, extra)]
+
+
+@pytest.mark.parametrize("load", LOADS, ids=["toolcat.load", "toolcat.loader.load"])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "load() needs at least one catalog path"),
+        (([],), "load() needs at least one catalog path"),
+        ((42,), "load() takes catalog paths (str or os.PathLike) or one list of them, not int"),
+        (
+            (b"examples",),
+            "load() takes catalog paths (str or os.PathLike) or one list of them, not bytes",
+        ),
+        (
+            ({"a": 1},),
+            "load() takes catalog paths (str or os.PathLike) or one list of them, not dict",
+        ),
+        (
+            ([DEMO, 3],),
+            "load(): path 2 has type int; give str or os.PathLike paths, or one list of them",
+        ),
+        (
+            ([DEMO], [DEMO]),
+            "load(): path 1 has type list; give str or os.PathLike paths, or one list of them",
+        ),
+    ],
+)
+def test_anything_else_is_a_type_error_that_says_what_load_takes(
+    load: Any, args: tuple[Any, ...], message: str
+) -> None:
+    with pytest.raises(TypeError) as caught:
+        load(*args)
+    assert str(caught.value) == message
 
 
 @pytest.mark.parametrize("name", ["openai", "openai-responses", "anthropic", "gemini", "mcp"])

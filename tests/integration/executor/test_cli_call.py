@@ -82,6 +82,29 @@ def test_dry_run_sends_nothing_and_hides_secrets(
     assert server[1].wire == []
 
 
+def test_a_dry_run_with_the_secret_unset_shows_the_request_and_a_call_refuses(
+    catalog_path: str, server: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLI_TOKEN")
+    argv = ["call", catalog_path, "echo", "--args", '{"id": "x"}']
+    assert main([*argv, "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1:] == ["Authorization: Bearer ***"]
+    assert err == (
+        "toolcat: note: CLI_TOKEN is not set: the request shows it masked, "
+        "and a real call would stop\n"
+    )
+    assert main([*argv, "--dry-run", "--format", "json"]) == 0
+    request = json.loads(capsys.readouterr().out)
+    assert request["headers"] == {"Authorization": "Bearer ***"}
+    assert request["unset"] == ["CLI_TOKEN"]
+    assert main(argv) == 1
+    assert capsys.readouterr().err.startswith(
+        "toolcat: echo: missing_variable: environment variable CLI_TOKEN is not set"
+    )
+    assert server[1].wire == []
+
+
 def test_tool_errors_exit_1_with_one_line(catalog_path: str, capsys: Any) -> None:
     assert main(["call", catalog_path, "missing"]) == 1
     err = capsys.readouterr().err.strip()

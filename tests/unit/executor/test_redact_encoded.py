@@ -9,6 +9,8 @@ import pytest
 from toolcat.executor._redact import MAX_ENCODED_SECRET, Redactor
 
 SECRET = 's3cr/et é+key "q"'
+# SECRET's UTF-8 bytes as an upstream that decodes them as Latin-1 reads them
+LATIN1 = SECRET.encode("utf-8").decode("latin-1")
 
 
 @pytest.mark.parametrize(
@@ -22,10 +24,33 @@ SECRET = 's3cr/et é+key "q"'
         quote(SECRET, safe=""),
         quote(SECRET, safe="").lower(),
         quote_plus(SECRET),
+        LATIN1,  # and then escaped as an echo does
+        json.dumps(LATIN1, ensure_ascii=True)[1:-1],
+        quote(LATIN1, safe=""),
     ],
 )
 def test_every_encoded_form_is_masked(form: str) -> None:
     assert Redactor([SECRET])(f"before {form} after") == "before *** after"
+
+
+@pytest.mark.parametrize(
+    ("secret", "echoed"),
+    [
+        ("clé-42", "clÃ©-42"),  # é is C3 A9: the same in Latin-1 and Windows-1252
+        ("k€y-42", "kâ\x82¬y-42"),  # € is E2 82 AC: 82 is a C1 control in Latin-1...
+        ("k€y-42", "kâ‚¬y-42"),  # ... and '‚' in Windows-1252
+        ("k€y-42", "k\\u00e2\\u201a\\u00acy-42"),  # that, escaped by JSON
+    ],
+)
+def test_what_an_upstream_decoding_utf_8_as_latin_1_echoes_is_masked(
+    secret: str, echoed: str
+) -> None:
+    assert Redactor([secret])(f"echo: {echoed}!") == "echo: ***!"
+
+
+def test_an_ascii_secret_gets_no_extra_forms() -> None:
+    redactor = Redactor(["plain-key"])
+    assert redactor("plain-key") == "***" and redactor._secrets == ["plain-key"]
 
 
 def test_astral_characters_as_surrogate_pairs() -> None:
