@@ -23,11 +23,12 @@ and friends written before the root existed still work)::
     │
     ├── toolcat.executor: the runtime core (callers get results, not these)
     │   ├── TemplateFailure                         a body template or ``select`` failed
-    │   ├── TokenError                              the OAuth2 token endpoint gave no token
     │   ├── EncodingRefused                         a body encoded twice over, unknown or corrupt
     │   ├── BodyTooLarge                            a decoded body past ``max_response_bytes``
-    │   ├── DispatchFailure                         a request that got no usable response
-    │   ├── CallerTokenRefused                      the caller's token may not be sent or exchanged
+    │   ├── CallStopped                             a step that stops a call with its error
+    │   │   ├── TokenError                          the OAuth2 token endpoint gave no token
+    │   │   ├── DispatchFailure                     a request that got no usable response
+    │   │   └── CallerTokenRefused                  the caller's token may not be sent or exchanged
     │   ├── SharedStateError                        Redis (server.redis) cannot be used now
     │   ├── SpecUnavailable                         a spec that responses cannot be checked against
     │   └── EmbeddingsFailure                       no usable vectors (search falls back to lexical)

@@ -13,7 +13,6 @@ from urllib.parse import unquote, urlencode
 
 import httpx
 from toolcat.catalog import MissingVariableError, ParameterBinding
-from toolcat.executor._bound import doubled_context_name
 from toolcat.executor._calls import CallStopped, ToolError
 from toolcat.executor._identity import ToolContext
 from toolcat.executor._plan import ToolPlan
@@ -21,6 +20,7 @@ from toolcat.executor._redact import Redactor, is_sensitive_header, mask_secrets
 from toolcat.executor._templates import TemplateFailure
 
 from ._auth import TokenGrant, resolve_auth
+from ._bound import doubled_context_name
 from ._policy import MAX_HEADER_VALUE, MAX_URL_LENGTH, bad_header_char, under_base
 from ._styles import cookie_text, header_text, path_value, query_pairs, to_text
 from ._upstream import CallerTokenRefused, caller_credentials

@@ -16,10 +16,10 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from toolcat.catalog import ParameterBinding, ParamLocation
+from toolcat.executor._calls import ToolError
+from toolcat.executor._plan import ToolPlan
 
-from ._calls import ToolError
-from ._plan import ToolPlan
-from .http._styles import query_pairs
+from ._styles import query_pairs
 
 __all__ = ["doubled_context_name"]
 
