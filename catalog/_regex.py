@@ -85,26 +85,22 @@ def linear_validator(
 
 
 @functools.lru_cache(maxsize=MAX_PATTERN_CACHE)
-def pattern_runs(pattern: str) -> bool:
-    """Whether the linear-time engine compiles ``pattern`` (else it is not checked)."""
+def _pattern_validator(pattern: str) -> jsonschema_rs.Validator | None:
+    """A string validator of ``pattern`` on the linear-time engine, or ``None`` when that
+    engine cannot compile it."""
     import jsonschema_rs
 
     try:
-        jsonschema_rs.validator_for({"pattern": pattern}, pattern_options=_linear_engine())
+        return jsonschema_rs.validator_for(
+            {"type": "string", "pattern": pattern}, pattern_options=_linear_engine()
+        )
     except (jsonschema_rs.ValidationError, ValueError):  # ValueError: a lone surrogate, ...
-        return False
-    return True
-
-
-@functools.lru_cache(maxsize=MAX_PATTERN_CACHE)
-def _pattern_validator(pattern: str) -> jsonschema_rs.Validator | None:
-    if not pattern_runs(pattern):
         return None
-    import jsonschema_rs
 
-    return jsonschema_rs.validator_for(
-        {"type": "string", "pattern": pattern}, pattern_options=_linear_engine()
-    )
+
+def pattern_runs(pattern: str) -> bool:
+    """Whether the linear-time engine compiles ``pattern`` (else it is not checked)."""
+    return _pattern_validator(pattern) is not None
 
 
 def pattern_search(pattern: str, text: str) -> bool:
