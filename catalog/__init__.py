@@ -3,7 +3,9 @@
 What the loader builds and the executor reads (module names)::
 
     ToolDefinition ── HttpCommand ── ParameterBinding, BodySpec, ResponseSpec  (_model)
+         │          └─ McpCommand (_mcp): a tool of an upstream MCP server, with its pin
          └─ annotations                 Service ── AuthSpec, RetryPolicy, Timeouts
+                                        McpUpstream (_mcp): a stdio or HTTP MCP server
     Catalog (_catalog): tools by exact name, services, toolsets, env; frozen values (_frozen)
     the ``server:`` section's settings: access, quotas, audit, auth, redis (_serving)
 
@@ -44,6 +46,7 @@ from ._limits import (
     TOOL_NAME_PATTERN,
     ProviderLimits,
 )
+from ._mcp import McpCommand, McpUpstream, mcp_pin
 from ._methods import METHODS, HttpMethod, MethodSemantics, method_semantics
 from ._model import (
     ApiKeyAuth,
@@ -133,6 +136,8 @@ __all__ = [
     "FrozenDict",
     "FrozenList",
     "HttpCommand",
+    "McpCommand",
+    "McpUpstream",
     "HttpMethod",
     "IntrospectionSettings",
     "JwtSettings",
@@ -186,6 +191,7 @@ __all__ = [
     "is_url",
     "linear_validator",
     "loads_json",
+    "mcp_pin",
     "method_semantics",
     "pattern_runs",
     "pattern_search",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from toolcat._errors import ToolcatError
 
 from ._frozen import FrozenDict, freeze
+from ._mcp import McpUpstream
 from ._model import Service, ToolDefinition
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ class Catalog:
         "_toolset_extensions",
         "_pins",
         "_search_settings",
+        "_mcp_servers",
     )
 
     def __init__(
@@ -69,6 +71,7 @@ class Catalog:
         toolset_extensions: Mapping[str, Mapping[str, Any]] | None = None,
         pins: Mapping[str, Iterable[str]] | None = None,
         search: SearchSettings | None = None,
+        mcp_servers: Iterable[McpUpstream] = (),
     ) -> None:
         tool_map: dict[str, ToolDefinition] = {}
         for tool in tools:
@@ -92,6 +95,7 @@ class Catalog:
         # search.pinned: '*' (every run) or a toolset name to tool names and globs
         self._pins = MappingProxyType({k: tuple(v) for k, v in (pins or {}).items()})
         self._search_settings = search
+        self._mcp_servers = MappingProxyType({s.name: s for s in mcp_servers})
 
     # -- tools ---------------------------------------------------------------
 
@@ -166,6 +170,11 @@ class Catalog:
     def service_for(self, tool: ToolDefinition) -> Service:
         return self._services[tool.command.service]
 
+    @property
+    def mcp_servers(self) -> Mapping[str, McpUpstream]:
+        """The upstream MCP servers of the ``mcp_servers:`` section, by name."""
+        return self._mcp_servers
+
     # -- environment -----------------------------------------------------------
 
     @property
@@ -183,6 +192,7 @@ class Catalog:
             toolset_extensions=self._toolset_extensions,
             pins=self._pins,
             search=self._search_settings,
+            mcp_servers=self._mcp_servers.values(),
         )
 
     # -- toolsets ------------------------------------------------------------
@@ -219,6 +229,7 @@ class Catalog:
             toolset_extensions=self._toolset_extensions,
             pins=self._pins,
             search=self._search_settings,
+            mcp_servers=self._mcp_servers.values(),
         )
 
     # -- pinned tools (search.pinned) ------------------------------------------

@@ -1,0 +1,94 @@
+"""Tools of upstream MCP servers: the server entries and the command that calls one tool.
+
+A catalog's ``mcp_servers:`` section compiles to :class:`McpUpstream` values; a tool bound to
+an upstream tool (``mcp: {server, tool, pin}``) has an :class:`McpCommand` where an HTTP tool
+has an ``HttpCommand``. Like the rest of the IR these are frozen, and strings that may hold
+``${VAR}`` (command arguments, environment values, URLs, headers, auth fields) are kept raw:
+the executor resolves them when it connects, never at load time.
+
+The pin is a digest of the upstream's own definition of the tool as it was reviewed: its
+name, description, input and output schema and annotations, exactly as the server listed
+them (before any rename or override the catalog applies). :func:`mcp_pin` computes it; the
+importer writes it and the runtime compares it with what the server lists now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import orjson
+
+from ._frozen import FrozenDict, thaw
+from ._model import AuthSpec, NoAuth, SourceLocation
+
+__all__ = ["PIN_FIELDS", "McpCommand", "McpUpstream", "OnChange", "mcp_pin"]
+
+OnChange = Literal["refuse", "warn", "accept"]
+
+# the parts of an upstream tool's definition a pin covers, as MCP names them
+PIN_FIELDS = ("name", "description", "inputSchema", "outputSchema", "annotations")
+
+
+@dataclass(frozen=True, slots=True)
+class McpUpstream:
+    """An upstream MCP server: a stdio ``command`` or one or more streamable-HTTP ``urls``.
+
+    Exactly one of ``command`` and ``urls`` is set (the loader checks it). Several URLs are
+    replicas of one upstream, balanced with health checks. ``env`` is everything a stdio
+    upstream gets besides ``PATH``; ``cwd`` is absolute (the loader resolves it against the
+    catalog file's folder). ``timeout`` is the default for one call, in seconds; a tool's
+    ``McpCommand.timeout`` overrides it.
+    """
+
+    name: str
+    command: tuple[str, ...] = ()  # argv, raw
+    urls: tuple[str, ...] = ()  # raw
+    env: FrozenDict = field(default_factory=FrozenDict)  # name -> raw value
+    cwd: str | None = None
+    headers: FrozenDict = field(default_factory=FrozenDict)  # raw, HTTP upstreams only
+    auth: AuthSpec = field(default_factory=NoAuth)  # HTTP upstreams only
+    timeout: float = 30.0
+    on_change: OnChange = "refuse"
+    source: SourceLocation | None = None
+    # the entry's ``x-`` keys as written: read by tools around toolcat, never by the executor
+    extensions: FrozenDict = field(default_factory=FrozenDict)
+
+    @property
+    def stdio(self) -> bool:
+        return bool(self.command)
+
+
+@dataclass(frozen=True, slots=True)
+class McpCommand:
+    """The upstream tool a catalog tool calls, and how its arguments map onto it.
+
+    ``arguments`` renames: catalog argument name -> the upstream's name, for the arguments
+    the catalog renamed (the others keep their names). ``fixed`` holds upstream arguments the
+    model never sees, always sent with these values. Context arguments
+    (``ToolDefinition.context_arguments``) are filled from the caller, as for HTTP tools.
+    """
+
+    server: str
+    tool: str  # the upstream's name of the tool
+    pin: str  # "sha256:<hex>" of the reviewed definition (see mcp_pin)
+    timeout: float | None = None  # overrides the server's
+    arguments: FrozenDict = field(default_factory=FrozenDict)
+    fixed: FrozenDict = field(default_factory=FrozenDict)
+
+
+def mcp_pin(definition: Mapping[str, Any]) -> str:
+    """The pin of an upstream tool's definition: sha256 of its :data:`PIN_FIELDS`.
+
+    ``definition`` is the tool as the server lists it (MCP's JSON names: ``inputSchema``,
+    ``outputSchema``, ``annotations``). Absent and ``null`` fields are left out, and keys are
+    sorted, so the pin does not depend on key order or on how a server spells "not given".
+
+    >>> mcp_pin({"name": "echo", "inputSchema": {"type": "object"}})
+    'sha256:a85008edb2a361a39358ef9a40ccff45a3a4938fd90bb7d55450a050284e4723'
+    """
+    covered = {k: thaw(definition[k]) for k in PIN_FIELDS if definition.get(k) is not None}
+    digest = hashlib.sha256(orjson.dumps(covered, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return f"sha256:{digest}"
