@@ -3,7 +3,7 @@
 What the loader builds and the executor reads (module names)::
 
     ToolDefinition ── HttpCommand ── ParameterBinding, BodySpec, ResponseSpec  (_model)
-         └─ annotations                 Service ── AuthSpec, RetryPolicy, Timeouts
+         └─ annotations                 Service ── AuthSpec (_auth), RetryPolicy, Timeouts
     Catalog (_catalog): tools by exact name, services, toolsets, env; frozen values (_frozen)
     the ``server:`` section's settings: access, quotas, audit, auth, redis (_serving)
 
@@ -19,6 +19,18 @@ size budget), :mod:`toolcat.catalog.search` (the lexical tool search) and
 :mod:`toolcat.catalog.diff` (what changed between two catalogs).
 """
 
+from ._auth import (
+    AUTH_TYPES,
+    CALLER_TOKEN_AUTH,
+    ApiKeyAuth,
+    AuthSpec,
+    BasicAuth,
+    BearerAuth,
+    ForwardCallerToken,
+    NoAuth,
+    OAuth2ClientCredentials,
+    TokenExchange,
+)
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
 from ._depth import (
     MAX_NESTING_DEPTH,
@@ -46,15 +58,8 @@ from ._limits import (
 )
 from ._methods import METHODS, HttpMethod, MethodSemantics, method_semantics
 from ._model import (
-    ApiKeyAuth,
-    AuthSpec,
-    BasicAuth,
-    BearerAuth,
     BodySpec,
-    ForwardCallerToken,
     HttpCommand,
-    NoAuth,
-    OAuth2ClientCredentials,
     ParameterBinding,
     ParamLocation,
     ResponseSpec,
@@ -62,7 +67,6 @@ from ._model import (
     Service,
     SourceLocation,
     Timeouts,
-    TokenExchange,
     ToolAnnotations,
     ToolDefinition,
     ToolExample,
@@ -115,6 +119,7 @@ from ._serving import (
 )
 
 __all__ = [
+    "AUTH_TYPES",
     "AccessGrant",
     "AccessPolicy",
     "AccessRule",
@@ -125,6 +130,7 @@ __all__ = [
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
+    "CALLER_TOKEN_AUTH",
     "Catalog",
     "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",

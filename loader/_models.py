@@ -7,10 +7,31 @@ format's published JSON Schema is generated from them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
-from toolcat.catalog import METHODS, TOOL_NAME_PATTERN, HttpMethod, RetryPolicy
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+)
+from toolcat.catalog import (
+    METHODS,
+    TOOL_NAME_PATTERN,
+    ApiKeyAuth,
+    AuthSpec,
+    BasicAuth,
+    BearerAuth,
+    ForwardCallerToken,
+    HttpMethod,
+    NoAuth,
+    OAuth2ClientCredentials,
+    RetryPolicy,
+    TokenExchange,
+)
 
 __all__ = [
     "AccessGrantDoc",
@@ -106,80 +127,100 @@ class RetryDoc(BaseModel):
     )
 
 
-class NoAuthDoc(BaseModel):
-    """No authentication."""
+def _split(scopes: list[str] | str) -> list[str]:
+    return scopes.split() if isinstance(scopes, str) else scopes
+
+
+Scopes = Annotated[
+    list[str] | str,
+    AfterValidator(_split),
+    Field(description="A list, or one space-separated string as OAuth sends it."),
+]
+
+
+class _AuthDoc(BaseModel):
+    """The file model of one auth type: its fields are its IR spec's (``spec``), by name."""
 
     model_config = _STRICT
+    spec: ClassVar[type[AuthSpec]]
+
+    def to_spec(self) -> AuthSpec:
+        """The IR spec of this document (lists become tuples)."""
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in self if k != "type"}
+        return self.spec(**values)
+
+
+class NoAuthDoc(_AuthDoc):
+    """No authentication."""
+
+    spec = NoAuth
     type: Literal["none"]
 
 
-class BearerAuthDoc(BaseModel):
+class BearerAuthDoc(_AuthDoc):
     """``Authorization: Bearer <token>``."""
 
-    model_config = _STRICT
+    spec = BearerAuth
     type: Literal["bearer"]
     token: str = Field(description="The token; use ${VAR} so the secret stays out of the file.")
 
 
-class BasicAuthDoc(BaseModel):
+class BasicAuthDoc(_AuthDoc):
     """HTTP basic authentication."""
 
-    model_config = _STRICT
+    spec = BasicAuth
     type: Literal["basic"]
     username: str
     password: str = Field(description="Use ${VAR} so the secret stays out of the file.")
 
 
-class ApiKeyAuthDoc(BaseModel):
+class ApiKeyAuthDoc(_AuthDoc):
     """An API key sent in a header, query parameter or cookie."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+    spec = ApiKeyAuth
     type: Literal["api_key"]
-    in_: Literal["header", "query", "cookie"] = Field(alias="in")
+    location: Literal["header", "query", "cookie"] = Field(alias="in")
     name: str = Field(description="Header, query parameter or cookie name.")
     value: str = Field(description="The key; use ${VAR} so the secret stays out of the file.")
 
 
-class OAuth2ClientCredentialsDoc(BaseModel):
+class OAuth2ClientCredentialsDoc(_AuthDoc):
     """OAuth 2 client-credentials grant; the token is fetched and cached at run time."""
 
-    model_config = _STRICT
+    spec = OAuth2ClientCredentials
     type: Literal["oauth2_client_credentials"]
     token_url: str
     client_id: str
     client_secret: str = Field(description="Use ${VAR} so the secret stays out of the file.")
-    scopes: list[str] | str = Field(
-        default_factory=list, description="A list, or one space-separated string as OAuth sends it."
-    )
+    scopes: Scopes = Field(default_factory=list)
 
 
-class ForwardCallerTokenDoc(BaseModel):
+class ForwardCallerTokenDoc(_AuthDoc):
     """Send the caller's own bearer token upstream (HTTPS or loopback services only)."""
 
-    model_config = _STRICT
+    spec = ForwardCallerToken
     type: Literal["forward_caller_token"]
 
 
-class TokenExchangeDoc(BaseModel):
+class TokenExchangeDoc(_AuthDoc):
     """OAuth 2.0 token exchange (RFC 8693): the caller's token is exchanged for one meant
     for this service, cached per subject until it expires."""
 
-    model_config = _STRICT
+    spec = TokenExchange
     type: Literal["token_exchange"]
     token_url: str = Field(description="The token endpoint: https, or http to a loopback address.")
     client_id: str
     client_secret: str = Field(description="Use ${VAR} so the secret stays out of the file.")
     audience: str | None = Field(None, description="The logical name of the service (RFC 8693).")
     resource: str | None = Field(None, description="The URI of the service (RFC 8693, RFC 8707).")
-    scopes: list[str] | str = Field(
-        default_factory=list, description="A list, or one space-separated string as OAuth sends it."
-    )
+    scopes: Scopes = Field(default_factory=list)
     timeout: float = Field(5.0, gt=0, le=60, description="Seconds one exchange may take at most.")
     max_lifetime: float = Field(
         3600.0, gt=0, description="Seconds an exchanged token is cached at most."
     )
 
 
+#: The format's union of auth types, in the registry's order (a test ties the two).
 AuthDoc = Annotated[
     NoAuthDoc
     | BearerAuthDoc

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -38,6 +39,7 @@ __all__ = [
     "TokenError",
     "TokenGrant",
     "resolve_auth",
+    "resolver",
 ]
 
 _EXPIRY_MARGIN = 30.0  # seconds before the stated expiry that a token counts as expired
@@ -97,6 +99,10 @@ class ResolvedAuth:
 _NONE = ResolvedAuth()
 
 
+#: Interpolates one raw auth field of this call: ``(text, secret) -> value``.
+Fill = Callable[[str, bool], str]
+
+
 def resolve_auth(
     spec: AuthSpec,
     env: Mapping[str, str],
@@ -111,52 +117,79 @@ def resolve_auth(
     ``unset`` is given (a dry run): see :func:`~toolcat.executor._redact.resolve`.
     """
 
-    def field(text: str, *, secret: bool) -> str:
+    def fill(text: str, secret: bool) -> str:
         return resolve(text, env, redactor, where=where, secret=secret, unset=unset)
 
-    if isinstance(spec, NoAuth):
-        return _NONE
-    if isinstance(spec, BearerAuth):
-        token = field(spec.token, secret=True)
-        return ResolvedAuth(headers=[("Authorization", f"Bearer {token}")])
-    if isinstance(spec, BasicAuth):
-        user = field(spec.username, secret=False)
-        password = field(spec.password, secret=True)
-        encoded = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
-        redactor.add(encoded)
-        return ResolvedAuth(headers=[("Authorization", f"Basic {encoded}")])
-    if isinstance(spec, ApiKeyAuth):
-        value = field(spec.value, secret=True)
-        if spec.location == "query":
-            encoded_value = quote(value, safe="")
-            redactor.add(encoded_value)
-            return ResolvedAuth(query=[f"{quote(spec.name, safe='')}={encoded_value}"])
-        if spec.location == "cookie":
-            return ResolvedAuth(cookies=[f"{spec.name}={value}"])
-        return ResolvedAuth(headers=[(spec.name, value)])
-    if isinstance(spec, OAuth2ClientCredentials):
-        config = OAuthConfig(
-            token_url=field(spec.token_url, secret=False),
-            client_id=field(spec.client_id, secret=False),
-            client_secret=field(spec.client_secret, secret=True),
-            scopes=tuple(spec.scopes),
-        )
-        return ResolvedAuth(oauth=config)
-    if isinstance(spec, ForwardCallerToken):
-        return ResolvedAuth(forward=True)
-    if isinstance(spec, TokenExchange):
-        exchange = ExchangeConfig(
-            token_url=field(spec.token_url, secret=False),
-            client_id=field(spec.client_id, secret=False),
-            client_secret=field(spec.client_secret, secret=True),
-            audience=None if spec.audience is None else field(spec.audience, secret=False),
-            resource=None if spec.resource is None else field(spec.resource, secret=False),
-            scopes=tuple(spec.scopes),
-            timeout=spec.timeout,
-            max_lifetime=spec.max_lifetime,
-        )
-        return ResolvedAuth(exchange=exchange)
+    return resolver(spec, fill, redactor)
+
+
+@functools.singledispatch
+def resolver(spec: AuthSpec, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    """What the transport sends for ``spec``: one registered function per auth type."""
     raise TypeError(f"unknown auth spec {spec!r}")
+
+
+@resolver.register
+def _none(spec: NoAuth, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    return _NONE
+
+
+@resolver.register
+def _bearer(spec: BearerAuth, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    return ResolvedAuth(headers=[("Authorization", f"Bearer {fill(spec.token, True)}")])
+
+
+@resolver.register
+def _basic(spec: BasicAuth, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    user, password = fill(spec.username, False), fill(spec.password, True)
+    encoded = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    redactor.add(encoded)
+    return ResolvedAuth(headers=[("Authorization", f"Basic {encoded}")])
+
+
+@resolver.register
+def _api_key(spec: ApiKeyAuth, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    value = fill(spec.value, True)
+    if spec.location == "query":
+        encoded_value = quote(value, safe="")
+        redactor.add(encoded_value)
+        return ResolvedAuth(query=[f"{quote(spec.name, safe='')}={encoded_value}"])
+    if spec.location == "cookie":
+        return ResolvedAuth(cookies=[f"{spec.name}={value}"])
+    return ResolvedAuth(headers=[(spec.name, value)])
+
+
+@resolver.register
+def _client_credentials(
+    spec: OAuth2ClientCredentials, fill: Fill, redactor: Redactor
+) -> ResolvedAuth:
+    config = OAuthConfig(
+        token_url=fill(spec.token_url, False),
+        client_id=fill(spec.client_id, False),
+        client_secret=fill(spec.client_secret, True),
+        scopes=tuple(spec.scopes),
+    )
+    return ResolvedAuth(oauth=config)
+
+
+@resolver.register
+def _forward(spec: ForwardCallerToken, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    return ResolvedAuth(forward=True)
+
+
+@resolver.register
+def _exchange(spec: TokenExchange, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    exchange = ExchangeConfig(
+        token_url=fill(spec.token_url, False),
+        client_id=fill(spec.client_id, False),
+        client_secret=fill(spec.client_secret, True),
+        audience=None if spec.audience is None else fill(spec.audience, False),
+        resource=None if spec.resource is None else fill(spec.resource, False),
+        scopes=tuple(spec.scopes),
+        timeout=spec.timeout,
+        max_lifetime=spec.max_lifetime,
+    )
+    return ResolvedAuth(exchange=exchange)
 
 
 class TokenError(CallStopped):
