@@ -146,7 +146,9 @@ class _AuthDoc(BaseModel):
 
     def to_spec(self) -> AuthSpec:
         """The IR spec of this document (lists become tuples)."""
-        values = {k: tuple(v) if isinstance(v, list) else v for k, v in self if k != "type"}
+        values: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in self if k != "type"
+        }
         return self.spec(**values)
 
 

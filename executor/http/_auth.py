@@ -8,8 +8,9 @@ import base64
 import functools
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -25,11 +26,13 @@ from toolcat.catalog import (
     TokenExchange,
 )
 from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._flow import Blocking, Flow, Io, drive
 from toolcat.executor._redact import Redactor, resolve
 from toolcat.executor._shared import RedisTokens, SharedStateError
 
 from ._exchange import ExchangeConfig, ExchangeGrant
 from ._policy import is_bearer_text
+from ._wire import Chunks, Send, close
 
 __all__ = [
     "MAX_CACHED_TOKENS",
@@ -208,9 +211,10 @@ class TokenCache:
     One client-credentials token per (token URL, client, scopes); one exchanged
     token per (service, exchange settings, subject, hash of the caller's token).
     Concurrent callers that need a new token wait for a single request (a lock per
-    key, for threads and for each event loop). :meth:`get` with ``stale=`` set to a
-    token the API just rejected with 401 fetches a new one, unless another caller
-    already did. At most ``max_tokens`` are kept.
+    key, for threads and for each event loop). :meth:`flow` is written once, for the
+    sync and the async driver; with ``stale=`` set to a token the API just rejected with
+    401 it fetches a new one, unless another caller already did. At most ``max_tokens``
+    are kept.
 
     With ``shared`` (Redis), client-credentials tokens are also shared by replicas, and
     one replica at a time fetches a new one (the others wait for it); Redis down: each
@@ -247,99 +251,112 @@ class TokenCache:
         timeout: dict[str, float | None],
         stale: str | None = None,
     ) -> str:
+        """:meth:`flow` driven in this thread."""
+        return drive(self.flow(client, config, timeout, stale))
+
+    def flow(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        config: TokenGrant,
+        timeout: dict[str, float | None],
+        stale: str | None = None,
+    ) -> Flow[str]:
+        """The token for ``config``, fetched with ``client`` unless a cached one is good
+        (and not ``stale``); raises :class:`TokenError`. One fetch per key at a time."""
         key = config.key
         hit = self._cached(key, stale)
         if hit is not None:
             return hit
-        with self._guard:
-            lock = self._locks.get(key)
-            if lock is None:
-                self._prune(self._locks)
-                lock = self._locks[key] = threading.Lock()
-        with lock:
+        lock = yield Io(partial(self._thread_lock, key), partial(self._loop_lock, key))
+        try:
             hit = self._cached(key, stale)
             if hit is not None:
                 return hit
             self._raise_held(key)
             try:
                 if self._shared is not None and isinstance(config, OAuthConfig):
-                    return self._via_shared(
-                        key, stale, lambda: self._fetch(client, config, timeout)
-                    )
-                return self._fetch(client, config, timeout)
+                    return (yield from self._via_shared(client, config, timeout, stale))
+                return (yield from self._fetch(client, config, timeout))
             except TokenError as exc:
                 self._hold(key, exc)
                 raise
+        finally:
+            lock.release()
+
+    def _lock(self, table: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+        with self._guard:
+            lock = table.get(key)
+            if lock is None:
+                self._prune(table)
+                lock = table[key] = make()
+        return lock
+
+    def _thread_lock(self, key: Any) -> threading.Lock:
+        """The key's lock for threads, taken."""
+        lock: threading.Lock = self._lock(self._locks, key, threading.Lock)
+        lock.acquire()
+        return lock
+
+    async def _loop_lock(self, key: Any) -> asyncio.Lock:
+        """The key's lock on the running event loop, taken."""
+        loop_key = (id(asyncio.get_running_loop()), key)
+        lock: asyncio.Lock = self._lock(self._alocks, loop_key, asyncio.Lock)
+        await lock.acquire()
+        return lock
 
     def _fetch(
-        self, client: httpx.Client, config: TokenGrant, timeout: dict[str, float | None]
-    ) -> str:
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        config: TokenGrant,
+        timeout: dict[str, float | None],
+    ) -> Flow[str]:
         """One token request (kept in this cache); raises :class:`TokenError`."""
         self.requests += 1
         request = _token_request(client, config, timeout)
         try:
-            response = client.send(request, stream=True)
+            response = yield Send(client, request, client.follow_redirects)
             try:
-                body = _CappedBody()
-                for chunk in response.iter_bytes():
+                body, chunks = _CappedBody(), Chunks(response, raw=False)
+                while (chunk := (yield chunks)) is not None:
                     if body.add(chunk):
                         break
             finally:
-                response.close()
+                yield close(response)
         except httpx.TransportError as exc:
             raise _transport_error(exc, config.label) from exc
         return self._store(config, response.status_code, body.value())
 
-    def _via_shared(self, key: Any, stale: str | None, fetch: Callable[[], str]) -> str:
+    def _via_shared(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        config: OAuthConfig,
+        timeout: dict[str, float | None],
+        stale: str | None,
+    ) -> Flow[str]:
         """The token from Redis, or fetched by this replica under the shared lock."""
         shared = self._shared
         assert shared is not None
+        key = config.key
         deadline = time.monotonic() + shared.lock_seconds
         while True:
             try:
-                found = shared.lookup(key, stale)
+                found = yield Blocking(shared.lookup, key, stale)
                 if found is not None:
                     return self._adopt(key, *found)
-                me = shared.lock(key)
+                me = yield Blocking(shared.lock, key)
             except SharedStateError as exc:
                 shared.state.failed("oauth_token", "fail_open", exc)
-                return fetch()
+                return (yield from self._fetch(client, config, timeout))
             if me is not None:
                 try:
-                    value = fetch()
-                    self._share(key, value)
+                    value = yield from self._fetch(client, config, timeout)
+                    yield Blocking(self._share, key, value)
                     return value
                 finally:
-                    self._unlock(key, me)
+                    yield Blocking(self._unlock, key, me)
             if time.monotonic() >= deadline:  # the fetching replica died or hangs
-                return fetch()
-            time.sleep(_SHARED_POLL)
-
-    async def _avia_shared(
-        self, key: Any, stale: str | None, fetch: Callable[[], Awaitable[str]]
-    ) -> str:
-        shared = self._shared
-        assert shared is not None
-        deadline = time.monotonic() + shared.lock_seconds
-        while True:
-            try:
-                found = await asyncio.to_thread(shared.lookup, key, stale)
-                if found is not None:
-                    return self._adopt(key, *found)
-                me = await asyncio.to_thread(shared.lock, key)
-            except SharedStateError as exc:
-                shared.state.failed("oauth_token", "fail_open", exc)
-                return await fetch()
-            if me is not None:
-                try:
-                    value = await fetch()
-                    await asyncio.to_thread(self._share, key, value)
-                    return value
-                finally:
-                    await asyncio.to_thread(self._unlock, key, me)
-            if time.monotonic() >= deadline:
-                return await fetch()
-            await asyncio.sleep(_SHARED_POLL)
+                return (yield from self._fetch(client, config, timeout))
+            yield Io(partial(time.sleep, _SHARED_POLL), partial(asyncio.sleep, _SHARED_POLL))
 
     def _adopt(self, key: Any, value: str, seconds: float) -> str:
         self._keep(key, _Token(value, self._clock() + seconds))
@@ -363,57 +380,6 @@ class TokenCache:
             self._shared.unlock(key, me)
         except SharedStateError:  # the lock expires on its own
             pass
-
-    async def aget(
-        self,
-        client: httpx.AsyncClient,
-        config: TokenGrant,
-        timeout: dict[str, float | None],
-        stale: str | None = None,
-    ) -> str:
-        key = config.key
-        hit = self._cached(key, stale)
-        if hit is not None:
-            return hit
-        loop_key = (id(asyncio.get_running_loop()), key)
-        with self._guard:
-            lock = self._alocks.get(loop_key)
-            if lock is None:
-                self._prune(self._alocks)
-                lock = self._alocks[loop_key] = asyncio.Lock()
-        async with lock:
-            hit = self._cached(key, stale)
-            if hit is not None:
-                return hit
-            self._raise_held(key)
-            try:
-                if self._shared is not None and isinstance(config, OAuthConfig):
-                    grant = config
-                    return await self._avia_shared(
-                        key, stale, lambda: self._afetch(client, grant, timeout)
-                    )
-                return await self._afetch(client, config, timeout)
-            except TokenError as exc:
-                self._hold(key, exc)
-                raise
-
-    async def _afetch(
-        self, client: httpx.AsyncClient, config: TokenGrant, timeout: dict[str, float | None]
-    ) -> str:
-        self.requests += 1
-        request = _token_request(client, config, timeout)
-        try:
-            response = await client.send(request, stream=True)
-            try:
-                body = _CappedBody()
-                async for chunk in response.aiter_bytes():
-                    if body.add(chunk):
-                        break
-            finally:
-                await response.aclose()
-        except httpx.TransportError as exc:
-            raise _transport_error(exc, config.label) from exc
-        return self._store(config, response.status_code, body.value())
 
     def _raise_held(self, key: Any) -> None:
         """Fail with the error of a request that just failed for ``key``, if any."""
