@@ -1,20 +1,18 @@
 """The auth types: one entry each, the registry every list of auth types derives from.
 
-An entry is the IR spec below (a frozen record whose ``type`` names it). Its two other
-parts live in the layers that own them and are keyed by the spec class: the file model
-(``toolcat.loader``'s ``AuthDoc`` union, each model naming its ``spec``) and the resolver
-(what the HTTP transport sends, registered per spec class in ``executor/http``). Tests
-tie the three, and the table of docs/catalog-format.md, to :data:`AUTH_TYPES`.
-
-Fields are kept raw (they may hold ``${VAR}``): the executor resolves them per call.
-Any section that authenticates to an upstream takes these types (``services:`` today).
+An entry is an IR spec below, named by its ``type``. Its two other parts live in the
+layers that own them and are keyed to it: the file model (``toolcat.loader``'s
+``AuthDoc`` union, whose ``type:`` is the key) and the resolver (what the HTTP transport
+sends, registered per spec class). Fields are kept raw (they may hold ``${VAR}``): the
+executor resolves them per call. Any section that authenticates to an upstream takes
+these types (``services:`` today).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 __all__ = [
     "AUTH_TYPES",
@@ -106,13 +104,12 @@ AuthSpec = (
 )
 
 
-def _name(spec: Any) -> str:
-    name: str = spec.__dataclass_fields__["type"].default
-    return name
-
-
 #: Each auth type's name (its ``type:`` in a catalog) -> its IR spec class.
-AUTH_TYPES: Mapping[str, type[AuthSpec]] = {_name(spec): spec for spec in get_args(AuthSpec)}
+AUTH_TYPES: Mapping[str, type[AuthSpec]] = {
+    spec.__dataclass_fields__["type"].default: spec for spec in get_args(AuthSpec)
+}
 
 #: The auth types that send (or exchange) the caller's own token.
-CALLER_TOKEN_AUTH = frozenset(_name(spec) for spec in (ForwardCallerToken, TokenExchange))
+CALLER_TOKEN_AUTH = frozenset(
+    name for name, spec in AUTH_TYPES.items() if spec in (ForwardCallerToken, TokenExchange)
+)

@@ -7,30 +7,16 @@ format's published JSON Schema is generated from them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    Tag,
-    field_validator,
-)
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 from toolcat.catalog import (
+    AUTH_TYPES,
     METHODS,
     TOOL_NAME_PATTERN,
-    ApiKeyAuth,
     AuthSpec,
-    BasicAuth,
-    BearerAuth,
-    ForwardCallerToken,
     HttpMethod,
-    NoAuth,
-    OAuth2ClientCredentials,
     RetryPolicy,
-    TokenExchange,
 )
 
 __all__ = [
@@ -127,42 +113,32 @@ class RetryDoc(BaseModel):
     )
 
 
-def _split(scopes: list[str] | str) -> list[str]:
-    return scopes.split() if isinstance(scopes, str) else scopes
-
-
-Scopes = Annotated[
-    list[str] | str,
-    AfterValidator(_split),
-    Field(description="A list, or one space-separated string as OAuth sends it."),
-]
-
-
 class _AuthDoc(BaseModel):
-    """The file model of one auth type: its fields are its IR spec's (``spec``), by name."""
+    """The file model of one auth type: ``type`` names its entry in the registry
+    (``AUTH_TYPES``), and the other fields are its IR spec's, by name."""
 
     model_config = _STRICT
-    spec: ClassVar[type[AuthSpec]]
+
+    @field_validator("scopes", check_fields=False)
+    @classmethod
+    def _split(cls, scopes: list[str] | str) -> list[str]:
+        return scopes.split() if isinstance(scopes, str) else scopes  # as OAuth sends them
 
     def to_spec(self) -> AuthSpec:
         """The IR spec of this document (lists become tuples)."""
-        values: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v for k, v in self if k != "type"
-        }
-        return self.spec(**values)
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in self}
+        return AUTH_TYPES[values.pop("type")](**values)
 
 
 class NoAuthDoc(_AuthDoc):
     """No authentication."""
 
-    spec = NoAuth
     type: Literal["none"]
 
 
 class BearerAuthDoc(_AuthDoc):
     """``Authorization: Bearer <token>``."""
 
-    spec = BearerAuth
     type: Literal["bearer"]
     token: str = Field(description="The token; use ${VAR} so the secret stays out of the file.")
 
@@ -170,7 +146,6 @@ class BearerAuthDoc(_AuthDoc):
 class BasicAuthDoc(_AuthDoc):
     """HTTP basic authentication."""
 
-    spec = BasicAuth
     type: Literal["basic"]
     username: str
     password: str = Field(description="Use ${VAR} so the secret stays out of the file.")
@@ -179,7 +154,6 @@ class BasicAuthDoc(_AuthDoc):
 class ApiKeyAuthDoc(_AuthDoc):
     """An API key sent in a header, query parameter or cookie."""
 
-    spec = ApiKeyAuth
     type: Literal["api_key"]
     location: Literal["header", "query", "cookie"] = Field(alias="in")
     name: str = Field(description="Header, query parameter or cookie name.")
@@ -189,18 +163,18 @@ class ApiKeyAuthDoc(_AuthDoc):
 class OAuth2ClientCredentialsDoc(_AuthDoc):
     """OAuth 2 client-credentials grant; the token is fetched and cached at run time."""
 
-    spec = OAuth2ClientCredentials
     type: Literal["oauth2_client_credentials"]
     token_url: str
     client_id: str
     client_secret: str = Field(description="Use ${VAR} so the secret stays out of the file.")
-    scopes: Scopes = Field(default_factory=list)
+    scopes: list[str] | str = Field(
+        default_factory=list, description="A list, or one space-separated string as OAuth sends it."
+    )
 
 
 class ForwardCallerTokenDoc(_AuthDoc):
     """Send the caller's own bearer token upstream (HTTPS or loopback services only)."""
 
-    spec = ForwardCallerToken
     type: Literal["forward_caller_token"]
 
 
@@ -208,14 +182,15 @@ class TokenExchangeDoc(_AuthDoc):
     """OAuth 2.0 token exchange (RFC 8693): the caller's token is exchanged for one meant
     for this service, cached per subject until it expires."""
 
-    spec = TokenExchange
     type: Literal["token_exchange"]
     token_url: str = Field(description="The token endpoint: https, or http to a loopback address.")
     client_id: str
     client_secret: str = Field(description="Use ${VAR} so the secret stays out of the file.")
     audience: str | None = Field(None, description="The logical name of the service (RFC 8693).")
     resource: str | None = Field(None, description="The URI of the service (RFC 8693, RFC 8707).")
-    scopes: Scopes = Field(default_factory=list)
+    scopes: list[str] | str = Field(
+        default_factory=list, description="A list, or one space-separated string as OAuth sends it."
+    )
     timeout: float = Field(5.0, gt=0, le=60, description="Seconds one exchange may take at most.")
     max_lifetime: float = Field(
         3600.0, gt=0, description="Seconds an exchanged token is cached at most."

@@ -32,7 +32,7 @@ from toolcat.executor._shared import RedisTokens, SharedStateError
 
 from ._exchange import ExchangeConfig, ExchangeGrant
 from ._policy import is_bearer_text
-from ._wire import Chunks, Send, close
+from ._wire import Chunks, close, send
 
 __all__ = [
     "MAX_CACHED_TOKENS",
@@ -314,17 +314,16 @@ class TokenCache:
         self.requests += 1
         request = _token_request(client, config, timeout)
         try:
-            response = yield Send(client, request, client.follow_redirects)
+            response = yield send(client, request, client.follow_redirects)
             try:
-                body, chunks = _CappedBody(), Chunks(response, raw=False)
-                while (chunk := (yield chunks)) is not None:
-                    if body.add(chunk):
-                        break
+                body, chunks = bytearray(), Chunks(response, raw=False)
+                while len(body) <= _MAX_TOKEN_BODY and (chunk := (yield chunks)) is not None:
+                    body += chunk
             finally:
                 yield close(response)
         except httpx.TransportError as exc:
             raise _transport_error(exc, config.label) from exc
-        return self._store(config, response.status_code, body.value())
+        return self._store(config, response.status_code, bytes(body[:_MAX_TOKEN_BODY]))
 
     def _via_shared(
         self,
@@ -389,13 +388,18 @@ class TokenCache:
 
     def _hold(self, key: Any, error: TokenError) -> None:
         with self._guard:
-            if len(self._failures) >= self.max_tokens:
-                now = self._clock()
-                for old in [k for k, (_, until) in self._failures.items() if until <= now]:
-                    del self._failures[old]
-                while len(self._failures) >= self.max_tokens:
-                    del self._failures[next(iter(self._failures))]
+            self._make_room(self._failures, lambda held: held[1])
             self._failures[key] = (error, self._clock() + _FAILURE_HOLD)
+
+    def _make_room(self, table: dict[Any, Any], until: Callable[[Any], float]) -> None:
+        """Room for one more entry in ``table`` (under the guard): expired ones go first,
+        then the oldest (a dict's order is the age order)."""
+        if len(table) >= self.max_tokens:
+            now = self._clock()
+            for old in [k for k, v in table.items() if until(v) <= now]:
+                del table[old]
+            while len(table) >= self.max_tokens:
+                del table[next(iter(table))]
 
     def _prune(self, table: dict[Any, Any]) -> None:
         """Keep ``table`` (a lock table) within the bound; an idle lock is dropped first.
@@ -449,29 +453,24 @@ class TokenCache:
     def _keep(self, key: Any, token: _Token) -> None:
         tokens = self._tokens
         with self._guard:  # other keys' fetches store at the same time
-            tokens.pop(key, None)  # re-inserted last: the dict's order is the age order
-            if len(tokens) >= self.max_tokens:
-                now = self._clock()
-                for old in [k for k, t in tokens.items() if t.expires_at <= now]:
-                    del tokens[old]
-                while len(tokens) >= self.max_tokens:
-                    del tokens[next(iter(tokens))]
+            tokens.pop(key, None)  # re-inserted last: the newest
+            self._make_room(tokens, lambda t: t.expires_at)
             tokens[key] = token
 
 
 def _token_request(
     client: httpx.Client | httpx.AsyncClient, config: TokenGrant, timeout: dict[str, float | None]
 ) -> httpx.Request:
-    data = config.form()
-    cap = config.time_cap()
+    data, cap = config.form(), config.time_cap()
+    client_of = config.config if isinstance(config, ExchangeGrant) else config
     if cap is not None:  # an exchange answers in its own bounded time, within the call's
         timeout = {k: cap if v is None else min(v, cap) for k, v in timeout.items()}
     basic = base64.b64encode(
-        f"{quote(config.client_id, safe='')}:{quote(config.client_secret, safe='')}".encode()
+        f"{quote(client_of.client_id, safe='')}:{quote(client_of.client_secret, safe='')}".encode()
     ).decode("ascii")
     request = client.build_request(
         "POST",
-        config.token_url,
+        client_of.token_url,
         data=data,
         headers={"Authorization": f"Basic {basic}", "Accept": "application/json"},
     )
@@ -486,18 +485,3 @@ def _transport_error(exc: httpx.TransportError, label: str) -> TokenError:
     return TokenError(
         ToolError("connection_error", f"the {label} is unreachable: {type(exc).__name__}")
     )
-
-
-class _CappedBody:
-    """A token response body, read up to :data:`_MAX_TOKEN_BODY` bytes."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-
-    def add(self, chunk: bytes) -> bool:
-        """Append ``chunk``; true once the cap is passed (stop reading)."""
-        self._buf += chunk
-        return len(self._buf) > _MAX_TOKEN_BODY
-
-    def value(self) -> bytes:
-        return bytes(self._buf[:_MAX_TOKEN_BODY])

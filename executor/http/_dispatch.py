@@ -12,7 +12,7 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -30,7 +30,7 @@ from ._exchange import ExchangeGrant
 from ._policy import MAX_REDIRECTS, under_base
 from ._render import Draft, request_for
 from ._retry import backoff_delay, retry_after
-from ._wire import Chunks, Send, close
+from ._wire import Chunks, close, send
 
 __all__ = ["Dispatcher", "Reply"]
 
@@ -205,20 +205,10 @@ class Dispatcher:
     @staticmethod
     def _hop_draft(draft: Draft, method: str, url: httpx.URL) -> Draft:
         if method == draft.method:
-            return Draft(
-                method,
-                url,
-                draft.headers,
-                draft.redactor,
-                draft.content,
-                draft.data,
-                draft.files,
-                draft.preview,
-                draft.oauth,
-                draft.base,
-            )
+            return replace(draft, url=url)
         headers = [(k, v) for k, v in draft.headers if k.lower() != "content-type"]
-        return Draft(method, url, headers, draft.redactor, oauth=draft.oauth, base=draft.base)
+        return replace(draft, method=method, url=url, headers=headers, content=None, data=None,
+                       files=None, preview=None)  # fmt: skip
 
     @staticmethod
     def _too_large(response: httpx.Response, limit: int) -> _Stop:
@@ -265,19 +255,7 @@ class Dispatcher:
             draft.redactor.add_token(token)  # one per caller: no pattern compiled per token
         else:
             draft.redactor.add(token)
-        headers = [*draft.headers, ("Authorization", f"Bearer {token}")]
-        return Draft(
-            draft.method,
-            draft.url,
-            headers,
-            draft.redactor,
-            draft.content,
-            draft.data,
-            draft.files,
-            draft.preview,
-            draft.oauth,
-            draft.base,
-        )
+        return replace(draft, headers=[*draft.headers, ("Authorization", f"Bearer {token}")])
 
     # -- the attempts, written once ----------------------------------------------------
 
@@ -369,7 +347,7 @@ class Dispatcher:
     ) -> Flow[Reply]:
         for _ in range(MAX_REDIRECTS + 1):
             request = self._request(client, draft, timeout)
-            response = yield Send(client, request, False)
+            response = yield send(client, request, False)
             try:
                 hop = self._redirect_or_check(draft, response, limit)
                 if hop is not None:

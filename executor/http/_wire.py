@@ -8,35 +8,20 @@ line each, as httpx's own ``Client`` and ``AsyncClient`` have; the flows that us
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
 from typing import Any
 
 import httpx
 from toolcat.executor._flow import Io
 
-__all__ = ["Chunks", "Send", "close"]
+__all__ = ["Chunks", "close", "send"]
 
 
-class Send:
-    """Send a request and stream the response, with the client of the driver (sync or async)."""
-
-    __slots__ = ("_client", "_follow", "_request")
-
-    def __init__(self, client: Any, request: httpx.Request, follow_redirects: bool) -> None:
-        self._client = client
-        self._request = request
-        self._follow = follow_redirects
-
-    def run(self) -> httpx.Response:
-        response: httpx.Response = self._client.send(
-            self._request, stream=True, follow_redirects=self._follow
-        )
-        return response
-
-    async def arun(self) -> httpx.Response:
-        response: httpx.Response = await self._client.send(
-            self._request, stream=True, follow_redirects=self._follow
-        )
-        return response
+def send(client: Any, request: httpx.Request, follow_redirects: bool) -> Io:
+    """Send ``request`` and stream the response, with the client of the driver: one call
+    for both, as the async client's ``send`` returns what the async driver awaits."""
+    call = partial(client.send, request, stream=True, follow_redirects=follow_redirects)
+    return Io(call, call)
 
 
 class Chunks:
