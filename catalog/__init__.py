@@ -4,7 +4,7 @@ What the loader builds and the executor reads (module names)::
 
     ToolDefinition ── HttpCommand ── ParameterBinding, BodySpec, ResponseSpec  (_model)
          │          └─ McpCommand (_mcp): a tool of an upstream MCP server, with its pin
-         └─ annotations                 Service ── AuthSpec, RetryPolicy, Timeouts
+         └─ annotations                 Service ── AuthSpec (_auth), RetryPolicy, Timeouts
                                         McpUpstream (_mcp): a stdio or HTTP MCP server
     Catalog (_catalog): tools by exact name, services, toolsets, env; frozen values (_frozen)
     the ``server:`` section's settings: access, quotas, audit, auth, redis (_serving)
@@ -21,6 +21,18 @@ size budget), :mod:`toolcat.catalog.search` (the lexical tool search) and
 :mod:`toolcat.catalog.diff` (what changed between two catalogs).
 """
 
+from ._auth import (
+    AUTH_TYPES,
+    CALLER_TOKEN_AUTH,
+    ApiKeyAuth,
+    AuthSpec,
+    BasicAuth,
+    BearerAuth,
+    ForwardCallerToken,
+    NoAuth,
+    OAuth2ClientCredentials,
+    TokenExchange,
+)
 from ._catalog import Catalog, UnknownToolError, UnknownToolsetError
 from ._depth import (
     MAX_NESTING_DEPTH,
@@ -49,15 +61,8 @@ from ._limits import (
 from ._mcp import McpCommand, McpUpstream, mcp_pin
 from ._methods import METHODS, HttpMethod, MethodSemantics, method_semantics
 from ._model import (
-    ApiKeyAuth,
-    AuthSpec,
-    BasicAuth,
-    BearerAuth,
     BodySpec,
-    ForwardCallerToken,
     HttpCommand,
-    NoAuth,
-    OAuth2ClientCredentials,
     ParameterBinding,
     ParamLocation,
     ResponseSpec,
@@ -65,7 +70,6 @@ from ._model import (
     Service,
     SourceLocation,
     Timeouts,
-    TokenExchange,
     ToolAnnotations,
     ToolDefinition,
     ToolExample,
@@ -118,6 +122,7 @@ from ._serving import (
 )
 
 __all__ = [
+    "AUTH_TYPES",
     "AccessGrant",
     "AccessPolicy",
     "AccessRule",
@@ -128,6 +133,7 @@ __all__ = [
     "BasicAuth",
     "BearerAuth",
     "BodySpec",
+    "CALLER_TOKEN_AUTH",
     "Catalog",
     "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",

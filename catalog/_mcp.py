@@ -21,8 +21,9 @@ from typing import Any, Literal
 
 import orjson
 
+from ._auth import AuthSpec, NoAuth
 from ._frozen import FrozenDict, thaw
-from ._model import AuthSpec, NoAuth, SourceLocation
+from ._model import SourceLocation
 
 __all__ = ["PIN_FIELDS", "McpCommand", "McpUpstream", "OnChange", "mcp_pin"]
 

@@ -11,21 +11,15 @@ from __future__ import annotations
 import enum
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from ._auth import AuthSpec, NoAuth
 from ._frozen import FrozenDict
 from ._methods import HttpMethod
 
 __all__ = [
-    "ApiKeyAuth",
-    "AuthSpec",
-    "BasicAuth",
-    "BearerAuth",
     "BodySpec",
-    "ForwardCallerToken",
     "HttpCommand",
-    "NoAuth",
-    "OAuth2ClientCredentials",
     "ParamLocation",
     "ParameterBinding",
     "ResponseSpec",
@@ -33,7 +27,6 @@ __all__ = [
     "Service",
     "SourceLocation",
     "Timeouts",
-    "TokenExchange",
     "ToolAnnotations",
     "ToolDefinition",
     "ToolExample",
@@ -145,81 +138,6 @@ class RetryPolicy:
     max_backoff: float = 10.0
     on_status: tuple[int, ...] = (429, 502, 503, 504)
     retry_after_cap: float = 30.0  # longest Retry-After honoured, seconds
-
-
-@dataclass(frozen=True, slots=True)
-class NoAuth:
-    type: Literal["none"] = "none"
-
-
-@dataclass(frozen=True, slots=True)
-class BearerAuth:
-    token: str  # raw, may hold ${VAR}
-    type: Literal["bearer"] = "bearer"
-
-
-@dataclass(frozen=True, slots=True)
-class BasicAuth:
-    username: str
-    password: str
-    type: Literal["basic"] = "basic"
-
-
-@dataclass(frozen=True, slots=True)
-class ApiKeyAuth:
-    location: Literal["header", "query", "cookie"]
-    name: str
-    value: str
-    type: Literal["api_key"] = "api_key"
-
-
-@dataclass(frozen=True, slots=True)
-class OAuth2ClientCredentials:
-    token_url: str
-    client_id: str
-    client_secret: str
-    scopes: tuple[str, ...] = ()
-    type: Literal["oauth2_client_credentials"] = "oauth2_client_credentials"
-
-
-@dataclass(frozen=True, slots=True)
-class ForwardCallerToken:
-    """Send the caller's own bearer token (the one it authenticated with) upstream.
-
-    Only services marked with it get the token, and only over HTTPS or to a loopback
-    address (checked at load, and again at run time on the resolved URL).
-    """
-
-    type: Literal["forward_caller_token"] = "forward_caller_token"
-
-
-@dataclass(frozen=True, slots=True)
-class TokenExchange:
-    """OAuth 2.0 token exchange (RFC 8693): the caller's token is exchanged at
-    ``token_url`` for one meant for this service (``audience``/``resource``/``scopes``);
-    the result is cached per subject until it expires. ``timeout`` bounds the exchange
-    (seconds); ``max_lifetime`` caps how long an exchanged token is cached (seconds)."""
-
-    token_url: str
-    client_id: str
-    client_secret: str
-    audience: str | None = None
-    resource: str | None = None
-    scopes: tuple[str, ...] = ()
-    timeout: float = 5.0
-    max_lifetime: float = 3600.0
-    type: Literal["token_exchange"] = "token_exchange"
-
-
-AuthSpec = (
-    NoAuth
-    | BearerAuth
-    | BasicAuth
-    | ApiKeyAuth
-    | OAuth2ClientCredentials
-    | ForwardCallerToken
-    | TokenExchange
-)
 
 
 def is_loopback_host(host: str) -> bool:

@@ -12,25 +12,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import (
+    CALLER_TOKEN_AUTH,
     MAX_DESCRIPTION_CHARS,
-    ApiKeyAuth,
-    AuthSpec,
-    BasicAuth,
-    BearerAuth,
     BodySpec,
-    ForwardCallerToken,
     FrozenDict,
     FrozenList,
     HttpCommand,
     NoAuth,
-    OAuth2ClientCredentials,
     ParamLocation,
     ResponseSpec,
     RetryPolicy,
     Service,
     SourceLocation,
     Timeouts,
-    TokenExchange,
     ToolAnnotations,
     ToolDefinition,
     ToolExample,
@@ -47,10 +41,7 @@ from ._scope import CompileContext, Scope
 from ._shape import Locator, closest
 from ._templates import template_strings
 
-__all__ = ["CALLER_TOKEN_AUTH", "CompileContext", "compile_service", "compile_tool"]
-
-#: The auth types that send (or exchange) the caller's own token.
-CALLER_TOKEN_AUTH = frozenset({"forward_caller_token", "token_exchange"})
+__all__ = ["CompileContext", "compile_service", "compile_tool"]
 
 _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
@@ -77,40 +68,6 @@ def _retry(doc: RetryDoc | None) -> RetryPolicy | None:
         on_status=tuple(doc.on_status),
         retry_after_cap=doc.retry_after_cap,
     )
-
-
-def _auth(doc: AuthDoc | None) -> AuthSpec | None:
-    if doc is None:
-        return None
-    if doc.type == "bearer":
-        return BearerAuth(token=doc.token)
-    if doc.type == "basic":
-        return BasicAuth(username=doc.username, password=doc.password)
-    if doc.type == "api_key":
-        return ApiKeyAuth(location=doc.in_, name=doc.name, value=doc.value)
-    if doc.type == "oauth2_client_credentials":
-        scopes = doc.scopes.split() if isinstance(doc.scopes, str) else doc.scopes
-        return OAuth2ClientCredentials(
-            token_url=doc.token_url,
-            client_id=doc.client_id,
-            client_secret=doc.client_secret,
-            scopes=tuple(scopes),
-        )
-    if doc.type == "forward_caller_token":
-        return ForwardCallerToken()
-    if doc.type == "token_exchange":
-        scopes = doc.scopes.split() if isinstance(doc.scopes, str) else doc.scopes
-        return TokenExchange(
-            token_url=doc.token_url,
-            client_id=doc.client_id,
-            client_secret=doc.client_secret,
-            audience=doc.audience,
-            resource=doc.resource,
-            scopes=tuple(scopes),
-            timeout=doc.timeout,
-            max_lifetime=doc.max_lifetime,
-        )
-    return NoAuth()
 
 
 def _literal_url(text: str) -> str | None:
@@ -202,7 +159,7 @@ def _check_strings(
                 key=True,
             )
     if auth is not None:
-        where = getattr(auth, "in_", None)
+        where = getattr(auth, "location", None)
         key_name = getattr(auth, "name", None)
         if (
             where in ("header", "cookie")
@@ -244,7 +201,7 @@ def compile_service(
         name=name,
         base_url=doc.base_url,
         headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
-        auth=_auth(doc.auth) or NoAuth(),
+        auth=doc.auth.to_spec() if doc.auth is not None else NoAuth(),
         timeouts=_timeouts(doc.timeout) or defaults.timeouts,
         retry=_retry(doc.retry) or defaults.retry,
         max_response_chars=doc.max_response_chars or defaults.max_response_chars,
@@ -371,7 +328,7 @@ def compile_tool(
             timeouts=_timeouts(doc.timeout),
             retry=_retry(doc.retry),
             retry_unsafe=doc.retry_unsafe,
-            auth=_auth(doc.auth),
+            auth=doc.auth.to_spec() if doc.auth is not None else None,
             base_url=doc.base_url,
             headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
         ),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from toolcat.catalog import (
+    CALLER_TOKEN_AUTH,
     Catalog,
     Service,
     ToolDefinition,
@@ -25,7 +26,7 @@ from toolcat.catalog import (
     recursion_headroom,
 )
 
-from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
+from ._compile import CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
     from toolcat.catalog import ServerSettings

@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
-from toolcat.catalog import METHODS, TOOL_NAME_PATTERN, HttpMethod, RetryPolicy
+from toolcat.catalog import (
+    AUTH_TYPES,
+    METHODS,
+    TOOL_NAME_PATTERN,
+    AuthSpec,
+    HttpMethod,
+    RetryPolicy,
+)
 
 __all__ = [
     "AccessGrantDoc",
@@ -106,44 +113,56 @@ class RetryDoc(BaseModel):
     )
 
 
-class NoAuthDoc(BaseModel):
-    """No authentication."""
+class _AuthDoc(BaseModel):
+    """The file model of one auth type: ``type`` names its entry in the registry
+    (``AUTH_TYPES``), and the other fields are its IR spec's, by name."""
 
     model_config = _STRICT
+
+    @field_validator("scopes", check_fields=False)
+    @classmethod
+    def _split(cls, scopes: list[str] | str) -> list[str]:
+        return scopes.split() if isinstance(scopes, str) else scopes  # as OAuth sends them
+
+    def to_spec(self) -> AuthSpec:
+        """The IR spec of this document (lists become tuples)."""
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in self}
+        return AUTH_TYPES[values.pop("type")](**values)
+
+
+class NoAuthDoc(_AuthDoc):
+    """No authentication."""
+
     type: Literal["none"]
 
 
-class BearerAuthDoc(BaseModel):
+class BearerAuthDoc(_AuthDoc):
     """``Authorization: Bearer <token>``."""
 
-    model_config = _STRICT
     type: Literal["bearer"]
     token: str = Field(description="The token; use ${VAR} so the secret stays out of the file.")
 
 
-class BasicAuthDoc(BaseModel):
+class BasicAuthDoc(_AuthDoc):
     """HTTP basic authentication."""
 
-    model_config = _STRICT
     type: Literal["basic"]
     username: str
     password: str = Field(description="Use ${VAR} so the secret stays out of the file.")
 
 
-class ApiKeyAuthDoc(BaseModel):
+class ApiKeyAuthDoc(_AuthDoc):
     """An API key sent in a header, query parameter or cookie."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
     type: Literal["api_key"]
-    in_: Literal["header", "query", "cookie"] = Field(alias="in")
+    location: Literal["header", "query", "cookie"] = Field(alias="in")
     name: str = Field(description="Header, query parameter or cookie name.")
     value: str = Field(description="The key; use ${VAR} so the secret stays out of the file.")
 
 
-class OAuth2ClientCredentialsDoc(BaseModel):
+class OAuth2ClientCredentialsDoc(_AuthDoc):
     """OAuth 2 client-credentials grant; the token is fetched and cached at run time."""
 
-    model_config = _STRICT
     type: Literal["oauth2_client_credentials"]
     token_url: str
     client_id: str
@@ -153,18 +172,16 @@ class OAuth2ClientCredentialsDoc(BaseModel):
     )
 
 
-class ForwardCallerTokenDoc(BaseModel):
+class ForwardCallerTokenDoc(_AuthDoc):
     """Send the caller's own bearer token upstream (HTTPS or loopback services only)."""
 
-    model_config = _STRICT
     type: Literal["forward_caller_token"]
 
 
-class TokenExchangeDoc(BaseModel):
+class TokenExchangeDoc(_AuthDoc):
     """OAuth 2.0 token exchange (RFC 8693): the caller's token is exchanged for one meant
     for this service, cached per subject until it expires."""
 
-    model_config = _STRICT
     type: Literal["token_exchange"]
     token_url: str = Field(description="The token endpoint: https, or http to a loopback address.")
     client_id: str
@@ -180,6 +197,7 @@ class TokenExchangeDoc(BaseModel):
     )
 
 
+#: The format's union of auth types, in the registry's order (a test ties the two).
 AuthDoc = Annotated[
     NoAuthDoc
     | BearerAuthDoc

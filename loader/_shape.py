@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from toolcat.catalog import TOOL_NAME
+from toolcat.catalog import AUTH_TYPES, TOOL_NAME
 
 from ._diagnostics import Diagnostic
 
@@ -283,19 +283,8 @@ def _existing(data: Any, path: tuple[str | int, ...]) -> tuple[str | int, ...]:
 
 
 _JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
-_UNION_TAGS = frozenset(
-    {
-        "seconds",
-        "phases",
-        "none",
-        "bearer",
-        "basic",
-        "api_key",
-        "oauth2_client_credentials",
-        "forward_caller_token",
-        "token_exchange",
-    }
-)
+# the tags of the format's unions: a timeout's two forms, and the auth types
+_UNION_TAGS = frozenset({"seconds", "phases", *AUTH_TYPES})
 
 
 _MEMBER_LABELS = frozenset({"bool", "int", "float", "str", "list", "dict"})
@@ -464,10 +453,7 @@ def _diagnostic(
             key = "type"
             rel = rel + ("type",)
             owner = _model_at(model, loc)
-            choices = error.get("ctx", {}).get("expected_tags") or (
-                "none, bearer, basic, api_key, oauth2_client_credentials, "
-                "forward_caller_token, token_exchange"
-            )
+            choices = error.get("ctx", {}).get("expected_tags") or ", ".join(AUTH_TYPES)
             advice = f"add 'type:' ({choices})"
         else:
             key = str(rel[-1]) if rel else "?"

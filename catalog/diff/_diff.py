@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from toolcat.catalog._auth import AuthSpec
 from toolcat.catalog._catalog import Catalog
 from toolcat.catalog._depth import recursion_headroom
 from toolcat.catalog._methods import method_semantics
-from toolcat.catalog._model import AuthSpec, HttpCommand, Service, SourceLocation, ToolDefinition
+from toolcat.catalog._model import HttpCommand, Service, SourceLocation, ToolDefinition
 
 from ._diff_schema import SchemaDiff, pointer
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -24,11 +26,13 @@ from toolcat.catalog import (
     TokenExchange,
 )
 from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._flow import Blocking, Flow, Io, drive
 from toolcat.executor._redact import Redactor, resolve
 from toolcat.executor._shared import RedisTokens, SharedStateError
 
 from ._exchange import ExchangeConfig, ExchangeGrant
 from ._policy import is_bearer_text
+from ._wire import Chunks, close, send
 
 __all__ = [
     "MAX_CACHED_TOKENS",
@@ -38,6 +42,7 @@ __all__ = [
     "TokenError",
     "TokenGrant",
     "resolve_auth",
+    "resolver",
 ]
 
 _EXPIRY_MARGIN = 30.0  # seconds before the stated expiry that a token counts as expired
@@ -97,6 +102,10 @@ class ResolvedAuth:
 _NONE = ResolvedAuth()
 
 
+#: Interpolates one raw auth field of this call: ``(text, secret) -> value``.
+Fill = Callable[[str, bool], str]
+
+
 def resolve_auth(
     spec: AuthSpec,
     env: Mapping[str, str],
@@ -111,52 +120,79 @@ def resolve_auth(
     ``unset`` is given (a dry run): see :func:`~toolcat.executor._redact.resolve`.
     """
 
-    def field(text: str, *, secret: bool) -> str:
+    def fill(text: str, secret: bool) -> str:
         return resolve(text, env, redactor, where=where, secret=secret, unset=unset)
 
-    if isinstance(spec, NoAuth):
-        return _NONE
-    if isinstance(spec, BearerAuth):
-        token = field(spec.token, secret=True)
-        return ResolvedAuth(headers=[("Authorization", f"Bearer {token}")])
-    if isinstance(spec, BasicAuth):
-        user = field(spec.username, secret=False)
-        password = field(spec.password, secret=True)
-        encoded = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
-        redactor.add(encoded)
-        return ResolvedAuth(headers=[("Authorization", f"Basic {encoded}")])
-    if isinstance(spec, ApiKeyAuth):
-        value = field(spec.value, secret=True)
-        if spec.location == "query":
-            encoded_value = quote(value, safe="")
-            redactor.add(encoded_value)
-            return ResolvedAuth(query=[f"{quote(spec.name, safe='')}={encoded_value}"])
-        if spec.location == "cookie":
-            return ResolvedAuth(cookies=[f"{spec.name}={value}"])
-        return ResolvedAuth(headers=[(spec.name, value)])
-    if isinstance(spec, OAuth2ClientCredentials):
-        config = OAuthConfig(
-            token_url=field(spec.token_url, secret=False),
-            client_id=field(spec.client_id, secret=False),
-            client_secret=field(spec.client_secret, secret=True),
-            scopes=tuple(spec.scopes),
-        )
-        return ResolvedAuth(oauth=config)
-    if isinstance(spec, ForwardCallerToken):
-        return ResolvedAuth(forward=True)
-    if isinstance(spec, TokenExchange):
-        exchange = ExchangeConfig(
-            token_url=field(spec.token_url, secret=False),
-            client_id=field(spec.client_id, secret=False),
-            client_secret=field(spec.client_secret, secret=True),
-            audience=None if spec.audience is None else field(spec.audience, secret=False),
-            resource=None if spec.resource is None else field(spec.resource, secret=False),
-            scopes=tuple(spec.scopes),
-            timeout=spec.timeout,
-            max_lifetime=spec.max_lifetime,
-        )
-        return ResolvedAuth(exchange=exchange)
+    return resolver(spec, fill, redactor)
+
+
+@functools.singledispatch
+def resolver(spec: AuthSpec, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    """What the transport sends for ``spec``: one registered function per auth type."""
     raise TypeError(f"unknown auth spec {spec!r}")
+
+
+@resolver.register
+def _none(spec: NoAuth, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    return _NONE
+
+
+@resolver.register
+def _bearer(spec: BearerAuth, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    return ResolvedAuth(headers=[("Authorization", f"Bearer {fill(spec.token, True)}")])
+
+
+@resolver.register
+def _basic(spec: BasicAuth, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    user, password = fill(spec.username, False), fill(spec.password, True)
+    encoded = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    redactor.add(encoded)
+    return ResolvedAuth(headers=[("Authorization", f"Basic {encoded}")])
+
+
+@resolver.register
+def _api_key(spec: ApiKeyAuth, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    value = fill(spec.value, True)
+    if spec.location == "query":
+        encoded_value = quote(value, safe="")
+        redactor.add(encoded_value)
+        return ResolvedAuth(query=[f"{quote(spec.name, safe='')}={encoded_value}"])
+    if spec.location == "cookie":
+        return ResolvedAuth(cookies=[f"{spec.name}={value}"])
+    return ResolvedAuth(headers=[(spec.name, value)])
+
+
+@resolver.register
+def _client_credentials(
+    spec: OAuth2ClientCredentials, fill: Fill, redactor: Redactor
+) -> ResolvedAuth:
+    config = OAuthConfig(
+        token_url=fill(spec.token_url, False),
+        client_id=fill(spec.client_id, False),
+        client_secret=fill(spec.client_secret, True),
+        scopes=tuple(spec.scopes),
+    )
+    return ResolvedAuth(oauth=config)
+
+
+@resolver.register
+def _forward(spec: ForwardCallerToken, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    return ResolvedAuth(forward=True)
+
+
+@resolver.register
+def _exchange(spec: TokenExchange, fill: Fill, redactor: Redactor) -> ResolvedAuth:
+    exchange = ExchangeConfig(
+        token_url=fill(spec.token_url, False),
+        client_id=fill(spec.client_id, False),
+        client_secret=fill(spec.client_secret, True),
+        audience=None if spec.audience is None else fill(spec.audience, False),
+        resource=None if spec.resource is None else fill(spec.resource, False),
+        scopes=tuple(spec.scopes),
+        timeout=spec.timeout,
+        max_lifetime=spec.max_lifetime,
+    )
+    return ResolvedAuth(exchange=exchange)
 
 
 class TokenError(CallStopped):
@@ -175,9 +211,10 @@ class TokenCache:
     One client-credentials token per (token URL, client, scopes); one exchanged
     token per (service, exchange settings, subject, hash of the caller's token).
     Concurrent callers that need a new token wait for a single request (a lock per
-    key, for threads and for each event loop). :meth:`get` with ``stale=`` set to a
-    token the API just rejected with 401 fetches a new one, unless another caller
-    already did. At most ``max_tokens`` are kept.
+    key, for threads and for each event loop). :meth:`flow` is written once, for the
+    sync and the async driver; with ``stale=`` set to a token the API just rejected with
+    401 it fetches a new one, unless another caller already did. At most ``max_tokens``
+    are kept.
 
     With ``shared`` (Redis), client-credentials tokens are also shared by replicas, and
     one replica at a time fetches a new one (the others wait for it); Redis down: each
@@ -214,99 +251,111 @@ class TokenCache:
         timeout: dict[str, float | None],
         stale: str | None = None,
     ) -> str:
+        """:meth:`flow` driven in this thread."""
+        return drive(self.flow(client, config, timeout, stale))
+
+    def flow(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        config: TokenGrant,
+        timeout: dict[str, float | None],
+        stale: str | None = None,
+    ) -> Flow[str]:
+        """The token for ``config``, fetched with ``client`` unless a cached one is good
+        (and not ``stale``); raises :class:`TokenError`. One fetch per key at a time."""
         key = config.key
         hit = self._cached(key, stale)
         if hit is not None:
             return hit
-        with self._guard:
-            lock = self._locks.get(key)
-            if lock is None:
-                self._prune(self._locks)
-                lock = self._locks[key] = threading.Lock()
-        with lock:
+        lock = yield Io(partial(self._thread_lock, key), partial(self._loop_lock, key))
+        try:
             hit = self._cached(key, stale)
             if hit is not None:
                 return hit
             self._raise_held(key)
             try:
                 if self._shared is not None and isinstance(config, OAuthConfig):
-                    return self._via_shared(
-                        key, stale, lambda: self._fetch(client, config, timeout)
-                    )
-                return self._fetch(client, config, timeout)
+                    return (yield from self._via_shared(client, config, timeout, stale))
+                return (yield from self._fetch(client, config, timeout))
             except TokenError as exc:
                 self._hold(key, exc)
                 raise
+        finally:
+            lock.release()
+
+    def _lock(self, table: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+        with self._guard:
+            lock = table.get(key)
+            if lock is None:
+                self._prune(table)
+                lock = table[key] = make()
+        return lock
+
+    def _thread_lock(self, key: Any) -> threading.Lock:
+        """The key's lock for threads, taken."""
+        lock: threading.Lock = self._lock(self._locks, key, threading.Lock)
+        lock.acquire()
+        return lock
+
+    async def _loop_lock(self, key: Any) -> asyncio.Lock:
+        """The key's lock on the running event loop, taken."""
+        loop_key = (id(asyncio.get_running_loop()), key)
+        lock: asyncio.Lock = self._lock(self._alocks, loop_key, asyncio.Lock)
+        await lock.acquire()
+        return lock
 
     def _fetch(
-        self, client: httpx.Client, config: TokenGrant, timeout: dict[str, float | None]
-    ) -> str:
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        config: TokenGrant,
+        timeout: dict[str, float | None],
+    ) -> Flow[str]:
         """One token request (kept in this cache); raises :class:`TokenError`."""
         self.requests += 1
         request = _token_request(client, config, timeout)
         try:
-            response = client.send(request, stream=True)
+            response = yield send(client, request, client.follow_redirects)
             try:
-                body = _CappedBody()
-                for chunk in response.iter_bytes():
-                    if body.add(chunk):
-                        break
+                body, chunks = bytearray(), Chunks(response, raw=False)
+                while len(body) <= _MAX_TOKEN_BODY and (chunk := (yield chunks)) is not None:
+                    body += chunk
             finally:
-                response.close()
+                yield close(response)
         except httpx.TransportError as exc:
             raise _transport_error(exc, config.label) from exc
-        return self._store(config, response.status_code, body.value())
+        return self._store(config, response.status_code, bytes(body[:_MAX_TOKEN_BODY]))
 
-    def _via_shared(self, key: Any, stale: str | None, fetch: Callable[[], str]) -> str:
+    def _via_shared(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        config: OAuthConfig,
+        timeout: dict[str, float | None],
+        stale: str | None,
+    ) -> Flow[str]:
         """The token from Redis, or fetched by this replica under the shared lock."""
         shared = self._shared
         assert shared is not None
+        key = config.key
         deadline = time.monotonic() + shared.lock_seconds
         while True:
             try:
-                found = shared.lookup(key, stale)
+                found = yield Blocking(shared.lookup, key, stale)
                 if found is not None:
                     return self._adopt(key, *found)
-                me = shared.lock(key)
+                me = yield Blocking(shared.lock, key)
             except SharedStateError as exc:
                 shared.state.failed("oauth_token", "fail_open", exc)
-                return fetch()
+                return (yield from self._fetch(client, config, timeout))
             if me is not None:
                 try:
-                    value = fetch()
-                    self._share(key, value)
+                    value = yield from self._fetch(client, config, timeout)
+                    yield Blocking(self._share, key, value)
                     return value
                 finally:
-                    self._unlock(key, me)
+                    yield Blocking(self._unlock, key, me)
             if time.monotonic() >= deadline:  # the fetching replica died or hangs
-                return fetch()
-            time.sleep(_SHARED_POLL)
-
-    async def _avia_shared(
-        self, key: Any, stale: str | None, fetch: Callable[[], Awaitable[str]]
-    ) -> str:
-        shared = self._shared
-        assert shared is not None
-        deadline = time.monotonic() + shared.lock_seconds
-        while True:
-            try:
-                found = await asyncio.to_thread(shared.lookup, key, stale)
-                if found is not None:
-                    return self._adopt(key, *found)
-                me = await asyncio.to_thread(shared.lock, key)
-            except SharedStateError as exc:
-                shared.state.failed("oauth_token", "fail_open", exc)
-                return await fetch()
-            if me is not None:
-                try:
-                    value = await fetch()
-                    await asyncio.to_thread(self._share, key, value)
-                    return value
-                finally:
-                    await asyncio.to_thread(self._unlock, key, me)
-            if time.monotonic() >= deadline:
-                return await fetch()
-            await asyncio.sleep(_SHARED_POLL)
+                return (yield from self._fetch(client, config, timeout))
+            yield Io(partial(time.sleep, _SHARED_POLL), partial(asyncio.sleep, _SHARED_POLL))
 
     def _adopt(self, key: Any, value: str, seconds: float) -> str:
         self._keep(key, _Token(value, self._clock() + seconds))
@@ -331,57 +380,6 @@ class TokenCache:
         except SharedStateError:  # the lock expires on its own
             pass
 
-    async def aget(
-        self,
-        client: httpx.AsyncClient,
-        config: TokenGrant,
-        timeout: dict[str, float | None],
-        stale: str | None = None,
-    ) -> str:
-        key = config.key
-        hit = self._cached(key, stale)
-        if hit is not None:
-            return hit
-        loop_key = (id(asyncio.get_running_loop()), key)
-        with self._guard:
-            lock = self._alocks.get(loop_key)
-            if lock is None:
-                self._prune(self._alocks)
-                lock = self._alocks[loop_key] = asyncio.Lock()
-        async with lock:
-            hit = self._cached(key, stale)
-            if hit is not None:
-                return hit
-            self._raise_held(key)
-            try:
-                if self._shared is not None and isinstance(config, OAuthConfig):
-                    grant = config
-                    return await self._avia_shared(
-                        key, stale, lambda: self._afetch(client, grant, timeout)
-                    )
-                return await self._afetch(client, config, timeout)
-            except TokenError as exc:
-                self._hold(key, exc)
-                raise
-
-    async def _afetch(
-        self, client: httpx.AsyncClient, config: TokenGrant, timeout: dict[str, float | None]
-    ) -> str:
-        self.requests += 1
-        request = _token_request(client, config, timeout)
-        try:
-            response = await client.send(request, stream=True)
-            try:
-                body = _CappedBody()
-                async for chunk in response.aiter_bytes():
-                    if body.add(chunk):
-                        break
-            finally:
-                await response.aclose()
-        except httpx.TransportError as exc:
-            raise _transport_error(exc, config.label) from exc
-        return self._store(config, response.status_code, body.value())
-
     def _raise_held(self, key: Any) -> None:
         """Fail with the error of a request that just failed for ``key``, if any."""
         held = self._failures.get(key)
@@ -390,13 +388,18 @@ class TokenCache:
 
     def _hold(self, key: Any, error: TokenError) -> None:
         with self._guard:
-            if len(self._failures) >= self.max_tokens:
-                now = self._clock()
-                for old in [k for k, (_, until) in self._failures.items() if until <= now]:
-                    del self._failures[old]
-                while len(self._failures) >= self.max_tokens:
-                    del self._failures[next(iter(self._failures))]
+            self._make_room(self._failures, lambda held: held[1])
             self._failures[key] = (error, self._clock() + _FAILURE_HOLD)
+
+    def _make_room(self, table: dict[Any, Any], until: Callable[[Any], float]) -> None:
+        """Room for one more entry in ``table`` (under the guard): expired ones go first,
+        then the oldest (a dict's order is the age order)."""
+        if len(table) >= self.max_tokens:
+            now = self._clock()
+            for old in [k for k, v in table.items() if until(v) <= now]:
+                del table[old]
+            while len(table) >= self.max_tokens:
+                del table[next(iter(table))]
 
     def _prune(self, table: dict[Any, Any]) -> None:
         """Keep ``table`` (a lock table) within the bound; an idle lock is dropped first.
@@ -450,29 +453,24 @@ class TokenCache:
     def _keep(self, key: Any, token: _Token) -> None:
         tokens = self._tokens
         with self._guard:  # other keys' fetches store at the same time
-            tokens.pop(key, None)  # re-inserted last: the dict's order is the age order
-            if len(tokens) >= self.max_tokens:
-                now = self._clock()
-                for old in [k for k, t in tokens.items() if t.expires_at <= now]:
-                    del tokens[old]
-                while len(tokens) >= self.max_tokens:
-                    del tokens[next(iter(tokens))]
+            tokens.pop(key, None)  # re-inserted last: the newest
+            self._make_room(tokens, lambda t: t.expires_at)
             tokens[key] = token
 
 
 def _token_request(
     client: httpx.Client | httpx.AsyncClient, config: TokenGrant, timeout: dict[str, float | None]
 ) -> httpx.Request:
-    data = config.form()
-    cap = config.time_cap()
+    data, cap = config.form(), config.time_cap()
+    client_of = config.config if isinstance(config, ExchangeGrant) else config
     if cap is not None:  # an exchange answers in its own bounded time, within the call's
         timeout = {k: cap if v is None else min(v, cap) for k, v in timeout.items()}
     basic = base64.b64encode(
-        f"{quote(config.client_id, safe='')}:{quote(config.client_secret, safe='')}".encode()
+        f"{quote(client_of.client_id, safe='')}:{quote(client_of.client_secret, safe='')}".encode()
     ).decode("ascii")
     request = client.build_request(
         "POST",
-        config.token_url,
+        client_of.token_url,
         data=data,
         headers={"Authorization": f"Basic {basic}", "Accept": "application/json"},
     )
@@ -487,18 +485,3 @@ def _transport_error(exc: httpx.TransportError, label: str) -> TokenError:
     return TokenError(
         ToolError("connection_error", f"the {label} is unreachable: {type(exc).__name__}")
     )
-
-
-class _CappedBody:
-    """A token response body, read up to :data:`_MAX_TOKEN_BODY` bytes."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-
-    def add(self, chunk: bytes) -> bool:
-        """Append ``chunk``; true once the cap is passed (stop reading)."""
-        self._buf += chunk
-        return len(self._buf) > _MAX_TOKEN_BODY
-
-    def value(self) -> bytes:
-        return bytes(self._buf[:_MAX_TOKEN_BODY])

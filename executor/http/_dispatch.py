@@ -1,9 +1,9 @@
 """Send a rendered request: timeouts, retries with backoff, same-host redirects, capped bodies.
 
-The attempts (retries, backoff, a token refreshed once) are one flow (see ``_flow``)
-that ``send`` drives with the sync client and ``asend`` on the event loop; only the
-exchange itself (a request, its redirects, its body read within the caps) has a sync
-and an async form, as httpx's own clients do.
+The attempts (retries, backoff, a token refreshed once) and each exchange (a request,
+its redirects, its body read within the caps) are one flow (see ``_flow``) that
+``send`` drives with the sync client and ``asend`` on the event loop; only httpx's own
+steps (``_wire``) have a sync and an async form.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -30,6 +30,7 @@ from ._exchange import ExchangeGrant
 from ._policy import MAX_REDIRECTS, under_base
 from ._render import Draft, request_for
 from ._retry import backoff_delay, retry_after
+from ._wire import Chunks, close, send
 
 __all__ = ["Dispatcher", "Reply"]
 
@@ -88,23 +89,6 @@ def _reply(response: httpx.Response, body: bytearray) -> Reply:
         response.url,
         reason=response.reason_phrase,
     )
-
-
-def _raw(response: httpx.Response) -> Iterator[bytes]:
-    """The body as it came off the wire; a response built from bytes in memory (a mock
-    transport) has been read and decoded by httpx already."""
-    if response.is_stream_consumed:
-        yield response.content
-    else:
-        yield from response.iter_raw()
-
-
-async def _araw(response: httpx.Response) -> AsyncIterator[bytes]:
-    if response.is_stream_consumed:
-        yield response.content
-    else:
-        async for chunk in response.aiter_raw():
-            yield chunk
 
 
 class Dispatcher:
@@ -221,20 +205,10 @@ class Dispatcher:
     @staticmethod
     def _hop_draft(draft: Draft, method: str, url: httpx.URL) -> Draft:
         if method == draft.method:
-            return Draft(
-                method,
-                url,
-                draft.headers,
-                draft.redactor,
-                draft.content,
-                draft.data,
-                draft.files,
-                draft.preview,
-                draft.oauth,
-                draft.base,
-            )
+            return replace(draft, url=url)
         headers = [(k, v) for k, v in draft.headers if k.lower() != "content-type"]
-        return Draft(method, url, headers, draft.redactor, oauth=draft.oauth, base=draft.base)
+        return replace(draft, method=method, url=url, headers=headers, content=None, data=None,
+                       files=None, preview=None)  # fmt: skip
 
     @staticmethod
     def _too_large(response: httpx.Response, limit: int) -> _Stop:
@@ -281,19 +255,7 @@ class Dispatcher:
             draft.redactor.add_token(token)  # one per caller: no pattern compiled per token
         else:
             draft.redactor.add(token)
-        headers = [*draft.headers, ("Authorization", f"Bearer {token}")]
-        return Draft(
-            draft.method,
-            draft.url,
-            headers,
-            draft.redactor,
-            draft.content,
-            draft.data,
-            draft.files,
-            draft.preview,
-            draft.oauth,
-            draft.base,
-        )
+        return replace(draft, headers=[*draft.headers, ("Authorization", f"Bearer {token}")])
 
     # -- the attempts, written once ----------------------------------------------------
 
@@ -306,7 +268,7 @@ class Dispatcher:
             redacted_logs(draft.redactor),
             deadline_scope(time.monotonic() + total if total else None),
         ):
-            return drive(self._attempts(_Clients(client, None), plan, draft, deadline))
+            return drive(self._attempts(client, plan, draft, deadline, deadline))
 
     async def asend(self, client: httpx.AsyncClient, plan: ToolPlan, draft: Draft) -> Reply:
         """:meth:`send` on the event loop; the total timeout bounds the whole call."""
@@ -315,19 +277,24 @@ class Dispatcher:
         try:
             with redacted_logs(draft.redactor):
                 async with asyncio.timeout(total):
-                    return await adrive(
-                        self._attempts(_Clients(None, client), plan, draft, deadline)
-                    )
+                    # asyncio.timeout bounds the reads: no deadline between chunks
+                    return await adrive(self._attempts(client, plan, draft, deadline, None))
         except TimeoutError:
             raise DispatchFailure(
                 ToolError("timeout", f"no complete response within {total:g}s (total timeout)")
             ) from None
 
     def _attempts(
-        self, clients: _Clients, plan: ToolPlan, draft: Draft, deadline: float | None
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        plan: ToolPlan,
+        draft: Draft,
+        deadline: float | None,
+        read_deadline: float | None,
     ) -> Flow[Reply]:
         """Try, retry (backoff, ``Retry-After``), refresh a rejected token once: each I/O
-        step is an effect the caller's driver runs (sync or async)."""
+        step is an effect the caller's driver runs (sync or async). ``read_deadline``
+        is checked between the chunks of a body."""
         total = plan.timeouts.total
         attempt, stale, refreshed = 0, None, False
         try:
@@ -336,16 +303,11 @@ class Dispatcher:
                 timeout = self._timeout(plan, deadline)
                 token = None
                 if draft.oauth is not None:
-                    token = yield Io(
-                        partial(self.tokens.get, clients.sync, draft.oauth, timeout, stale),
-                        partial(self.tokens.aget, clients.async_, draft.oauth, timeout, stale),
-                    )
+                    token = yield from self.tokens.flow(client, draft.oauth, timeout, stale)
                 try:
                     sent = self._with_token(draft, token)
-                    limit = plan.max_bytes
-                    reply: Reply = yield Io(
-                        partial(self._exchange, clients.sync, sent, timeout, deadline, limit),
-                        partial(self._aexchange, clients.async_, sent, timeout, limit),
+                    reply = yield from self._exchange(
+                        client, sent, timeout, read_deadline, plan.max_bytes
                     )
                 except httpx.TransportError as exc:
                     delay = self._error_delay(plan, exc, attempt, deadline)
@@ -373,26 +335,27 @@ class Dispatcher:
         except TokenError as exc:
             raise DispatchFailure(exc.error, exc.status) from exc
 
-    # -- the exchange itself: reading a body is I/O, once per kind of client --------------
+    # -- one exchange: a request, its redirects, its body --------------------------------
 
     def _exchange(
         self,
-        client: httpx.Client,
+        client: httpx.Client | httpx.AsyncClient,
         draft: Draft,
         timeout: dict[str, float | None],
         deadline: float | None,
         limit: int,
-    ) -> Reply:
+    ) -> Flow[Reply]:
         for _ in range(MAX_REDIRECTS + 1):
             request = self._request(client, draft, timeout)
-            response = client.send(request, stream=True, follow_redirects=False)
+            response = yield send(client, request, False)
             try:
                 hop = self._redirect_or_check(draft, response, limit)
                 if hop is not None:
                     draft = hop
                     continue
                 body, decoder = bytearray(), self._decoder(response, limit)
-                for chunk in _raw(response):
+                chunks = Chunks(response, raw=True)
+                while (chunk := (yield chunks)) is not None:
                     body += self._decoded(response, decoder, chunk, limit)
                     if deadline is not None and self._clock() > deadline:
                         raise _Stop(
@@ -404,7 +367,7 @@ class Dispatcher:
                 body += self._decoded(response, decoder, None, limit)
                 return _reply(response, body)
             finally:
-                response.close()
+                yield close(response)
         raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))
 
     def _redirect_or_check(
@@ -419,31 +382,3 @@ class Dispatcher:
         if length.isdigit() and int(length) > limit and draft.method != "HEAD":
             raise self._too_large(response, limit)
         return None
-
-    async def _aexchange(
-        self, client: httpx.AsyncClient, draft: Draft, timeout: dict[str, float | None], limit: int
-    ) -> Reply:
-        for _ in range(MAX_REDIRECTS + 1):
-            request = self._request(client, draft, timeout)
-            response = await client.send(request, stream=True, follow_redirects=False)
-            try:
-                hop = self._redirect_or_check(draft, response, limit)
-                if hop is not None:
-                    draft = hop
-                    continue
-                body, decoder = bytearray(), self._decoder(response, limit)
-                async for chunk in _araw(response):
-                    body += self._decoded(response, decoder, chunk, limit)
-                body += self._decoded(response, decoder, None, limit)
-                return _reply(response, body)
-            finally:
-                await response.aclose()
-        raise _Stop(ToolError("http_error", f"more than {MAX_REDIRECTS} redirects"))
-
-
-@dataclass(slots=True)
-class _Clients:
-    """The client of the driver that runs the flow; the other is ``None`` and unused."""
-
-    sync: Any  # httpx.Client
-    async_: Any  # httpx.AsyncClient

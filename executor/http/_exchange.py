@@ -57,18 +57,6 @@ class ExchangeGrant:
     label = "token-exchange endpoint"
 
     @property
-    def token_url(self) -> str:
-        return self.config.token_url
-
-    @property
-    def client_id(self) -> str:
-        return self.config.client_id
-
-    @property
-    def client_secret(self) -> str:
-        return self.config.client_secret
-
-    @property
     def key(self) -> tuple[object, ...]:
         """Per service, client, target and caller; the caller's token only as a hash."""
         c = self.config

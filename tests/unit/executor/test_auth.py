@@ -11,7 +11,8 @@ import httpx
 import pytest
 from toolcat.catalog import ApiKeyAuth, BasicAuth, BearerAuth, OAuth2ClientCredentials
 from toolcat.executor import Executor, ExecutorSettings, TokenCache, ToolCall
-from toolcat.executor.http._auth import OAuthConfig
+from toolcat.executor._flow import adrive, drive
+from toolcat.executor.http._auth import OAuthConfig, TokenError
 
 OAUTH = OAuth2ClientCredentials("https://auth.test/token", "${CID}", "${CSECRET}", ("a", "b"))
 ENV = {"CID": "me", "CSECRET": "very-secret", "T": "tkn-123"}
@@ -140,6 +141,50 @@ def test_token_cache_expiry_with_a_clock() -> None:
     assert cache.get(client, config, timeout) == "t2"
     assert cache.get(client, config, timeout, stale="t2") == "t3"
     assert cache.requests == 3
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+def test_the_token_flow_is_one_for_both_drivers(driver: str) -> None:
+    """The same steps, driven in this thread or on an event loop: cache, expiry, a stale
+    token, a failure held for the callers behind it, an endpoint that is not there."""
+    now = [1000.0]
+    cache = TokenCache(clock=lambda: now[0])
+    server = TokenServer(lifetime=100)
+    down = OAuthConfig("https://down.test/token", "me", "s")
+    config = OAuthConfig("https://auth.test/token", "me", "s")
+    timeout = httpx.Timeout(5).as_dict()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "down.test":
+            raise httpx.ConnectError("refused", request=request)
+        return server(request) if server.issued < 3 else httpx.Response(503)
+
+    def run(grant: OAuthConfig, stale: str | None = None) -> str:
+        if driver == "sync":
+            with httpx.Client(transport=httpx.MockTransport(handler)) as client:
+                return drive(cache.flow(client, grant, timeout, stale))
+
+        async def go() -> str:
+            async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+                return await adrive(cache.flow(client, grant, timeout, stale))
+
+        return asyncio.run(go())
+
+    assert run(config) == "t1"
+    now[0] += 60
+    assert run(config) == "t1"
+    now[0] += 11  # past expires_in minus the 30 s margin
+    assert run(config) == "t2"
+    assert run(config, stale="t2") == "t3"
+    with pytest.raises(TokenError) as failed:
+        run(config, stale="t3")
+    assert failed.value.error.msg == "the OAuth2 token endpoint answered HTTP 503"
+    with pytest.raises(TokenError):  # held: the same error, without asking again
+        run(config, stale="t3")
+    assert cache.requests == 4
+    with pytest.raises(TokenError) as unreachable:
+        run(down)
+    assert unreachable.value.error.type == "connection_error"
 
 
 def test_token_without_lifetime_is_kept_until_rejected(f: Any) -> None:
