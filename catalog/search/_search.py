@@ -36,6 +36,7 @@ Bounds: a query is cut at ``MAX_QUERY_CHARS`` characters and
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import re
@@ -328,7 +329,13 @@ class SearchIndex:
         if only is not None:
             allowed = set(only)
             scores = {p: s for p, s in scores.items() if self.names[p] in allowed}
-        ranked = sorted(scores.items(), key=lambda item: (-round(item[1], 6), item[0]))
+        items: Iterable[tuple[int, float]] = scores.items()
+        if len(scores) > top:
+            # Only the tools that can reach the top are sorted (the sort key is most of a
+            # query's time): the top-th best score, rounded, less a margin wider than rounding.
+            floor = round(heapq.nlargest(top, scores.values())[-1], 6) - 1e-6
+            items = [item for item in items if item[1] >= floor]
+        ranked = sorted(items, key=lambda item: (-round(item[1], 6), item[0]))
         return [SearchHit(self.names[p], round(s, 6)) for p, s in ranked[:top]]
 
     def to_dict(self) -> dict[str, Any]:

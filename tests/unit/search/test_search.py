@@ -147,6 +147,21 @@ def test_ties_keep_catalog_order() -> None:
     assert [h.name for h in twins.search("same words")] == ["b_tool", "a_tool"]
 
 
+@pytest.mark.parametrize("top", [1, 3, 10, 99, 500])
+def test_the_top_is_the_start_of_the_whole_ranking(top: int) -> None:
+    """Only tools that can reach the top are sorted: the answer is still the full order's start."""
+    words = "order invoice refund user repo".split()
+    many = catalog(
+        *(
+            tool(f"t{i}", " ".join(words[j] for j in range(5) if (i >> j) & 1) or "none")
+            for i in range(300)  # every subset of the five words, ten times: many ties
+        )
+    )
+    for query in ("order refund", "user repo invoice order", "refund"):
+        whole = many.search(query, top=1000)
+        assert many.search(query, top=top) == whole[:top]
+
+
 def test_top_and_toolset_limit_the_answer() -> None:
     assert len(SMALL.search("list", top=1)) == 1
     assert SMALL.search("list", top=0) == []
