@@ -1,6 +1,7 @@
 """Benchmark: tool search quality and speed, against a plain BM25 over the same text, same run.
 
-Run: ``python benchmarks/bench_search.py [--dev DIR] [--corpus DIR] [--repeat 3] [--write]``.
+Run: ``python benchmarks/bench_search.py [--dev DIR] [--corpus DIR] [--repeat 3] [--write]
+[--before FILE]``.
 
 Quality, on the BFCL development set (``--dev``, default ``../shared/toolsearch-dev``:
 829 tools, 1,000 requests with the tools that answer them): all@1, all@5,
@@ -10,6 +11,12 @@ and by BFCL name (several catalog tools share one BFCL name and text). The
 baseline is a plain BM25 (Okapi, k1 1.5, b 0.75, lower-case ``\\w+`` tokens, no
 stems, no stop words, one field) over the tool's name, description and
 parameter names and descriptions.
+
+Every figure is also given for two halves of the requests, split by a hash of
+the request id (``half A``: the first byte of its SHA-256 is even), so that a change
+chosen on one half can be confirmed on the other; ``--before FILE`` ranks with an
+earlier ``catalog/search/_search.py`` as well (``git show REF:catalog/search/_search.py
+> FILE``), same catalog, same run, quality and speed.
 
 Speed: index build time and query latency (median and p99 over the 1,000
 requests) for the dev catalog and for the catalog compiled from GitHub's spec
@@ -31,6 +38,8 @@ and query latency (the query's embedding request included).
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -92,10 +101,15 @@ def plain_text(tool: Any) -> str:
     return " ".join(parts)
 
 
+def half(query_id: str) -> str:
+    """The half a request is in: "half A" when the first byte of its id's SHA-256 is even."""
+    return "half B" if hashlib.sha256(query_id.encode()).digest()[0] % 2 else "half A"
+
+
 def quality(
     rank: Ranker, queries: list[dict[str, Any]], bfcl: dict[str, str]
 ) -> dict[tuple[str, str], dict[str, float]]:
-    """(by, category) -> {all@1, all@5, all@10, MRR}; by is "name" or "bfcl"."""
+    """(by, category or half) -> {all@1, all@5, all@10, MRR}; by is "name" or "bfcl"."""
     sums: dict[tuple[str, str], list[float]] = {}
     for q in queries:
         got = rank(q["query"], 10)
@@ -106,7 +120,7 @@ def quality(
             ranks = [hits.index(e) + 1 if e in hits else math.inf for e in expected]
             worst = max(ranks)
             mrr = sum(1 / r for r in ranks) / len(ranks)
-            for cat in (q["category"], "all"):
+            for cat in (q["category"], half(q["id"]), "all"):
                 row = sums.setdefault((by, cat), [0, 0, 0, 0.0, 0])
                 row[0] += worst <= 1
                 row[1] += worst <= 5
@@ -125,11 +139,14 @@ def quality(
     }
 
 
-def speed(paths: list[str], queries: list[str], repeat: int) -> dict[str, float]:
+def speed(
+    paths: list[str], queries: list[str], repeat: int, index_class: Any = None
+) -> dict[str, float]:
     """Best-of-``repeat`` load and index build times, and query latency percentiles."""
     from toolcat.catalog.search import SearchIndex
     from toolcat.loader import load_catalog
 
+    index_class = index_class or SearchIndex
     load_s = build_s = math.inf
     catalog = None
     clock = time.process_time  # CPU time: on a shared machine wall time measures the neighbours
@@ -139,7 +156,7 @@ def speed(paths: list[str], queries: list[str], repeat: int) -> dict[str, float]
         load_s = min(load_s, clock() - t)
         assert catalog is not None
         t = clock()
-        index = SearchIndex.build(catalog)
+        index = index_class.build(catalog)
         build_s = min(build_s, clock() - t)
     assert catalog is not None
     lat = []
@@ -170,6 +187,11 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--write", action="store_true", help="also write results/search.md")
     ap.add_argument(
+        "--before",
+        metavar="FILE",
+        help="also rank with this earlier catalog/search/_search.py (same catalog, same run)",
+    )
+    ap.add_argument(
         "--semantic",
         action="store_true",
         help="also rank with embeddings fused (needs `pip install wordllama`)",
@@ -194,26 +216,45 @@ def main() -> int:
     def ours(q: str, k: int) -> list[str]:
         return [h.name for h in catalog.search(q, k)]
 
-    results = {
-        "toolcat": quality(ours, queries, bfcl),
-        "plain BM25": quality(plain.search, queries, bfcl),
-    }
+    results = {"toolcat": quality(ours, queries, bfcl)}
+    before = earlier_index(args.before) if args.before else None
+    if before is not None:
+        old = before.build(tools)
+        results["toolcat before"] = quality(
+            lambda q, k: [h.name for h in old.search(q, k)], queries, bfcl
+        )
+    results["plain BM25"] = quality(plain.search, queries, bfcl)
     texts = [q["query"] for q in queries]
     semantic_rows: list[str] = []
     if args.semantic:
         semantic_rows = semantic(catalog, queries, bfcl, results)
-    rows = [("BFCL dev catalog", speed([str(dev / "catalog")], texts, args.repeat))]
+    catalogs = [("BFCL dev catalog", [str(dev / "catalog")])]
     spec = corpus / "github-api.github.com.json"
     if spec.is_file():
-        rows.append(("GitHub's spec", speed([str(spec)], texts, args.repeat)))
+        catalogs.append(("GitHub's spec", [str(spec)]))
         # the issue's size for the latency target: over 2,000 tools in one catalog
-        both = [str(dev / "catalog"), str(spec)]
-        rows.append(("BFCL dev + GitHub", speed(both, texts, args.repeat)))
+        catalogs.append(("BFCL dev + GitHub", [str(dev / "catalog"), str(spec)]))
+    rows = []
+    for label, paths in catalogs:  # before and after interleaved, catalog by catalog
+        rows.append((label, speed(paths, texts, args.repeat)))
+        if before is not None:
+            rows.append((f"{label}, before", speed(paths, texts, args.repeat, before)))
     report = render(results, rows, spec.is_file()) + "".join(semantic_rows)
     print(report)
     if args.write:
         (REPO / "benchmarks" / "results" / "search.md").write_text(report, encoding="utf-8")
     return 0
+
+
+def earlier_index(path: str) -> Any:
+    """The ``SearchIndex`` class of an earlier ``_search.py``, loaded from its file."""
+    spec = importlib.util.spec_from_file_location("toolcat_search_before", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"bench_search: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module.SearchIndex
 
 
 def semantic(
@@ -305,7 +346,7 @@ def semantic(
                     f"| {by} | all | {ranker} | {r['all@1']:.3f} | {r['all@5']:.3f} | "
                     f"{r['all@10']:.3f} | {r['MRR']:.3f} | {r['n']:.0f} |"
                 )
-    for key in [k for k in results if k not in ("toolcat", "plain BM25")]:
+    for key in [k for k in results if k not in ("toolcat", "toolcat before", "plain BM25")]:
         del results[key]  # the main table keeps its two rankers
     return ["\n".join(lines) + "\n"]
 
@@ -326,7 +367,7 @@ def render(
         "| counted by | category | ranker | all@1 | all@5 | all@10 | MRR | requests |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    cats = ["all", "multiple", "parallel", "parallel_multiple", "simple_python"]
+    cats = ["all", "half A", "half B", "multiple", "parallel", "parallel_multiple", "simple_python"]
     for by in ("name", "bfcl"):
         for cat in cats:
             for ranker, res in results.items():

@@ -4,23 +4,29 @@ The ranking is deliberately small so that a browser can repeat it exactly from
 ``SearchIndex.to_dict()`` (docs/search.md spells out every step):
 
 1. **Tokens.** Text is NFKD-folded (accents dropped), camelCase and digit runs
-   are split (``listRepos2FA`` -> ``list repos 2 fa``), every run of letters or
-   digits is a token, lower-cased, and each CJK character is a token of its own.
-   English stop words are dropped; the rest go through the Snowball English
-   stemmer (``snowballstemmer``, imported when the first index is built).
+   are split (``listRepos2FA`` -> ``list repos 2 fa``; a plural acronym stays
+   whole: ``getURLs`` -> ``get urls``), every run of letters or digits is a
+   token, lower-cased, and each CJK character is a token of its own. English
+   stop words are dropped; the rest go through the Snowball English stemmer
+   (``snowballstemmer``, imported when the first index is built).
 2. **Fields.** A tool has five fields with weights ``FIELD_WEIGHTS``: its name
    (and annotation title), tags, description, parameters (property names,
-   descriptions and string enum values, three levels deep) and service name.
+   descriptions and string enum values, three levels deep, through
+   ``anyOf``/``oneOf``/``allOf`` and the schema's own ``#/$defs/``) and service name.
 3. **BM25F.** For a term ``t`` and tool ``d``:
    ``tf~ = sum_f w_f * tf_f / (1 - b_f + b_f * len_f / avglen_f)`` and
    ``score = sum_t q_t * idf_t * tf~ * (K1 + 1) / (K1 + tf~)`` with
    ``idf_t = ln(1 + (N - df_t + 0.5) / (df_t + 0.5))``. ``tf~`` and ``idf`` are
    precomputed per posting, so a query only sums.
-4. **Query.** Distinct stems of the query, each with weight ``q_t = 1``; a stem
-   with general synonyms (``SYNONYMS``: verbs such as get/fetch/retrieve)
-   adds those at weight ``SYNONYM_WEIGHT`` when the query lacks them, and the
-   longest indexed term of at least ``MIN_PREFIX`` characters that the stem
-   starts with (``repositori`` -> ``repo``) adds at ``PREFIX_WEIGHT``.
+4. **Query.** Distinct stems of the query, each with weight ``q_t = 1``, but
+   ``NUMBER_WEIGHT`` for a number (in a request a number is a value, ``for 2
+   people``, not a word of a tool's name); two adjacent words written as one
+   in the catalog (``board game`` -> ``boardgame``) add that term at
+   ``COMPOUND_WEIGHT``; a stem with general synonyms (``SYNONYMS``: verbs such
+   as get/fetch/retrieve) adds those at weight ``SYNONYM_WEIGHT`` when the
+   query lacks them, and the longest indexed term of at least ``MIN_PREFIX``
+   characters that the stem starts with (``repositori`` -> ``repo``) adds at
+   ``PREFIX_WEIGHT``.
 5. **Order.** Score descending, then catalog order; scores are rounded to six
    decimals before comparing, so both implementations tie identically.
 
@@ -30,6 +36,8 @@ Bounds: a query is cut at ``MAX_QUERY_CHARS`` characters and
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,6 +80,13 @@ FIELD_WEIGHTS: Mapping[str, tuple[float, float]] = {
     "service": (0.5, 0.0),
 }
 SYNONYM_WEIGHT = 0.3
+#: A number in a request is nearly always a value (``2 people``, ``radius 5``), and a
+#: digit in a tool's name a version or a variant (``Events_3_FindEvents``): it still
+#: counts, but little.
+NUMBER_WEIGHT = 0.1
+#: Two adjacent query words that the catalog writes as one word (``user name`` for a
+#: ``username`` argument): that word counts as a word of the query.
+COMPOUND_WEIGHT = 1.0
 #: A query stem also matches the longest indexed term (of at least MIN_PREFIX
 #: characters) that it starts with, at PREFIX_WEIGHT.
 MIN_PREFIX = 3
@@ -81,9 +96,10 @@ PREFIX_WEIGHT = 0.5
 # plus the politeness of requests: "please", "could you").
 STOP_WORDS = frozenset(
     """a about an and any are as at be been but by can could do does for from had has
-    have help how i i'd i'm if in into is it its let me my of on or our please should
-    so some than that the their them then there these they this those to us want was we
-    were what when where which who whom why will with would you your""".split()
+    have he help her hers him his how i i'd i'm if in into is it its let me my of on or
+    our please she should so some than that the their them then there these they this
+    those to us want was we were what when where which who whom why will with would you
+    your""".split()
 )
 
 # General verb families of tool names (stems). Only everyday software vocabulary:
@@ -106,15 +122,17 @@ SYNONYMS: Mapping[str, tuple[str, ...]] = {
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W\d_{_CJK}]+|\d+")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# camelCase boundaries: lower then upper (``getRepo``), and the end of an acronym before
+# a capitalised word (``HTTPStatus``), unless the acronym is a plural (``URLs``, ``IDs``).
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])(?![A-Z]s(?:[^a-z]|$))")
 _MARKS = re.compile(r"[\u0300-\u036f]")
 
 
 def tokenize(text: str) -> list[str]:
     """The lower-case word and number tokens of ``text`` (before stop words and stems).
 
-    >>> tokenize("getRepoIssues v2_list.HTTPStatus café")
-    ['get', 'repo', 'issues', 'v', '2', 'list', 'http', 'status', 'cafe']
+    >>> tokenize("getRepoIssues v2_list.HTTPStatus café listURLs")
+    ['get', 'repo', 'issues', 'v', '2', 'list', 'http', 'status', 'cafe', 'list', 'urls']
     """
     import unicodedata  # here, not at the top: importing toolcat.catalog stays as it was
 
@@ -139,7 +157,8 @@ class SearchHit:
 
 def _fields(tool: ToolDefinition) -> dict[str, str]:
     params: list[str] = []
-    _schema_words(tool.input_schema, params, depth=0)
+    defs = tool.input_schema.get("$defs")
+    _schema_words(tool.input_schema, params, 0, defs if isinstance(defs, Mapping) else {})
     title = tool.annotations.title or ""
     return {
         "name": f"{tool.name} {title}",
@@ -150,10 +169,24 @@ def _fields(tool: ToolDefinition) -> dict[str, str]:
     }
 
 
-def _schema_words(schema: Any, out: list[str], depth: int) -> None:
-    """Property names, descriptions and string enum values, three levels down at most."""
+#: The keywords whose schemas describe the same value: their words are the value's words.
+_ALTERNATIVES = ("anyOf", "oneOf", "allOf")
+_DEFS_REF = "#/$defs/"
+
+
+def _schema_words(schema: Any, out: list[str], depth: int, defs: Mapping[str, Any]) -> None:
+    """Property names, descriptions and string enum values, three levels down at most.
+
+    A ``#/$defs/`` reference stands for its definition (one level down, so that a
+    definition that refers to itself ends), and the branches of
+    ``anyOf``/``oneOf``/``allOf`` for the value itself (at the same depth), so an
+    argument described only there is found too.
+    """
     if not isinstance(schema, Mapping) or depth > 3:
         return
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_DEFS_REF):
+        _schema_words(defs.get(ref[len(_DEFS_REF) :]), out, depth + 1, defs)
     if depth and isinstance(schema.get("description"), str):
         out.append(schema["description"])
     enum = schema.get("enum")
@@ -163,10 +196,15 @@ def _schema_words(schema: Any, out: list[str], depth: int) -> None:
     if isinstance(props, Mapping):
         for key, sub in props.items():
             out.append(str(key))
-            _schema_words(sub, out, depth + 1)
+            _schema_words(sub, out, depth + 1, defs)
     items = schema.get("items")
     if isinstance(items, Mapping):
-        _schema_words({k: v for k, v in items.items() if k != "description"}, out, depth + 1)
+        _schema_words({k: v for k, v in items.items() if k != "description"}, out, depth + 1, defs)
+    for keyword in _ALTERNATIVES:
+        branches = schema.get(keyword)
+        if isinstance(branches, Sequence) and not isinstance(branches, str):
+            for branch in branches[:20]:
+                _schema_words(branch, out, depth, defs)
 
 
 class SearchIndex:
@@ -235,21 +273,36 @@ class SearchIndex:
     def __len__(self) -> int:
         return len(self.names)
 
+    def _stem_of(self, tok: str) -> str:
+        s = self._stems.get(tok)
+        if s is None:
+            s = self._stem(tok)
+            if len(self._stems) < 200_000:
+                self._stems[tok] = s
+        return s
+
     def query_terms(self, query: str) -> dict[str, float]:
         """The weighted stems a query scores with (synonyms included)."""
         terms: dict[str, float] = {}
+        words: list[str] = []  # the query's words, "" for a stop word or a number
         for tok in tokenize(query[:MAX_QUERY_CHARS]):
             if tok in STOP_WORDS:
+                words.append("")
                 continue
-            s = self._stems.get(tok)
-            if s is None:
-                s = self._stem(tok)
-                if len(self._stems) < 200_000:
-                    self._stems[tok] = s
-            terms[s] = 1.0
+            number = tok.isdecimal()
+            words.append("" if number else tok)
+            terms[self._stem_of(tok)] = NUMBER_WEIGHT if number else 1.0
             if len(terms) >= MAX_QUERY_TERMS:
                 break
-        for s in list(terms):
+        stems = list(terms)
+        for first, second in itertools.pairwise(words):
+            if first and second:
+                joined = self._stem_of(first + second)
+                if joined in self._postings:
+                    terms.setdefault(joined, COMPOUND_WEIGHT)
+        for s in stems:
+            if s.isdecimal():
+                continue  # a number has neither synonyms nor abbreviations
             for syn in SYNONYMS.get(s, ()):
                 terms.setdefault(syn, SYNONYM_WEIGHT)
             # An abbreviation in the catalog ("repo", "auth", "config") for a longer
@@ -276,18 +329,26 @@ class SearchIndex:
         if only is not None:
             allowed = set(only)
             scores = {p: s for p, s in scores.items() if self.names[p] in allowed}
-        ranked = sorted(scores.items(), key=lambda item: (-round(item[1], 6), item[0]))
+        items: Iterable[tuple[int, float]] = scores.items()
+        if len(scores) > top:
+            # Only the tools that can reach the top are sorted (the sort key is most of a
+            # query's time): the top-th best score, rounded, less a margin wider than rounding.
+            floor = round(heapq.nlargest(top, scores.values())[-1], 6) - 1e-6
+            items = [item for item in items if item[1] >= floor]
+        ranked = sorted(items, key=lambda item: (-round(item[1], 6), item[0]))
         return [SearchHit(self.names[p], round(s, 6)) for p, s in ranked[:top]]
 
     def to_dict(self) -> dict[str, Any]:
         """The index as JSON-ready data, for a browser that ranks the same way."""
         return {
-            "version": 1,
+            "version": 2,
             "stemmer": "snowball-english",
             "tools": list(self.names),
             "stop_words": sorted(STOP_WORDS),
             "synonyms": {k: list(v) for k, v in sorted(SYNONYMS.items())},
             "synonym_weight": SYNONYM_WEIGHT,
+            "number_weight": NUMBER_WEIGHT,
+            "compound_weight": COMPOUND_WEIGHT,
             "min_prefix": MIN_PREFIX,
             "prefix_weight": PREFIX_WEIGHT,
             "max_query_chars": MAX_QUERY_CHARS,

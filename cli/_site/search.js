@@ -4,7 +4,8 @@
 (function (root) {
   var CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af";
   var TOKEN = new RegExp("[" + CJK + "]|(?:(?![" + CJK + "])[\\p{L}\\p{Nl}\\p{No}])+|\\p{Nd}+", "gu");
-  var CAMEL = /(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/g;
+  var CAMEL = /(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])(?![A-Z]s(?:[^a-z]|$))/g;
+  var NUMBER = /^\p{Nd}+$/u;
   var MARKS = /[\u0300-\u036f]/g;
 
   function tokenize(text) {
@@ -47,28 +48,42 @@
   Index.prototype.needs = function (query) {
     if (!this.d.shards) return [];
     var self = this, parts = new Set();
-    this.stems(query).forEach(function (s) {
+    var read = this.read(query);
+    read.stems.forEach(function (s) {
       parts.add(self.shardOf(s));
       (self.synonyms.get(s) || []).forEach(function (t) { parts.add(self.shardOf(t)); });
     });
+    read.compounds.forEach(function (s) { parts.add(self.shardOf(s)); });
     return Array.from(parts).filter(function (k) { return !self.loaded.has(k); });
   };
-  Index.prototype.stems = function (query) {
-    var d = this.d, terms = new Set();
+  // The query's distinct stems with their weights (a number weighs number_weight), and
+  // the stems of adjacent word pairs written as one (the compounds a catalog may hold).
+  Index.prototype.read = function (query) {
+    var d = this.d, weights = new Map(), words = [], compounds = [];
     var toks = tokenize(firstChars(query, d.max_query_chars));
     for (var i = 0; i < toks.length; i++) {
-      if (this.stop.has(toks[i])) continue;
-      terms.add(root.toolcatStem(toks[i]));
-      if (terms.size >= d.max_query_terms) break;
+      if (this.stop.has(toks[i])) { words.push(""); continue; }
+      var number = NUMBER.test(toks[i]);
+      words.push(number ? "" : toks[i]);
+      weights.set(root.toolcatStem(toks[i]), number ? d.number_weight : 1.0);
+      if (weights.size >= d.max_query_terms) break;
     }
-    return Array.from(terms);
+    for (var w = 0; w + 1 < words.length; w++) {
+      if (words[w] && words[w + 1]) compounds.push(root.toolcatStem(words[w] + words[w + 1]));
+    }
+    return {stems: Array.from(weights.keys()), weights: weights, compounds: compounds};
   };
+  Index.prototype.stems = function (query) { return this.read(query).stems; };
   Index.prototype.queryTerms = function (query) {
-    var d = this.d, terms = new Map();
-    var stems = this.stems(query);
-    stems.forEach(function (s) { terms.set(s, 1.0); });
+    var d = this.d, read = this.read(query), terms = new Map(read.weights);
+    var stems = read.stems;
+    for (var c = 0; c < read.compounds.length; c++) {
+      var joined = read.compounds[c];
+      if (this.postings.has(joined) && !terms.has(joined)) terms.set(joined, d.compound_weight);
+    }
     for (var j = 0; j < stems.length; j++) {
       var s = stems[j], syn = this.synonyms.get(s) || [];
+      if (NUMBER.test(s)) continue; // a number has neither synonyms nor abbreviations
       for (var k = 0; k < syn.length; k++) if (!terms.has(syn[k])) terms.set(syn[k], d.synonym_weight);
       for (var cut = s.length - 1; cut >= d.min_prefix; cut--) {
         var p = s.slice(0, cut);

@@ -37,6 +37,9 @@ QUERIES = [
     "search code",
     "listReposForOrg",
     "GPG keys 2FA",
+    "what is my user name",  # a compound of the catalog ("username"), sharded
+    "the 2 latest releases of 3 repos",  # numbers weigh little, and have no prefixes
+    "listURLs of webhooks",
     "café naïve résumé",
     "列出 issues",
     "",
@@ -231,6 +234,54 @@ def test_search_ranks_like_the_catalog_small(page: Any, small_site: tuple[Path, 
     open_site(page, (out / "index.html").as_uri())
     queries = ["refund", "items in stock", "get item sku", "fetching", "zzz", ""]
     assert js_ranking(page, queries) == [[h.name for h in catalog.search(q)] for q in queries]
+
+
+#: One tool per step of the query's reading (docs/search.md): numbers, compounds, acronyms.
+WORDS_CATALOG = """toolcat: 1
+services:
+  svc: {base_url: "http://127.0.0.1:9"}
+tools:
+  - {name: Buses_3_FindBus, description: Find a bus journey., service: svc, method: GET, path: /b3}
+  - name: Buses_2_FindBus
+    description: Find a bus journey for a group of people.
+    service: svc
+    method: GET
+    path: /b2
+  - {name: get_username, description: The login handle of an account., service: svc,
+     method: GET, path: /u}
+  - {name: boardgame_play, description: Start a round., service: svc, method: GET, path: /g}
+  - {name: listURLs, description: Every link we hold., service: svc, method: GET, path: /l}
+"""
+
+
+def test_search_reads_queries_like_the_catalog(
+    page: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Each step of reading a query gives the same terms and weights in both rankings."""
+    folder = tmp_path_factory.mktemp("words")
+    (folder / "words.yaml").write_text(WORDS_CATALOG, encoding="utf-8")
+    out = build(folder / "words.yaml", folder / "site")
+    catalog = load_catalog([str(folder / "words.yaml")], progress=False).catalog
+    assert catalog is not None
+    queries = [
+        "a bus for 3 people",
+        "3",
+        "what is my user name",
+        "board game rules",
+        "all the URLs",
+        "bus ٣ 2² 5000",
+        "user name user name board game",
+    ]
+    open_site(page, (out / "index.html").as_uri())
+    ranked = js_ranking(page, queries)
+    assert ranked == [[h.name for h in catalog.search(q)] for q in queries]
+    assert [r[0] for r in ranked[:5]] == [
+        "Buses_2_FindBus",
+        "Buses_3_FindBus",
+        "get_username",
+        "boardgame_play",
+        "listURLs",
+    ]
 
 
 # -- GitHub's 1,223 tools (the corpus) -----------------------------------------------

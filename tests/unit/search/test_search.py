@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
 from toolcat.catalog.search import MAX_QUERY_CHARS, SearchIndex, tokenize
+from toolcat.catalog.search._search import NUMBER_WEIGHT
 
 
 def tool(
@@ -48,6 +49,9 @@ SMALL = catalog(
         ("api.v2.users", ["api", "v", "2", "users"]),
         ("HTTPStatusCode", ["http", "status", "code"]),
         ("oauth2Token", ["oauth", "2", "token"]),
+        ("listURLs", ["list", "urls"]),  # a plural acronym stays one word
+        ("getIDsForUser", ["get", "ids", "for", "user"]),
+        ("OSStatus HTTPSServer", ["os", "status", "https", "server"]),
         ("Café Über", ["cafe", "uber"]),
         ("查询天气", ["查", "询", "天", "气"]),
         ("", []),
@@ -75,6 +79,61 @@ def test_best_match(query: str, best: str) -> None:
     assert SMALL.search(query, top=1)[0].name == best
 
 
+def test_numbers_are_values_not_names() -> None:
+    """A number in a request (3 people) barely counts: it does not pick a tool's version."""
+    buses = catalog(
+        tool("Buses_3_FindBus", "Find a bus journey between two cities."),
+        tool("Buses_2_FindBus", "Find a bus journey for a group of people between two cities."),
+    )
+    terms = buses.search_index.query_terms("a bus for 3 people in 5000 ways")
+    assert terms["3"] == terms["5000"] == NUMBER_WEIGHT
+    assert "500" not in terms  # a number has no abbreviation (nor synonyms)
+    assert [h.name for h in buses.search("a bus for 3 people")][0] == "Buses_2_FindBus"
+    # a number alone still finds the tool that names it
+    assert [h.name for h in buses.search("3")] == ["Buses_3_FindBus"]
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("what is my user name", "get_username"),  # the catalog's one word for two
+        ("rules of the board game", "boardgame_play"),
+        ("user", "list_users"),  # one word alone is not a compound
+    ],
+)
+def test_two_words_written_as_one(query: str, expected: str) -> None:
+    words = catalog(
+        tool("get_username", "Look up the login handle of an account."),
+        tool("list_users", "List the accounts of a team."),
+        tool("boardgame_play", "Start a round."),
+    )
+    assert [h.name for h in words.search(query)][0] == expected
+
+
+def test_arguments_behind_refs_and_alternatives_are_indexed() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "amount": {"anyOf": [{"$ref": "#/$defs/Money"}, {"type": "null"}]},
+            "node": {"$ref": "#/$defs/Node"},  # refers to itself: indexing ends
+        },
+        "$defs": {
+            "Money": {"properties": {"currency": {"type": "string", "enum": ["EUR", "JPY"]}}},
+            "Node": {"properties": {"child": {"$ref": "#/$defs/Node"}}},
+        },
+    }
+    pay = ToolDefinition(
+        name="pay",
+        description="Pay an invoice.",
+        input_schema=freeze(schema),
+        command=HttpCommand(service="svc", method="POST", path="/pay"),
+    )
+    both = catalog(pay, tool("refund", "Refund an invoice."))
+    assert [h.name for h in both.search("currency")] == ["pay"]
+    assert [h.name for h in both.search("in yen (JPY)")] == ["pay"]
+    assert [h.name for h in both.search("child")] == ["pay"]
+
+
 def test_ranking_is_ordered_rounded_and_stable() -> None:
     hits = SMALL.search("list repositories issues", top=10)
     scores = [h.score for h in hits]
@@ -86,6 +145,21 @@ def test_ranking_is_ordered_rounded_and_stable() -> None:
 def test_ties_keep_catalog_order() -> None:
     twins = catalog(tool("b_tool", "Same words."), tool("a_tool", "Same words."))
     assert [h.name for h in twins.search("same words")] == ["b_tool", "a_tool"]
+
+
+@pytest.mark.parametrize("top", [1, 3, 10, 99, 500])
+def test_the_top_is_the_start_of_the_whole_ranking(top: int) -> None:
+    """Only tools that can reach the top are sorted: the answer is still the full order's start."""
+    words = "order invoice refund user repo".split()
+    many = catalog(
+        *(
+            tool(f"t{i}", " ".join(words[j] for j in range(5) if (i >> j) & 1) or "none")
+            for i in range(300)  # every subset of the five words, ten times: many ties
+        )
+    )
+    for query in ("order refund", "user repo invoice order", "refund"):
+        whole = many.search(query, top=1000)
+        assert many.search(query, top=top) == whole[:top]
 
 
 def test_top_and_toolset_limit_the_answer() -> None:
