@@ -485,14 +485,9 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
     (one line) a non-loopback address without authentication."""
     import dataclasses
 
-    from toolcat.catalog import (
-        ApiKeyEntry,
-        JwtSettings,
-        ServeAuth,
-        ServerSettings,
-        is_loopback_host,
-    )
-    from toolcat.catalog import IntrospectionSettings as Introspection
+    from toolcat.catalog.common import is_loopback_host
+    from toolcat.catalog.serving import ApiKeyEntry, JwtSettings, ServeAuth, ServerSettings
+    from toolcat.catalog.serving import IntrospectionSettings as Introspection
 
     settings = found if found is not None else ServerSettings()
     auth = settings.auth

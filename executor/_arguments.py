@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import (
+from toolcat.catalog.common import (
     MAX_NESTING_DEPTH,
     linear_validator,
     recursion_headroom,

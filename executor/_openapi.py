@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import RefRefused, default_ref_root, ref_file, refuse_retrieval
+from toolcat.catalog.common import RefRefused, default_ref_root, ref_file, refuse_retrieval
 
 if TYPE_CHECKING:
     import httpx

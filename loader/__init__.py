@@ -13,7 +13,8 @@ Pipeline (module names)::
 :class:`LoadResult` with every diagnostic and the files read.
 """
 
-from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
+from toolcat.catalog import EnvSyntaxError, MissingVariableError
+from toolcat.catalog.common import check_env_syntax, interpolate
 
 from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
 from ._files import (

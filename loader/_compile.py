@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import (
-    MAX_DESCRIPTION_CHARS,
     ApiKeyAuth,
     AuthSpec,
     BasicAuth,
@@ -34,10 +33,9 @@ from toolcat.catalog import (
     ToolAnnotations,
     ToolDefinition,
     ToolExample,
-    credentials_may_travel,
-    freeze,
     method_semantics,
 )
+from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, credentials_may_travel, freeze
 
 from ._definitions import SharedDefinitions, local_refs
 from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolcat.catalog import ParameterBinding, ParamLocation, pattern_search
+from toolcat.catalog import ParameterBinding, ParamLocation
+from toolcat.catalog.common import pattern_search
 
 __all__ = ["check_context_names"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import loads_json
+from toolcat.catalog.common import loads_json
 
 __all__ = [
     "MAX_FILE_BYTES",

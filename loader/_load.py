@@ -15,23 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from toolcat.catalog import (
-    Catalog,
-    Service,
-    ToolDefinition,
-    credentials_may_travel,
-    freeze,
-    loads_json,
-    recursion_headroom,
-)
+from toolcat.catalog import Catalog, Service, ToolDefinition
+from toolcat.catalog.common import credentials_may_travel, freeze, loads_json, recursion_headroom
 
 from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
-    from toolcat.catalog import ServerSettings
     from toolcat.catalog.search import EmbeddingsSettings
+    from toolcat.catalog.serving import ServerSettings
 
-from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME
+from toolcat.catalog.common import OPENAI_MAX_TOOLS, TOOL_NAME
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -546,7 +539,8 @@ def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: 
 def _check_embeddings(state: _State, emb: Any, file: str, locate: Locator, folder: Path) -> None:
     """``search.embeddings``: TC086 where its key would travel in clear, TC137 for a key
     written in the file."""
-    from toolcat.catalog import SourceLocation, references
+    from toolcat.catalog import SourceLocation
+    from toolcat.catalog.common import references
     from toolcat.catalog.search import EmbeddingsSettings
 
     def refs(text: str) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Collection, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
 
-from toolcat.catalog import OPENAI_MAX_TOOLS
+from toolcat.catalog.common import OPENAI_MAX_TOOLS
 
 from ._diagnostics import Diagnostic
 from ._shape import Locator, closest

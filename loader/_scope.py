@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from toolcat.catalog import bare_references, check_env_syntax
+from toolcat.catalog.common import bare_references, check_env_syntax
 
 from ._diagnostics import Diagnostic
 from ._schemas import SchemaChecker

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from toolcat.catalog import (
+from toolcat.catalog.serving import (
     DEFAULT_JWT_ALGORITHMS,
     AccessGrant,
     AccessPolicy,
@@ -33,7 +33,7 @@ __all__ = ["check_access_references", "compile_server", "parse_rate"]
 def compile_server(
     doc: ServerDoc, *, file: str, locate: Locator, out: list[Diagnostic]
 ) -> ServerSettings:
-    """``doc`` as :class:`~toolcat.catalog.ServerSettings`; problems go to ``out``."""
+    """``doc`` as :class:`~toolcat.catalog.serving.ServerSettings`; problems go to ``out``."""
     access = _compile_access(doc, file=file, locate=locate, out=out)
     audit = _compile_audit(doc)
     quotas = _compile_quotas(doc, file=file, locate=locate, out=out)

@@ -89,7 +89,8 @@ from ._settings import McpServerSettings
 from ._watch import FileSnapshot, open_for_writing, stamps, unchanged, watched_names
 
 if TYPE_CHECKING:
-    from toolcat.catalog import AccessPolicy, Catalog, QuotaPolicy, ServerSettings, ToolDefinition
+    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.catalog.serving import AccessPolicy, QuotaPolicy, ServerSettings
     from toolcat.executor import QuotaStore
     from toolcat.loader import LoadResult
 
@@ -349,7 +350,9 @@ class McpServer:
         answer. Kept across reloads, as the audit log is."""
         import os
 
-        from toolcat.catalog import MissingVariableError, RedisSettings, interpolate
+        from toolcat.catalog import MissingVariableError
+        from toolcat.catalog.common import interpolate
+        from toolcat.catalog.serving import RedisSettings
 
         settings = server.redis if server is not None else None
         if settings is None and self._redis_url is None:
@@ -394,7 +397,7 @@ class McpServer:
     def _open_audit(self, server: ServerSettings | None) -> AuditLog | None:
         import dataclasses
 
-        from toolcat.catalog import AuditSettings
+        from toolcat.catalog.serving import AuditSettings
 
         settings = server.audit if server is not None else None
         if self._audit_path is not None:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from ._confirm import DEFAULT_CONFIRM_TIMEOUT
 
 if TYPE_CHECKING:
-    from toolcat.catalog import Catalog, ServerSettings
+    from toolcat.catalog import Catalog
+    from toolcat.catalog.serving import ServerSettings
     from toolcat.executor import QuotaStore
     from toolcat.loader import LoadResult
 

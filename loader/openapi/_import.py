@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolcat.catalog import MAX_DESCRIPTION_CHARS, METHODS, method_semantics
+from toolcat.catalog import method_semantics
+from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, METHODS
 from toolcat.loader._diagnostics import Diagnostic
 from toolcat.loader._files import FileReadError, read_regular_file
 

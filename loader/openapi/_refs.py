@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from toolcat.catalog import RefRefused, default_ref_root, ref_file
+from toolcat.catalog.common import RefRefused, default_ref_root, ref_file
 
 from ._errors import RefError, SpecError
 

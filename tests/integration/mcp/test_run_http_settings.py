@@ -7,7 +7,7 @@ from pathlib import Path
 
 import anyio
 import httpx
-from toolcat.catalog import ApiKeyEntry, ServeAuth, ServerSettings
+from toolcat.catalog.serving import ApiKeyEntry, ServeAuth, ServerSettings
 from toolcat.executor.mcp_server import McpServer, McpServerSettings
 
 CATALOG = """\

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import RedisSettings
+from toolcat.catalog.serving import RedisSettings
 from toolcat.executor import (
     Executor,
     ExecutorSettings,

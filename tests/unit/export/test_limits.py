@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import (
+from toolcat.catalog.common import (
     MAX_DESCRIPTION_CHARS,
     OPENAI_MAX_TOOLS,
     PROVIDER_LIMITS,
