@@ -24,6 +24,7 @@ from toolcat.catalog.serving import (
 )
 
 from ._diagnostics import Diagnostic
+from ._lint import redis_password_in_file
 from ._models import ServerDoc
 from ._shape import Locator
 
@@ -118,13 +119,9 @@ def _compile_redis(
         if reason is not None:
             problem("TC082", f"server.redis.url: {reason}", "url")
             bad = True
-        elif _has_password(r.url):
-            problem(
-                "TC135",
-                "server.redis.url carries a password in the catalog file; write it as "
-                "${REDIS_URL} (or ${REDIS_PASSWORD} inside it) and keep it in the environment",
-                "url",
-            )
+        else:
+            for f in redis_password_in_file(_has_password(r.url)):
+                problem(f.code, f.message, "url")
     for key, cap in _REDIS_LIMITS.items():
         value = getattr(r, key)
         if value > cap:
