@@ -67,7 +67,7 @@ class _Handlers(Mapping[str, Any]):
 
     jsonschema-path reads a URL of a scheme it has no handler for with urllib, so this
     has one for every scheme: ``file`` reads a file the policy allows (JSON or YAML,
-    under the spec's ``$ref`` root: :func:`toolcat.catalog.ref_file`), every other
+    under the spec's ``$ref`` root: :func:`toolcat.catalog.common.ref_file`), every other
     scheme is refused (then openapi-core cannot check, which says so).
     """
 
