@@ -28,7 +28,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolcat.catalog import UnknownToolsetError, escape_json_controls
+    from toolcat.catalog import UnknownToolsetError
+    from toolcat.catalog.common import escape_json_controls
 
     from ._app import CliError
     from ._loading import load_or_exit
@@ -60,7 +61,7 @@ def first_line(text: str, limit: int = 80) -> str:
 def table(tools: tuple[ToolDefinition, ...]) -> str:
     """Aligned columns: NAME METHOD PATH SERVICE DESCRIPTION (its first line); control
     characters from the catalog escaped."""
-    from toolcat.catalog import escape_controls as e
+    from toolcat.catalog.common import escape_controls as e
 
     rows = [("NAME", "METHOD", "PATH", "SERVICE", "DESCRIPTION")]
     for t in tools:

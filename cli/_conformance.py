@@ -232,7 +232,7 @@ class _Generator:
 
 def _generated(schema: Mapping[str, Any], cases: int, seed: int) -> Iterator[dict[str, Any]]:
     """``cases`` argument objects for ``schema``, the same ones for the same seed."""
-    from toolcat.catalog import thaw
+    from toolcat.catalog.common import thaw
 
     plain = thaw(schema)
     generator = _Generator(plain, seed)
@@ -293,7 +293,7 @@ def _check_tool(
     seed: int,
 ) -> ConformanceOutcome:
     import httpx
-    from toolcat.catalog import interpolate
+    from toolcat.catalog.common import interpolate
     from toolcat.executor import (
         Executor,
         ExecutorSettings,

@@ -116,7 +116,7 @@ def _norm_path(path: str) -> str:
 
 
 def _thaw(value: Any) -> Any:
-    from toolcat.catalog import thaw
+    from toolcat.catalog.common import thaw
 
     return thaw(value)
 
@@ -296,7 +296,7 @@ def _response(recorded: Mapping[str, Any] | None) -> httpx.Response:
 
 
 def token_urls(catalog: Catalog, env: Mapping[str, str]) -> set[str]:
-    from toolcat.catalog import interpolate
+    from toolcat.catalog.common import interpolate
 
     urls: set[str] = set()
     auths = [s.auth for s in catalog.services.values()]
@@ -319,7 +319,7 @@ def _api_key_names(tool: ToolDefinition, catalog: Catalog) -> set[str]:
 
 
 def _base_path(tool: ToolDefinition, catalog: Catalog, env: Mapping[str, str]) -> str:
-    from toolcat.catalog import interpolate
+    from toolcat.catalog.common import interpolate
 
     raw = tool.command.base_url or catalog.service_for(tool).base_url
     try:

@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import (
-    CALLER_TOKEN_AUTH,
-    MAX_DESCRIPTION_CHARS,
     BodySpec,
     FrozenDict,
     FrozenList,
@@ -28,12 +26,17 @@ from toolcat.catalog import (
     ToolAnnotations,
     ToolDefinition,
     ToolExample,
-    credentials_may_travel,
-    freeze,
     method_semantics,
 )
+from toolcat.catalog.common import CALLER_TOKEN_AUTH, credentials_may_travel, freeze
 
 from ._definitions import SharedDefinitions, local_refs
+from ._lint import (
+    TOOL_RULES,
+    duplicate_example_names,
+    example_result_without_response,
+    idempotency_key_on_safe_method,
+)
 from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
 from ._schemas import ref_loops
@@ -47,7 +50,6 @@ _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
 # userinfo in a URL's authority: ``scheme://user:password@host``
 _USERINFO = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#]*)@([^/?#]*)")
-DESCRIPTION_LIMIT = MAX_DESCRIPTION_CHARS
 
 
 def _timeouts(doc: float | TimeoutDoc | None) -> Timeouts | None:
@@ -291,7 +293,8 @@ def compile_tool(
     body = _body(doc, scope, params)
     _check_templates(doc, scope, frozenset(params.properties))
     _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
-    _lint(doc, scope)  # imported tools too: the same tools give the same findings either way
+    for rule in TOOL_RULES:  # imported tools too: the same tools give the same findings
+        scope.report(rule(doc))
     if doc.idempotency_key is not None:
         _check_idempotency_key(doc, scope, params)
     if scope.errors:
@@ -365,13 +368,8 @@ def _check_idempotency_key(doc: ToolDoc, scope: Scope, params: CompiledParameter
             f"this tool{hint}; name the argument or header that carries the key",
             ("idempotency_key",),
         )
-    elif method_semantics(doc.method).safe:
-        scope.add(
-            "TC134",
-            f"idempotency_key on a {doc.method} tool does nothing: calls with a safe method "
-            "are never recorded (repeating them changes nothing)",
-            ("idempotency_key",),
-        )
+    else:
+        scope.report(idempotency_key_on_safe_method(doc))
 
 
 _REQUEST_KEYS = ("method", "path", "query", "headers", "body")
@@ -394,7 +392,7 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
 
     check = ValueCheck(input_schema)
     out: list[ToolExample] = []
-    names: set[str] = set()
+    scope.report(duplicate_example_names(doc.examples))
     for i, example in enumerate(doc.examples):
         at = ("examples", i)
         label = f"example {example.name!r}" if example.name else f"example {i + 1}"
@@ -407,18 +405,7 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
                 "fix the example or the tool's parameters",
                 (*at, "arguments", *path),
             )
-        if example.result is not None and example.response is None:
-            scope.add(
-                "TC120",
-                f"{label}: 'result' is compared only with a recorded 'response'; add one "
-                "(status, headers, body)",
-                (*at, "result"),
-                key=True,
-            )
-        if example.name is not None:
-            if example.name in names:
-                scope.add("TC121", f"{label} is named twice; give each example its own name", at)
-            names.add(example.name)
+        scope.report(example_result_without_response(example, label, at))
         line, col = scope.locate((*scope.base, *at), False)
         out.append(
             ToolExample(
@@ -563,25 +550,3 @@ def _annotations(doc: ToolDoc) -> ToolAnnotations:
     given = doc.annotations.model_dump(exclude_none=True) if doc.annotations else {}
     derived.update(given)
     return ToolAnnotations(**derived)
-
-
-def _lint(doc: ToolDoc, scope: Scope) -> None:
-    # a missing key is reported at the mapping that lacks it, as TC005 is
-    if not (doc.description or "").strip():
-        where = ("description",) if doc.description is not None else ()
-        scope.add(
-            "TC101", "no description; add one so the model knows when to use this tool", where
-        )
-    elif len(doc.description or "") > DESCRIPTION_LIMIT:
-        scope.add(
-            "TC102",
-            f"description is {len(doc.description or '')} characters; OpenAI "
-            f"accepts at most {DESCRIPTION_LIMIT}: shorten it",
-            ("description",),
-        )
-    if method_semantics(doc.method).needs_confirm and doc.confirm is None:
-        scope.add(
-            "TC104",
-            f"{doc.method} changes data but 'confirm' is not set; add "
-            "'confirm: true' (or 'confirm: false' to state it is safe)",
-        )

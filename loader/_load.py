@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from toolcat.catalog import (
+from toolcat.catalog import Catalog, Service, ToolDefinition
+from toolcat.catalog.common import (
     CALLER_TOKEN_AUTH,
-    Catalog,
-    Service,
-    ToolDefinition,
     credentials_may_travel,
     freeze,
     loads_json,
@@ -29,10 +27,10 @@ from toolcat.catalog import (
 from ._compile import CompileContext, compile_service, compile_tool
 
 if TYPE_CHECKING:
-    from toolcat.catalog import ServerSettings
     from toolcat.catalog.search import EmbeddingsSettings
+    from toolcat.catalog.serving import ServerSettings
 
-from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME
+from toolcat.catalog.common import TOOL_NAME
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -47,12 +45,18 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
+from ._lint import (
+    caller_token_without_oauth_callers,
+    duplicate_toolset_member,
+    embeddings_key_in_file,
+    response_validation_without_spec,
+    toolset_too_large,
+)
 from ._models import OpenApiEntryDoc, SearchDoc, ServerDoc, ServiceDoc, ToolDoc
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
-TOOLSET_LIMIT = OPENAI_MAX_TOOLS
 _TOP_KEYS = (
     "toolcat",
     "services",
@@ -547,7 +551,8 @@ def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: 
 def _check_embeddings(state: _State, emb: Any, file: str, locate: Locator, folder: Path) -> None:
     """``search.embeddings``: TC086 where its key would travel in clear, TC137 for a key
     written in the file."""
-    from toolcat.catalog import SourceLocation, references
+    from toolcat.catalog import SourceLocation
+    from toolcat.catalog.common import references
     from toolcat.catalog.search import EmbeddingsSettings
 
     def refs(text: str) -> bool:
@@ -577,15 +582,8 @@ def _check_embeddings(state: _State, emb: Any, file: str, locate: Locator, folde
             (*base, "url"),
         )
         return
-    if emb.api_key and not refs(emb.api_key):
-        state.add(
-            "TC137",
-            "search.embeddings.api_key is written in the file; read it from the environment "
-            "(api_key: ${EMBEDDINGS_API_KEY})",
-            file,
-            locate((*base, "api_key")),
-            (*base, "api_key"),
-        )
+    for f in embeddings_key_in_file(emb.api_key, bool(emb.api_key and refs(emb.api_key))):
+        state.add(f.code, f.message, file, locate((*base, *f.path)), (*base, *f.path))
     cache = emb.cache
     if cache is not None and not refs(cache):
         cache = str(folder / os.path.expanduser(cache))
@@ -986,14 +984,9 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
     first = state.first
     toolsets = _check_toolsets(state, first)
     for service, service_file, service_where in state.services.values():
-        if service.validate_responses and service.spec is None:
+        for f in response_validation_without_spec(service):
             state.add(
-                "TC122",
-                f"service '{service.name}': validate_responses needs the OpenAPI spec to "
-                "check against; add 'spec: FILE' (or import the service's tools from it)",
-                service_file,
-                service_where,
-                ("services", service.name, "validate_responses"),
+                f.code, f.message, service_file, service_where, ("services", service.name, *f.path)
             )
     if state.server_doc is not None:
         from ._server import check_access_references
@@ -1051,23 +1044,10 @@ def _search_settings(state: _State) -> Any:
 def _check_caller_token_sources(state: _State, server: ServerDoc) -> None:
     """TC131: services that need the caller's OAuth token, on a server that accepts only
     API keys (which are never forwarded): every served call to them would be refused."""
-    auth = server.auth
-    if auth is None or auth.jwt is not None or auth.introspection is not None:
-        return
-    if not auth.api_keys:
-        return
     for name, (service, file, where) in state.services.items():
-        if service.auth.type in CALLER_TOKEN_AUTH:
-            state.add(
-                "TC131",
-                f"service '{name}': auth {service.auth.type} needs the caller's OAuth token, "
-                "but server.auth accepts only API keys, which are never forwarded or "
-                "exchanged; every call through `toolcat serve` would be refused. Add "
-                "server.auth.jwt or introspection, or give the service its own credentials",
-                file,
-                where,
-                ("services", name),
-            )
+        needs = service.auth.type in CALLER_TOKEN_AUTH
+        for f in caller_token_without_oauth_callers(server.auth, name, service.auth.type, needs):
+            state.add(f.code, f.message, file, where, ("services", name, *f.path))
 
 
 def _split_extensions(body: Any) -> tuple[Any, dict[str, Any]]:
@@ -1083,20 +1063,13 @@ def _split_extensions(body: Any) -> tuple[Any, dict[str, Any]]:
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:
     result: dict[str, list[str]] = {}
     for name, (members, file, base, locate) in state.toolsets.items():
-        first_at: dict[str, int] = {}
+        for f in duplicate_toolset_member(name, members, _line_of(locate, base)):
+            state.add(f.code, f.message, file, locate((*base, *f.path)), (*base, *f.path))
+        seen: set[str] = set()
         for i, member in enumerate(members):
-            if member in first_at:
-                line = locate((*base, first_at[member]))[0]
-                state.add(
-                    "TC107",
-                    f"toolset '{name}' lists '{member}' again (first at line "
-                    f"{line}); remove this one",
-                    file,
-                    locate((*base, i)),
-                    (*base, i),
-                )
-                continue
-            first_at[member] = i
+            if member in seen:
+                continue  # listed again: TC107 above
+            seen.add(member)
             if member not in known and not state.lost:
                 hint = closest(member, list(known))
                 advice = f"did you mean '{hint}'?" if hint else "remove it or define the tool"
@@ -1107,17 +1080,15 @@ def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list
                     locate((*base, i)),
                     (*base, i),
                 )
-        if len(members) > TOOLSET_LIMIT:
-            state.add(
-                "TC105",
-                f"toolset '{name}' has {len(members)} tools; OpenAI accepts at "
-                f"most {TOOLSET_LIMIT} per request: split it",
-                file,
-                locate(base, True),
-                base,
-            )
+        for f in toolset_too_large(name, members):
+            state.add(f.code, f.message, file, locate(base, f.key), base)
         result[name] = list(dict.fromkeys(members))
     return result
+
+
+def _line_of(locate: Locator, base: tuple[str | int, ...]) -> Callable[[int], int]:
+    """The line of item ``i`` of the list at ``base``."""
+    return lambda i: locate((*base, i))[0]
 
 
 def _outside(url: str, base: str) -> str | None:

@@ -10,14 +10,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
-from toolcat.catalog import (
-    AUTH_TYPES,
-    METHODS,
-    TOOL_NAME_PATTERN,
-    AuthSpec,
-    HttpMethod,
-    RetryPolicy,
-)
+from toolcat.catalog import AUTH_TYPES, AuthSpec, HttpMethod, RetryPolicy
+from toolcat.catalog.common import METHODS, TOOL_NAME_PATTERN
 
 __all__ = [
     "AccessGrantDoc",

@@ -19,7 +19,8 @@ from typing import Any
 
 from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
-from ._context_names import check_context_names
+from ._context_names import context_parameter_reachable
+from ._lint import body_on_get, parameter_without_description, unmasked_secret_argument
 from ._models import ToolDoc
 from ._schemas import ref_and_pattern_keys
 from ._scope import Scope
@@ -79,15 +80,8 @@ def compile_parameters(
             location = ParamLocation.QUERY
         else:
             location = ParamLocation.BODY
-        if location is ParamLocation.BODY and semantics.body_discouraged and not out.has_body:
-            scope.add(
-                "TC108",
-                f"parameter '{arg}' puts a body on a {method} request, which "
-                "many servers and proxies drop or refuse; send it in the query (remove "
-                "'in: body') or use POST",
-                (*ppath, "in") if p.in_ else ppath,
-                key=p.in_ is None,
-            )
+        if location is ParamLocation.BODY and not out.has_body:
+            scope.report(body_on_get(arg, method, p.in_ is not None), ppath)
         if isinstance(p.required, bool):
             is_required = p.required
         else:
@@ -189,22 +183,10 @@ def compile_parameters(
                 key=issue.key,
             )
             misspelt = misspelt or "'description'?" in issue.message
-        no_description = "description" not in schema and "$ref" not in schema
-        if not (misspelt or p.from_) and no_description:  # from: no model sees it
-            scope.add(
-                "TC103",
-                f"parameter '{arg}' has no description; add one so the model knows what to pass",
-                ppath,
-                key=True,
-            )
-        if not (trusted or p.from_ or p.sensitive) and looks_secret(arg, schema):
-            scope.add(
-                "TC133",
-                f"parameter '{arg}' looks like a secret but audit lines would show it; "
-                "mark it 'sensitive: true' (or give it format: password)",
-                ppath,
-                key=True,
-            )
+        if not (misspelt or p.from_):  # from: no model sees it
+            scope.report(parameter_without_description(arg, schema), ppath)
+        if not (trusted or p.from_ or p.sensitive):
+            scope.report(unmasked_secret_argument(arg, looks_secret(arg, schema)), ppath)
 
     for var in variables:
         misplaced = next(
@@ -232,7 +214,7 @@ def compile_parameters(
                 ("path",),
             )
 
-    check_context_names(doc, out.bindings, out.properties, defs, scope)
+    scope.report(context_parameter_reachable(doc, out.bindings, out.properties, defs))
     if refs:
         out.reachable = _reachable_defs(list(out.properties.values()), defs)[0]
     for arg, schema in out.properties.items() if refs - set(out.reachable) else ():

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import PROVIDER_LIMITS, freeze, method_semantics
+from toolcat.catalog import method_semantics
+from toolcat.catalog.common import PROVIDER_LIMITS, freeze
 from toolcat.executor._calls import ToolCall
 
 from ._common import BuiltinProvider, Converted, need, plain

@@ -14,13 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
-from toolcat.catalog import (
-    METHODS,
-    Catalog,
-    ParamLocation,
-    ToolDefinition,
-    method_semantics,
-)
+from toolcat.catalog import Catalog, ParamLocation, ToolDefinition, method_semantics
+from toolcat.catalog.common import METHODS
 from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.executor.providers import mcp_annotations
 from toolcat.loader import load_catalog

@@ -22,7 +22,8 @@ from typing import Any
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
-from toolcat.catalog import Catalog, references, thaw
+from toolcat.catalog import Catalog
+from toolcat.catalog.common import references, thaw
 from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.loader import load
 

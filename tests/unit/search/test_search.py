@@ -7,7 +7,8 @@ import time
 from typing import Any
 
 import pytest
-from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
+from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition
+from toolcat.catalog.common import freeze
 from toolcat.catalog.search import MAX_QUERY_CHARS, SearchIndex, tokenize
 from toolcat.catalog.search._search import NUMBER_WEIGHT
 
