@@ -288,6 +288,33 @@ _CODES = (
         Severity.ERROR,
         "two files of one catalog have a search: section",
     ),
+    # -- MCP servers ---------------------------------------------------------------
+    (
+        "TC092",
+        "mcp-server-transport",
+        Severity.ERROR,
+        "an MCP server gives neither or both of command and url, or an option of the other",
+    ),
+    ("TC093", "unknown-mcp-server", Severity.ERROR, "a tool names an MCP server the catalog lacks"),
+    (
+        "TC094",
+        "http-key-on-mcp-tool",
+        Severity.ERROR,
+        "a tool of an MCP server has an HTTP key (service, method, path, a placement)",
+    ),
+    (
+        "TC095",
+        "invalid-mcp-pin",
+        Severity.ERROR,
+        "an mcp.pin that is not sha256: and 64 hex digits",
+    ),
+    (
+        "TC096",
+        "mcp-argument-mapping",
+        Severity.ERROR,
+        "an mcp.arguments rename or mcp.fixed value names nothing or collides",
+    ),
+    ("TC097", "duplicate-mcp-server", Severity.ERROR, "two MCP servers have the same name"),
     # -- OpenAPI import ----------------------------------------------------------
     (
         "TC201",

@@ -25,12 +25,13 @@ from toolcat.catalog import Service, method_semantics
 from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, OPENAI_MAX_TOOLS
 
 from ._diagnostics import Rule, Severity, register
-from ._models import ExampleDoc, ServerAuthDoc, ToolDoc
+from ._models import ExampleDoc, McpToolDoc, ServerAuthDoc, ToolDoc
 
 __all__ = [
     "Finding",
     "LintRule",
     "body_on_get",
+    "caller_token_to_mcp_server",
     "caller_token_without_oauth_callers",
     "description_too_long",
     "duplicate_example_names",
@@ -95,14 +96,14 @@ def lint(
 
 
 @lint("TC101", "missing-description", "a tool without a description")
-def missing_description(doc: ToolDoc) -> Iterator[Finding]:
+def missing_description(doc: ToolDoc | McpToolDoc) -> Iterator[Finding]:
     if not (doc.description or "").strip():
         where = ("description",) if doc.description is not None else ()
         yield Finding("no description; add one so the model knows when to use this tool", where)
 
 
 @lint("TC102", "description-too-long", "a description longer than OpenAI accepts")
-def description_too_long(doc: ToolDoc) -> Iterator[Finding]:
+def description_too_long(doc: ToolDoc | McpToolDoc) -> Iterator[Finding]:
     text = doc.description or ""
     if text.strip() and len(text) > MAX_DESCRIPTION_CHARS:
         yield Finding(
@@ -277,6 +278,21 @@ def caller_token_without_oauth_callers(
 
 
 # -- the server: and search: sections -------------------------------------------------
+
+
+@lint(
+    "TC146",
+    "mcp-caller-token-passthrough",
+    "an MCP server's auth forwards the caller's own token",
+)
+def caller_token_to_mcp_server(auth_type: str | None) -> Iterator[Finding]:
+    if auth_type == "forward_caller_token":
+        yield Finding(
+            "auth forward_caller_token passes the caller's own token to this MCP server, "
+            "which the MCP specification forbids (token passthrough); use token_exchange "
+            "for a token meant for this server",
+            ("auth",),
+        )
 
 
 @lint("TC135", "redis-password-in-file", "server.redis.url carries a password written in the file")
