@@ -160,6 +160,7 @@ class Link:
                 headers=headers,
                 connect_timeout=pool.connect_timeout,
                 max_bytes=pool.max_bytes,
+                mode=pool.mode,
                 message_handler=self._on_message,
                 elicitation_callback=self._elicit,
             ) as client:

@@ -42,6 +42,7 @@ __all__ = [
     "pinned_catalog",
     "stdio_upstream",
     "tool_definitions",
+    "upstream_executor",
 ]
 
 # a 1x1 transparent PNG
@@ -176,6 +177,19 @@ def pinned_catalog(*upstreams: Any, prefix: str = "", env: dict[str, str] | None
                 )
             )
     return Catalog(tools, [], env=env, mcp_servers=upstreams)
+
+
+def upstream_executor(*upstreams: Any, **transport: Any) -> Any:
+    """An executor of every tool of this server for each of ``upstreams`` (``up_echo``, ...);
+    ``transport`` goes to its ``McpTransport`` (``relist_after``, ``mode``, ...)."""
+    from toolcat.catalog import McpCommand
+    from toolcat.executor import Executor, ExecutorSettings
+    from toolcat.executor.mcp import McpTransport
+
+    catalog = pinned_catalog(*upstreams, env={})
+    options = {"connect_timeout": 60.0, **transport}
+    settings = ExecutorSettings(env={}, transports={McpCommand: McpTransport(**options)})
+    return Executor(catalog, settings)
 
 
 async def _list_tools(
