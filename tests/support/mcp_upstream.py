@@ -181,16 +181,17 @@ def pinned_catalog(*upstreams: Any, prefix: str = "", env: dict[str, str] | None
     return Catalog(tools, [], env=env, mcp_servers=upstreams)
 
 
-def upstream_executor(*upstreams: Any, **transport: Any) -> Any:
+def upstream_executor(*upstreams: Any, env: dict[str, str] | None = None, **transport: Any) -> Any:
     """An executor of every tool of this server for each of ``upstreams`` (``up_echo``, ...);
-    ``transport`` goes to its ``McpTransport`` (``relist_after``, ``mode``, ...)."""
+    ``env`` is what ``${VAR}`` reads; ``transport`` goes to its ``McpTransport``
+    (``relist_after``, ``mode``, ...)."""
     from toolcat.catalog import McpCommand
     from toolcat.executor import Executor, ExecutorSettings
     from toolcat.executor.mcp import McpTransport
 
-    catalog = pinned_catalog(*upstreams, env={})
+    catalog = pinned_catalog(*upstreams, env=env or {})
     options = {"connect_timeout": 60.0, **transport}
-    settings = ExecutorSettings(env={}, transports={McpCommand: McpTransport(**options)})
+    settings = ExecutorSettings(env=env or {}, transports={McpCommand: McpTransport(**options)})
     return Executor(catalog, settings)
 
 
