@@ -232,11 +232,11 @@ async def _call_tool(
     if name == "big":
         return _text("x" * int(args["n"]))
     if name == "image":
-        data = base64.b64encode(PNG).decode()
+        encoded = base64.b64encode(PNG).decode()
         return types.CallToolResult(
             content=[
                 types.TextContent(type="text", text="a pixel"),
-                types.ImageContent(type="image", data=data, mime_type="image/png"),
+                types.ImageContent(type="image", data=encoded, mime_type="image/png"),
             ]
         )
     if name == "structured":

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from toolcat.catalog import (
@@ -54,7 +55,7 @@ for line in sys.stdin:
 SILENT = "import sys\nfor line in sys.stdin:\n    pass\n"
 
 
-def _raw_executor(tmp_path: Path, name: str, script: str, **transport: float) -> Executor:
+def _raw_executor(tmp_path: Path, name: str, script: str, **transport: Any) -> Executor:
     path = tmp_path / f"{name}.py"
     path.write_text(script)
     upstream = McpUpstream(name, command=(sys.executable, str(path)))
