@@ -12,8 +12,10 @@ output schema), ``described`` (its description is read at every listing from the
 named by ``MCP_UPSTREAM_DESCRIPTION_FILE``, else ``MCP_UPSTREAM_DESCRIPTION``, so a test
 changes it under a running server), ``changed`` (sends ``notifications/tools/list_changed``),
 ``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``noise`` (writes lines
-that are not JSON-RPC on stdout), ``env`` (the value of a variable, or ``null``) and
-``headers`` (the HTTP headers the call came with). ``MCP_UPSTREAM_PAGE_SIZE`` lists the
+that are not JSON-RPC on stdout), ``ask`` (elicits a form from the client, handshake era),
+``env`` (the value of a variable, or ``null``) and ``headers`` (the HTTP headers the call
+came with). ``slow`` writes ``cancelled`` to ``MCP_UPSTREAM_CANCELLED_FILE`` when its call
+is cancelled. ``MCP_UPSTREAM_PAGE_SIZE`` lists the
 tools in pages of that size.
 """
 
@@ -109,6 +111,12 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any] | None, dict[str, Any
     "noise": (
         "Write lines that are not JSON-RPC on stdout, then answer.",
         _schema({"lines": {"type": "integer"}}, "lines"),
+        None,
+        None,
+    ),
+    "ask": (
+        "Ask the client a question (elicitation), then answer with the reply.",
+        _schema({"question": {"type": "string"}}),
         None,
         None,
     ),
@@ -223,10 +231,24 @@ async def _call_tool(
     if name == "slow":
         seconds = float(args["seconds"])
         steps = max(1, int(seconds * 10))
-        for i in range(steps):
-            await ctx.session.report_progress(i, steps, f"step {i}")
-            await anyio.sleep(seconds / steps)
+        try:
+            for i in range(steps):
+                await ctx.session.report_progress(i, steps, f"step {i}")
+                await anyio.sleep(seconds / steps)
+        except anyio.get_cancelled_exc_class():
+            marker = os.environ.get("MCP_UPSTREAM_CANCELLED_FILE")
+            if marker:  # the test that cancelled the call looks for it
+                with open(marker, "w") as f:
+                    f.write("cancelled")
+            raise
         return _text(f"slept {seconds}")
+    if name == "ask":
+        answer = await ctx.session.elicit_form(
+            message=str(args.get("question", "Go on?")),
+            requested_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
+            related_request_id=ctx.request_id,
+        )
+        return _text(json.dumps({"action": answer.action, "content": answer.content}))
     if name == "fail":
         return _text(str(args.get("message", "it failed")), error=True)
     if name == "big":
