@@ -77,6 +77,7 @@ class Link:
         self._listed_at = 0.0
         self._inflight: dict[int, tuple[CallHooks, asyncio.AbstractEventLoop | None]] = {}
         self._relist: asyncio.Task[None] | None = None
+        self._noise = 0  # lines from the upstream that were not JSON-RPC
 
     # -- the session ------------------------------------------------------------------
 
@@ -235,6 +236,9 @@ class Link:
             if self._relist is None or self._relist.done():
                 self._relist = asyncio.create_task(self._relisted())
         elif isinstance(message, Exception):
+            self._noise += 1  # the first few, then one in a thousand: a flood stays bounded
+            if self._noise > 5 and self._noise % 1000:
+                return
             log.warning(
                 "MCP server %s (%s): a message that is not JSON-RPC: %s",
                 self.name,
