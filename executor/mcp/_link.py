@@ -209,6 +209,8 @@ class Link:
         if self._stop is not None:
             self._stop.set()
         if runner is not None and not runner.done():
+            if self.client is None:  # still connecting: nothing to close gracefully
+                runner.cancel()
             try:
                 await asyncio.wait_for(runner, 10)
             except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
