@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcat.catalog import McpCommand, MissingVariableError, ToolDefinition
 from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._identity import ToolContext
 
 from ._connect import list_all_tools, open_client, resolve_url
 from ._hooks import CallHooks
@@ -55,8 +56,11 @@ def describe(exc: BaseException) -> str:
 class Link:
     """The session with one endpoint; its state is read by ``UpstreamPool.status``."""
 
-    def __init__(self, server: _Server, pool: UpstreamPool, index: int) -> None:
+    def __init__(
+        self, server: _Server, pool: UpstreamPool, index: int, caller: ToolContext | None = None
+    ) -> None:
         self.server = server
+        self.caller = caller  # the caller whose token this session carries (per-caller auth)
         self.pool = pool
         self.index = index
         upstream = server.upstream
@@ -153,7 +157,7 @@ class Link:
             if not upstream.stdio:
                 url = resolve_url(upstream, pool.env, self.index)
                 if pool.headers is not None:
-                    headers = await pool.headers(upstream, pool.env)
+                    headers = await pool.headers(upstream, pool.env, url, self.caller)
             async with open_client(
                 upstream,
                 env=pool.env,

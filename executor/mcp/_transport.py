@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from toolcat.catalog import Catalog, McpCommand, McpUpstream, ToolDefinition
 from toolcat.executor._arguments import ArgumentChecker
 from toolcat.executor._calls import CallStopped, ToolCall, ToolError
+from toolcat.executor._identity import ToolContext, current_context
 from toolcat.executor._redact import Redactor, SecretShape, mask_secrets, secret_shape
 from toolcat.executor._results import error_result
 from toolcat.executor._telemetry import Telemetry
 from toolcat.executor._transport import Delivery
 
-from ._auth import UpstreamAuth
+from ._auth import UpstreamAuth, per_caller
 from ._hooks import CallHooks, call_hooks
 from ._link import NotSent
 from ._pins import upstream_arguments
@@ -72,6 +73,8 @@ class McpRequest:
     arguments: dict[str, Any]
     redactor: Redactor
     masked: Any = None  # the arguments with their secrets masked (dry run, audit)
+    # the caller, for a server whose sessions are per caller (its token is never shown)
+    caller: ToolContext | None = field(default=None, repr=False)
 
     def header(self, name: str) -> str | None:
         return None  # an MCP call has no headers a core guard reads
@@ -179,12 +182,19 @@ class McpTransport:
     def prepare(self, plan: McpPlan, arguments: dict[str, Any], *, preview: bool) -> McpRequest:
         masked, secrets = mask_secrets(arguments, plan.secrets)
         sent = upstream_arguments(plan.command, arguments)
+        redactor = Redactor(secrets)
+        caller = None
+        if per_caller(plan.upstream):
+            caller = current_context()
+            if caller.token is not None:
+                redactor.add_token(caller.token)
         return McpRequest(
             server=plan.command.server,
             tool=plan.command.tool,
             arguments=sent,
-            redactor=Redactor(secrets),
+            redactor=redactor,
             masked=upstream_arguments(plan.command, masked),
+            caller=caller,
         )
 
     def send(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
@@ -228,7 +238,7 @@ class McpTransport:
         hooks: CallHooks | None,
     ) -> Delivery:
         server = self.pool.servers[plan.command.server]
-        links = server.pick()
+        links = server.pick(request.caller)
         error = ToolError("unavailable", f"MCP server {plan.target!r} has no endpoint")
         for number, link in enumerate(links, 1):
             try:

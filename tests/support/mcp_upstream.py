@@ -13,15 +13,16 @@ named by ``MCP_UPSTREAM_DESCRIPTION_FILE``, else ``MCP_UPSTREAM_DESCRIPTION``, s
 changes it under a running server), ``changed`` (sends ``notifications/tools/list_changed``),
 ``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``ask`` (elicits a
 form from the client, handshake era), ``env`` (the value of a variable, or ``null``) and
-``headers`` (the HTTP headers the call came with). ``slow`` writes ``cancelled`` to
-``MCP_UPSTREAM_CANCELLED_FILE`` when its call is cancelled. ``MCP_UPSTREAM_PAGE_SIZE``
-lists the tools in pages of that size.
+``headers`` (the HTTP headers the call came with, and the sha256 of its Authorization).
+``slow`` writes ``cancelled`` to ``MCP_UPSTREAM_CANCELLED_FILE`` when its call is
+cancelled. ``MCP_UPSTREAM_PAGE_SIZE`` lists the tools in pages of that size.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import os
 import signal
@@ -281,6 +282,10 @@ async def _call_tool(
     if name == "headers":
         request = ctx.request
         seen = dict(getattr(request, "headers", {}) or {})
+        if "authorization" in seen:  # what a test compares when toolcat masks the echo
+            seen["authorization-sha256"] = hashlib.sha256(
+                seen["authorization"].encode()
+            ).hexdigest()
         return _text(json.dumps(seen))
     return _text(f"no tool {name}", error=True)
 

@@ -1,7 +1,9 @@
-"""HTTP upstreams for real (uvicorn on 127.0.0.1): credentials, replicas, a lost session."""
+"""HTTP upstreams for real (uvicorn on 127.0.0.1): credentials (static, client credentials,
+the caller's token forwarded or exchanged per caller), replicas, a lost session."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 
@@ -9,7 +11,14 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from toolcat.catalog import BearerAuth, FrozenDict, McpUpstream, OAuth2ClientCredentials
+from toolcat.catalog import (
+    BearerAuth,
+    ForwardCallerToken,
+    FrozenDict,
+    McpUpstream,
+    OAuth2ClientCredentials,
+    TokenExchange,
+)
 from toolcat.executor import ToolCall, ToolContext
 from toolcat.testing import BackgroundServer
 from toolcat.tests.support.mcp_upstream import http_app, upstream_executor
@@ -57,6 +66,10 @@ def test_oauth_client_credentials_fetch_one_token(http_url: str) -> None:
     assert len(grants) == 1 and grants[0]["grant_type"] == "client_credentials"
 
 
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _dead_url() -> str:
     with socket.socket() as sock:  # a port nothing listens on once closed
         sock.bind(("127.0.0.1", 0))
@@ -88,3 +101,45 @@ def test_a_lost_session_is_re_established() -> None:
                 assert results[-1].ok and results[-1].content == "two"
     finally:
         first.stop()
+
+
+def test_forward_caller_token_opens_a_session_per_caller(http_url: str) -> None:
+    upstream = McpUpstream("up", urls=(http_url,), auth=ForwardCallerToken())
+    with upstream_executor(upstream) as executor:
+        alice = _seen(executor, context=ToolContext.make(token="alice-token-1"))
+        bob = _seen(executor, context=ToolContext.make(token="bob-token-2"))
+        again = _seen(executor, context=ToolContext.make(token="alice-token-1"))
+        nobody = executor.execute(ToolCall("up_headers", {}))
+    # the caller's token echoed back is masked in the result: compare its digest
+    assert alice["authorization"] == "Bearer ***"
+    assert alice["authorization-sha256"] == _sha("Bearer alice-token-1")
+    assert again["authorization-sha256"] == alice["authorization-sha256"]
+    assert bob["authorization-sha256"] == _sha("Bearer bob-token-2")
+    assert executor.mcp.pool.status()["up"].restarts == 0
+    assert nobody.error is not None and nobody.error.type == "refused_by_policy"
+    assert "carries none" in nobody.error.msg
+
+
+def test_token_exchange_sends_a_token_meant_for_the_server(http_url: str) -> None:
+    grants: list[dict[str, str]] = []
+
+    async def token(request: Request) -> JSONResponse:
+        form = dict(await request.form())
+        grants.append(form)  # type: ignore[arg-type]
+        subject = str(form["subject_token"])
+        return JSONResponse(
+            {"access_token": f"for-up-{subject}", "token_type": "Bearer", "expires_in": 600}
+        )
+
+    with BackgroundServer(Starlette(routes=[Route("/token", token, methods=["POST"])])) as idp:
+        auth = TokenExchange(f"{idp.url}/token", "toolcat", "${SECRET}", audience="up")
+        upstream = McpUpstream("up", urls=(http_url,), auth=auth)
+        with upstream_executor(upstream, env={"SECRET": "s"}) as executor:
+            seen = _seen(executor, context=ToolContext.make(token="alice-token-1"))
+            result = executor.execute(
+                ToolCall("up_echo", {"text": "alice-token-1"}),
+                context=ToolContext.make(token="alice-token-1"),
+            )
+    assert seen["authorization-sha256"] == _sha("Bearer for-up-alice-token-1")
+    assert [g["audience"] for g in grants] == ["up"]  # one exchange, cached
+    assert result.ok and "alice-token-1" not in result.content  # the caller's token is masked
