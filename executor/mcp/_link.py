@@ -288,10 +288,6 @@ class Link:
         caller: asyncio.AbstractEventLoop | None,
     ) -> Any:
         """``tools/call`` on this session: the SDK's ``CallToolResult``, or ``CallStopped``."""
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
-        from pydantic import ValidationError
-
         assert isinstance(tool.command, McpCommand)
         command = tool.command
         client = await self.session()
@@ -330,39 +326,37 @@ class Link:
                     f"{timeout:g} s; the call was cancelled upstream",
                 )
             ) from None
-        except MCPError as exc:
-            if exc.code == CONNECTION_CLOSED:
-                self.broken(describe(exc))
-                raise CallStopped(_ended(self.name)) from None
-            if exc.code == RESPONSE_TOO_LARGE:
-                raise CallStopped(
-                    ToolError("response_too_large", f"MCP server {self.name!r}: {describe(exc)}")
-                ) from None
-            raise CallStopped(
-                ToolError(
-                    "upstream_error",
-                    f"MCP server {self.name!r} answered with an error: {describe(exc)}",
-                )
-            ) from None
-        except ValidationError as exc:
-            raise CallStopped(
-                ToolError(
-                    "invalid_response",
-                    f"MCP server {self.name!r} answered {command.tool!r} with a malformed result "
-                    f"({exc.error_count()} problems)",
-                )
-            ) from None
-        except (ConnectionError, OSError, EOFError) as exc:
-            self.broken(describe(exc))
-            raise CallStopped(_ended(self.name)) from None
         except Exception as exc:
-            if _closed(exc):
-                self.broken(describe(exc))
-                raise CallStopped(_ended(self.name)) from None
-            raise
+            raise self._stopped(exc, command.tool) from None
         finally:
             _CALL.reset(token)
             self._inflight.pop(key, None)
+
+    def _stopped(self, exc: Exception, tool: str) -> Exception:
+        """What a failed ``tools/call`` becomes: a session that ended (reopened by the
+        next call), an error the upstream sent, a malformed result; else ``exc`` itself."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+        from pydantic import ValidationError
+
+        name = self.name
+        if isinstance(exc, MCPError) and exc.code == RESPONSE_TOO_LARGE:
+            return CallStopped(
+                ToolError("response_too_large", f"MCP server {name!r}: {describe(exc)}")
+            )
+        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
+            text = f"MCP server {name!r} answered with an error: {describe(exc)}"
+            return CallStopped(ToolError("upstream_error", text))
+        if isinstance(exc, ValidationError):
+            text = (
+                f"MCP server {name!r} answered {tool!r} with a malformed result "
+                f"({exc.error_count()} problems)"
+            )
+            return CallStopped(ToolError("invalid_response", text))
+        if isinstance(exc, MCPError | ConnectionError | OSError | EOFError) or _closed(exc):
+            self.broken(describe(exc))
+            return CallStopped(_ended(name))
+        return exc
 
     async def _elicit(self, context: Any, params: Any) -> Any:
         """An upstream's elicitation: to the hooks of the call it belongs to, else declined."""
