@@ -166,6 +166,7 @@ class Link:
                 connect_timeout=pool.connect_timeout,
                 max_bytes=pool.max_bytes,
                 mode=pool.mode,
+                on_exit=lambda: self._exited(stop),
                 message_handler=self._on_message,
                 elicitation_callback=self._elicit,
             ) as client:
@@ -196,6 +197,12 @@ class Link:
         finally:
             if self._stop is stop:
                 self.client = None
+
+    def _exited(self, stop: asyncio.Event) -> None:
+        """A stdio server exited while its session was open: the next call starts it again
+        (instead of finding the session dead)."""
+        if self._stop is stop and not stop.is_set():
+            self.broken("the server exited")
 
     def broken(self, why: str) -> None:
         """The session died under a call: the next call reopens it."""

@@ -13,7 +13,8 @@ named by ``MCP_UPSTREAM_DESCRIPTION_FILE``, else ``MCP_UPSTREAM_DESCRIPTION``, s
 changes it under a running server), ``changed`` (sends ``notifications/tools/list_changed``),
 ``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``ask`` (elicits a
 form from the client, handshake era), ``env`` (the value of a variable, or ``null``) and
-``headers`` (the HTTP headers the call came with, and the sha256 of its Authorization).
+``headers`` (the HTTP headers the call came with, and the sha256 of its Authorization),
+``pid`` (the server's process id).
 ``slow`` writes ``cancelled`` to ``MCP_UPSTREAM_CANCELLED_FILE`` when its call is
 cancelled. ``MCP_UPSTREAM_PAGE_SIZE`` lists the tools in pages of that size.
 """
@@ -121,6 +122,7 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any] | None, dict[str, Any
         None,
     ),
     "headers": ("The HTTP headers of this call.", _OBJECT, None, None),
+    "pid": ("The server's process id.", _OBJECT, None, None),
 }
 
 
@@ -279,6 +281,8 @@ async def _call_tool(
         return _text("shouted")
     if name == "env":
         return _text(json.dumps(os.environ.get(str(args["name"]))))
+    if name == "pid":
+        return _text(str(os.getpid()))
     if name == "headers":
         request = ctx.request
         seen = dict(getattr(request, "headers", {}) or {})
