@@ -141,7 +141,10 @@ async def open_client(
     }
     sent.update(headers or {})
     timeout = httpx2.Timeout(connect_timeout, read=max(upstream.timeout, 300.0))
-    async with httpx2.AsyncClient(headers=sent, timeout=timeout) as http:
+    from ._http import CappedTransport
+
+    capped = CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes)
+    async with httpx2.AsyncClient(headers=sent, timeout=timeout, transport=capped) as http:
         transport = streamable_http_client(target, http_client=http, max_sse_event_size=max_bytes)
         async with Client(transport, mode=mode, cache=None, **client_options) as client:
             yield client

@@ -30,6 +30,8 @@ __all__ = ["Link", "NotSent", "describe"]
 
 log = logging.getLogger("toolcat.mcp")
 
+# what the SDK's SSE reader and the capped JSON body (_connect) say of an answer too large
+_OVER_LIMIT = "byte limit"
 _BACKOFF_START = 0.5
 _BACKOFF_MAX = 30.0
 _MAX_ERROR = 300
@@ -347,10 +349,18 @@ class Link:
         from pydantic import ValidationError
 
         name = self.name
+        too_large = (
+            f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
+        )
         if isinstance(exc, MCPError) and exc.code == RESPONSE_TOO_LARGE:
             return CallStopped(
                 ToolError("response_too_large", f"MCP server {name!r}: {describe(exc)}")
             )
+        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED and _OVER_LIMIT in str(exc):
+            text = (
+                f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
+            )
+            return CallStopped(ToolError("response_too_large", text))
         if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
             text = f"MCP server {name!r} answered with an error: {describe(exc)}"
             return CallStopped(ToolError("upstream_error", text))
@@ -362,6 +372,8 @@ class Link:
             return CallStopped(ToolError("invalid_response", text))
         if isinstance(exc, MCPError | ConnectionError | OSError | EOFError) or _closed(exc):
             self.broken(describe(exc))
+            if _OVER_LIMIT in str(exc):  # an HTTP answer over the bound (an SSE event, a body)
+                return CallStopped(ToolError("response_too_large", too_large))
             return CallStopped(_ended(name))
         return exc
 

@@ -321,12 +321,14 @@ def build_server() -> Server[Any]:
     )
 
 
-def http_app() -> Any:
-    """The server as a streamable-HTTP ASGI app, at ``/mcp``."""
+def http_app(*, json_response: bool = False) -> Any:
+    """The server as a streamable-HTTP ASGI app, at ``/mcp`` (answers as SSE events, or
+    with ``json_response`` as JSON bodies)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     return build_server().streamable_http_app(
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        json_response=json_response,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
 
 

@@ -7,6 +7,7 @@ import hashlib
 import json
 import socket
 
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -143,3 +144,14 @@ def test_token_exchange_sends_a_token_meant_for_the_server(http_url: str) -> Non
     assert seen["authorization-sha256"] == _sha("Bearer for-up-alice-token-1")
     assert [g["audience"] for g in grants] == ["up"]  # one exchange, cached
     assert result.ok and "alice-token-1" not in result.content  # the caller's token is masked
+
+
+@pytest.mark.parametrize("json_response", [False, True], ids=["sse", "json"])
+def test_an_answer_over_the_bound_is_response_too_large(json_response: bool) -> None:
+    with BackgroundServer(http_app(json_response=json_response)) as server:
+        upstream = McpUpstream("up", urls=(f"{server.url}/mcp",))
+        with upstream_executor(upstream, mode="legacy") as executor:
+            big = executor.execute(ToolCall("up_big", {"n": 12_000_000}))
+            assert big.error is not None and big.error.type == "response_too_large", big.content
+            assert "10000000 bytes" in big.error.msg
+            assert executor.execute(ToolCall("up_echo", {"text": "after"})).content == "after"
