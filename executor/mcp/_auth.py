@@ -13,17 +13,18 @@ that can be a header). An API key in the query or a cookie is refused.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolcat.catalog import ForwardCallerToken, McpUpstream, TokenExchange
 from toolcat.executor._calls import ToolError
 from toolcat.executor._identity import ToolContext
-from toolcat.executor._redact import Redactor
+from toolcat.executor._redact import Redactor, is_sensitive_header
 from toolcat.executor.http import CallerTokenRefused, TokenCache, caller_credentials, resolve_auth
 
 from ._link import NotSent
 
-__all__ = ["UpstreamAuth", "per_caller"]
+__all__ = ["Credentials", "UpstreamAuth", "per_caller"]
 
 _TOKEN_TIMEOUT = {"connect": 10.0, "read": 30.0, "write": 30.0, "pool": 10.0}
 
@@ -38,16 +39,17 @@ class UpstreamAuth:
 
     def __init__(self, tokens: TokenCache | None = None) -> None:
         self.tokens = tokens if tokens is not None else TokenCache()
+        self._client: Any = None  # httpx.AsyncClient for the token endpoints
 
-    async def headers(
+    async def credentials(
         self,
         upstream: McpUpstream,
         env: Mapping[str, str],
         url: str,
         caller: ToolContext | None = None,
-    ) -> dict[str, str]:
-        """The headers ``upstream``'s auth sends to ``url`` for ``caller`` (whose token only
-        a forwarding or exchanging auth reads); raises ``NotSent`` when it cannot."""
+    ) -> Credentials:
+        """What ``upstream``'s auth sends to ``url`` for ``caller`` (whose token only a
+        forwarding or exchanging auth reads); raises ``NotSent`` when it cannot."""
         where = f"mcp_servers.{upstream.name}.auth"
         auth = resolve_auth(upstream.auth, env, Redactor(), where=where)
         if auth.query or auth.cookies:
@@ -76,10 +78,44 @@ class UpstreamAuth:
             except CallerTokenRefused as exc:
                 raise NotSent(exc.error) from None
         out = dict(headers)
-        if grant is not None:
-            import httpx
+        # what the session sends is masked in what the upstream answers (an echo)
+        secrets = [_credential(v) for k, v in headers if is_sensitive_header(k)]
+        if grant is None:
+            return Credentials(out, secrets=secrets)
+        # fetched now, so a token endpoint that fails stops the connect with its own error;
+        # then every request takes the cached token, a fresh one once it expires
+        from ._http import TokenAuth
 
-            async with httpx.AsyncClient(follow_redirects=False) as client:
-                token = await self.tokens.aget(client, grant, dict(_TOKEN_TIMEOUT))
-            out["Authorization"] = f"Bearer {token}"
-        return out
+        token = await self.token(grant)
+        secrets.append(token)
+        out["Authorization"] = f"Bearer {token}"
+        return Credentials(out, TokenAuth(self.token, grant, secrets.append), secrets)
+
+    async def token(self, grant: Any, stale: str | None = None) -> str:
+        """The token for ``grant`` from the cache (fetched when missing, expired or ``stale``)."""
+        import httpx
+
+        if self._client is None:  # on the pool's loop, which it stays bound to
+            self._client = httpx.AsyncClient(follow_redirects=False)
+        return await self.tokens.aget(self._client, grant, dict(_TOKEN_TIMEOUT), stale)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+
+def _credential(value: str) -> str:
+    """The secret part of a header value (``Bearer X``: ``X``)."""
+    scheme, _, rest = value.partition(" ")
+    return rest if scheme.lower() in ("bearer", "basic") and rest else value
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What an HTTP upstream's session sends: fixed headers, and an ``httpx2`` auth that
+    puts a current token on each request (OAuth client credentials, token exchange)."""
+
+    headers: dict[str, str]
+    auth: Any = None
+    secrets: list[str] = field(default_factory=list)  # the values sent; grows with new tokens

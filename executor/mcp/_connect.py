@@ -79,6 +79,7 @@ async def open_client(
     env: Mapping[str, str],
     url: str | None = None,
     headers: Mapping[str, str] | None = None,
+    auth: Any = None,
     mode: str = "auto",
     connect_timeout: float = 30.0,
     max_bytes: int = MAX_MESSAGE_BYTES,
@@ -94,7 +95,8 @@ async def open_client(
     ``env`` is what ``${VAR}`` reads (the command, its env and cwd, URLs, headers).
     ``url`` picks one replica of an HTTP upstream (default: its first URL, resolved);
     ``headers`` are sent on every HTTP request besides the entry's own (the pool puts
-    the resolved auth there). ``client_options`` go to ``Client`` (``message_handler``,
+    the resolved auth there), ``auth`` is an ``httpx2.Auth`` (a token refreshed per
+    request). ``client_options`` go to ``Client`` (``message_handler``,
     ``elicitation_callback``, ``read_timeout_seconds``, ...). No message over ``max_bytes``
     is read whole (stdio lines, SSE events). ``on_exit()`` is called when a stdio server
     exits on its own. ``mode`` is the SDK's:
@@ -144,7 +146,9 @@ async def open_client(
     from ._http import CappedTransport
 
     capped = CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes)
-    async with httpx2.AsyncClient(headers=sent, timeout=timeout, transport=capped) as http:
+    async with httpx2.AsyncClient(
+        headers=sent, timeout=timeout, transport=capped, auth=auth
+    ) as http:
         transport = streamable_http_client(target, http_client=http, max_sse_event_size=max_bytes)
         async with Client(transport, mode=mode, cache=None, **client_options) as client:
             yield client

@@ -63,6 +63,7 @@ class Link:
     ) -> None:
         self.server = server
         self.caller = caller  # the caller whose token this session carries (per-caller auth)
+        self.secrets: list[str] = []  # the credentials this session sends
         self.pool = pool
         self.index = index
         upstream = server.upstream
@@ -155,16 +156,18 @@ class Link:
     async def _run(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         pool, upstream = self.pool, self.server.upstream
         try:
-            url = headers = None
+            url = headers = auth = None
             if not upstream.stdio:
                 url = resolve_url(upstream, pool.env, self.index)
-                if pool.headers is not None:
-                    headers = await pool.headers(upstream, pool.env, url, self.caller)
+                if pool.credentials is not None:
+                    given = await pool.credentials(upstream, pool.env, url, self.caller)
+                    headers, auth, self.secrets = given.headers, given.auth, given.secrets
             async with open_client(
                 upstream,
                 env=pool.env,
                 url=url,
                 headers=headers,
+                auth=auth,
                 connect_timeout=pool.connect_timeout,
                 max_bytes=pool.max_bytes,
                 mode=pool.mode,

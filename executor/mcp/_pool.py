@@ -163,11 +163,12 @@ class _Server:
 class UpstreamPool:
     """The MCP upstreams of one catalog (see the module docstring).
 
-    ``env`` is what ``${VAR}`` reads; ``headers(upstream, env, url, caller)`` gives the
-    auth headers of an HTTP upstream when it connects (the transport resolves the entry's
-    ``auth``). A server whose auth forwards or exchanges the caller's token has sessions
-    per caller (at most :data:`MAX_CALLER_SESSIONS` of them, each at most
-    :data:`CALLER_SESSION_SECONDS` old), so no caller's token serves another.
+    ``env`` is what ``${VAR}`` reads; ``credentials(upstream, env, url, caller)`` gives
+    the headers (and the ``httpx2`` auth) of an HTTP upstream when it connects (the
+    transport resolves the entry's ``auth``); ``closers`` run when the pool closes. A
+    server whose auth forwards or exchanges the caller's token has sessions per caller (at
+    most :data:`MAX_CALLER_SESSIONS` of them, each at most :data:`CALLER_SESSION_SECONDS`
+    old), so no caller's token serves another.
     ``relist_after``: a call re-lists the upstream's tools (and re-checks its pins) first
     when the last listing is older than that many seconds; ``list_changed`` re-lists at
     once. ``connect_timeout`` bounds one connect and its first listing. ``max_bytes``
@@ -180,7 +181,8 @@ class UpstreamPool:
         catalog: Catalog,
         *,
         env: Mapping[str, str],
-        headers: Callable[..., Coroutine[Any, Any, dict[str, str]]] | None = None,
+        credentials: Callable[..., Coroutine[Any, Any, Any]] | None = None,
+        closers: tuple[Callable[[], Coroutine[Any, Any, None]], ...] = (),
         relist_after: float = 5.0,
         connect_timeout: float = 10.0,
         max_bytes: int = 10_000_000,
@@ -190,7 +192,8 @@ class UpstreamPool:
         self.env = env
         self.mode = mode
         self.telemetry = telemetry if telemetry is not None else Telemetry(False)
-        self.headers = headers
+        self.credentials = credentials
+        self._closers = closers
         self.relist_after = relist_after
         self.connect_timeout = connect_timeout
         self.max_bytes = max_bytes
@@ -304,6 +307,7 @@ class UpstreamPool:
     async def _stop_all(self) -> None:
         links = [link for server in self.servers.values() for link in server.all_links()]
         await asyncio.gather(*(link.stop() for link in links), return_exceptions=True)
+        await asyncio.gather(*(close() for close in self._closers), return_exceptions=True)
         # what is still running (a call, a connect that never answers) ends now
         rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         for task in rest:

@@ -144,7 +144,8 @@ class McpTransport:
             self._pool = UpstreamPool(
                 self._catalog,
                 env=self.env,
-                headers=self._auth.headers,
+                credentials=self._auth.credentials,
+                closers=(self._auth.aclose,),
                 relist_after=self._relist_after,
                 connect_timeout=self._connect_timeout,
                 telemetry=self._telemetry,
@@ -245,13 +246,14 @@ class McpTransport:
                 result = await link.call(plan.tool, request.arguments, plan.timeout, hooks, caller)
             except CallStopped as stop:
                 error = stop.error
-                if request.redactor:
-                    error = ToolError(error.type, request.redactor(error.msg), error.loc)
+                hide = _masking(request, link.secrets)
+                if hide:
+                    error = ToolError(error.type, hide(error.msg), error.loc)
                 sent = not isinstance(stop, NotSent)
                 if not sent and error.type == "unavailable" and number < len(links):
                     continue  # nothing reached this replica: the next one may answer
                 return Delivery(error_result(call, [error]), reached=sent)
-            return Delivery(shape_result(call, plan, result, request.redactor))
+            return Delivery(shape_result(call, plan, result, _masking(request, link.secrets)))
         return Delivery(error_result(call, [error]), reached=False)
 
 
@@ -263,3 +265,10 @@ def _closed(call: ToolCall) -> Delivery:
 def _cancelling() -> bool:
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+def _masking(request: McpRequest, session: list[str]) -> Redactor:
+    """The call's secrets, and the credentials its session sends (an upstream may echo them)."""
+    if session:
+        request.redactor.add_token(*session)
+    return request.redactor

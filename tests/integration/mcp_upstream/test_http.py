@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import time
 
 import pytest
 from starlette.applications import Starlette
@@ -43,28 +44,35 @@ def test_static_headers_and_bearer_auth_and_never_the_callers_token(http_url: st
     with upstream_executor(upstream, env=env) as executor:
         seen = _seen(executor, context=ToolContext.make(token="the-callers-own-token"))
         dry = executor.prepare(ToolCall("up_echo", {"text": "x"}))
-    assert seen["authorization"] == "Bearer upstream-secret-1"
+    assert seen["authorization"] == "Bearer ***"  # what the session sends is masked in answers
+    assert seen["authorization-sha256"] == _sha("Bearer upstream-secret-1")
     assert seen["x-team"] == "ops"
     assert "the-callers-own-token" not in json.dumps(seen)
     assert "upstream-secret-1" not in json.dumps(dry.to_dict())
 
 
-def test_oauth_client_credentials_fetch_one_token(http_url: str) -> None:
+def test_oauth_client_credentials_fetch_one_token_and_renew_it(http_url: str) -> None:
     grants: list[dict[str, str]] = []
 
     async def token(request: Request) -> JSONResponse:
         grants.append(dict(await request.form()))  # type: ignore[arg-type]
-        return JSONResponse(
-            {"access_token": "cc-token-9", "token_type": "Bearer", "expires_in": 600}
-        )
+        # the cache keeps a 1 s token for half a second
+        body = {"access_token": f"cc-{len(grants)}", "token_type": "Bearer"}
+        return JSONResponse({**body, "expires_in": 1})
 
     with BackgroundServer(Starlette(routes=[Route("/token", token, methods=["POST"])])) as idp:
         auth = OAuth2ClientCredentials(f"{idp.url}/token", "toolcat", "${CLIENT_SECRET}")
         upstream = McpUpstream("up", urls=(http_url,), auth=auth)
         with upstream_executor(upstream, env={"CLIENT_SECRET": "s3cret"}) as executor:
-            assert _seen(executor)["authorization"] == "Bearer cc-token-9"
-            assert executor.execute(ToolCall("up_echo", {"text": "again"})).ok
-    assert len(grants) == 1 and grants[0]["grant_type"] == "client_credentials"
+            first = _seen(executor)
+            time.sleep(0.6)  # the first token expires while the session stays open
+            second = _seen(executor)
+            assert executor.mcp.pool.status()["up"].restarts == 0
+    number = {_sha(f"Bearer cc-{n}"): n for n in range(1, len(grants) + 1)}
+    # a new token on the same session (no restart)
+    assert number[first["authorization-sha256"]] < number[second["authorization-sha256"]]
+    assert first["authorization"] == second["authorization"] == "Bearer ***"
+    assert grants[0]["grant_type"] == "client_credentials"
 
 
 def _sha(text: str) -> str:
@@ -116,7 +124,6 @@ def test_forward_caller_token_opens_a_session_per_caller(http_url: str) -> None:
     assert alice["authorization-sha256"] == _sha("Bearer alice-token-1")
     assert again["authorization-sha256"] == alice["authorization-sha256"]
     assert bob["authorization-sha256"] == _sha("Bearer bob-token-2")
-    assert executor.mcp.pool.status()["up"].restarts == 0
     assert nobody.error is not None and nobody.error.type == "refused_by_policy"
     assert "carries none" in nobody.error.msg
 
