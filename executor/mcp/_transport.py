@@ -127,6 +127,15 @@ class McpTransport:
         self._pool: UpstreamPool | None = None
         self._auth = UpstreamAuth()
 
+    def bind(self, catalog: Catalog, settings: ExecutorSettings, telemetry: Telemetry) -> None:
+        """Take what an executor gives (its catalog, env, telemetry) where none was given."""
+        if self._catalog is None:
+            self._catalog = catalog
+        if self._env is None:
+            self._env = settings.env
+        if self._telemetry is None:
+            self._telemetry = telemetry
+
     @property
     def env(self) -> Mapping[str, str]:
         if self._env is not None:
