@@ -237,6 +237,8 @@ class UpstreamPool:
     def start(self) -> None:
         """Connect every upstream in the background (``serve`` does; a call does it anyway)."""
         for server in self.servers.values():
+            if server.per_caller:  # no caller, no token to connect with: the first call connects
+                continue
             for link in server.links:
                 self.submit(link.warm())
 
@@ -244,7 +246,7 @@ class UpstreamPool:
         """Every upstream's :class:`UpstreamStatus`, by server name."""
         out = {}
         for name, server in self.servers.items():
-            links = server.links
+            links = server.all_links()  # with the sessions per caller, if any
             best = max(links, key=lambda link: _RANK[link.state])
             now = time.monotonic()
             out[name] = UpstreamStatus(
@@ -259,13 +261,17 @@ class UpstreamPool:
 
     def offered(self, tool: ToolDefinition) -> bool:
         """Whether ``tool`` may be offered now: an HTTP tool always; a tool of an upstream
-        once its pin was checked and not refused (``on_change: warn``/``accept`` offer it)."""
+        once its pin was checked and not refused (``on_change: warn``/``accept`` offer it).
+        A server whose sessions are per caller is checked at a caller's first call: its
+        tools are offered until then."""
         command = tool.command
         if not isinstance(command, McpCommand):
             return True
         server = self.servers.get(command.server)
-        if server is None or not server.checked:
+        if server is None:
             return False
+        if not server.checked:  # a server reached with each caller's token is checked then
+            return server.per_caller
         return tool.name not in server.refused
 
     def subscribe(self, callback: Callable[[str], None]) -> None:

@@ -115,7 +115,13 @@ def test_a_lost_session_is_re_established() -> None:
 def test_forward_caller_token_opens_a_session_per_caller(http_url: str) -> None:
     upstream = McpUpstream("up", urls=(http_url,), auth=ForwardCallerToken())
     with upstream_executor(upstream) as executor:
+        pool = executor.mcp.pool
+        headers_tool = executor.catalog.get("up_headers")
+        assert headers_tool is not None
+        pool.start()  # connects nothing: there is no caller yet
+        assert pool.offered(headers_tool) and pool.status()["up"].state == "idle"
         alice = _seen(executor, context=ToolContext.make(token="alice-token-1"))
+        assert pool.status()["up"].state == "ready"  # alice's session
         bob = _seen(executor, context=ToolContext.make(token="bob-token-2"))
         again = _seen(executor, context=ToolContext.make(token="alice-token-1"))
         nobody = executor.execute(ToolCall("up_headers", {}))
