@@ -34,6 +34,7 @@ log = logging.getLogger("toolcat.mcp")
 _OVER_LIMIT = "byte limit"
 _BACKOFF_START = 0.5
 _BACKOFF_MAX = 30.0
+_DOWN_MIN = 10.0  # seconds a replica that failed to connect is marked down at least
 _MAX_ERROR = 300
 # the hooks of the call this task runs (2026-era input requests run in the call's task)
 _CALL: ContextVar[CallHooks | None] = ContextVar("toolcat_mcp_link_call", default=None)
@@ -148,7 +149,10 @@ class Link:
         """Note a failed connect (and when to try again); the error for the call."""
         self._failures += 1
         wait = min(_BACKOFF_MAX, _BACKOFF_START * 2 ** (self._failures - 1))
-        self._retry_at = self.down_until = time.monotonic() + wait
+        now = time.monotonic()
+        self._retry_at = now + wait
+        # a replica that failed is tried after the others for a while (they answer meanwhile)
+        self.down_until = now + max(wait, _DOWN_MIN if self.server.count > 1 else 0.0)
         self.state, self.error = "failed", why
         log.warning("MCP server %s (%s): cannot connect: %s", self.name, self.label, why)
         return NotSent(ToolError("unavailable", f"MCP server {self.name!r} is unavailable: {why}"))
