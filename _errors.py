@@ -42,6 +42,9 @@ and friends written before the root existed still work)::
     │       ├── ModelConnectionError                no answer: connect, timeout, reset
     │       └── ModelResponseError                  a reply that breaks the protocol
     │
+    ├── toolcat.executor.mcp: tools of upstream MCP servers
+    │   └── NotSent                                 a call stopped before it reached the upstream
+    │
     ├── toolcat.executor.mcp_server
     │   ├── AuthConfigError           [ValueError]  auth settings that cannot be used
     │   ├── AnswerRefused             [ValueError]  an identity provider answer it cannot use

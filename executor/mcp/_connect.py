@@ -1,0 +1,234 @@
+"""Connecting to one upstream MCP server: an entered SDK client, and its whole tool list.
+
+:func:`open_client` resolves the entry's raw ``${VAR}`` strings against ``env`` and enters
+an ``mcp.client.Client``: a stdio subprocess that gets only the entry's ``env`` plus
+``PATH``, read by a bounded reader (``_stdio``), or streamable HTTP to one of its URLs.
+``mode="auto"`` lets the SDK speak whichever protocol era the server answers. The
+subprocess's stderr goes to toolcat's log, bounded (see :class:`StderrLog`).
+
+:func:`list_all_tools` walks every page of ``tools/list``. The importer and the pool both use
+these two, so what ``toolcat import mcp`` pins is what the runtime compares.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from toolcat.catalog import McpUpstream
+from toolcat.catalog.common import escape_controls, interpolate
+
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "MAX_PAGES",
+    "StderrLog",
+    "list_all_tools",
+    "open_client",
+    "resolve_url",
+]
+
+log = logging.getLogger("toolcat.mcp")
+
+#: The most bytes of one message read from an upstream (a longer answer is refused).
+MAX_MESSAGE_BYTES = 10_000_000
+
+#: The most ``tools/list`` pages read from one server (a paginator that never ends stops).
+MAX_PAGES = 1000
+
+# the parts of a listed tool the importer and the pins read; _meta, icons and execution
+# hints are the server's business
+_KEPT = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+
+
+async def list_all_tools(client: Any) -> list[dict[str, Any]]:
+    """Every tool ``client`` lists, page by page, as MCP JSON (``inputSchema``, ...).
+
+    Each tool keeps its name, title, description, input and output schema and
+    annotations (``null`` fields left out); ``_meta`` and icons are dropped. A server
+    whose cursors repeat or never end is read up to :data:`MAX_PAGES` pages.
+    """
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+        for tool in page.tools:
+            listed = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+            tools.append({k: listed[k] for k in _KEPT if k in listed})
+        cursor = page.next_cursor
+        if not cursor or cursor in seen:
+            break
+        seen.add(cursor)
+    return tools
+
+
+def resolve_url(upstream: McpUpstream, env: Mapping[str, str], index: int = 0) -> str:
+    """The ``index``-th URL of an HTTP upstream, its ``${VAR}`` resolved."""
+    return interpolate(upstream.urls[index], env, where=f"mcp_servers.{upstream.name}.url")
+
+
+@asynccontextmanager
+async def open_client(
+    upstream: McpUpstream,
+    *,
+    env: Mapping[str, str],
+    url: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    auth: Any = None,
+    mode: str = "auto",
+    connect_timeout: float = 30.0,
+    max_bytes: int = MAX_MESSAGE_BYTES,
+    on_exit: Callable[[], None] | None = None,
+    **client_options: Any,
+) -> AsyncIterator[Any]:
+    """An entered ``mcp.client.Client`` of ``upstream`` (closed, and a stdio server
+    stopped, on exit).
+
+    >>> # async with open_client(upstream, env=os.environ) as client:
+    >>> #     tools = await list_all_tools(client)
+
+    ``env`` is what ``${VAR}`` reads (the command, its env and cwd, URLs, headers).
+    ``url`` picks one replica of an HTTP upstream (default: its first URL, resolved);
+    ``headers`` are sent on every HTTP request besides the entry's own (the pool puts
+    the resolved auth there), ``auth`` is an ``httpx2.Auth`` (a token refreshed per
+    request). ``client_options`` go to ``Client`` (``message_handler``,
+    ``elicitation_callback``, ``read_timeout_seconds``, ...). No message over ``max_bytes``
+    is read whole (stdio lines, SSE events). ``on_exit()`` is called when a stdio server
+    exits on its own. ``mode`` is the SDK's:
+    ``"auto"`` (either era) or ``"legacy"`` (the initialize handshake).
+
+    Raises ``MissingVariableError`` for an unset variable, ``OSError`` for a command
+    that cannot start, and what the SDK raises for a server that fails the handshake.
+    """
+    from mcp import Client
+
+    where = f"mcp_servers.{upstream.name}"
+    if upstream.stdio:
+        from ._stdio import bounded_stdio
+
+        argv = [interpolate(a, env, where=f"{where}.command") for a in upstream.command]
+        child_env = {
+            k: interpolate(str(v), env, where=f"{where}.env.{k}") for k, v in upstream.env.items()
+        }
+        path = os.environ.get("PATH")
+        if path is not None and "PATH" not in child_env:
+            child_env["PATH"] = path
+        cwd = interpolate(upstream.cwd, env, where=f"{where}.cwd") if upstream.cwd else None
+        with StderrLog(upstream.name) as errlog:
+            transport = bounded_stdio(
+                argv,
+                env=child_env,
+                cwd=cwd,
+                errlog=errlog.writer,
+                max_bytes=max_bytes,
+                on_exit=on_exit,
+            )
+            async with Client(transport, mode=mode, cache=None, **client_options) as client:
+                errlog.started()
+                yield client
+        return
+
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    target = url if url is not None else resolve_url(upstream, env)
+    sent = {
+        k: interpolate(str(v), env, where=f"{where}.headers.{k}")
+        for k, v in upstream.headers.items()
+    }
+    sent.update(headers or {})
+    timeout = httpx2.Timeout(connect_timeout, read=max(upstream.timeout, 300.0))
+    from ._http import CappedTransport
+
+    capped = CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes)
+    async with httpx2.AsyncClient(
+        headers=sent, timeout=timeout, transport=capped, auth=auth
+    ) as http:
+        transport = streamable_http_client(target, http_client=http, max_sse_event_size=max_bytes)
+        async with Client(transport, mode=mode, cache=None, **client_options) as client:
+            yield client
+
+
+class StderrLog:
+    """A stdio upstream's stderr, read by a thread into toolcat's log, bounded.
+
+    Each line is cut at :attr:`MAX_LINE` characters; at most :attr:`MAX_RATE` lines a
+    second are logged, and the number dropped beyond that is logged at the next second
+    with output, or after a quiet second. The thread ends when the server's end of the
+    pipe closes.
+    """
+
+    MAX_LINE = 2000
+    MAX_RATE = 20
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        read_fd, write_fd = os.pipe()
+        self.writer = os.fdopen(write_fd, "w")
+        self._reader = os.fdopen(read_fd, "rb")
+        self._second, self._logged, self._dropped = 0, 0, 0
+        self._thread = threading.Thread(
+            target=self._pump, name=f"toolcat-mcp-stderr-{server}", daemon=True
+        )
+        self._thread.start()
+
+    def started(self) -> None:
+        """The child holds its own copy of the pipe: close ours, so EOF comes when it exits."""
+        if not self.writer.closed:
+            self.writer.close()
+
+    def __enter__(self) -> StderrLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.started()
+
+    def _pump(self) -> None:
+        fd = self._reader.fileno()
+        pending, skipping = b"", False
+        with self._reader:
+            while True:
+                # a second without output ends a flood: say how much of it was dropped
+                if not select.select([fd], [], [], 1.0)[0]:
+                    self._report_dropped()
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    if skipping:  # the rest of a line already logged, cut
+                        skipping = False
+                        continue
+                    self._line(line)
+                if len(pending) > self.MAX_LINE * 4:
+                    self._line(pending)
+                    pending, skipping = b"", True
+        if pending and not skipping:
+            self._line(pending)
+        self._report_dropped()
+
+    def _line(self, line: bytes) -> None:
+        now = int(time.monotonic())
+        if now != self._second:
+            self._report_dropped()
+            self._second, self._logged = now, 0
+        if self._logged >= self.MAX_RATE:
+            self._dropped += 1
+            return
+        self._logged += 1
+        text = escape_controls(line.decode("utf-8", "replace").rstrip("\r"))
+        if len(text) > self.MAX_LINE:
+            text = text[: self.MAX_LINE] + "…"
+        log.info("mcp server %s: %s", self.server, text)
+
+    def _report_dropped(self) -> None:
+        if self._dropped:
+            log.warning("mcp server %s: %d stderr lines not logged", self.server, self._dropped)
+            self._dropped = 0
