@@ -579,13 +579,13 @@ class McpServer:
             return types.CallToolResult.model_validate(format_result("mcp", found))
         asking = Asking(modern=ctx.protocol_version in MODERN_PROTOCOL_VERSIONS)
         if asking.modern and params.request_state is not None:  # a retry with the answer
-            found = self._parked.find(params)
-            if isinstance(found, str):  # an answer to an upstream question, too late
-                refused = error_result(call, [ToolError("cancelled", found)])
+            waiting = self._parked.find(params)
+            if isinstance(waiting, str):  # an answer to an upstream question, too late
+                refused = error_result(call, [ToolError("cancelled", waiting)])
                 return types.CallToolResult.model_validate(format_result("mcp", refused))
-            if found is not None:  # the answer to an upstream's question: hand it over
+            if waiting is not None:  # the answer to an upstream's question: hand it over
                 answer = (params.input_responses or {}).get(RELAY_KEY)
-                answered: Any = await self._parked.run(found, ctx, None, answer)
+                answered: Any = await self._parked.run(waiting, ctx, None, answer)
                 return answered  # type: ignore[no-any-return]
             asking.answer = read_answer(params, self.confirm_timeout)
         tool = served.tools.get(params.name)
