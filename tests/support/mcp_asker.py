@@ -21,6 +21,7 @@ so a test can tell whether the process outlived its client.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import anyio
@@ -86,16 +87,26 @@ async def _ask(
     return _said(types.ElicitResult.model_validate(data))
 
 
-async def _sample(ctx: ServerRequestContext[Any, Any]) -> types.CallToolResult:
+async def _sample(
+    ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+) -> types.CallToolResult | types.InputRequiredResult:
     message = types.SamplingMessage(
         role="user", content=types.TextContent(type="text", text="Say hello.")
     )
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # asked in the call's result
+        response = (params.input_responses or {}).get("sample")
+        if response is None:
+            ask = types.CreateMessageRequest(
+                params=types.CreateMessageRequestParams(messages=[message], max_tokens=10)
+            )
+            return types.InputRequiredResult(input_requests={"sample": ask}, request_state="s")
+        return _text(f"sampled: {response}")
     try:
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return _text("sampling failed: not asked in this era")
-        reply = await ctx.session.create_message(
-            [message], max_tokens=10, related_request_id=ctx.request_id
-        )
+        with warnings.catch_warnings():  # sampling is deprecated from 2026-07-28 on
+            warnings.simplefilter("ignore")
+            reply = await ctx.session.create_message(
+                [message], max_tokens=10, related_request_id=ctx.request_id
+            )
     except Exception as exc:  # the client refused: say so, as a result
         return _text(f"sampling failed: {exc}")
     return _text(f"sampled: {reply.content}")
@@ -119,7 +130,7 @@ async def _call_tool(
     if params.name == "ask":
         return await _ask(ctx, params)
     if params.name == "sample":
-        return await _sample(ctx)
+        return await _sample(ctx, params)
     if params.name == "wait":
         return await _wait()
     return types.CallToolResult(

@@ -66,9 +66,11 @@ def upstream_call(calls: ParkedCalls, parked: Any, ctx: Any) -> Any:
 def test_the_question_goes_out_and_the_retry_hands_the_answer_to_the_waiting_call() -> None:
     async def scenario() -> None:
         calls, ctx = ParkedCalls(timeout=5), context()
+        session: Any = ctx.session
         parked = calls.new("paint", {"wall": 1})
         first = await calls.run(parked, ctx, upstream_call(calls, parked, ctx))
         assert isinstance(first, types.InputRequiredResult)
+        assert first.input_requests is not None
         asked = first.input_requests["upstream"]
         assert isinstance(asked, types.ElicitRequest) and asked.params == QUESTION
         assert len(calls) == 1
@@ -78,7 +80,7 @@ def test_the_question_goes_out_and_the_retry_hands_the_answer_to_the_waiting_cal
         done = await calls.run(parked, context(), None, params.input_responses["upstream"])
         assert done == "accept {'colour': 'red'}"
         assert len(calls) == 0  # answered and finished: forgotten
-        assert ctx.session.progress == [(1, 2, "half way")]
+        assert session.progress == [(1, 2, "half way")]
 
     asyncio.run(scenario())
 
