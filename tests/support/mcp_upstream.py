@@ -12,8 +12,10 @@ output schema), ``described`` (its description is read at every listing from the
 named by ``MCP_UPSTREAM_DESCRIPTION_FILE``, else ``MCP_UPSTREAM_DESCRIPTION``, so a test
 changes it under a running server), ``changed`` (sends ``notifications/tools/list_changed``),
 ``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``noise`` (writes lines
-that are not JSON-RPC on stdout), ``env`` (the value of a variable, or ``null``) and
-``headers`` (the HTTP headers the call came with). ``MCP_UPSTREAM_PAGE_SIZE`` lists the
+that are not JSON-RPC on stdout), ``ask`` (elicits a form from the client, handshake era),
+``env`` (the value of a variable, or ``null``) and ``headers`` (the HTTP headers the call
+came with). ``slow`` writes ``cancelled`` to ``MCP_UPSTREAM_CANCELLED_FILE`` when its call
+is cancelled. ``MCP_UPSTREAM_PAGE_SIZE`` lists the
 tools in pages of that size.
 """
 
@@ -32,6 +34,8 @@ import anyio
 import mcp_types as types
 from mcp.server import NotificationOptions, Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
     "TOOLS",
@@ -42,6 +46,7 @@ __all__ = [
     "pinned_catalog",
     "stdio_upstream",
     "tool_definitions",
+    "upstream_executor",
 ]
 
 # a 1x1 transparent PNG
@@ -106,6 +111,12 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any] | None, dict[str, Any
     "noise": (
         "Write lines that are not JSON-RPC on stdout, then answer.",
         _schema({"lines": {"type": "integer"}}, "lines"),
+        None,
+        None,
+    ),
+    "ask": (
+        "Ask the client a question (elicitation), then answer with the reply.",
+        _schema({"question": {"type": "string"}}),
         None,
         None,
     ),
@@ -178,6 +189,20 @@ def pinned_catalog(*upstreams: Any, prefix: str = "", env: dict[str, str] | None
     return Catalog(tools, [], env=env, mcp_servers=upstreams)
 
 
+def upstream_executor(*upstreams: Any, env: dict[str, str] | None = None, **transport: Any) -> Any:
+    """An executor of every tool of this server for each of ``upstreams`` (``up_echo``, ...);
+    ``env`` is what ``${VAR}`` reads; ``transport`` goes to its ``McpTransport``
+    (``relist_after``, ``mode``, ...)."""
+    from toolcat.catalog import McpCommand
+    from toolcat.executor import Executor, ExecutorSettings
+    from toolcat.executor.mcp import McpTransport
+
+    catalog = pinned_catalog(*upstreams, env=env or {})
+    options = {"connect_timeout": 60.0, **transport}
+    settings = ExecutorSettings(env=env or {}, transports={McpCommand: McpTransport(**options)})
+    return Executor(catalog, settings)
+
+
 async def _list_tools(
     ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
@@ -206,20 +231,34 @@ async def _call_tool(
     if name == "slow":
         seconds = float(args["seconds"])
         steps = max(1, int(seconds * 10))
-        for i in range(steps):
-            await ctx.session.report_progress(i, steps, f"step {i}")
-            await anyio.sleep(seconds / steps)
+        try:
+            for i in range(steps):
+                await ctx.session.report_progress(i, steps, f"step {i}")
+                await anyio.sleep(seconds / steps)
+        except anyio.get_cancelled_exc_class():
+            marker = os.environ.get("MCP_UPSTREAM_CANCELLED_FILE")
+            if marker:  # the test that cancelled the call looks for it
+                with open(marker, "w") as f:
+                    f.write("cancelled")
+            raise
         return _text(f"slept {seconds}")
+    if name == "ask":
+        answer = await ctx.session.elicit_form(
+            message=str(args.get("question", "Go on?")),
+            requested_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
+            related_request_id=ctx.request_id,
+        )
+        return _text(json.dumps({"action": answer.action, "content": answer.content}))
     if name == "fail":
         return _text(str(args.get("message", "it failed")), error=True)
     if name == "big":
         return _text("x" * int(args["n"]))
     if name == "image":
-        data = base64.b64encode(PNG).decode()
+        encoded = base64.b64encode(PNG).decode()
         return types.CallToolResult(
             content=[
                 types.TextContent(type="text", text="a pixel"),
-                types.ImageContent(type="image", data=data, mime_type="image/png"),
+                types.ImageContent(type="image", data=encoded, mime_type="image/png"),
             ]
         )
     if name == "structured":
@@ -230,7 +269,10 @@ async def _call_tool(
     if name == "described":
         return _text(f"{description()} ({args.get('city', 'nowhere')})")
     if name == "changed":
-        await ctx.session.send_tool_list_changed()
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # to subscriptions/listen streams
+            await _BUS.publish(ToolsListChanged())
+        else:
+            await ctx.session.send_tool_list_changed()
         return _text("announced")
     if name == "crash":
         sys.stdout.flush()
@@ -268,9 +310,18 @@ class _Upstream(Server[Any]):
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
+# where 2026-07-28 clients hear of a change (subscriptions/listen); one per process
+_BUS = InMemorySubscriptionBus()
+
+
 def build_server() -> Server[Any]:
     """A fresh server with the tools of :data:`TOOLS`."""
-    return _Upstream("mcp-upstream", on_list_tools=_list_tools, on_call_tool=_call_tool)
+    return _Upstream(
+        "mcp-upstream",
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool,
+        on_subscriptions_listen=ListenHandler(_BUS),
+    )
 
 
 def http_app() -> Any:
