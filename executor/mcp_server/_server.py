@@ -563,10 +563,11 @@ class McpServer:
         )
         if self.tool_search and params.name == SEARCH_TOOL_NAME:
             # a thread: the first search builds the index, too long to block the event loop
-            searchable: Any = served.tools
+            # an upstream's tool while its upstream offers it, as tools/list does
+            searchable: Any = [n for n in served.tools if offered(served.executor, served.tools, n)]
             guard = served.executor.access
             if guard.enabled:  # search finds only what this caller may call
-                searchable = guard.allowed(_identity(ctx), served.tools)
+                searchable = guard.allowed(_identity(ctx), searchable)
             found, _ = await anyio.to_thread.run_sync(
                 lambda: run_search_tool(
                     served.catalog,
