@@ -11,12 +11,11 @@ Its tools (:data:`TOOLS`): ``echo``, ``add``, ``slow`` (sleeps, reporting progre
 output schema), ``described`` (its description is read at every listing from the file
 named by ``MCP_UPSTREAM_DESCRIPTION_FILE``, else ``MCP_UPSTREAM_DESCRIPTION``, so a test
 changes it under a running server), ``changed`` (sends ``notifications/tools/list_changed``),
-``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``noise`` (writes lines
-that are not JSON-RPC on stdout), ``ask`` (elicits a form from the client, handshake era),
-``env`` (the value of a variable, or ``null``) and ``headers`` (the HTTP headers the call
-came with). ``slow`` writes ``cancelled`` to ``MCP_UPSTREAM_CANCELLED_FILE`` when its call
-is cancelled. ``MCP_UPSTREAM_PAGE_SIZE`` lists the
-tools in pages of that size.
+``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``ask`` (elicits a
+form from the client, handshake era), ``env`` (the value of a variable, or ``null``) and
+``headers`` (the HTTP headers the call came with). ``slow`` writes ``cancelled`` to
+``MCP_UPSTREAM_CANCELLED_FILE`` when its call is cancelled. ``MCP_UPSTREAM_PAGE_SIZE``
+lists the tools in pages of that size.
 """
 
 from __future__ import annotations
@@ -105,12 +104,6 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any] | None, dict[str, Any
     "shout": (
         "Write many lines on stderr, then answer.",
         _schema({"lines": {"type": "integer"}, "width": {"type": "integer"}}, "lines"),
-        None,
-        None,
-    ),
-    "noise": (
-        "Write lines that are not JSON-RPC on stdout, then answer.",
-        _schema({"lines": {"type": "integer"}}, "lines"),
         None,
         None,
     ),
@@ -283,11 +276,6 @@ async def _call_tool(
             print(line, file=sys.stderr)
         sys.stderr.flush()
         return _text("shouted")
-    if name == "noise":
-        for i in range(int(args["lines"])):
-            sys.stdout.write(f"this is not JSON-RPC {i}\n")
-        sys.stdout.flush()
-        return _text("noisy")
     if name == "env":
         return _text(json.dumps(os.environ.get(str(args["name"]))))
     if name == "headers":
