@@ -540,6 +540,7 @@ class McpServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         served = self._current()
+        self._start_upstreams(served)  # started by run_stdio/run_http; else by the first list
         # an upstream's tool while its upstream checked it against its pin
         listed = [t for t in served.listed if offered(served.executor, served.tools, t["name"])]
         guard = served.executor.access
