@@ -787,7 +787,8 @@ class McpServer:
         register_metrics(lambda: self._served.executor if self._served is not None else None)
 
     def readiness(self) -> dict[str, Any]:
-        """The catalog's part of ``/readyz``: nothing that names a tool, file or caller."""
+        """The catalog's part of ``/readyz``: nothing that names a tool, file or caller.
+        Each upstream MCP server is reported (``upstreams``), never waited for."""
         served = self._served
         status: dict[str, Any] = {
             "catalog_loaded": served is not None,
