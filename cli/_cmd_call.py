@@ -162,7 +162,7 @@ def _print_request(request: dict[str, Any], fmt: str) -> None:
 def _print_mcp_call(call: dict[str, Any], fmt: str) -> None:
     """The upstream call a dry run of a tool of an MCP server shows: where it goes (the
     server, its transport and endpoint as written) and the upstream tool's arguments."""
-    from toolcat.catalog import escape_controls, escape_json_controls
+    from toolcat.catalog.common import escape_controls, escape_json_controls
 
     if fmt == "json":
         doc = json.dumps(call, indent=2, ensure_ascii=False, default=str)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import thaw
+from toolcat.catalog.common import thaw
 from toolcat.executor import format_result
 
 if TYPE_CHECKING:
