@@ -278,9 +278,10 @@ def _hint(text: str) -> tuple[str, bool]:
     from toolcat.loader import McpPolicyError, parse_mcp_hint
 
     try:
-        return parse_mcp_hint(text)
+        hint: tuple[str, bool] = parse_mcp_hint(text)
     except McpPolicyError as exc:
         raise CliError(f"--include/exclude-annotation {exc}") from None
+    return hint
 
 
 def _list_tools(server: str, entry: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:

@@ -89,8 +89,8 @@ def mcp_listing_catalog(server: str, listing: Sequence[Mapping[str, Any]]) -> Ca
     tools = []
     for tool in listing:
         name = str(tool.get("name"))
-        given = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
-        schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+        given = _mapping(tool.get("annotations"))
+        schema = _mapping(tool.get("inputSchema"))
         output = tool.get("outputSchema")
         tools.append(
             ToolDefinition(
@@ -110,3 +110,7 @@ def mcp_listing_catalog(server: str, listing: Sequence[Mapping[str, Any]]) -> Ca
         )
     unique = {t.name: t for t in tools}.values()  # a server listing a name twice: the last
     return Catalog(unique, [], mcp_servers=[McpUpstream(name=server, command=("?",))])
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}

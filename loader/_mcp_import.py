@@ -248,7 +248,7 @@ def _confirm_of(rules: list[McpRule], override: McpOverride) -> bool | None:
 
 
 def _annotations(tool: Mapping[str, Any]) -> dict[str, Any]:
-    given = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    given = _mapping(tool.get("annotations"))
     out: dict[str, Any] = {}
     title = tool.get("title") or given.get("title")
     if isinstance(title, str) and title:
@@ -269,8 +269,8 @@ def _parameters(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The arguments the model sees (catalog names), and the schema's ``$defs``."""
     upstream = str(tool["name"])
-    schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    schema = _mapping(tool.get("inputSchema"))
+    props = _mapping(schema.get("properties"))
     required = {str(r) for r in schema.get("required") or () if isinstance(r, str)}
     for what, names in (
         ("hide", hidden),
@@ -324,5 +324,8 @@ def _parameters(
     extra = sorted(k for k in schema if k not in ("type", "properties", "required", "$defs"))
     if extra:
         report.notes.append(f"input schema keys not written: {', '.join(extra)}")
-    defs = schema.get("$defs") if isinstance(schema.get("$defs"), dict) else {}
-    return out, dict(defs)
+    return out, _mapping(schema.get("$defs"))
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}

@@ -211,12 +211,12 @@ class _PolicyDoc(BaseModel):
     tools: dict[str, _OverrideDoc] = Field(default_factory=dict)
 
 
-def _pairs(value: dict[str, bool] | list[str] | None) -> tuple[tuple[str, bool], ...]:
+def _pairs(value: Mapping[Hint, bool] | list[Hint] | None) -> tuple[tuple[str, bool], ...]:
     if value is None:
         return ()
     if isinstance(value, list):
         return tuple((h, True) for h in value)
-    return tuple(value.items())
+    return tuple((str(h), v) for h, v in value.items())
 
 
 def _selection(doc: _SelectionDoc | None) -> McpSelection:
