@@ -38,6 +38,7 @@ ALLOWED: dict[str, set[str]] = {
     "executor": {"catalog"},  # the core
     "executor.guards": {"catalog"},  # the core's guards and its HTTP transport
     "executor.http": {"catalog"},
+    "executor.mcp": {"catalog"},  # the MCP transport: what runs an McpCommand
     "executor.providers": {"catalog", "executor"},
     "executor.agent": {"catalog", "executor", "executor.providers"},
     "executor.mcp_server": {"catalog", "executor", "executor.providers", "loader"},

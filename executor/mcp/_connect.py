@@ -1,0 +1,194 @@
+"""Connecting to one upstream MCP server: an entered SDK client, and its whole tool list.
+
+:func:`open_client` resolves the entry's raw ``${VAR}`` strings against ``env`` and enters
+an ``mcp.client.Client``: a stdio subprocess (``StdioServerParameters``) that gets only the
+entry's ``env`` plus ``PATH`` (the SDK adds its own short list of non-secret variables:
+``HOME``, ``LOGNAME``, ``SHELL``, ``TERM``, ``USER``), or streamable HTTP to one of its URLs.
+``mode="auto"`` lets the SDK speak whichever protocol era the server answers. The
+subprocess's stderr goes to toolcat's log, bounded (see :class:`StderrLog`).
+
+:func:`list_all_tools` walks every page of ``tools/list``. The importer and the pool both use
+these two, so what ``toolcat import mcp`` pins is what the runtime compares.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from toolcat.catalog import McpUpstream, escape_controls, interpolate
+
+__all__ = ["MAX_PAGES", "StderrLog", "list_all_tools", "open_client", "resolve_url"]
+
+log = logging.getLogger("toolcat.mcp")
+
+#: The most ``tools/list`` pages read from one server (a paginator that never ends stops).
+MAX_PAGES = 1000
+
+# the parts of a listed tool the importer and the pins read; _meta, icons and execution
+# hints are the server's business
+_KEPT = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+
+
+async def list_all_tools(client: Any) -> list[dict[str, Any]]:
+    """Every tool ``client`` lists, page by page, as MCP JSON (``inputSchema``, ...).
+
+    Each tool keeps its name, title, description, input and output schema and
+    annotations (``null`` fields left out); ``_meta`` and icons are dropped. A server
+    whose cursors repeat or never end is read up to :data:`MAX_PAGES` pages.
+    """
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+        for tool in page.tools:
+            listed = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+            tools.append({k: listed[k] for k in _KEPT if k in listed})
+        cursor = page.next_cursor
+        if not cursor or cursor in seen:
+            break
+        seen.add(cursor)
+    return tools
+
+
+def resolve_url(upstream: McpUpstream, env: Mapping[str, str], index: int = 0) -> str:
+    """The ``index``-th URL of an HTTP upstream, its ``${VAR}`` resolved."""
+    return interpolate(upstream.urls[index], env, where=f"mcp_servers.{upstream.name}.url")
+
+
+@asynccontextmanager
+async def open_client(
+    upstream: McpUpstream,
+    *,
+    env: Mapping[str, str],
+    url: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    mode: str = "auto",
+    connect_timeout: float = 30.0,
+    **client_options: Any,
+) -> AsyncIterator[Any]:
+    """An entered ``mcp.client.Client`` of ``upstream`` (closed, and a stdio server
+    stopped, on exit).
+
+    >>> # async with open_client(upstream, env=os.environ) as client:
+    >>> #     tools = await list_all_tools(client)
+
+    ``env`` is what ``${VAR}`` reads (the command, its env and cwd, URLs, headers).
+    ``url`` picks one replica of an HTTP upstream (default: its first URL, resolved);
+    ``headers`` are sent on every HTTP request besides the entry's own (the pool puts
+    the resolved auth there). ``client_options`` go to ``Client`` (``message_handler``,
+    ``elicitation_callback``, ``read_timeout_seconds``, ...). ``mode`` is the SDK's:
+    ``"auto"`` (either era) or ``"legacy"`` (the initialize handshake).
+
+    Raises ``MissingVariableError`` for an unset variable, ``OSError`` for a command
+    that cannot start, and what the SDK raises for a server that fails the handshake.
+    """
+    from mcp import Client
+
+    where = f"mcp_servers.{upstream.name}"
+    if upstream.stdio:
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        argv = [interpolate(a, env, where=f"{where}.command") for a in upstream.command]
+        child_env = {
+            k: interpolate(str(v), env, where=f"{where}.env.{k}") for k, v in upstream.env.items()
+        }
+        path = os.environ.get("PATH")
+        if path is not None and "PATH" not in child_env:
+            child_env["PATH"] = path
+        params = StdioServerParameters(
+            command=argv[0],
+            args=argv[1:],
+            env=child_env,
+            cwd=interpolate(upstream.cwd, env, where=f"{where}.cwd") if upstream.cwd else None,
+        )
+        with StderrLog(upstream.name) as errlog:
+            async with Client(
+                stdio_client(params, errlog=errlog.writer), mode=mode, cache=None, **client_options
+            ) as client:
+                errlog.started()
+                yield client
+        return
+
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    target = url if url is not None else resolve_url(upstream, env)
+    sent = {
+        k: interpolate(str(v), env, where=f"{where}.headers.{k}")
+        for k, v in upstream.headers.items()
+    }
+    sent.update(headers or {})
+    timeout = httpx2.Timeout(connect_timeout, read=max(upstream.timeout, 300.0))
+    async with httpx2.AsyncClient(headers=sent, timeout=timeout) as http:
+        transport = streamable_http_client(target, http_client=http)
+        async with Client(transport, mode=mode, cache=None, **client_options) as client:
+            yield client
+
+
+class StderrLog:
+    """A stdio upstream's stderr, read by a thread into toolcat's log, bounded.
+
+    Each line is cut at :attr:`MAX_LINE` characters; at most :attr:`MAX_RATE` lines a
+    second are logged, and the number dropped beyond that is logged once the flood
+    ends. The thread ends when the server's end of the pipe closes.
+    """
+
+    MAX_LINE = 2000
+    MAX_RATE = 20
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        read_fd, write_fd = os.pipe()
+        self.writer = os.fdopen(write_fd, "w")
+        self._reader = os.fdopen(read_fd, "rb")
+        self._thread = threading.Thread(
+            target=self._pump, name=f"toolcat-mcp-stderr-{server}", daemon=True
+        )
+        self._thread.start()
+
+    def started(self) -> None:
+        """The child holds its own copy of the pipe: close ours, so EOF comes when it exits."""
+        if not self.writer.closed:
+            self.writer.close()
+
+    def __enter__(self) -> StderrLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.started()
+
+    def _pump(self) -> None:
+        second, logged, dropped = 0, 0, 0
+        with self._reader:
+            while True:
+                line = self._reader.readline(self.MAX_LINE * 4)
+                if not line:
+                    break
+                if not line.endswith(b"\n"):  # a long line: skip the rest of it
+                    while (rest := self._reader.readline(65536)) and not rest.endswith(b"\n"):
+                        pass
+                now = int(time.monotonic())
+                if now != second:
+                    if dropped:
+                        log.warning(
+                            "mcp server %s: %d stderr lines not logged", self.server, dropped
+                        )
+                    second, logged, dropped = now, 0, 0
+                if logged >= self.MAX_RATE:
+                    dropped += 1
+                    continue
+                logged += 1
+                text = escape_controls(line.decode("utf-8", "replace").rstrip("\r\n"))
+                if len(text) > self.MAX_LINE:
+                    text = text[: self.MAX_LINE] + "…"
+                log.info("mcp server %s: %s", self.server, text)
+        if dropped:
+            log.warning("mcp server %s: %d stderr lines not logged", self.server, dropped)
