@@ -197,15 +197,15 @@ def test_a_plain_import_over_hand_edits_is_refused(
     [
         (
             ["--", "toolcat-no-such-command"],
-            "toolcat: error: cannot reach the MCP server s (toolcat-no-such-command): ",
+            "toolcat: cannot reach the MCP server s (toolcat-no-such-command): ",
         ),
         (
             ["--url", "http://127.0.0.1:9/mcp"],
-            "toolcat: error: cannot reach the MCP server s (http://127.0.0.1:9/mcp): ",
+            "toolcat: cannot reach the MCP server s (http://127.0.0.1:9/mcp): ",
         ),
-        (["--url", "http://x", "--", "cmd"], "toolcat: error: give the server as --url URL or"),
-        ([], "toolcat: error: give the server as --url URL or"),
-        (["--update", "--", "cmd"], "toolcat: error: --update needs -o FILE"),
+        (["--url", "http://x", "--", "cmd"], "toolcat: give the server as --url URL or"),
+        ([], "toolcat: give the server as --url URL or"),
+        (["--update", "--", "cmd"], "toolcat: --update needs -o FILE"),
     ],
 )
 def test_bad_input_is_one_line(
