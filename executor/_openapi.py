@@ -309,7 +309,7 @@ def response_problem(plan: ToolPlan, draft: Draft, reply: Reply) -> str | None:
     except SpecUnavailable as exc:
         _once(f"service {service.name}: responses are not checked: {exc}")
         return None
-    command = plan.tool.command
+    command = plan.command
     if not spec.has(command.method, command.path):
         _once(
             f"service {service.name}: responses of tool {plan.tool.name} are not checked: "

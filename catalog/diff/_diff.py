@@ -163,7 +163,8 @@ def _renames(removed: list[ToolDefinition], added: list[ToolDefinition]) -> dict
     """Removed tool -> added tool, where exactly one of each has the same method and path."""
 
     def endpoint(t: ToolDefinition) -> tuple[str, str]:
-        return (t.command.method.upper(), t.command.path)
+        c = t.command
+        return (c.method.upper(), c.path) if isinstance(c, HttpCommand) else (c.server, c.tool)
 
     gone: dict[tuple[str, str], list[str]] = {}
     came: dict[tuple[str, str], list[str]] = {}
@@ -196,7 +197,8 @@ class _ToolDiff:
             self._say("TD302", "/annotations/title", "title changed")
         if a.input_schema != b.input_schema:  # deep: the schema's $defs included
             SchemaDiff(a.input_schema, b.input_schema, self._say, "/input_schema").run()
-        self._command(a.command, b.command)
+        if isinstance(a.command, HttpCommand) and isinstance(b.command, HttpCommand):
+            self._command(a.command, b.command)
         self._safety()
         self._other()
         return self._found
@@ -284,11 +286,12 @@ class _ToolDiff:
         old_ro, new_ro = _read_only(a), _read_only(b)
         if old_ro and not new_ro:
             where = (
-                "/annotations/read_only"
-                if b.annotations.read_only is not None
-                else "/command/method"
+                "/command/method"
+                if b.annotations.read_only is None and isinstance(b.command, HttpCommand)
+                else "/annotations/read_only"
             )
-            self._say("TD202", where, f"was read-only, may now change data ({b.command.method})")
+            why = f" ({b.command.method})" if isinstance(b.command, HttpCommand) else ""
+            self._say("TD202", where, f"was read-only, may now change data{why}")
         elif new_ro and not old_ro:
             self._say("TD307", "/annotations/read_only", "read-only now")
         if _destructive(a) and not _destructive(b) and not new_ro:
@@ -349,14 +352,18 @@ def _show_auth(auth: AuthSpec | None) -> str:
 def _follows_method(a: ToolDefinition, b: ToolDefinition) -> bool:
     """Whether each tool's idempotent hint is its method's (so a change comes from it)."""
     return all(
-        t.annotations.idempotent in (None, method_semantics(t.command.method).idempotent)
+        isinstance(t.command, HttpCommand)
+        and t.annotations.idempotent in (None, method_semantics(t.command.method).idempotent)
         for t in (a, b)
     )
 
 
 def _read_only(tool: ToolDefinition) -> bool:
-    stated = tool.annotations.read_only
-    return method_semantics(tool.command.method).read_only if stated is None else stated
+    """Stated, else the method's; a tool of an MCP server is not read-only unless stated."""
+    stated, command = tool.annotations.read_only, tool.command
+    if stated is not None:
+        return stated
+    return isinstance(command, HttpCommand) and method_semantics(command.method).read_only
 
 
 def _destructive(tool: ToolDefinition) -> bool:

@@ -301,6 +301,7 @@ class McpServer:
         return served
 
     def _build(self, catalog: Catalog) -> _Served:
+        from toolcat.catalog import HttpCommand
         from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, budget_tool
         from toolcat.executor.providers import to_mcp_tool
 
@@ -310,7 +311,9 @@ class McpServer:
         for tool in tools:
             # listed within the schema budget, as every export; calls check the full schema
             item = to_mcp_tool(budget_tool(tool, DEFAULT_SCHEMA_BUDGET)[0])
-            if tool.command.response.select:  # the selected value has no declared shape
+            command = tool.command
+            if isinstance(command, HttpCommand) and command.response.select:
+                # the selected value has no declared shape
                 item.pop("outputSchema", None)
             exported[tool.name] = item
         listed = list(exported.values())
