@@ -321,7 +321,10 @@ def _parameters(
     for key in override.parameters:
         if key not in out:
             raise McpPolicyError(f"tools.{upstream}.parameters: no argument {key!r} is shown")
-    extra = sorted(k for k in schema if k not in ("type", "properties", "required", "$defs"))
+    # $schema: the catalog's schemas are 2020-12 whatever the server's generator stamps
+    extra = sorted(
+        k for k in schema if k not in ("type", "properties", "required", "$defs", "$schema")
+    )
     if extra:
         report.notes.append(f"input schema keys not written: {', '.join(extra)}")
     return out, _mapping(schema.get("$defs"))

@@ -68,9 +68,7 @@ def test_server_everything_over_stdio_is_imported_pinned_and_validates(
     for tool in catalog:
         command = tool.command
         assert isinstance(command, McpCommand)
-        assert tool.name == f"everything_{command.tool}".replace(".", "_") or tool.name.startswith(
-            "everything_"
-        )
+        assert tool.name == f"everything_{command.tool}"
         assert command.pin == mcp_pin(listed[command.tool])  # pinned to what was listed
         read_only = (listed[command.tool].get("annotations") or {}).get("readOnlyHint") is True
         assert tool.confirm is (not read_only)
