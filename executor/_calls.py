@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from toolcat._errors import ToolcatError
+from toolcat.catalog import FrozenDict
 
 __all__ = [
     "CallStopped",
@@ -44,6 +45,8 @@ ErrorType = Literal[
     "response_too_large",
     "invalid_response",
     "nonconforming_response",
+    "upstream_error",
+    "tool_changed",
     "cancelled",
     "internal",
 ]
@@ -107,7 +110,9 @@ class ToolResult:
     ``data`` is the parsed response (after ``select``), ``errors`` is empty when ``ok``.
     ``truncated``: ``content`` was cut at ``max_response_chars`` while ``data`` is whole,
     so no shape the model reads may carry ``data`` (MCP's ``structuredContent``, Gemini's
-    ``functionResponse`` carry the cut ``content`` instead).
+    ``functionResponse`` carry the cut ``content`` instead). ``blocks``: a tool of an
+    upstream MCP server gives its content blocks as the upstream gave them (text, image,
+    audio, resource_link, resource), for MCP clients; ``content`` is their text form.
     """
 
     call: ToolCall
@@ -122,6 +127,7 @@ class ToolResult:
     truncated: bool = False
     # what the runtime noticed besides the result (a response that breaks the spec)
     notes: tuple[str, ...] = ()
+    blocks: tuple[FrozenDict, ...] = ()
 
     @property
     def error(self) -> ToolError | None:

@@ -15,7 +15,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import AccessPolicy, AuditSettings, Catalog, HttpCommand, QuotaPolicy
+from toolcat.catalog import (
+    AccessPolicy,
+    AuditSettings,
+    Catalog,
+    HttpCommand,
+    McpCommand,
+    QuotaPolicy,
+)
 
 from ._access import AccessGuard
 from ._arguments import parse_arguments
@@ -32,6 +39,7 @@ from ._telemetry import Telemetry, logger
 from ._transport import Delivery, Plan, Transport, transport_for
 from .guards import CallState, assemble
 from .http import HttpTransport, PreparedRequest
+from .mcp import McpTransport
 
 if TYPE_CHECKING:
     import httpx
@@ -77,7 +85,9 @@ class Executor:
         self.audit = AuditLog.from_settings(audit) if isinstance(audit, AuditSettings) else audit
         self.quotas = QuotaGuard(settings.quotas or QuotaPolicy(), catalog, settings.quota_store)
         self.http = HttpTransport(catalog, settings, telemetry)
-        self._transports: dict[type, Transport] = {HttpCommand: self.http}
+        # tools of upstream MCP servers; its sessions start at the first call (or serve's start)
+        self.mcp = McpTransport(catalog, settings, telemetry)
+        self._transports: dict[type, Transport] = {HttpCommand: self.http, McpCommand: self.mcp}
         self._transports.update(settings.transports)
         guards = assemble(
             settings,
@@ -109,15 +119,18 @@ class Executor:
         return self.http.tokens
 
     def close(self) -> None:
-        """Close the clients this executor created (not the ones passed in)."""
+        """Close the clients this executor created (not the ones passed in), and stop the
+        sessions with upstream MCP servers."""
         if self._own_audit and self.audit is not None:
             self.audit.close()
         self.http.close()
+        self.mcp.close()
 
     async def aclose(self) -> None:
         if self._own_audit and self.audit is not None:
             self.audit.close()
         await self.http.aclose()
+        await self.mcp.aclose()
 
     def __enter__(self) -> Executor:
         return self

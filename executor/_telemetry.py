@@ -93,6 +93,11 @@ class Telemetry:
             unit="{response}",
             description="Responses that do not conform to the service's OpenAPI spec",
         )
+        self._tool_changed = meter.create_counter(
+            "toolcat.mcp.tool_changed",
+            unit="{tool}",
+            description="Upstream MCP tools found to differ from their pin",
+        )
 
     # Without a configured provider the API's proxies record nothing: skip the work.
     def tracing(self) -> bool:
@@ -154,3 +159,11 @@ class Telemetry:
             return
         attributes = {"gen_ai.tool.name": name, "toolcat.service.name": service, "mode": mode}
         self._nonconforming.add(1, attributes)
+
+    def tool_changed(self, name: str, server: str, action: str) -> None:
+        """An upstream MCP tool that no longer matches its pin (``action``: refused, or
+        still offered under ``on_change: warn``)."""
+        if not self.enabled or not self._metering():
+            return
+        attributes = {"gen_ai.tool.name": name, "toolcat.mcp.server": server, "action": action}
+        self._tool_changed.add(1, attributes)

@@ -1,11 +1,26 @@
 """Tools of upstream MCP servers at run time: connect, supervise, check pins, call.
 
-:func:`open_client` and :func:`list_all_tools` are what ``toolcat import mcp`` and the
-runtime connect and list with. The MCP SDK is imported when an upstream is first reached,
-not with this package.
+``McpTransport`` runs the tools whose command is an ``McpCommand`` (the executor registers
+it by default); its :class:`UpstreamPool` holds the sessions. :func:`open_client` and
+:func:`list_all_tools` are what ``toolcat import mcp`` connects and lists with.
+The MCP SDK is imported when an upstream is first reached, not with this package.
 """
 
 from ._connect import list_all_tools, open_client
 from ._hooks import CallHooks, call_hooks
+from ._pool import UpstreamPool, UpstreamState, UpstreamStatus
+from ._transport import McpPlan, McpRequest, McpTransport, PreparedMcpCall
 
-__all__ = ["CallHooks", "call_hooks", "list_all_tools", "open_client"]
+__all__ = [
+    "CallHooks",
+    "McpPlan",
+    "McpRequest",
+    "McpTransport",
+    "PreparedMcpCall",
+    "UpstreamPool",
+    "UpstreamState",
+    "UpstreamStatus",
+    "call_hooks",
+    "list_all_tools",
+    "open_client",
+]

@@ -33,7 +33,16 @@ import mcp_types as types
 from mcp.server import NotificationOptions, Server
 from mcp.server.context import ServerRequestContext
 
-__all__ = ["TOOLS", "build_server", "description", "http_app", "main", "tool_definitions"]
+__all__ = [
+    "TOOLS",
+    "build_server",
+    "description",
+    "http_app",
+    "main",
+    "pinned_catalog",
+    "stdio_upstream",
+    "tool_definitions",
+]
 
 # a 1x1 transparent PNG
 PNG = base64.b64decode(
@@ -125,6 +134,48 @@ def tool_definitions() -> list[dict[str, Any]]:
             tool["annotations"] = hints
         out.append(tool)
     return out
+
+
+def stdio_upstream(name: str = "up", **fields: Any) -> Any:
+    """An ``McpUpstream`` that runs this server over stdio (``fields`` override the entry's)."""
+    from toolcat.catalog import McpUpstream
+
+    command = (sys.executable, "-m", "toolcat.tests.support.mcp_upstream")
+    return McpUpstream(name, command=command, **fields)
+
+
+def pinned_catalog(*upstreams: Any, prefix: str = "", env: dict[str, str] | None = None) -> Any:
+    """A catalog of every tool of this server for each of ``upstreams``, pinned to their
+    definitions now (as ``toolcat import mcp`` would write it): tool ``<prefix><name>``."""
+    from toolcat.catalog import (
+        Catalog,
+        McpCommand,
+        ToolAnnotations,
+        ToolDefinition,
+        freeze,
+        mcp_pin,
+    )
+
+    tools = []
+    for upstream in upstreams:
+        for listed in tool_definitions():
+            hints = listed.get("annotations") or {}
+            output = listed.get("outputSchema")
+            tools.append(
+                ToolDefinition(
+                    name=f"{prefix or upstream.name + '_'}{listed['name']}",
+                    description=listed["description"],
+                    input_schema=freeze(listed["inputSchema"]),
+                    command=McpCommand(upstream.name, listed["name"], mcp_pin(listed)),
+                    output_schema=freeze(output) if output is not None else None,
+                    annotations=ToolAnnotations(
+                        read_only=hints.get("readOnlyHint"),
+                        destructive=hints.get("destructiveHint"),
+                        idempotent=hints.get("idempotentHint"),
+                    ),
+                )
+            )
+    return Catalog(tools, [], env=env, mcp_servers=upstreams)
 
 
 async def _list_tools(

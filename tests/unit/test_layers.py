@@ -38,7 +38,8 @@ ALLOWED: dict[str, set[str]] = {
     "executor": {"catalog"},  # the core
     "executor.guards": {"catalog"},  # the core's guards and its HTTP transport
     "executor.http": {"catalog"},
-    "executor.mcp": {"catalog"},  # the MCP transport: what runs an McpCommand
+    # the MCP transport: what runs an McpCommand (HTTP upstreams resolve auth as http/ does)
+    "executor.mcp": {"catalog", "executor.http"},
     "executor.providers": {"catalog", "executor"},
     "executor.agent": {"catalog", "executor", "executor.providers"},
     "executor.mcp_server": {"catalog", "executor", "executor.providers", "loader"},

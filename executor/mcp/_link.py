@@ -1,0 +1,385 @@
+"""One session with one endpoint of an upstream (its stdio command, or one of its URLs).
+
+Runs on the pool's loop. A runner task owns the SDK client (an anyio context must be left
+by the task that entered it): it connects, lists the tools, checks their pins, says it is
+ready, and waits until the session is stopped. Calls use the client from their own tasks.
+A failed connect waits a growing time before the next attempt (0.5 s doubling to 30 s);
+a session that dies mid-call is reopened by the next call at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from toolcat.catalog import McpCommand, MissingVariableError, ToolDefinition
+from toolcat.executor._calls import CallStopped, ToolError
+
+from ._connect import list_all_tools, open_client, resolve_url
+from ._hooks import CallHooks
+
+if TYPE_CHECKING:
+    from ._pool import UpstreamPool, UpstreamState, _Server
+
+__all__ = ["Link", "NotSent", "describe"]
+
+log = logging.getLogger("toolcat.mcp")
+
+_BACKOFF_START = 0.5
+_BACKOFF_MAX = 30.0
+_MAX_ERROR = 300
+# the hooks of the call this task runs (2026-era input requests run in the call's task)
+_CALL: ContextVar[CallHooks | None] = ContextVar("toolcat_mcp_link_call", default=None)
+
+
+class NotSent(CallStopped):
+    """A call stopped before its request left: the upstream cannot have received it."""
+
+
+def describe(exc: BaseException) -> str:
+    """One line about ``exc``: the first leaf of an exception group, without a traceback."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, FileNotFoundError | PermissionError) and exc.filename:
+        return f"{exc.strerror}: {exc.filename}"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if len(text) > _MAX_ERROR:
+        text = text[:_MAX_ERROR] + "…"
+    return text
+
+
+class Link:
+    """The session with one endpoint; its state is read by ``UpstreamPool.status``."""
+
+    def __init__(self, server: _Server, pool: UpstreamPool, index: int) -> None:
+        self.server = server
+        self.pool = pool
+        self.index = index
+        upstream = server.upstream
+        self.name = upstream.name
+        self.label = upstream.urls[index] if not upstream.stdio else upstream.name
+        self.state: UpstreamState = "idle"
+        self.error: str | None = None
+        self.restarts = 0
+        self.protocol: str | None = None
+        self.down_until = 0.0  # monotonic: a failed endpoint is tried last until then
+        self.client: Any = None
+        self.live: dict[str, dict[str, Any]] = {}
+        self._runner: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._lock: asyncio.Lock | None = None
+        self._failures = 0
+        self._retry_at = 0.0
+        self._listed_at = 0.0
+        self._inflight: dict[int, tuple[CallHooks, asyncio.AbstractEventLoop | None]] = {}
+        self._relist: asyncio.Task[None] | None = None
+
+    # -- the session ------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return self.client is not None and self._runner is not None and not self._runner.done()
+
+    async def warm(self) -> None:
+        """Connect now if not connected (``UpstreamPool.start``); a failure stays in the status."""
+        try:
+            await self.session()
+        except CallStopped:
+            pass
+
+    async def session(self) -> Any:
+        """The connected client, connecting first if needed (one connect at a time)."""
+        if self.alive:
+            return self.client
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self.alive:
+                return self.client
+            wait = self._retry_at - time.monotonic()
+            if wait > 0:
+                raise NotSent(
+                    ToolError(
+                        "unavailable",
+                        f"MCP server {self.name!r} is unavailable ({self.error}); "
+                        f"the next attempt to reach it is in {wait:.1f} s",
+                    )
+                )
+            return await self._open()
+
+    async def _open(self) -> Any:
+        self.state = "restarting" if self.restarts or self._failures else "starting"
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[Any] = loop.create_future()
+        stop = asyncio.Event()
+        self._stop = stop
+        self._runner = asyncio.create_task(self._run(ready, stop))
+        timeout = self.pool.connect_timeout
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), timeout)
+        except TimeoutError:
+            self._runner.cancel()
+            ready.add_done_callback(_consume)
+            raise self._failed(f"it did not answer within {timeout:g} s") from None
+        except MissingVariableError as exc:
+            self.state, self.error = "failed", str(exc)
+            raise NotSent(ToolError("missing_variable", str(exc))) from None
+        except CallStopped as exc:  # the auth could not be resolved (a token, a policy)
+            self.state, self.error = "failed", exc.error.msg
+            raise NotSent(exc.error) from None
+        except Exception as exc:
+            raise self._failed(describe(exc)) from None
+        self._failures, self._retry_at, self.down_until, self.error = 0, 0.0, 0.0, None
+        return self.client
+
+    def _failed(self, why: str) -> NotSent:
+        """Note a failed connect (and when to try again); the error for the call."""
+        self._failures += 1
+        wait = min(_BACKOFF_MAX, _BACKOFF_START * 2 ** (self._failures - 1))
+        self._retry_at = self.down_until = time.monotonic() + wait
+        self.state, self.error = "failed", why
+        log.warning("MCP server %s (%s): cannot connect: %s", self.name, self.label, why)
+        return NotSent(ToolError("unavailable", f"MCP server {self.name!r} is unavailable: {why}"))
+
+    async def _run(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
+        pool, upstream = self.pool, self.server.upstream
+        try:
+            url = headers = None
+            if not upstream.stdio:
+                url = resolve_url(upstream, pool.env, self.index)
+                if pool.headers is not None:
+                    headers = await pool.headers(upstream, pool.env)
+            async with open_client(
+                upstream,
+                env=pool.env,
+                url=url,
+                headers=headers,
+                connect_timeout=pool.connect_timeout,
+                message_handler=self._on_message,
+                elicitation_callback=self._elicit,
+            ) as client:
+                self.protocol = client.protocol_version
+                await self._list(client)
+                self.client = client
+                self.state = "ready"
+                ready.set_result(client)
+                await stop.wait()
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.cancel()
+            raise
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            else:
+                log.warning(
+                    "MCP server %s (%s): the session ended: %s",
+                    self.name,
+                    self.label,
+                    describe(exc),
+                )
+        finally:
+            if self._stop is stop:
+                self.client = None
+
+    def broken(self, why: str) -> None:
+        """The session died under a call: the next call reopens it."""
+        if self._stop is not None and self.client is not None:
+            self.restarts += 1
+            log.warning("MCP server %s (%s): the session ended: %s", self.name, self.label, why)
+        self.client = None
+        self.state, self.error = "restarting", why
+        if self._stop is not None:
+            self._stop.set()
+
+    async def stop(self) -> None:
+        """End the session (a stdio server is stopped, within the SDK's bounded shutdown)."""
+        runner = self._runner
+        if self._stop is not None:
+            self._stop.set()
+        if runner is not None and not runner.done():
+            try:
+                await asyncio.wait_for(runner, 10)
+            except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
+                runner.cancel()
+        self.client, self.state = None, "idle"
+
+    # -- tools and pins ------------------------------------------------------------------
+
+    async def _list(self, client: Any) -> None:
+        tools = await list_all_tools(client)
+        self.live = {t["name"]: t for t in tools if isinstance(t.get("name"), str)}
+        self._listed_at = time.monotonic()
+        self.server.recheck(self.live)
+
+    async def fresh(self, client: Any) -> None:
+        """Re-list first when the last listing is older than the pool's ``relist_after``."""
+        if time.monotonic() - self._listed_at < self.pool.relist_after:
+            return
+        await asyncio.wait_for(self._list(client), self.pool.connect_timeout)
+
+    async def _on_message(self, message: Any) -> None:
+        import mcp_types as types
+
+        if isinstance(message, types.ToolListChangedNotification):
+            if self._relist is None or self._relist.done():
+                self._relist = asyncio.create_task(self._relisted())
+        elif isinstance(message, Exception):
+            log.warning(
+                "MCP server %s (%s): a message that is not JSON-RPC: %s",
+                self.name,
+                self.label,
+                describe(message),
+            )
+
+    async def _relisted(self) -> None:
+        client = self.client
+        if client is None:
+            return
+        try:
+            await asyncio.wait_for(self._list(client), self.pool.connect_timeout)
+        except Exception as exc:  # the next call re-lists anyway
+            log.warning("MCP server %s: re-listing its tools failed: %s", self.name, describe(exc))
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def call(
+        self,
+        tool: ToolDefinition,
+        arguments: dict[str, Any],
+        timeout: float,
+        hooks: CallHooks | None,
+        caller: asyncio.AbstractEventLoop | None,
+    ) -> Any:
+        """``tools/call`` on this session: the SDK's ``CallToolResult``, or ``CallStopped``."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+        from pydantic import ValidationError
+
+        assert isinstance(tool.command, McpCommand)
+        command = tool.command
+        client = await self.session()
+        try:
+            await self.fresh(client)
+        except Exception as exc:
+            self.broken(describe(exc))
+            raise NotSent(
+                ToolError(
+                    "unavailable",
+                    f"MCP server {self.name!r} did not list its tools: {describe(exc)}",
+                )
+            ) from None
+        refused = self.server.refused.get(tool.name)
+        if refused is not None:
+            raise NotSent(
+                ToolError(
+                    "tool_changed",
+                    f"{tool.name} is not offered: {refused}; re-import the server's tools "
+                    "and review the change",
+                )
+            )
+        key = id(asyncio.current_task())
+        self._inflight[key] = (hooks or CallHooks(), caller)
+        token = _CALL.set(hooks)
+        progress = _progress(hooks, caller)
+        try:
+            return await asyncio.wait_for(
+                client.call_tool(command.tool, arguments, progress_callback=progress), timeout
+            )
+        except TimeoutError:
+            raise CallStopped(
+                ToolError(
+                    "timeout",
+                    f"MCP server {self.name!r} did not answer {command.tool!r} within "
+                    f"{timeout:g} s; the call was cancelled upstream",
+                )
+            ) from None
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                self.broken(describe(exc))
+                raise CallStopped(_ended(self.name)) from None
+            raise CallStopped(
+                ToolError(
+                    "upstream_error",
+                    f"MCP server {self.name!r} answered with an error: {describe(exc)}",
+                )
+            ) from None
+        except ValidationError as exc:
+            raise CallStopped(
+                ToolError(
+                    "invalid_response",
+                    f"MCP server {self.name!r} answered {command.tool!r} with a malformed result "
+                    f"({exc.error_count()} problems)",
+                )
+            ) from None
+        except (ConnectionError, OSError, EOFError) as exc:
+            self.broken(describe(exc))
+            raise CallStopped(_ended(self.name)) from None
+        except Exception as exc:
+            if _closed(exc):
+                self.broken(describe(exc))
+                raise CallStopped(_ended(self.name)) from None
+            raise
+        finally:
+            _CALL.reset(token)
+            self._inflight.pop(key, None)
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """An upstream's elicitation: to the hooks of the call it belongs to, else declined."""
+        import mcp_types as types
+
+        hooks = _CALL.get()
+        caller = None
+        if hooks is None or hooks.elicit is None:
+            waiting = [(h, c) for h, c in self._inflight.values() if h.elicit is not None]
+            hooks, caller = waiting[0] if len(waiting) == 1 else (None, None)
+        else:
+            caller = next((c for h, c in self._inflight.values() if h is hooks), None)
+        if hooks is None or hooks.elicit is None:
+            return types.ElicitResult(action="decline")
+        return await _on_caller(hooks.elicit(params), caller)
+
+
+def _progress(hooks: CallHooks | None, caller: asyncio.AbstractEventLoop | None) -> Any:
+    if hooks is None or hooks.progress is None:
+        return None
+    hook = hooks.progress
+
+    async def forward(progress: float, total: float | None, message: str | None) -> None:
+        try:
+            await _on_caller(hook(progress, total, message), caller)
+        except Exception as exc:  # the caller's client is gone: the call goes on
+            log.debug("a progress notification was not forwarded: %s", describe(exc))
+
+    return forward
+
+
+async def _on_caller(coro: Any, caller: asyncio.AbstractEventLoop | None) -> Any:
+    """Await ``coro`` on the caller's loop (where its client lives), or here without one."""
+    if caller is None or caller is asyncio.get_running_loop():
+        return await coro
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, caller))
+
+
+def _ended(name: str) -> ToolError:
+    return ToolError(
+        "unavailable",
+        f"the session with MCP server {name!r} ended during the call; the service may have "
+        "received it. It is restarted on the next call",
+    )
+
+
+def _closed(exc: BaseException) -> bool:
+    import anyio
+
+    return isinstance(
+        exc, anyio.ClosedResourceError | anyio.BrokenResourceError | anyio.EndOfStream
+    )
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

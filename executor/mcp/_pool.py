@@ -1,0 +1,256 @@
+"""UpstreamPool: the sessions of a catalog's MCP servers, supervised on one event-loop thread.
+
+One pool per executor. Its sessions live on a background thread running one asyncio loop,
+so the sync ``Executor.execute`` (``submit(...).result()``) and the async ``aexecute``
+(``asyncio.wrap_future``) share them, whatever loop or thread the caller is on; an SDK
+session is bound to the loop that opened it, so a loop of their own is what lets both
+drivers use one.
+
+Each upstream is one :class:`~._link.Link` per endpoint (a stdio command, or each URL of an
+HTTP server: replicas, chosen round-robin among those not marked down). A link connects at
+first use (or at :meth:`UpstreamPool.start`), lists the tools and checks their pins; a
+session that dies is reopened by the next call, with a growing wait between failed
+attempts. Each link has its own lock and connect timeout, so an upstream that never
+answers holds up no other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from toolcat.catalog import Catalog, McpCommand, McpUpstream, ToolDefinition
+from toolcat.executor._telemetry import Telemetry
+
+from ._link import Link
+from ._pins import pin_problem
+
+__all__ = ["UpstreamPool", "UpstreamState", "UpstreamStatus"]
+
+log = logging.getLogger("toolcat.mcp")
+
+UpstreamState = Literal["idle", "starting", "ready", "failed", "restarting"]
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamStatus:
+    """Where one upstream stands: its state, its last error, how often it was restarted,
+    and the catalog tools it refuses (tool name -> why)."""
+
+    state: UpstreamState
+    error: str | None = None
+    restarts: int = 0
+    refused: Mapping[str, str] = field(default_factory=dict)
+    protocol: str | None = None  # the protocol version the session speaks
+    down: tuple[str, ...] = ()  # replicas marked down for a while (HTTP)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "error": self.error,
+            "restarts": self.restarts,
+            "refused": dict(self.refused),
+            "protocol": self.protocol,
+            "down": list(self.down),
+        }
+
+
+class _Server:
+    """One ``mcp_servers:`` entry: its links and the catalog tools bound to it."""
+
+    def __init__(self, upstream: McpUpstream, tools: list[ToolDefinition], pool: UpstreamPool):
+        self.upstream = upstream
+        self.tools = tools
+        self.pool = pool
+        count = len(upstream.urls) if not upstream.stdio else 1
+        self.links = [Link(self, pool, index) for index in range(count)]
+        self._turn = itertools.count()
+        # the result of the latest pin check, from whichever link listed last
+        self.refused: dict[str, str] = {}
+        self.checked = False
+
+    def pick(self) -> list[Link]:
+        """The links to try for one call, in order: round-robin, those marked down last."""
+        start = next(self._turn) % len(self.links)
+        order = self.links[start:] + self.links[:start]
+        now = time.monotonic()
+        return sorted(order, key=lambda link: link.down_until > now)
+
+    def recheck(self, live: Mapping[str, Mapping[str, Any]]) -> None:
+        """Compare every bound tool with ``live`` (one endpoint's listing); tell the
+        subscribers when what is offered changed."""
+        upstream = self.upstream
+        refused: dict[str, str] = {}
+        for tool in self.tools:
+            assert isinstance(tool.command, McpCommand)
+            problem = pin_problem(tool, tool.command, live.get(tool.command.tool))
+            if problem is None:
+                continue
+            removed = tool.command.tool not in live
+            if upstream.on_change == "refuse" or removed:
+                refused[tool.name] = problem
+            if self.refused.get(tool.name) != problem and (
+                upstream.on_change != "accept" or removed
+            ):
+                action = "refused" if tool.name in refused else "still offered"
+                log.warning(
+                    "MCP server %s: tool %s %s: %s", upstream.name, tool.name, action, problem
+                )
+                self.pool.telemetry.tool_changed(tool.name, upstream.name, action)
+        first = not self.checked
+        changed = refused != self.refused
+        self.refused, self.checked = refused, True
+        if first or changed:
+            self.pool.changed(upstream.name)
+
+
+class UpstreamPool:
+    """The MCP upstreams of one catalog (see the module docstring).
+
+    ``env`` is what ``${VAR}`` reads; ``headers(upstream, env)`` gives the auth headers of
+    an HTTP upstream when it connects (the transport resolves the entry's ``auth``).
+    ``relist_after``: a call re-lists the upstream's tools (and re-checks its pins) first
+    when the last listing is older than that many seconds; ``list_changed`` re-lists at
+    once. ``connect_timeout`` bounds one connect and its first listing.
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        env: Mapping[str, str],
+        headers: Callable[[McpUpstream, Mapping[str, str]], Coroutine[Any, Any, dict[str, str]]]
+        | None = None,
+        relist_after: float = 5.0,
+        connect_timeout: float = 10.0,
+        max_bytes: int = 10_000_000,
+        telemetry: Telemetry | None = None,
+    ) -> None:
+        self.env = env
+        self.telemetry = telemetry if telemetry is not None else Telemetry(False)
+        self.headers = headers
+        self.relist_after = relist_after
+        self.connect_timeout = connect_timeout
+        self.max_bytes = max_bytes
+        bound: dict[str, list[ToolDefinition]] = {}
+        for tool in catalog:
+            if isinstance(tool.command, McpCommand):
+                bound.setdefault(tool.command.server, []).append(tool)
+        self.servers = {
+            name: _Server(upstream, bound.get(name, []), self)
+            for name, upstream in catalog.mcp_servers.items()
+        }
+        self._subscribers: list[Callable[[str], None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    # -- the loop thread -------------------------------------------------------------
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The pool's event loop (started on first use, on a daemon thread)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the MCP upstream pool is closed")
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="toolcat-mcp-upstreams", daemon=True
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def submit(self, coro: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
+        """Run ``coro`` on the pool's loop; a cancelled future cancels it there."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    # -- what callers read -------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect every upstream in the background (``serve`` does; a call does it anyway)."""
+        for server in self.servers.values():
+            for link in server.links:
+                self.submit(link.warm())
+
+    def status(self) -> dict[str, UpstreamStatus]:
+        """Every upstream's :class:`UpstreamStatus`, by server name."""
+        out = {}
+        for name, server in self.servers.items():
+            links = server.links
+            best = max(links, key=lambda link: _RANK[link.state])
+            now = time.monotonic()
+            out[name] = UpstreamStatus(
+                state=best.state,
+                error=next((link.error for link in links if link.error), None),
+                restarts=sum(link.restarts for link in links),
+                refused=dict(server.refused),
+                protocol=best.protocol,
+                down=tuple(link.label for link in links if link.down_until > now),
+            )
+        return out
+
+    def offered(self, tool: ToolDefinition) -> bool:
+        """Whether ``tool`` may be offered now: an HTTP tool always; a tool of an upstream
+        once its pin was checked and not refused (``on_change: warn``/``accept`` offer it)."""
+        command = tool.command
+        if not isinstance(command, McpCommand):
+            return True
+        server = self.servers.get(command.server)
+        if server is None or not server.checked:
+            return False
+        return tool.name not in server.refused
+
+    def subscribe(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback(server)`` (on the pool's thread) after a re-check changed what
+        the server's tools offer, e.g. on its ``notifications/tools/list_changed``."""
+        self._subscribers.append(callback)
+
+    def changed(self, server: str) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(server)
+            except Exception:  # a subscriber's bug must not stop the others
+                log.exception("an MCP upstream subscriber failed")
+
+    # -- closing -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop every session (stdio servers are stopped) and the loop thread."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            self._closed = True
+            self._loop = self._thread = None
+        if loop is None:
+            return
+        stopping = asyncio.run_coroutine_threadsafe(self._stop_all(), loop)
+        try:
+            stopping.result(timeout=15)
+        except (concurrent.futures.TimeoutError, Exception):  # noqa: BLE001 - closing anyway
+            log.warning("some MCP upstreams did not stop in time")
+        loop.call_soon_threadsafe(loop.stop)
+        if thread is not None:
+            thread.join(timeout=5)
+        if not loop.is_running():
+            loop.close()
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.close)
+
+    async def _stop_all(self) -> None:
+        links = [link for server in self.servers.values() for link in server.links]
+        await asyncio.gather(*(link.stop() for link in links), return_exceptions=True)
+
+
+_RANK = {"ready": 4, "restarting": 3, "starting": 2, "failed": 1, "idle": 0}
