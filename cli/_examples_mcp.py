@@ -38,7 +38,7 @@ class RecordedMcpTransport(McpTransport):
         super().__init__()
         self.exchange = _Exchange()
 
-    def send(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Any:  # type: ignore[override]
+    def send(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Any:
         from mcp_types import CallToolResult, TextContent
         from toolcat.catalog import thaw
         from toolcat.executor import Delivery
