@@ -41,6 +41,9 @@ LISTED_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", 
 _PLACEMENT = frozenset(
     {"in", "name", "style", "explode", "allow_reserved", "content_type", "file", "from"}
 )
+# an input schema's keys that the parameters hold, or that say nothing to a model: a
+# generator's $schema stamp (the catalog's schemas are 2020-12) and its title
+_SCHEMA_WRITTEN = frozenset({"type", "properties", "required", "$defs", "$schema", "title"})
 _ANNOTATIONS = {
     "title": "title",
     "readOnlyHint": "read_only",
@@ -321,10 +324,7 @@ def _parameters(
     for key in override.parameters:
         if key not in out:
             raise McpPolicyError(f"tools.{upstream}.parameters: no argument {key!r} is shown")
-    # $schema: the catalog's schemas are 2020-12 whatever the server's generator stamps
-    extra = sorted(
-        k for k in schema if k not in ("type", "properties", "required", "$defs", "$schema")
-    )
+    extra = sorted(k for k in schema if k not in _SCHEMA_WRITTEN)
     if extra:
         report.notes.append(f"input schema keys not written: {', '.join(extra)}")
     return out, _mapping(schema.get("$defs"))
