@@ -85,8 +85,8 @@ def test_list_shows_the_server_and_the_upstream_tool() -> None:
 def test_every_provider_exports_a_tool_of_an_mcp_server() -> None:
     catalog = _catalog()
     for name in providers.names():
-        exported = json.dumps(providers.get(name).tools(catalog))
-        assert "memory_echo" in exported and "get_item" in exported, name
+        text = json.dumps(providers.get(name).tools(catalog))
+        assert "memory_echo" in text and "get_item" in text, name
     exported = providers.get("mcp").tools([catalog["memory_echo"]])[0]
     # stated hints are kept; what is not stated takes MCP's defaults, not a method's
     assert exported["annotations"] == {
