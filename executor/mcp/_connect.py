@@ -1,9 +1,8 @@
 """Connecting to one upstream MCP server: an entered SDK client, and its whole tool list.
 
 :func:`open_client` resolves the entry's raw ``${VAR}`` strings against ``env`` and enters
-an ``mcp.client.Client``: a stdio subprocess (``StdioServerParameters``) that gets only the
-entry's ``env`` plus ``PATH`` (the SDK adds its own short list of non-secret variables:
-``HOME``, ``LOGNAME``, ``SHELL``, ``TERM``, ``USER``), or streamable HTTP to one of its URLs.
+an ``mcp.client.Client``: a stdio subprocess that gets only the entry's ``env`` plus
+``PATH``, read by a bounded reader (``_stdio``), or streamable HTTP to one of its URLs.
 ``mode="auto"`` lets the SDK speak whichever protocol era the server answers. The
 subprocess's stderr goes to toolcat's log, bounded (see :class:`StderrLog`).
 
@@ -23,9 +22,19 @@ from typing import Any
 
 from toolcat.catalog import McpUpstream, escape_controls, interpolate
 
-__all__ = ["MAX_PAGES", "StderrLog", "list_all_tools", "open_client", "resolve_url"]
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "MAX_PAGES",
+    "StderrLog",
+    "list_all_tools",
+    "open_client",
+    "resolve_url",
+]
 
 log = logging.getLogger("toolcat.mcp")
+
+#: The most bytes of one message read from an upstream (a longer answer is refused).
+MAX_MESSAGE_BYTES = 10_000_000
 
 #: The most ``tools/list`` pages read from one server (a paginator that never ends stops).
 MAX_PAGES = 1000
@@ -71,6 +80,7 @@ async def open_client(
     headers: Mapping[str, str] | None = None,
     mode: str = "auto",
     connect_timeout: float = 30.0,
+    max_bytes: int = MAX_MESSAGE_BYTES,
     **client_options: Any,
 ) -> AsyncIterator[Any]:
     """An entered ``mcp.client.Client`` of ``upstream`` (closed, and a stdio server
@@ -83,7 +93,8 @@ async def open_client(
     ``url`` picks one replica of an HTTP upstream (default: its first URL, resolved);
     ``headers`` are sent on every HTTP request besides the entry's own (the pool puts
     the resolved auth there). ``client_options`` go to ``Client`` (``message_handler``,
-    ``elicitation_callback``, ``read_timeout_seconds``, ...). ``mode`` is the SDK's:
+    ``elicitation_callback``, ``read_timeout_seconds``, ...). No message over ``max_bytes``
+    is read whole (stdio lines, SSE events). ``mode`` is the SDK's:
     ``"auto"`` (either era) or ``"legacy"`` (the initialize handshake).
 
     Raises ``MissingVariableError`` for an unset variable, ``OSError`` for a command
@@ -93,8 +104,7 @@ async def open_client(
 
     where = f"mcp_servers.{upstream.name}"
     if upstream.stdio:
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from ._stdio import bounded_stdio
 
         argv = [interpolate(a, env, where=f"{where}.command") for a in upstream.command]
         child_env = {
@@ -103,16 +113,12 @@ async def open_client(
         path = os.environ.get("PATH")
         if path is not None and "PATH" not in child_env:
             child_env["PATH"] = path
-        params = StdioServerParameters(
-            command=argv[0],
-            args=argv[1:],
-            env=child_env,
-            cwd=interpolate(upstream.cwd, env, where=f"{where}.cwd") if upstream.cwd else None,
-        )
+        cwd = interpolate(upstream.cwd, env, where=f"{where}.cwd") if upstream.cwd else None
         with StderrLog(upstream.name) as errlog:
-            async with Client(
-                stdio_client(params, errlog=errlog.writer), mode=mode, cache=None, **client_options
-            ) as client:
+            transport = bounded_stdio(
+                argv, env=child_env, cwd=cwd, errlog=errlog.writer, max_bytes=max_bytes
+            )
+            async with Client(transport, mode=mode, cache=None, **client_options) as client:
                 errlog.started()
                 yield client
         return
@@ -128,7 +134,7 @@ async def open_client(
     sent.update(headers or {})
     timeout = httpx2.Timeout(connect_timeout, read=max(upstream.timeout, 300.0))
     async with httpx2.AsyncClient(headers=sent, timeout=timeout) as http:
-        transport = streamable_http_client(target, http_client=http)
+        transport = streamable_http_client(target, http_client=http, max_sse_event_size=max_bytes)
         async with Client(transport, mode=mode, cache=None, **client_options) as client:
             yield client
 

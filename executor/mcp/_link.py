@@ -20,6 +20,7 @@ from toolcat.executor._calls import CallStopped, ToolError
 
 from ._connect import list_all_tools, open_client, resolve_url
 from ._hooks import CallHooks
+from ._stdio import RESPONSE_TOO_LARGE
 
 if TYPE_CHECKING:
     from ._pool import UpstreamPool, UpstreamState, _Server
@@ -158,6 +159,7 @@ class Link:
                 url=url,
                 headers=headers,
                 connect_timeout=pool.connect_timeout,
+                max_bytes=pool.max_bytes,
                 message_handler=self._on_message,
                 elicitation_callback=self._elicit,
             ) as client:
@@ -301,6 +303,10 @@ class Link:
             if exc.code == CONNECTION_CLOSED:
                 self.broken(describe(exc))
                 raise CallStopped(_ended(self.name)) from None
+            if exc.code == RESPONSE_TOO_LARGE:
+                raise CallStopped(
+                    ToolError("response_too_large", f"MCP server {self.name!r}: {describe(exc)}")
+                ) from None
             raise CallStopped(
                 ToolError(
                     "upstream_error",
