@@ -11,7 +11,8 @@ then called ``--calls`` times a round:
 - direct: the client talks to the upstream itself (stdio, or streamable HTTP);
 - toolcat: ``toolcat serve CATALOG`` (stdio), the catalog written by ``toolcat import
   mcp`` from that upstream; toolcat keeps one upstream session for every call;
-- fastmcp: ``FastMCP.as_proxy`` in front of the same upstream (its own virtualenv:
+- fastmcp: FastMCP's proxy (``FastMCP.as_proxy``; ``create_proxy`` in FastMCP 3 and
+  later) in front of the same upstream (its own virtualenv:
   ``benchmarks/.fastmcp-venv``; skipped when missing).
 
 Rounds interleave the fronts, so load on the machine falls on all of them alike. The
@@ -37,6 +38,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 UPSTREAM = [sys.executable, "-m", "toolcat.tests.support.mcp_upstream"]
+# FastMCP's proxy: FastMCP.as_proxy up to 2.x, fastmcp.server.create_proxy since
 PROXY = """
 import sys
 from fastmcp import FastMCP
@@ -46,7 +48,12 @@ if target.startswith("http"):
     backend = target
 else:
     backend = StdioTransport(command=sys.argv[1], args=sys.argv[2:])
-FastMCP.as_proxy(backend, name="proxy").run(transport="stdio", show_banner=False)
+if hasattr(FastMCP, "as_proxy"):
+    proxy = FastMCP.as_proxy(backend, name="proxy")
+else:
+    from fastmcp.server import create_proxy
+    proxy = create_proxy(backend, name="proxy")
+proxy.run(transport="stdio", show_banner=False)
 """
 
 
