@@ -117,7 +117,7 @@ def _read_with_record(file: str) -> tuple[str, Any]:
     except FileNotFoundError:
         raise CliError(
             f"{file}: no such file; --update re-imports into a catalog that "
-            "'toolcat import openapi -o FILE' wrote"
+            "'toolcat import openapi -o FILE' (or 'toolcat import mcp -o FILE') wrote"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"{file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
