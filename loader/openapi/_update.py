@@ -58,7 +58,7 @@ _BANNER = (
 # binding, so an update re-pins a tool whose server, tool name or fixed values nobody edited
 _DEEP = frozenset({"parameters", "annotations", "headers", "response", "mcp"})
 # top-level sections whose entries are compared field by field (the others: whole entries)
-_FIELDWISE = frozenset({"services"})
+_FIELDWISE = frozenset({"services", "mcp_servers"})
 
 
 def _digest(value: Any) -> str:
