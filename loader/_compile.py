@@ -40,7 +40,7 @@ from toolcat.catalog import (
 )
 
 from ._definitions import SharedDefinitions, local_refs
-from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
+from ._models import AuthDoc, McpToolDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
 from ._schemas import ref_loops
 from ._scope import CompileContext, Scope
@@ -284,14 +284,7 @@ def compile_tool(
     """
     scope = Scope(ctx, file, base, locate, f"tool '{doc.name}'", errors_only)
     method = doc.method
-    own = dict(doc.definitions or {})
-    defs = dict(own)
-    if shared is not None:
-        _check_clashes(doc, scope, shared)
-        roots = [*(p.model_extra or {} for p in (doc.parameters or {}).values()), *own.values()]
-        reached = shared.reach(roots, hidden=own)
-        shared.check_input(reached, ctx, trusted)
-        defs = {**{n: shared.defs[n] for n in reached}, **own}
+    defs = _input_definitions(doc, scope, shared, trusted)
     variables = path_variables(doc.path)
     if doc.path and not doc.path.startswith("/"):
         scope.add("TC008", f"path {doc.path!r} must start with '/'", ("path",))
@@ -306,31 +299,7 @@ def compile_tool(
             scope.add("TC008", f"path placeholder {{{var}}} is not a valid name", ("path",))
 
     params = compile_parameters(doc, scope, variables, defs, trusted=trusted)
-    for name, definition in own.items():
-        for issue in ctx.schemas.check(definition, trusted=trusted, defs=defs):
-            scope.add(
-                issue.code,
-                f"definition '{name}': {issue.message}",
-                ("definitions", name, *issue.path),
-                key=issue.key,
-            )
-    for name, chain in ref_loops(defs):
-        if name not in own:
-            continue  # reported once where the shared definition is written
-        scope.add(
-            "TC022",
-            f"definition '{name}': its $refs loop with no schema in between ({chain}), "
-            "so no value could ever be checked against it; give one of them a schema",
-            ("definitions", name),
-            key=True,
-        )
-    if doc.output_schema is not None and not trusted:
-        for issue in ctx.schemas.check(doc.output_schema):
-            if issue.code in ("TC022", "TC045"):
-                scope.add(
-                    issue.code, f"output_schema: {issue.message}", ("output_schema", *issue.path)
-                )
-    output = _output_schema(doc, scope, shared, trusted)
+    output = _checked_definitions(doc, scope, defs, shared, trusted)
     body = _body(doc, scope, params)
     _check_templates(doc, scope, frozenset(params.properties))
     _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
@@ -390,6 +359,59 @@ def compile_tool(
     )
 
 
+def _input_definitions(
+    doc: ToolDoc | McpToolDoc, scope: Scope, shared: SharedDefinitions | None, trusted: bool
+) -> dict[str, Any]:
+    """The definitions the tool's input schema may refer to: its own, and the shared ones
+    of its file that its parameters and definitions reach."""
+    own = dict(doc.definitions or {})
+    if shared is None:
+        return own
+    _check_clashes(doc, scope, shared)
+    roots = [*(p.model_extra or {} for p in (doc.parameters or {}).values()), *own.values()]
+    reached = shared.reach(roots, hidden=own)
+    shared.check_input(reached, scope.ctx, trusted)
+    return {**{n: shared.defs[n] for n in reached}, **own}
+
+
+def _checked_definitions(
+    doc: ToolDoc | McpToolDoc,
+    scope: Scope,
+    defs: dict[str, Any],
+    shared: SharedDefinitions | None,
+    trusted: bool,
+) -> Any:
+    """The checks of the tool's own definitions and output schema; the output schema,
+    with the shared definitions it reaches."""
+    ctx = scope.ctx
+    own = doc.definitions or {}
+    for name, definition in own.items():
+        for issue in ctx.schemas.check(definition, trusted=trusted, defs=defs):
+            scope.add(
+                issue.code,
+                f"definition '{name}': {issue.message}",
+                ("definitions", name, *issue.path),
+                key=issue.key,
+            )
+    for name, chain in ref_loops(defs):
+        if name not in own:
+            continue  # reported once where the shared definition is written
+        scope.add(
+            "TC022",
+            f"definition '{name}': its $refs loop with no schema in between ({chain}), "
+            "so no value could ever be checked against it; give one of them a schema",
+            ("definitions", name),
+            key=True,
+        )
+    if doc.output_schema is not None and not trusted:
+        for issue in ctx.schemas.check(doc.output_schema):
+            if issue.code in ("TC022", "TC045"):
+                scope.add(
+                    issue.code, f"output_schema: {issue.message}", ("output_schema", *issue.path)
+                )
+    return _output_schema(doc, scope, shared, trusted)
+
+
 def _check_idempotency_key(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> None:
     """TC083 when ``idempotency_key`` names neither an argument nor a header of the tool;
     TC134 when the method is safe (a safe call is never recorded)."""
@@ -428,7 +450,9 @@ def _set_keys(doc: Any, keys: tuple[str, ...]) -> dict[str, Any] | None:
     return {k: getattr(doc, k) for k in keys if getattr(doc, k) is not None}
 
 
-def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple[ToolExample, ...]:
+def _examples(
+    doc: ToolDoc | McpToolDoc, scope: Scope, input_schema: dict[str, Any]
+) -> tuple[ToolExample, ...]:
     """The tool's examples, each checked: arguments against the input schema (TC065),
     a result without a response (TC120), a name used twice (TC121)."""
     if not doc.examples:
@@ -476,7 +500,7 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
     return tuple(out)
 
 
-def _check_clashes(doc: ToolDoc, scope: Scope, shared: SharedDefinitions) -> None:
+def _check_clashes(doc: ToolDoc | McpToolDoc, scope: Scope, shared: SharedDefinitions) -> None:
     """TC050 for a tool's own definition (or output ``$defs``) named like a shared one."""
     output = doc.output_schema if isinstance(doc.output_schema, dict) else {}
     found = output.get("$defs")
@@ -497,7 +521,7 @@ def _check_clashes(doc: ToolDoc, scope: Scope, shared: SharedDefinitions) -> Non
 
 
 def _output_schema(
-    doc: ToolDoc, scope: Scope, shared: SharedDefinitions | None, trusted: bool
+    doc: ToolDoc | McpToolDoc, scope: Scope, shared: SharedDefinitions | None, trusted: bool
 ) -> Any:
     """The tool's output schema, with the shared definitions it reaches as ``$defs``."""
     output = doc.output_schema
@@ -609,6 +633,17 @@ def _annotations(doc: ToolDoc) -> ToolAnnotations:
 
 
 def _lint(doc: ToolDoc, scope: Scope) -> None:
+    _lint_description(doc, scope)
+    if method_semantics(doc.method).needs_confirm and doc.confirm is None:
+        scope.add(
+            "TC104",
+            f"{doc.method} changes data but 'confirm' is not set; add "
+            "'confirm: true' (or 'confirm: false' to state it is safe)",
+        )
+
+
+def _lint_description(doc: ToolDoc | McpToolDoc, scope: Scope) -> None:
+    """TC101 (no description) and TC102 (longer than the providers take)."""
     # a missing key is reported at the mapping that lacks it, as TC005 is
     if not (doc.description or "").strip():
         where = ("description",) if doc.description is not None else ()
@@ -621,10 +656,4 @@ def _lint(doc: ToolDoc, scope: Scope) -> None:
             f"description is {len(doc.description or '')} characters; OpenAI "
             f"accepts at most {DESCRIPTION_LIMIT}: shorten it",
             ("description",),
-        )
-    if method_semantics(doc.method).needs_confirm and doc.confirm is None:
-        scope.add(
-            "TC104",
-            f"{doc.method} changes data but 'confirm' is not set; add "
-            "'confirm: true' (or 'confirm: false' to state it is safe)",
         )

@@ -96,6 +96,13 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC089": ("unknown-pinned-tool", Severity.ERROR),
     "TC090": ("unknown-pinned-toolset", Severity.ERROR),
     "TC091": ("duplicate-search-section", Severity.ERROR),
+    # -- MCP servers (mcp_servers:) and the tools bound to them (mcp:) ---------------
+    "TC092": ("mcp-server-transport", Severity.ERROR),
+    "TC093": ("unknown-mcp-server", Severity.ERROR),
+    "TC094": ("http-key-on-mcp-tool", Severity.ERROR),
+    "TC095": ("invalid-mcp-pin", Severity.ERROR),
+    "TC096": ("mcp-argument-mapping", Severity.ERROR),
+    "TC097": ("duplicate-mcp-server", Severity.ERROR),
     # -- lint ------------------------------------------------------------------
     "TC101": ("missing-description", Severity.WARNING),
     "TC102": ("description-too-long", Severity.WARNING),
@@ -122,6 +129,7 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC141": ("pin-matches-nothing", Severity.WARNING),
     "TC142": ("pinned-tool-outside-toolset", Severity.WARNING),
     "TC145": ("context-parameter-reachable", Severity.WARNING),
+    "TC146": ("mcp-caller-token-passthrough", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),

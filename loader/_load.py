@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from toolcat.catalog import (
     Catalog,
+    McpUpstream,
     Service,
     ToolDefinition,
     credentials_may_travel,
@@ -26,6 +27,7 @@ from toolcat.catalog import (
 )
 
 from ._compile import CALLER_TOKEN_AUTH, CompileContext, compile_service, compile_tool
+from ._compile_mcp import compile_mcp_server, compile_mcp_tool, without_http_keys
 
 if TYPE_CHECKING:
     from toolcat.catalog import ServerSettings
@@ -46,7 +48,15 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
-from ._models import OpenApiEntryDoc, SearchDoc, ServerDoc, ServiceDoc, ToolDoc
+from ._models import (
+    McpServerDoc,
+    McpToolDoc,
+    OpenApiEntryDoc,
+    SearchDoc,
+    ServerDoc,
+    ServiceDoc,
+    ToolDoc,
+)
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
@@ -55,6 +65,7 @@ TOOLSET_LIMIT = OPENAI_MAX_TOOLS
 _TOP_KEYS = (
     "toolcat",
     "services",
+    "mcp_servers",
     "tools",
     "toolsets",
     "openapi",
@@ -106,6 +117,7 @@ class _Tool:
     locate: Locator
     earlier: _Tool | None = None  # the first tool of this name, when this one is a second
     service: str | None = None  # the service it names; None: it has no document
+    server: str | None = None  # the MCP server it names (a tool of an upstream)
     base_url: str | None = None
     auth_type: str | None = None
     compiled: ToolDefinition | None = None  # None: not compiled, or it has errors
@@ -119,6 +131,8 @@ class _State:
     ctx: CompileContext = field(default_factory=CompileContext)
     services: dict[str, tuple[Service, str, tuple[int, int]]] = field(default_factory=dict)
     broken_services: set[str] = field(default_factory=set)  # defined, but with errors
+    mcp_servers: dict[str, tuple[McpUpstream, str, tuple[int, int]]] = field(default_factory=dict)
+    broken_mcp_servers: set[str] = field(default_factory=set)  # defined, but with errors
     toolset_extensions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x- keys
     tools: list[_Tool] = field(default_factory=list)
     first: dict[str, _Tool] = field(default_factory=dict)  # the first tool of each name
@@ -404,14 +418,20 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         if extensions:
             service = dataclasses.replace(service, extensions=freeze(extensions))
         _add_service(state, service, file, locate(base, True))
+    for name, raw in _section(state, data, "mcp_servers", dict, file, locate).items():
+        _check_mcp_server(state, name, raw, file, locate)
     for i, raw in enumerate(_section(state, data, "tools", list, file, locate)):
         base = ("tools", i)
         body, extensions = _split_extensions(raw)
         raw_name = body.get("name") if isinstance(body, dict) else None
         label = f"tool '{raw_name}'" if isinstance(raw_name, str) else f"tools[{i}]"
-        rescued: list[ToolDoc] = []
+        model: type[ToolDoc | McpToolDoc] = ToolDoc
+        if isinstance(body, dict) and "mcp" in body:  # a tool of an upstream MCP server
+            model = McpToolDoc
+            body = without_http_keys(body, label, file, base, locate, state.ctx.diagnostics)
+        rescued: list[ToolDoc | McpToolDoc] = []
         tool = validate_item(
-            ToolDoc,
+            model,
             body,
             base=base,
             label=label,
@@ -698,6 +718,58 @@ def _section(
     return value
 
 
+def _check_mcp_server(state: _State, name: str, raw: Any, file: str, locate: Locator) -> None:
+    """One ``mcp_servers:`` entry: its shape, compiled; TC097 for a name already defined."""
+    base = ("mcp_servers", name)
+    body, extensions = _split_extensions(raw)
+    label = f"mcp server '{name}'"
+    doc = validate_item(
+        McpServerDoc,
+        body,
+        base=base,
+        label=label,
+        file=file,
+        locate=locate,
+        out=state.ctx.diagnostics,
+    )
+    upstream = None
+    if doc is not None:
+        upstream = compile_mcp_server(name, doc, ctx=state.ctx, file=file, base=base, locate=locate)
+    where = locate(base, True)
+    other = state.mcp_servers.get(name)
+    if other is not None:
+        state.add(
+            "TC097",
+            f"mcp server '{name}' is already defined at {other[1]}:{other[2][0]}:{other[2][1]}; "
+            "rename or remove one",
+            file,
+            where,
+            base,
+        )
+    elif upstream is None:
+        state.broken_mcp_servers.add(name)  # tools naming it are not "unknown server"
+    else:
+        if extensions:
+            upstream = dataclasses.replace(upstream, extensions=freeze(extensions))
+        state.mcp_servers[name] = (upstream, file, where)
+
+
+def _check_server_use(state: _State, tool: _Tool, name: str, server: str) -> None:
+    """TC093 for an MCP server no file defines."""
+    if server in state.mcp_servers or server in state.broken_mcp_servers or state.lost:
+        return
+    hint = closest(server, list(state.mcp_servers))
+    known = ", ".join(sorted(state.mcp_servers)) or "none defined in mcp_servers"
+    advice = f"did you mean '{hint}'?" if hint else f"known servers: {known}"
+    state.add(
+        "TC093",
+        f"tool '{name}': unknown MCP server '{server}'; {advice}",
+        tool.file,
+        tool.locate((*tool.base, "mcp", "server")),
+        (*tool.base, "mcp", "server"),
+    )
+
+
 def _add_service(state: _State, service: Service, file: str, where: tuple[int, int]) -> None:
     other = state.services.get(service.name)
     if other is not None:
@@ -849,7 +921,7 @@ def _in_entry(found: Diagnostic) -> bool:
 
 def _add_tool(
     state: _State,
-    doc: ToolDoc | None,
+    doc: ToolDoc | McpToolDoc | None,
     name: str | None,
     file: str,
     base: tuple[str | int, ...],
@@ -879,19 +951,26 @@ def _add_tool(
     state.first[name] = tool
     if doc is None:
         return
-    tool.service, tool.base_url = doc.service, doc.base_url
-    tool.auth_type = getattr(doc.auth, "type", None)
     ctx = dataclasses.replace(state.ctx, diagnostics=[])  # the same caches, its own findings
-    compiled = compile_tool(
-        doc,
-        ctx=ctx,
-        file=file,
-        base=base,
-        locate=locate,
-        trusted=trusted,
-        errors_only=broken,
-        shared=shared,
-    )
+    compiled: ToolDefinition | None
+    if isinstance(doc, McpToolDoc):
+        tool.server = doc.mcp.server
+        compiled = compile_mcp_tool(
+            doc, ctx=ctx, file=file, base=base, locate=locate, errors_only=broken, shared=shared
+        )
+    else:
+        tool.service, tool.base_url = doc.service, doc.base_url
+        tool.auth_type = getattr(doc.auth, "type", None)
+        compiled = compile_tool(
+            doc,
+            ctx=ctx,
+            file=file,
+            base=base,
+            locate=locate,
+            trusted=trusted,
+            errors_only=broken,
+            shared=shared,
+        )
     tool.found = tuple(ctx.diagnostics)
     if compiled is not None and not broken:
         if extensions:
@@ -976,9 +1055,12 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
                 (*tool.base, "name"),
             )
             continue
-        if tool.service is None:
+        if tool.server is not None:
+            _check_server_use(state, tool, name, tool.server)
+        elif tool.service is None:
             continue
-        _check_service_use(state, tool, name, tool.service)
+        else:
+            _check_service_use(state, tool, name, tool.service)
         state.ctx.diagnostics.extend(tool.found)
         if tool.compiled is not None:
             tools.append(tool.compiled)
@@ -1033,6 +1115,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             toolset_extensions=state.toolset_extensions,
             pins=pins,
             search=_search_settings(state),
+            mcp_servers=(s for s, _, _ in state.mcp_servers.values()),
         )
     server = state.server[0] if state.server else None
     return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)
