@@ -160,6 +160,7 @@ class Link:
                 headers=headers,
                 connect_timeout=pool.connect_timeout,
                 max_bytes=pool.max_bytes,
+                mode=pool.mode,
                 message_handler=self._on_message,
                 elicitation_callback=self._elicit,
             ) as client:
@@ -168,7 +169,11 @@ class Link:
                 self.client = client
                 self.state = "ready"
                 ready.set_result(client)
-                await stop.wait()
+                listening = asyncio.create_task(self._listen(client))
+                try:
+                    await stop.wait()
+                finally:
+                    listening.cancel()
         except asyncio.CancelledError:
             if not ready.done():
                 ready.cancel()
@@ -236,6 +241,22 @@ class Link:
                 self.label,
                 describe(message),
             )
+
+    async def _listen(self, client: Any) -> None:
+        """2026-07-28 sessions hear of changes on ``subscriptions/listen``, not as
+        notifications on the session: the same re-check follows each event."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    await self._relisted()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a server without the method: pins are re-checked by calls
+            log.info("MCP server %s: no change stream (%s)", self.name, describe(exc))
 
     async def _relisted(self) -> None:
         client = self.client

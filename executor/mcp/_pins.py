@@ -84,9 +84,14 @@ def _annotations(tool: ToolDefinition) -> dict[str, Any]:
 
 
 def _comparable(schema: Any) -> Any:
-    """A schema without the keys the loader may add or budget away (descriptions kept)."""
+    """A schema without what the loader may add or leave out (``additionalProperties``,
+    an empty ``required``)."""
     if isinstance(schema, Mapping):
-        return {k: _comparable(v) for k, v in schema.items() if k != "additionalProperties"}
+        return {
+            k: _comparable(v)
+            for k, v in schema.items()
+            if k != "additionalProperties" and not (k == "required" and not v)
+        }
     if isinstance(schema, list | tuple):
         return [_comparable(v) for v in schema]
     return schema
@@ -121,5 +126,6 @@ def pin_problem(
         return None
     pins = f"pin {short_pin(command.pin)}, now {short_pin(now)}"
     parts = changed_parts(tool, command, live)
-    what = f"{', '.join(parts)} changed" if parts else "definition changed"
+    named = " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
+    what = f"{named} changed" if parts else "definition changed"
     return f"the {what} upstream since it was reviewed ({pins})"

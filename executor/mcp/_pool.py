@@ -120,7 +120,9 @@ class UpstreamPool:
     an HTTP upstream when it connects (the transport resolves the entry's ``auth``).
     ``relist_after``: a call re-lists the upstream's tools (and re-checks its pins) first
     when the last listing is older than that many seconds; ``list_changed`` re-lists at
-    once. ``connect_timeout`` bounds one connect and its first listing.
+    once. ``connect_timeout`` bounds one connect and its first listing. ``max_bytes``
+    bounds one message read from an upstream. ``mode`` is the SDK's: ``"auto"`` speaks
+    whichever era the upstream answers, ``"legacy"`` forces the initialize handshake.
     """
 
     def __init__(
@@ -134,8 +136,10 @@ class UpstreamPool:
         connect_timeout: float = 10.0,
         max_bytes: int = 10_000_000,
         telemetry: Telemetry | None = None,
+        mode: str = "auto",
     ) -> None:
         self.env = env
+        self.mode = mode
         self.telemetry = telemetry if telemetry is not None else Telemetry(False)
         self.headers = headers
         self.relist_after = relist_after
@@ -251,6 +255,11 @@ class UpstreamPool:
     async def _stop_all(self) -> None:
         links = [link for server in self.servers.values() for link in server.links]
         await asyncio.gather(*(link.stop() for link in links), return_exceptions=True)
+        # what is still running (a call, a connect that never answers) ends now
+        rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in rest:
+            task.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
 
 
 _RANK = {"ready": 4, "restarting": 3, "starting": 2, "failed": 1, "idle": 0}

@@ -9,6 +9,7 @@ runs on the upstream's session in the pool, and the ``CallToolResult`` becomes a
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -99,7 +100,9 @@ class PreparedMcpCall:
 class McpTransport:
     """Runs ``McpCommand`` tools; the executor registers one by default.
 
-    ``relist_after`` and ``connect_timeout`` go to the pool (see :class:`UpstreamPool`).
+    ``relist_after``, ``connect_timeout`` and ``mode`` go to the pool (see
+    :class:`UpstreamPool`). In ``ExecutorSettings(transports={McpCommand: McpTransport(...)})``
+    it takes the executor's catalog at its first plan.
     """
 
     def __init__(
@@ -110,7 +113,9 @@ class McpTransport:
         *,
         relist_after: float = 5.0,
         connect_timeout: float = 30.0,
+        mode: str = "auto",
     ) -> None:
+        self._mode = mode
         self._catalog = catalog
         self._env = settings.env if settings is not None else None
         self._telemetry = telemetry
@@ -140,6 +145,7 @@ class McpTransport:
                 relist_after=self._relist_after,
                 connect_timeout=self._connect_timeout,
                 telemetry=self._telemetry,
+                mode=self._mode,
             )
         return self._pool
 
@@ -183,12 +189,20 @@ class McpTransport:
 
     def send(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
         future = self.pool.submit(self._call(call, plan, request, None))
-        return future.result()
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:  # the pool closed under the call
+            return _closed(call)
 
     async def asend(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
         caller = asyncio.get_running_loop()
         future = self.pool.submit(self._call(call, plan, request, caller))
-        return await asyncio.wrap_future(future)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            if future.cancelled() and not _cancelling():  # the pool closed, not our caller
+                return _closed(call)
+            raise
 
     def dry_run(self, request: McpRequest) -> PreparedMcpCall:
         upstream = self.pool.servers[request.server].upstream
@@ -227,3 +241,13 @@ class McpTransport:
                 return Delivery(error_result(call, [error]), reached=sent)
             return Delivery(shape_result(call, plan, result, request.redactor))
         return Delivery(error_result(call, [error]), reached=False)
+
+
+def _closed(call: ToolCall) -> Delivery:
+    error = ToolError("cancelled", "the MCP upstreams were closed during the call")
+    return Delivery(error_result(call, [error]))
+
+
+def _cancelling() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

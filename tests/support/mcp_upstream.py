@@ -32,6 +32,8 @@ import anyio
 import mcp_types as types
 from mcp.server import NotificationOptions, Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
     "TOOLS",
@@ -42,6 +44,7 @@ __all__ = [
     "pinned_catalog",
     "stdio_upstream",
     "tool_definitions",
+    "upstream_executor",
 ]
 
 # a 1x1 transparent PNG
@@ -178,6 +181,19 @@ def pinned_catalog(*upstreams: Any, prefix: str = "", env: dict[str, str] | None
     return Catalog(tools, [], env=env, mcp_servers=upstreams)
 
 
+def upstream_executor(*upstreams: Any, **transport: Any) -> Any:
+    """An executor of every tool of this server for each of ``upstreams`` (``up_echo``, ...);
+    ``transport`` goes to its ``McpTransport`` (``relist_after``, ``mode``, ...)."""
+    from toolcat.catalog import McpCommand
+    from toolcat.executor import Executor, ExecutorSettings
+    from toolcat.executor.mcp import McpTransport
+
+    catalog = pinned_catalog(*upstreams, env={})
+    options = {"connect_timeout": 60.0, **transport}
+    settings = ExecutorSettings(env={}, transports={McpCommand: McpTransport(**options)})
+    return Executor(catalog, settings)
+
+
 async def _list_tools(
     ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
@@ -230,7 +246,10 @@ async def _call_tool(
     if name == "described":
         return _text(f"{description()} ({args.get('city', 'nowhere')})")
     if name == "changed":
-        await ctx.session.send_tool_list_changed()
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # to subscriptions/listen streams
+            await _BUS.publish(ToolsListChanged())
+        else:
+            await ctx.session.send_tool_list_changed()
         return _text("announced")
     if name == "crash":
         sys.stdout.flush()
@@ -268,9 +287,18 @@ class _Upstream(Server[Any]):
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
+# where 2026-07-28 clients hear of a change (subscriptions/listen); one per process
+_BUS = InMemorySubscriptionBus()
+
+
 def build_server() -> Server[Any]:
     """A fresh server with the tools of :data:`TOOLS`."""
-    return _Upstream("mcp-upstream", on_list_tools=_list_tools, on_call_tool=_call_tool)
+    return _Upstream(
+        "mcp-upstream",
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool,
+        on_subscriptions_listen=ListenHandler(_BUS),
+    )
 
 
 def http_app() -> Any:

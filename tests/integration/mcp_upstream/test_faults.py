@@ -1,0 +1,202 @@
+"""Upstreams that misbehave: each gets a bounded, typed result, and nothing else suffers.
+
+Real processes: the SDK test server (tests/support/mcp_upstream.py), and tiny raw scripts
+written here for what the SDK would never send (malformed JSON-RPC, a server that never
+answers).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from toolcat.catalog import (
+    Catalog,
+    FrozenDict,
+    McpCommand,
+    McpUpstream,
+    ToolDefinition,
+    freeze,
+    mcp_pin,
+)
+from toolcat.executor import Executor, ExecutorSettings, ToolCall, ToolResult
+from toolcat.executor.mcp import McpTransport
+from toolcat.tests.support.mcp_upstream import pinned_catalog, stdio_upstream, upstream_executor
+
+ECHO = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
+
+# A stdio "server" that speaks the handshake, lists ECHO, and answers tools/call with a
+# result whose content is not a list of blocks.
+MALFORMED = f"""
+import json, sys
+ECHO = {ECHO!r}
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method, reply = msg.get("method"), {{"jsonrpc": "2.0", "id": msg["id"]}}
+    if method == "initialize":
+        reply["result"] = {{"protocolVersion": "2025-11-25", "capabilities": {{"tools": {{}}}},
+                           "serverInfo": {{"name": "raw", "version": "0"}}}}
+    elif method == "tools/list":
+        reply["result"] = {{"tools": [ECHO]}}
+    elif method == "tools/call":
+        reply["result"] = {{"content": "not a list of blocks", "isError": "maybe"}}
+    else:
+        reply["error"] = {{"code": -32601, "message": "method not found"}}
+    print(json.dumps(reply), flush=True)
+"""
+
+SILENT = "import sys\nfor line in sys.stdin:\n    pass\n"
+
+
+def _raw_executor(tmp_path: Path, name: str, script: str, **transport: float) -> Executor:
+    path = tmp_path / f"{name}.py"
+    path.write_text(script)
+    upstream = McpUpstream(name, command=(sys.executable, str(path)))
+    tool = ToolDefinition(
+        name=f"{name}_echo",
+        description="Echo.",
+        input_schema=freeze({"type": "object"}),
+        command=McpCommand(name, "echo", mcp_pin(ECHO)),
+    )
+    catalog = Catalog([tool], [], env={}, mcp_servers=[upstream])
+    settings = ExecutorSettings(env={}, transports={McpCommand: McpTransport(**transport)})
+    return Executor(catalog, settings)
+
+
+def _error(executor: Executor, call: ToolCall) -> tuple[str, str]:
+    result = executor.execute(call)
+    assert not result.ok and result.error is not None, result
+    assert "Traceback" not in result.content
+    return result.error.type, result.error.msg
+
+
+def test_a_crash_mid_call_is_retryable_and_the_next_call_restarts_it(
+    stdio_executor: Executor,
+) -> None:
+    assert stdio_executor.execute(ToolCall("up_echo", {"text": "before"})).ok
+    kind, msg = _error(stdio_executor, ToolCall("up_crash", {}))
+    assert kind == "unavailable" and "restarted on the next call" in msg
+    status = stdio_executor.mcp.pool.status()["up"]
+    assert status.state == "restarting" and status.restarts == 1
+    after = stdio_executor.execute(ToolCall("up_echo", {"text": "after"}))
+    assert after.ok and after.content == "after"
+    assert stdio_executor.mcp.pool.status()["up"].state == "ready"
+
+
+def test_a_50_mb_result_is_refused_without_reading_it_whole(stdio_executor: Executor) -> None:
+    start = time.monotonic()
+    kind, msg = _error(stdio_executor, ToolCall("up_big", {"n": 50_000_000}))
+    assert kind == "response_too_large" and "10000000 bytes" in msg
+    assert time.monotonic() - start < 20  # the SDK's own reader took over 30 s here
+    assert stdio_executor.execute(ToolCall("up_echo", {"text": "still"})).content == "still"
+
+
+def test_a_result_over_the_budget_but_under_the_bound_is_cut(stdio_executor: Executor) -> None:
+    result = stdio_executor.execute(ToolCall("up_big", {"n": 50_000}))
+    assert result.ok and result.truncated
+    assert result.content.startswith("x" * 20_000) and "truncated" in result.content
+
+
+def test_a_hang_times_out_and_the_session_goes_on(tmp_path: Path) -> None:
+    upstream = stdio_upstream("up", timeout=0.5)
+    with upstream_executor(upstream) as executor:
+        kind, msg = _error(executor, ToolCall("up_slow", {"seconds": 30}))
+        assert kind == "timeout" and "within 0.5 s" in msg
+        assert executor.execute(ToolCall("up_echo", {"text": "next"})).content == "next"
+        assert executor.mcp.pool.status()["up"].restarts == 0
+
+
+def test_a_stderr_flood_is_logged_bounded(
+    stdio_executor: Executor, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="toolcat.mcp"):
+        result = stdio_executor.execute(ToolCall("up_shout", {"lines": 3000, "width": 5000}))
+        assert result.ok and result.content == "shouted"
+        deadline = time.monotonic() + 10
+        while not any("not logged" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, "the dropped lines were never counted"
+            time.sleep(0.05)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("mcp server up:")]
+    assert 0 < len(lines) < 200
+    assert all(len(line) < 2100 for line in lines)
+
+
+def test_lines_on_stdout_that_are_not_json_rpc_do_not_break_the_session(
+    stdio_executor: Executor,
+) -> None:
+    assert stdio_executor.execute(ToolCall("up_noise", {"lines": 200})).content == "noisy"
+    assert stdio_executor.execute(ToolCall("up_echo", {"text": "clean"})).content == "clean"
+
+
+def test_malformed_json_rpc_is_an_invalid_response(tmp_path: Path) -> None:
+    with _raw_executor(tmp_path, "raw", MALFORMED) as executor:
+        kind, msg = _error(executor, ToolCall("raw_echo", {}))
+    assert kind == "invalid_response" and "malformed result" in msg
+
+
+def test_a_command_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
+    upstream = McpUpstream("gone", command=("toolcat-no-such-command", "--stdio"))
+    tool = ToolDefinition(
+        name="gone_echo",
+        description="Echo.",
+        input_schema=freeze({"type": "object"}),
+        command=McpCommand("gone", "echo", mcp_pin(ECHO)),
+    )
+    catalog = Catalog([tool], [], env={}, mcp_servers=[upstream])
+    with Executor(catalog, ExecutorSettings(env={})) as executor:
+        kind, msg = _error(executor, ToolCall("gone_echo", {}))
+        assert kind == "unavailable"
+        assert msg == (
+            "MCP server 'gone' is unavailable: No such file or directory: toolcat-no-such-command"
+        )
+        again, later = _error(executor, ToolCall("gone_echo", {}))  # within the backoff
+        assert again == "unavailable" and "next attempt" in later
+        assert executor.mcp.pool.status()["gone"].state == "failed"
+
+
+def test_an_upstream_that_never_answers_holds_up_nothing_else(tmp_path: Path) -> None:
+    (tmp_path / "silent.py").write_text(SILENT)
+    silent = McpUpstream("silent", command=(sys.executable, str(tmp_path / "silent.py")))
+    tools = [
+        ToolDefinition(
+            name="silent_echo",
+            description="Echo.",
+            input_schema=freeze({"type": "object"}),
+            command=McpCommand("silent", "echo", mcp_pin(ECHO)),
+        )
+    ]
+    up = stdio_upstream("up")
+    catalog = Catalog([*pinned_catalog(up), *tools], [], env={}, mcp_servers=[up, silent])
+    settings = ExecutorSettings(env={}, transports={McpCommand: McpTransport(connect_timeout=60)})
+    executor = Executor(catalog, settings)
+    try:
+        assert executor.execute(ToolCall("up_echo", {"text": "warm"})).ok
+        stuck: list[ToolResult] = []
+        thread = threading.Thread(
+            target=lambda: stuck.append(executor.execute(ToolCall("silent_echo", {})))
+        )
+        thread.start()
+        time.sleep(0.2)  # the silent one is connecting now
+        start = time.monotonic()
+        for _ in range(5):
+            assert executor.execute(ToolCall("up_echo", {"text": "meanwhile"})).ok
+        assert time.monotonic() - start < 5
+        assert executor.mcp.pool.status()["silent"].state == "starting"
+        assert thread.is_alive()
+    finally:
+        executor.close()  # the stuck call ends with the pool
+    thread.join(30)
+    assert stuck and stuck[0].error is not None and stuck[0].error.type == "cancelled"
+
+
+def test_the_env_of_a_missing_variable_is_named(tmp_path: Path) -> None:
+    upstream = stdio_upstream("up", env=FrozenDict({"TOKEN": "${UPSTREAM_TOKEN}"}))
+    with upstream_executor(upstream) as executor:
+        kind, msg = _error(executor, ToolCall("up_echo", {"text": "x"}))
+    assert kind == "missing_variable" and "UPSTREAM_TOKEN" in msg
