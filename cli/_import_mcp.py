@@ -167,7 +167,9 @@ def run_mcp(args: argparse.Namespace) -> int:
         policy = _policy(args)
     except McpPolicyError as exc:
         raise CliError(str(exc)) from None
-    listing, info = _list_tools(args.server, entry)
+    # the entry's cwd is written relative to the catalog; here it is the command line's
+    connect = {**entry, "cwd": os.path.abspath(args.cwd)} if args.cwd else entry
+    listing, info = _list_tools(args.server, connect)
     try:
         result = import_mcp_tools(
             args.server, listing, policy, description_max=args.description_max
