@@ -40,7 +40,16 @@ from toolcat.catalog import (
 )
 
 from ._definitions import SharedDefinitions, local_refs
-from ._models import AuthDoc, McpToolDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
+from ._models import (
+    AuthDoc,
+    ExampleDoc,
+    McpExampleDoc,
+    McpToolDoc,
+    RetryDoc,
+    ServiceDoc,
+    TimeoutDoc,
+    ToolDoc,
+)
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
 from ._schemas import ref_loops
 from ._scope import CompileContext, Scope
@@ -450,6 +459,20 @@ def _set_keys(doc: Any, keys: tuple[str, ...]) -> dict[str, Any] | None:
     return {k: getattr(doc, k) for k in keys if getattr(doc, k) is not None}
 
 
+def _example_request(example: ExampleDoc | McpExampleDoc) -> dict[str, Any] | None:
+    if isinstance(example, McpExampleDoc):  # the upstream's arguments, as written
+        return example.request
+    return _set_keys(example.request, _REQUEST_KEYS)
+
+
+def _example_response(example: ExampleDoc | McpExampleDoc) -> dict[str, Any] | None:
+    if isinstance(example, McpExampleDoc):  # a CallToolResult, in MCP's names
+        if example.response is None:
+            return None
+        return example.response.model_dump(by_alias=True, exclude_none=True)
+    return _set_keys(example.response, _RESPONSE_KEYS)
+
+
 def _examples(
     doc: ToolDoc | McpToolDoc, scope: Scope, input_schema: dict[str, Any]
 ) -> tuple[ToolExample, ...]:
@@ -475,10 +498,14 @@ def _examples(
                 (*at, "arguments", *path),
             )
         if example.result is not None and example.response is None:
+            shape = (
+                "content, structuredContent, isError"
+                if isinstance(example, McpExampleDoc)
+                else "status, headers, body"
+            )
             scope.add(
                 "TC120",
-                f"{label}: 'result' is compared only with a recorded 'response'; add one "
-                "(status, headers, body)",
+                f"{label}: 'result' is compared only with a recorded 'response'; add one ({shape})",
                 (*at, "result"),
                 key=True,
             )
@@ -491,8 +518,8 @@ def _examples(
             ToolExample(
                 arguments=_freeze(example.arguments),
                 name=example.name,
-                request=_freeze(_set_keys(example.request, _REQUEST_KEYS)),
-                response=_freeze(_set_keys(example.response, _RESPONSE_KEYS)),
+                request=_freeze(_example_request(example)),
+                response=_freeze(_example_response(example)),
                 result=_freeze(example.result),
                 source=SourceLocation(scope.file, line, col),
             )

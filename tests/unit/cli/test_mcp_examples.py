@@ -96,3 +96,50 @@ def test_a_request_that_differs_shows_a_diff_of_the_upstream_arguments() -> None
     outcome = run_examples(catalog(example(request={"query": "dogs", "site": "main"})), {})[0]
     assert outcome.diagnostics[0].code == "TC066"
     assert '-  "query": "dogs"' in outcome.diff and '+  "query": "cats"' in outcome.diff
+
+
+CATALOG = """\
+toolcat: 1
+mcp_servers:
+  docs: {command: [toolcat-test-no-such-upstream]}
+tools:
+  - name: docs_search
+    description: Search the docs.
+    mcp:
+      server: docs
+      tool: search
+      pin: "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+      arguments: {query: q}
+      fixed: {site: main}
+    parameters:
+      query: {type: string, description: Words to look for.}
+    examples:
+      - name: finds pages
+        arguments: {query: cats}
+        request: {q: cats, site: main}
+        response:
+          content: [{type: text, text: 3 pages about cats}]
+        result: 3 pages about cats
+      - name: structured
+        arguments: {query: dogs}
+        response:
+          content: [{type: text, text: '{"hits": 2}'}]
+          structuredContent: {hits: 2}
+        result: {hits: 2}
+"""
+
+
+def test_toolcat_test_runs_the_examples_a_catalog_file_carries(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolcat.cli import main
+
+    path = tmp_path / "docs.yaml"
+    path.write_text(CATALOG, encoding="utf-8")
+    assert main(["validate", str(path)]) == 0, capsys.readouterr()
+    assert main(["test", str(path)]) == 0, capsys.readouterr()
+    path.write_text(CATALOG.replace("result: 3 pages about cats", "result: 2 pages"))
+    capsys.readouterr()
+    assert main(["test", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert "TC067" in out + err and "finds pages" in out + err
