@@ -178,7 +178,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         raise CliError(f"{args.policy or 'policy'}: {exc}") from None
     _print_report(args, result)
     if args.update:
-        return _finish_update(args, result, entry, info, record)
+        return _finish_update(args, result, entry, info, record, policy.confirm)
     from toolcat.loader import render_mcp_catalog
 
     text = render_mcp_catalog(result, entry, server_info=info, confirm=policy.confirm)
@@ -418,7 +418,12 @@ def _update_record(args: argparse.Namespace) -> Any:
 
 
 def _finish_update(
-    args: argparse.Namespace, result: Any, entry: Mapping[str, Any], info: str | None, record: Any
+    args: argparse.Namespace,
+    result: Any,
+    entry: Mapping[str, Any],
+    info: str | None,
+    record: Any,
+    confirm: str,
 ) -> int:
     from toolcat.loader import CatalogError, mcp_catalog_document, read_yaml, render_mcp_header
     from toolcat.loader.openapi import merge_update, render_document
@@ -440,7 +445,7 @@ def _finish_update(
     ops = {t["name"]: t["mcp"]["tool"] for t in result.tools}
     outcome = merge_update(current, record, new, ops)
     tools = outcome.doc.get("tools") or []
-    header = render_mcp_header(result, server_info=info, written=len(tools))
+    header = render_mcp_header(result, server_info=info, confirm=confirm, written=len(tools))
     for line in _upstream_changes(args.server, record.extra.get("upstream") or [], result.listing):
         print(line, file=sys.stderr)
     write_atomically(path, header + render_document(outcome.doc))
