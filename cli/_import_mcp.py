@@ -31,9 +31,6 @@ _PATHS = frozenset({"policy", "cwd"})  # recorded relative to the written file
 
 def register_mcp(kinds: Any) -> None:
     """Add ``import mcp`` to the ``import`` command's kinds."""
-    from toolcat.catalog import MAX_DESCRIPTION_CHARS
-    from toolcat.loader import MCP_CONFIRM_POLICIES
-
     m = kinds.add_parser(
         "mcp",
         help="an MCP server's tools (stdio command or streamable-HTTP URL)",
@@ -64,6 +61,16 @@ def register_mcp(kinds: Any) -> None:
         action="store_true",
         help="-o FILE: overwrite FILE even when it was changed by hand since it was imported",
     )
+    _server_options(m)
+    _policy_options(m)
+    m.add_argument("-q", "--quiet", action="store_true", help="report only the tools left out")
+    m.add_argument("-v", "--verbose", action="store_true", help="with --update: every tool too")
+    m.set_defaults(func=run_mcp)
+    _MCP[:] = [m]
+
+
+def _server_options(m: Any) -> None:
+    """How the server entry is written (and the server reached now)."""
     c = m.add_argument_group("the server entry")
     c.add_argument(
         "--env",
@@ -90,6 +97,13 @@ def register_mcp(kinds: Any) -> None:
         help="what the runtime does with a tool whose definition no longer matches its pin "
         "(default refuse)",
     )
+
+
+def _policy_options(m: Any) -> None:
+    """The import policy's options (a policy file gives the same)."""
+    from toolcat.catalog import MAX_DESCRIPTION_CHARS
+    from toolcat.loader import MCP_CONFIRM_POLICIES
+
     p = m.add_argument_group("import policy")
     p.add_argument(
         "--policy",
@@ -135,10 +149,6 @@ def register_mcp(kinds: Any) -> None:
         help="cut tool and argument descriptions to N characters "
         f"(default {MAX_DESCRIPTION_CHARS})",
     )
-    m.add_argument("-q", "--quiet", action="store_true", help="report only the tools left out")
-    m.add_argument("-v", "--verbose", action="store_true", help="with --update: every tool too")
-    m.set_defaults(func=run_mcp)
-    _MCP[:] = [m]
 
 
 def run_mcp(args: argparse.Namespace) -> int:
