@@ -185,7 +185,7 @@ def run_mcp(args: argparse.Namespace) -> int:
             args.server, listing, policy, description_max=args.description_max
         )
     except McpPolicyError as exc:
-        raise CliError(f"{args.policy or 'policy'}: {exc}") from None
+        raise CliError(f"{args.policy}: {exc}" if args.policy else str(exc)) from None
     _print_report(args, result)
     if args.update:
         return _finish_update(args, result, entry, info, record, policy.confirm)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any
 
 from toolcat.catalog import MAX_DESCRIPTION_CHARS, mcp_pin
@@ -109,6 +110,7 @@ def import_mcp_tools(
     result.listing = [listed_definition(t) for t in listing]
     names = [str(t.get("name")) for t in result.listing]
     _check_overrides(policy, names)
+    result.warnings += _check_globs(policy, names)
     used_rules: set[int] = set()
     taken: set[str] = set()
     for tool in result.listing:
@@ -157,6 +159,21 @@ def _check_overrides(policy: McpPolicy, names: list[str]) -> None:
             close = difflib.get_close_matches(key, names, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise McpPolicyError(f"tools.{key}: the server lists no tool {key!r}{hint}")
+
+
+def _check_globs(policy: McpPolicy, names: list[str]) -> list[str]:
+    """An include glob that matches no listed tool is a typo (refused, never an empty
+    import); an exclude glob that matches none is a warning."""
+    for glob in policy.include.tools:
+        if not any(fnmatchcase(n, glob) for n in names):
+            close = difflib.get_close_matches(glob, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise McpPolicyError(f"include {glob!r} matches no tool the server lists{hint}")
+    return [
+        f"exclude {glob!r} matches no tool the server lists"
+        for glob in policy.exclude.tools
+        if not any(fnmatchcase(n, glob) for n in names)
+    ]
 
 
 def _left_out(

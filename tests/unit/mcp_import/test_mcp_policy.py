@@ -298,3 +298,15 @@ def test_hint_flags(text: str, expected: tuple[str, bool]) -> None:
 def test_an_unknown_hint_is_refused() -> None:
     with pytest.raises(McpPolicyError, match="readOnlyHint, destructiveHint"):
         parse_mcp_hint("readonly")
+
+
+def test_an_include_glob_that_matches_nothing_is_a_typo() -> None:
+    with pytest.raises(McpPolicyError) as err:
+        import_mcp_tools("fs", LISTING, McpPolicy(include=McpSelection(tools=("read_fil",))))
+    assert str(err.value) == (
+        "include 'read_fil' matches no tool the server lists; did you mean 'read_file'?"
+    )
+    policy = McpPolicy(exclude=McpSelection(tools=("nothing*",)))
+    assert import_mcp_tools("fs", LISTING, policy).warnings == [
+        "exclude 'nothing*' matches no tool the server lists"
+    ]
