@@ -485,7 +485,8 @@ def _examples(
     check = ValueCheck(input_schema)
     out: list[ToolExample] = []
     names: set[str] = set()
-    for i, example in enumerate(doc.examples):
+    examples: list[ExampleDoc | McpExampleDoc] = list(doc.examples)
+    for i, example in enumerate(examples):
         at = ("examples", i)
         label = f"example {example.name!r}" if example.name else f"example {i + 1}"
         errors = sorted(check.errors(example.arguments), key=lambda e: e[0])
