@@ -11,6 +11,8 @@ then called ``--calls`` times a round:
 - direct: the client talks to the upstream itself (stdio, or streamable HTTP);
 - toolcat: ``toolcat serve CATALOG`` (stdio), the catalog written by ``toolcat import
   mcp`` from that upstream; toolcat keeps one upstream session for every call;
+- executor: ``Executor.aexecute`` on the same catalog in this process (the executor and
+  its upstream session, without serve's stdio hop in front);
 - fastmcp: FastMCP's proxy (``FastMCP.as_proxy``; ``create_proxy`` in FastMCP 3 and
   later) in front of the same upstream (its own virtualenv:
   ``benchmarks/.fastmcp-venv``; skipped when missing).
@@ -103,6 +105,31 @@ async def open_http(stack: AsyncExitStack, url: str) -> Any:
     return await stack.enter_async_context(Client(streamable_http_client(url)))
 
 
+class InProcess:
+    """``Executor.aexecute`` on the imported catalog, shaped like a client: the executor
+    and its upstream pool without the serve hop in front."""
+
+    def __init__(self, catalog: Path) -> None:
+        import toolcat
+        from toolcat.executor import Executor
+
+        self.executor = Executor(toolcat.load([catalog]))
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+        from toolcat.executor import ToolCall
+
+        result = await self.executor.aexecute(ToolCall(tool, arguments))
+
+        class Answer:
+            is_error = not result.ok
+            content = result.content
+
+        return Answer()
+
+    async def aclose(self) -> None:
+        await self.executor.aclose()
+
+
 async def calls(client: Any, tool: str, n: int) -> float:
     """Mean seconds of one call over ``n`` calls."""
     start = time.perf_counter()
@@ -133,6 +160,13 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     "web_echo",
                     await open_stdio(stack, [*serve, str(http_catalog)]),
                 )
+                for name, catalog, tool in (
+                    ("executor stdio", stdio_catalog, "up_echo"),
+                    ("executor http", http_catalog, "web_echo"),
+                ):
+                    local = InProcess(catalog)
+                    stack.push_async_callback(local.aclose)
+                    fronts[name] = (tool, local)
                 fastmcp = Path(args.fastmcp_python)
                 if fastmcp.is_file():
                     script = folder / "proxy.py"
@@ -161,6 +195,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         row: dict[str, Any] = {
             "toolcat_adds_ms": round(added, 3),
             "toolcat_adds_x_direct": round(added / direct, 2),
+            "executor_adds_ms": round(ms[f"executor {kind}"] - direct, 3),
         }
         if f"fastmcp {kind}" in ms:
             fast = ms[f"fastmcp {kind}"] - direct
