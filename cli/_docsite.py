@@ -304,6 +304,7 @@ def build_site(
             "method": command.method if isinstance(command, HttpCommand) else "MCP",
             "path": command.path if isinstance(command, HttpCommand) else command.tool,
             "mcp": not isinstance(command, HttpCommand),
+            "pin": "" if isinstance(command, HttpCommand) else command.pin,
             "tags": list(tool.tags),
             "toolsets": toolsets_of.get(tool.name, []),
             "badges": _badges(tool),

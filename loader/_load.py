@@ -1088,7 +1088,8 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             file=server_file,
             locate=server_locate,
             out=state.ctx.diagnostics,
-            services=state.services.keys(),
+            # server.concurrency limits a service or an MCP server (a plan's target)
+            services=[*state.services, *state.mcp_servers],
         )
         _check_caller_token_sources(state, server_doc)
     pins: dict[str, list[str]] = {}

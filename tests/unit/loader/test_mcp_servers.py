@@ -121,3 +121,8 @@ def test_a_tool_of_a_broken_server_is_not_unknown(tmp_path: Path) -> None:
         f"tools:\n  - name: t\n    description: d\n    mcp: {{server: s, tool: t, pin: '{PIN}'}}\n"
     )
     assert _load(tmp_path, text) == ["TC092@3"]
+
+
+def test_server_concurrency_may_name_an_mcp_server(tmp_path: Path) -> None:
+    text = SERVER + "server:\n  concurrency: {s: 2, nope: 1}\n"
+    assert _load(tmp_path, text) == ["TC081@5"]
