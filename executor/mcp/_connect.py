@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -143,8 +144,9 @@ class StderrLog:
     """A stdio upstream's stderr, read by a thread into toolcat's log, bounded.
 
     Each line is cut at :attr:`MAX_LINE` characters; at most :attr:`MAX_RATE` lines a
-    second are logged, and the number dropped beyond that is logged once the flood
-    ends. The thread ends when the server's end of the pipe closes.
+    second are logged, and the number dropped beyond that is logged at the next second
+    with output, or after a quiet second. The thread ends when the server's end of the
+    pipe closes.
     """
 
     MAX_LINE = 2000
@@ -155,6 +157,7 @@ class StderrLog:
         read_fd, write_fd = os.pipe()
         self.writer = os.fdopen(write_fd, "w")
         self._reader = os.fdopen(read_fd, "rb")
+        self._second, self._logged, self._dropped = 0, 0, 0
         self._thread = threading.Thread(
             target=self._pump, name=f"toolcat-mcp-stderr-{server}", daemon=True
         )
@@ -172,29 +175,45 @@ class StderrLog:
         self.started()
 
     def _pump(self) -> None:
-        second, logged, dropped = 0, 0, 0
+        fd = self._reader.fileno()
+        pending, skipping = b"", False
         with self._reader:
             while True:
-                line = self._reader.readline(self.MAX_LINE * 4)
-                if not line:
-                    break
-                if not line.endswith(b"\n"):  # a long line: skip the rest of it
-                    while (rest := self._reader.readline(65536)) and not rest.endswith(b"\n"):
-                        pass
-                now = int(time.monotonic())
-                if now != second:
-                    if dropped:
-                        log.warning(
-                            "mcp server %s: %d stderr lines not logged", self.server, dropped
-                        )
-                    second, logged, dropped = now, 0, 0
-                if logged >= self.MAX_RATE:
-                    dropped += 1
+                # a second without output ends a flood: say how much of it was dropped
+                if not select.select([fd], [], [], 1.0)[0]:
+                    self._report_dropped()
                     continue
-                logged += 1
-                text = escape_controls(line.decode("utf-8", "replace").rstrip("\r\n"))
-                if len(text) > self.MAX_LINE:
-                    text = text[: self.MAX_LINE] + "…"
-                log.info("mcp server %s: %s", self.server, text)
-        if dropped:
-            log.warning("mcp server %s: %d stderr lines not logged", self.server, dropped)
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    if skipping:  # the rest of a line already logged, cut
+                        skipping = False
+                        continue
+                    self._line(line)
+                if len(pending) > self.MAX_LINE * 4:
+                    self._line(pending)
+                    pending, skipping = b"", True
+        if pending and not skipping:
+            self._line(pending)
+        self._report_dropped()
+
+    def _line(self, line: bytes) -> None:
+        now = int(time.monotonic())
+        if now != self._second:
+            self._report_dropped()
+            self._second, self._logged = now, 0
+        if self._logged >= self.MAX_RATE:
+            self._dropped += 1
+            return
+        self._logged += 1
+        text = escape_controls(line.decode("utf-8", "replace").rstrip("\r"))
+        if len(text) > self.MAX_LINE:
+            text = text[: self.MAX_LINE] + "…"
+        log.info("mcp server %s: %s", self.server, text)
+
+    def _report_dropped(self) -> None:
+        if self._dropped:
+            log.warning("mcp server %s: %d stderr lines not logged", self.server, self._dropped)
+            self._dropped = 0

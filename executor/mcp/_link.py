@@ -77,6 +77,7 @@ class Link:
         self._listed_at = 0.0
         self._inflight: dict[int, tuple[CallHooks, asyncio.AbstractEventLoop | None]] = {}
         self._relist: asyncio.Task[None] | None = None
+        self._noise = 0  # lines from the upstream that were not JSON-RPC
 
     # -- the session ------------------------------------------------------------------
 
@@ -208,6 +209,8 @@ class Link:
         if self._stop is not None:
             self._stop.set()
         if runner is not None and not runner.done():
+            if self.client is None:  # still connecting: nothing to close gracefully
+                runner.cancel()
             try:
                 await asyncio.wait_for(runner, 10)
             except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
@@ -235,6 +238,9 @@ class Link:
             if self._relist is None or self._relist.done():
                 self._relist = asyncio.create_task(self._relisted())
         elif isinstance(message, Exception):
+            self._noise += 1  # the first few, then one in a thousand: a flood stays bounded
+            if self._noise > 5 and self._noise % 1000:
+                return
             log.warning(
                 "MCP server %s (%s): a message that is not JSON-RPC: %s",
                 self.name,

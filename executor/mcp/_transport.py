@@ -24,7 +24,7 @@ from toolcat.executor._telemetry import Telemetry
 from toolcat.executor._transport import Delivery
 
 from ._auth import UpstreamAuth
-from ._hooks import call_hooks
+from ._hooks import CallHooks, call_hooks
 from ._link import NotSent
 from ._pins import upstream_arguments
 from ._pool import UpstreamPool
@@ -188,7 +188,8 @@ class McpTransport:
         )
 
     def send(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
-        future = self.pool.submit(self._call(call, plan, request, None))
+        # read here: the pool's loop runs the call in a context of its own
+        future = self.pool.submit(self._call(call, plan, request, None, call_hooks.get()))
         try:
             return future.result()
         except concurrent.futures.CancelledError:  # the pool closed under the call
@@ -196,7 +197,8 @@ class McpTransport:
 
     async def asend(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
         caller = asyncio.get_running_loop()
-        future = self.pool.submit(self._call(call, plan, request, caller))
+        hooks = call_hooks.get()  # the caller's (the MCP server sets them around a call)
+        future = self.pool.submit(self._call(call, plan, request, caller, hooks))
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
@@ -223,9 +225,9 @@ class McpTransport:
         plan: McpPlan,
         request: McpRequest,
         caller: asyncio.AbstractEventLoop | None,
+        hooks: CallHooks | None,
     ) -> Delivery:
         server = self.pool.servers[plan.command.server]
-        hooks = call_hooks.get()
         links = server.pick()
         error = ToolError("unavailable", f"MCP server {plan.target!r} has no endpoint")
         for number, link in enumerate(links, 1):

@@ -11,10 +11,11 @@ Its tools (:data:`TOOLS`): ``echo``, ``add``, ``slow`` (sleeps, reporting progre
 output schema), ``described`` (its description is read at every listing from the file
 named by ``MCP_UPSTREAM_DESCRIPTION_FILE``, else ``MCP_UPSTREAM_DESCRIPTION``, so a test
 changes it under a running server), ``changed`` (sends ``notifications/tools/list_changed``),
-``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``noise`` (writes lines
-that are not JSON-RPC on stdout), ``env`` (the value of a variable, or ``null``) and
-``headers`` (the HTTP headers the call came with). ``MCP_UPSTREAM_PAGE_SIZE`` lists the
-tools in pages of that size.
+``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``ask`` (elicits a
+form from the client, handshake era), ``env`` (the value of a variable, or ``null``) and
+``headers`` (the HTTP headers the call came with). ``slow`` writes ``cancelled`` to
+``MCP_UPSTREAM_CANCELLED_FILE`` when its call is cancelled. ``MCP_UPSTREAM_PAGE_SIZE``
+lists the tools in pages of that size.
 """
 
 from __future__ import annotations
@@ -106,9 +107,9 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any] | None, dict[str, Any
         None,
         None,
     ),
-    "noise": (
-        "Write lines that are not JSON-RPC on stdout, then answer.",
-        _schema({"lines": {"type": "integer"}}, "lines"),
+    "ask": (
+        "Ask the client a question (elicitation), then answer with the reply.",
+        _schema({"question": {"type": "string"}}),
         None,
         None,
     ),
@@ -181,16 +182,17 @@ def pinned_catalog(*upstreams: Any, prefix: str = "", env: dict[str, str] | None
     return Catalog(tools, [], env=env, mcp_servers=upstreams)
 
 
-def upstream_executor(*upstreams: Any, **transport: Any) -> Any:
+def upstream_executor(*upstreams: Any, env: dict[str, str] | None = None, **transport: Any) -> Any:
     """An executor of every tool of this server for each of ``upstreams`` (``up_echo``, ...);
-    ``transport`` goes to its ``McpTransport`` (``relist_after``, ``mode``, ...)."""
+    ``env`` is what ``${VAR}`` reads; ``transport`` goes to its ``McpTransport``
+    (``relist_after``, ``mode``, ...)."""
     from toolcat.catalog import McpCommand
     from toolcat.executor import Executor, ExecutorSettings
     from toolcat.executor.mcp import McpTransport
 
-    catalog = pinned_catalog(*upstreams, env={})
+    catalog = pinned_catalog(*upstreams, env=env or {})
     options = {"connect_timeout": 60.0, **transport}
-    settings = ExecutorSettings(env={}, transports={McpCommand: McpTransport(**options)})
+    settings = ExecutorSettings(env=env or {}, transports={McpCommand: McpTransport(**options)})
     return Executor(catalog, settings)
 
 
@@ -222,20 +224,34 @@ async def _call_tool(
     if name == "slow":
         seconds = float(args["seconds"])
         steps = max(1, int(seconds * 10))
-        for i in range(steps):
-            await ctx.session.report_progress(i, steps, f"step {i}")
-            await anyio.sleep(seconds / steps)
+        try:
+            for i in range(steps):
+                await ctx.session.report_progress(i, steps, f"step {i}")
+                await anyio.sleep(seconds / steps)
+        except anyio.get_cancelled_exc_class():
+            marker = os.environ.get("MCP_UPSTREAM_CANCELLED_FILE")
+            if marker:  # the test that cancelled the call looks for it
+                with open(marker, "w") as f:
+                    f.write("cancelled")
+            raise
         return _text(f"slept {seconds}")
+    if name == "ask":
+        answer = await ctx.session.elicit_form(
+            message=str(args.get("question", "Go on?")),
+            requested_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
+            related_request_id=ctx.request_id,
+        )
+        return _text(json.dumps({"action": answer.action, "content": answer.content}))
     if name == "fail":
         return _text(str(args.get("message", "it failed")), error=True)
     if name == "big":
         return _text("x" * int(args["n"]))
     if name == "image":
-        data = base64.b64encode(PNG).decode()
+        encoded = base64.b64encode(PNG).decode()
         return types.CallToolResult(
             content=[
                 types.TextContent(type="text", text="a pixel"),
-                types.ImageContent(type="image", data=data, mime_type="image/png"),
+                types.ImageContent(type="image", data=encoded, mime_type="image/png"),
             ]
         )
     if name == "structured":
@@ -260,11 +276,6 @@ async def _call_tool(
             print(line, file=sys.stderr)
         sys.stderr.flush()
         return _text("shouted")
-    if name == "noise":
-        for i in range(int(args["lines"])):
-            sys.stdout.write(f"this is not JSON-RPC {i}\n")
-        sys.stdout.flush()
-        return _text("noisy")
     if name == "env":
         return _text(json.dumps(os.environ.get(str(args["name"]))))
     if name == "headers":

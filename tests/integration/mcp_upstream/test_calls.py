@@ -7,12 +7,18 @@ import asyncio
 import base64
 import json
 import os
+from dataclasses import replace
 
 import pytest
-from toolcat.catalog import FrozenDict, McpUpstream
-from toolcat.executor import Executor, ToolCall
-from toolcat.executor.mcp import PreparedMcpCall
-from toolcat.tests.support.mcp_upstream import PNG, stdio_upstream, upstream_executor
+from toolcat.catalog import Catalog, FrozenDict, McpCommand, McpUpstream
+from toolcat.executor import Executor, ExecutorSettings, ToolCall
+from toolcat.executor.mcp import McpTransport, PreparedMcpCall
+from toolcat.tests.support.mcp_upstream import (
+    PNG,
+    pinned_catalog,
+    stdio_upstream,
+    upstream_executor,
+)
 
 ERAS = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 
@@ -95,3 +101,19 @@ def test_dry_run_shows_the_upstream_call_with_secrets_masked(stdio_executor: Exe
         "endpoint": stdio_upstream().command[0],
         "arguments": {"text": "hello"},
     }
+
+
+def test_a_sensitive_argument_is_masked_in_the_result_and_the_dry_run() -> None:
+    upstream = stdio_upstream("up")
+    catalog = pinned_catalog(upstream, env={})
+    echo = catalog.get("up_echo")
+    assert echo is not None
+    tools = [replace(t, sensitive_arguments=("text",)) if t is echo else t for t in catalog]
+    masked = Catalog(tools, [], env={}, mcp_servers=[upstream])
+    settings = ExecutorSettings(env={}, transports={McpCommand: McpTransport(connect_timeout=60)})
+    with Executor(masked, settings) as executor:
+        result = executor.execute(ToolCall("up_echo", {"text": "hunter22-secret"}))
+        shown = executor.prepare(ToolCall("up_echo", {"text": "hunter22-secret"}))
+    assert result.ok and "hunter22-secret" not in result.content
+    assert all("hunter22-secret" not in json.dumps(dict(b)) for b in result.blocks)
+    assert isinstance(shown, PreparedMcpCall) and shown.arguments == {"text": "***"}

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from toolcat.catalog import (
@@ -51,10 +52,18 @@ for line in sys.stdin:
     print(json.dumps(reply), flush=True)
 """
 
+# The same handshake, and a tools/call answered after 5000 lines that are not JSON-RPC.
+NOISY = MALFORMED.replace(
+    'reply["result"] = {"content": "not a list of blocks", "isError": "maybe"}',
+    'print("garbage\\n" * 5000, end="", flush=True); '
+    'reply["result"] = {"content": [{"type": "text", "text": "after the noise"}]}',
+)
+assert NOISY != MALFORMED
+
 SILENT = "import sys\nfor line in sys.stdin:\n    pass\n"
 
 
-def _raw_executor(tmp_path: Path, name: str, script: str, **transport: float) -> Executor:
+def _raw_executor(tmp_path: Path, name: str, script: str, **transport: Any) -> Executor:
     path = tmp_path / f"{name}.py"
     path.write_text(script)
     upstream = McpUpstream(name, command=(sys.executable, str(path)))
@@ -127,11 +136,15 @@ def test_a_stderr_flood_is_logged_bounded(
     assert all(len(line) < 2100 for line in lines)
 
 
-def test_lines_on_stdout_that_are_not_json_rpc_do_not_break_the_session(
-    stdio_executor: Executor,
+def test_a_stdout_flood_that_is_not_json_rpc_is_skipped_and_logged_bounded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    assert stdio_executor.execute(ToolCall("up_noise", {"lines": 200})).content == "noisy"
-    assert stdio_executor.execute(ToolCall("up_echo", {"text": "clean"})).content == "clean"
+    with caplog.at_level(logging.INFO, logger="toolcat.mcp"):
+        with _raw_executor(tmp_path, "raw", NOISY) as executor:
+            result = executor.execute(ToolCall("raw_echo", {}))
+            assert result.ok and result.content == "after the noise"
+    noted = [r for r in caplog.records if "not JSON-RPC" in r.getMessage()]
+    assert 0 < len(noted) < 20
 
 
 def test_malformed_json_rpc_is_an_invalid_response(tmp_path: Path) -> None:

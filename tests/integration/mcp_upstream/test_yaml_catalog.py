@@ -1,0 +1,62 @@
+"""The front door with no extra setup: ``toolcat.load`` a YAML catalog with an
+``mcp_servers:`` entry, and the ``Executor`` runs its tools (renames, fixed arguments,
+context-bound arguments filled from the caller, never from the model)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import toolcat
+from toolcat.catalog import mcp_pin
+from toolcat.executor import Executor, ExecutorSettings, ToolCall, ToolContext
+from toolcat.tests.support.mcp_upstream import tool_definitions
+
+LISTED = {t["name"]: t for t in tool_definitions()}
+
+
+def _catalog(tmp_path: Path) -> Path:
+    text = f"""\
+toolcat: 1
+mcp_servers:
+  up:
+    command: [{json.dumps(sys.executable)}, -m, toolcat.tests.support.mcp_upstream]
+    env: {{GREETING: "${{GREETING}}"}}
+    timeout: 60
+tools:
+  - name: plus_forty
+    description: Add forty to a number.
+    mcp: {{server: up, tool: add, pin: "{mcp_pin(LISTED["add"])}", arguments: {{x: a}},
+           fixed: {{b: 40}}}}
+    parameters:
+      x: {{type: integer}}
+  - name: whoami
+    description: Who is calling.
+    mcp: {{server: up, tool: echo, pin: "{mcp_pin(LISTED["echo"])}"}}
+    parameters:
+      text: {{type: string, from: context.user_id}}
+  - name: greeting
+    description: The greeting the server was given.
+    mcp: {{server: up, tool: env, pin: "{mcp_pin(LISTED["env"])}", fixed: {{name: GREETING}}}}
+"""
+    path = tmp_path / "catalog.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_loaded_catalog_runs_its_mcp_tools(tmp_path: Path) -> None:
+    catalog = toolcat.load(_catalog(tmp_path))
+    settings = ExecutorSettings(env={"GREETING": "hello"})
+    with Executor(catalog, settings) as executor:
+        plus = executor.execute(ToolCall("plus_forty", {"x": 2}))
+        assert plus.ok and plus.content == "42", plus.content
+        me = executor.execute(
+            ToolCall("whoami", {}), context=ToolContext.make(values={"user_id": "u-7"})
+        )
+        assert me.ok and me.content == "u-7"
+        chosen = executor.execute(ToolCall("whoami", {"text": "someone else"}))
+        assert chosen.error is not None and chosen.error.type == "invalid_arguments"
+        greeting = executor.execute(ToolCall("greeting", {}))
+        assert json.loads(greeting.content) == "hello"
+        assert executor.mcp.pool.status()["up"].refused == {}
