@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         ExecutorSettings,
         PreparedRequest,
         ToolCall,
+        ToolResult,
         format_loc,
         parse_arguments,
     )
@@ -84,7 +85,10 @@ def run(args: argparse.Namespace) -> int:
     call = ToolCall(args.tool, parsed, id="cli")
     with Executor(catalog, ExecutorSettings(confirm=_confirmer(args.yes))) as executor:
         if args.dry_run:
-            prepared = executor.prepare(call)
+            prepared: Any = executor.prepare(call)
+            if not isinstance(prepared, (PreparedRequest, ToolResult)):  # an upstream MCP call
+                _print_mcp_call(prepared.to_dict(), args.format)
+                return 0
             if isinstance(prepared, PreparedRequest):
                 _print_request(prepared.to_dict(), args.format)
                 for name in prepared.unset:
@@ -152,4 +156,23 @@ def _print_request(request: dict[str, Any], fmt: str) -> None:
         lines.append(
             body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False)
         )
+    sys.stdout.write(escape_controls("\n".join(lines), lines=True) + "\n")
+
+
+def _print_mcp_call(call: dict[str, Any], fmt: str) -> None:
+    """The upstream call a dry run of a tool of an MCP server shows: where it goes (the
+    server, its transport and endpoint as written) and the upstream tool's arguments."""
+    from toolcat.catalog import escape_controls, escape_json_controls
+
+    if fmt == "json":
+        doc = json.dumps(call, indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write(escape_json_controls(doc) + "\n")
+        return
+    target = call["mcp"]
+    lines = [
+        f"tools/call {target['tool']} on MCP server {target['server']} "
+        f"({call['transport']}: {call['endpoint']})",
+        "",
+        json.dumps(call["arguments"], indent=2, ensure_ascii=False, default=str),
+    ]
     sys.stdout.write(escape_controls("\n".join(lines), lines=True) + "\n")

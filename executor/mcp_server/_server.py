@@ -14,6 +14,7 @@ it reports, imported OpenAPI specs included, are the files watched.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
 import os
@@ -85,7 +86,19 @@ from ._health import (
 )
 from ._hosts import HostGuard, HostPolicy
 from ._limits import ServeLimits, SessionLimits, header_timeout_protocol
+from ._relay import INPUT_KEY as RELAY_KEY
+from ._relay import Parked, ParkedCalls, hooks_for
 from ._settings import McpServerSettings
+from ._upstreams import (
+    mcp_result,
+    offered,
+    pool_of,
+    register_metrics,
+    reset_call_hooks,
+    set_call_hooks,
+    upstream_status,
+    upstream_tool,
+)
 from ._watch import FileSnapshot, open_for_writing, stamps, unchanged, watched_names
 
 if TYPE_CHECKING:
@@ -134,14 +147,17 @@ class _Served:
     inflight: int = 0  # calls running on this catalog; a retired one closes when it drops to 0
     retired: bool = False
     searcher: Any = None  # SemanticSearch, for a catalog with search.embeddings (first search)
+    started: bool = False  # its upstream MCP servers were started
 
 
 class _Server(Server[Any]):
-    """The SDK server, announcing ``tools.listChanged`` when the catalog is watched."""
+    """The SDK server, announcing ``tools.listChanged`` when the tools may change: the
+    catalog is watched, or it has upstream MCP servers (whose tools come and go)."""
 
     def __init__(self, watch: bool, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._watch = watch
+        self.upstreams = False  # the catalog loaded has upstream MCP servers
 
     def create_initialization_options(
         self,
@@ -149,7 +165,8 @@ class _Server(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        options = notification_options or NotificationOptions(tools_changed=self._watch)
+        changes = self._watch or self.upstreams
+        options = notification_options or NotificationOptions(tools_changed=changes)
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
@@ -223,6 +240,9 @@ class McpServer:
         )
         self._confirm_ledger: ConfirmLedger = confirm_ledger or MemoryConfirmLedger()
         self._confirm_ledger_given = confirm_ledger is not None
+        # 2026-07-28 calls waiting for their client's answer to an upstream's question
+        self._parked = ParkedCalls(confirm_timeout)
+        self._notifying: set[asyncio.Task[None]] = set()
         self._served: _Served | None = None
         # the catalog's ``server:`` section as last loaded; run_http takes the one it is given
         self.server_settings: ServerSettings | None = None
@@ -294,6 +314,7 @@ class McpServer:
         if result.catalog is None:
             raise CatalogLoadFailed(result.diagnostics, result.files)
         served = self._build(result.catalog)
+        self.server.upstreams = self.server.upstreams or bool(result.catalog.mcp_servers)
         old, self._served = self._served, served  # the swap: one assignment
         if old is not None:
             old.retired = True
@@ -519,7 +540,8 @@ class McpServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         served = self._current()
-        listed = served.listed
+        # an upstream's tool while its upstream checked it against its pin
+        listed = [t for t in served.listed if offered(served.executor, served.tools, t["name"])]
         guard = served.executor.access
         if guard.enabled:  # only what this caller may call
             who = _identity(ctx)
@@ -541,10 +563,11 @@ class McpServer:
         )
         if self.tool_search and params.name == SEARCH_TOOL_NAME:
             # a thread: the first search builds the index, too long to block the event loop
-            searchable: Any = served.tools
+            # an upstream's tool while its upstream offers it, as tools/list does
+            searchable: Any = [n for n in served.tools if offered(served.executor, served.tools, n)]
             guard = served.executor.access
             if guard.enabled:  # search finds only what this caller may call
-                searchable = guard.allowed(_identity(ctx), served.tools)
+                searchable = guard.allowed(_identity(ctx), searchable)
             found, _ = await anyio.to_thread.run_sync(
                 lambda: run_search_tool(
                     served.catalog,
@@ -557,9 +580,38 @@ class McpServer:
             return types.CallToolResult.model_validate(format_result("mcp", found))
         asking = Asking(modern=ctx.protocol_version in MODERN_PROTOCOL_VERSIONS)
         if asking.modern and params.request_state is not None:  # a retry with the answer
+            waiting = self._parked.find(params)
+            if isinstance(waiting, str):  # an answer to an upstream question, too late
+                refused = error_result(call, [ToolError("cancelled", waiting)])
+                return types.CallToolResult.model_validate(format_result("mcp", refused))
+            if waiting is not None:  # the answer to an upstream's question: hand it over
+                answer = (params.input_responses or {}).get(RELAY_KEY)
+                answered: Any = await self._parked.run(waiting, ctx, None, answer)
+                return answered  # type: ignore[no-any-return]
             asking.answer = read_answer(params, self.confirm_timeout)
+        tool = served.tools.get(params.name)
+        if asking.modern and tool is not None and upstream_tool(tool):
+            # the upstream may ask the client mid-call: run it parked (see _relay)
+            parked = self._parked.new(params.name, params.arguments)
+            outcome: Any = await self._parked.run(
+                parked, ctx, lambda: self._run_call(served, ctx, call, params, asking, parked)
+            )
+            return outcome  # type: ignore[no-any-return]
+        return await self._run_call(served, ctx, call, params, asking, None)
+
+    async def _run_call(
+        self,
+        served: _Served,
+        ctx: ServerRequestContext[Any, Any],
+        call: ToolCall,
+        params: types.CallToolRequestParams,
+        asking: Asking,
+        parked: Parked | None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Run one call through the executor; its result as MCP gives it back."""
         token = _request.set(ctx)
         asked = _asking.set(asking)
+        hooks = set_call_hooks(hooks_for(ctx, parked, self._parked))
         served.inflight += 1
         try:
             # the verified caller, for the call path to read; a drain deadline cancels the call
@@ -568,6 +620,7 @@ class McpServer:
             with with_context(context), self.lifecycle.call():
                 result = await served.executor.aexecute(call)
         finally:
+            reset_call_hooks(hooks)
             _asking.reset(asked)
             _request.reset(token)
             served.inflight -= 1
@@ -578,7 +631,7 @@ class McpServer:
                 return input_required(asking.ask, state)
             if asking.reason is not None:
                 result = error_result(call, [ToolError("not_confirmed", asking.reason)])
-        out = format_result("mcp", result)
+        out = mcp_result(result)
         listed = served.exported.get(params.name)
         schema = listed.get("outputSchema") if listed else None
         if schema is not None and not out.get("isError"):
@@ -615,6 +668,7 @@ class McpServer:
                 "(standard output carries MCP): give it a file"
             )
         async with stdio_server() as (read, write), anyio.create_task_group() as tg:
+            self._start_upstreams(self._current())
             if self.watch:
                 tg.start_soon(self.watch_files)
             await self.server.run(read, write, self.server.create_initialization_options())
@@ -713,6 +767,7 @@ class McpServer:
         )
         uv = draining_server(config, self.lifecycle)
         async with anyio.create_task_group() as tg:
+            self._start_upstreams(self._current())
             tg.start_soon(self.lifecycle.drain_on_request, uv)
             if self.watch:
                 tg.start_soon(self.watch_files)
@@ -728,6 +783,7 @@ class McpServer:
         """Serve ``/metrics`` (Prometheus text) on the HTTP transport; installs the global
         OpenTelemetry meter provider. Raises ``RuntimeError`` (one line) when it cannot."""
         self._metrics = prometheus_exposition()
+        register_metrics(lambda: self._served.executor if self._served is not None else None)
 
     def readiness(self) -> dict[str, Any]:
         """The catalog's part of ``/readyz``: nothing that names a tool, file or caller."""
@@ -741,6 +797,9 @@ class McpServer:
         }
         if self.shared is not None:  # server.redis: ready only while Redis answers
             status["shared_state"] = "reachable" if self._shared_reachable() else "unreachable"
+        upstreams = upstream_status(served.executor if served is not None else None)
+        if upstreams:  # reported, never waited for: a dead upstream holds up nothing else
+            status["upstreams"] = upstreams
         return status
 
     async def aclose(self) -> None:
@@ -855,6 +914,7 @@ class McpServer:
         self.last_reload_error = None
         log.warning("catalog reloaded: %d tools", len(served.listed))
         await self._close_idle_retired()
+        self._start_upstreams(served)
         await self._notify_changed()
         return True
 
@@ -862,6 +922,29 @@ class McpServer:
         return not unchanged(
             settled, await anyio.to_thread.run_sync(lambda: stamps(self._watched()))
         )
+
+    def _start_upstreams(self, served: _Served) -> None:
+        """Connect the catalog's upstream MCP servers in the background (nothing waits for
+        them); clients hear of each change in what they offer."""
+        pool = pool_of(served.executor)
+        if pool is None or served.started:
+            return
+        served.started = True
+        loop = asyncio.get_running_loop()
+
+        def changed(server: str) -> None:  # on the pool's thread
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(self._upstream_changed, server)
+
+        pool.subscribe(changed)
+        pool.start()
+
+    def _upstream_changed(self, server: str) -> None:
+        """An upstream came up, went or changed what it offers: tell the clients."""
+        log.info("the tools offered from upstream %s changed; telling the clients", server)
+        task = asyncio.get_running_loop().create_task(self._notify_changed())
+        self._notifying.add(task)  # held until done: the loop keeps only a weak reference
+        task.add_done_callback(self._notifying.discard)
 
     async def _notify_changed(self) -> None:
         await self._bus.publish(ToolsListChanged())
