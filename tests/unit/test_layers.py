@@ -42,7 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "executor.mcp": {"catalog", "executor.http"},
     "executor.providers": {"catalog", "executor"},
     "executor.agent": {"catalog", "executor", "executor.providers"},
-    "executor.mcp_server": {"catalog", "executor", "executor.providers", "loader"},
+    "executor.mcp_server": {"catalog", "executor", "executor.mcp", "executor.providers", "loader"},
     "testing": set(),
     "<root>": {"catalog", "loader", "executor", "executor.providers", "executor.agent"}
     | {"executor.mcp_server"},  # the front door, imported lazily
