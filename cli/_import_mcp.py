@@ -483,6 +483,8 @@ def _upstream_changes(
     changes = diff_catalogs(mcp_listing_catalog(server, old), mcp_listing_catalog(server, new))
     lines = []
     for ch in changes:
+        if ch.rule == "TD308":  # the pin: what the other lines say changed
+            continue
         at = f" {ch.location}" if ch.location else ""
         lines.append(f"upstream {ch.kind} {ch.rule} {ch.tool}{at}: {ch.message}")
     return lines
