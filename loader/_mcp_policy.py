@@ -22,6 +22,7 @@ from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from toolcat._errors import ToolcatError
 
 __all__ = [
     "MCP_CONFIRM_POLICIES",
@@ -44,7 +45,7 @@ _STRICT = ConfigDict(frozen=True, extra="forbid")
 Hint = Literal["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
 
 
-class McpPolicyError(ValueError):
+class McpPolicyError(ToolcatError, ValueError):
     """A policy that cannot be used; the message is one line naming where it is wrong."""
 
 
