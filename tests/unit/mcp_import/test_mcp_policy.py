@@ -310,3 +310,11 @@ def test_an_include_glob_that_matches_nothing_is_a_typo() -> None:
     assert import_mcp_tools("fs", LISTING, policy).warnings == [
         "exclude 'nothing*' matches no tool the server lists"
     ]
+
+
+def test_a_schema_over_the_budget_is_noted_and_written_whole() -> None:
+    props = {f"p{i}": {"type": "string", "description": "x" * 100} for i in range(100)}
+    listing = [{"name": "big", "description": "Big.", "inputSchema": {"properties": props}}]
+    result = import_mcp_tools("s", listing, schema_budget=8000)
+    assert len(result.tools[0]["parameters"]) == 100
+    assert any("over the schema budget (8000 characters)" in n for n in result.report[0].notes)
