@@ -86,12 +86,13 @@ class Executor:
         self.quotas = QuotaGuard(settings.quotas or QuotaPolicy(), catalog, settings.quota_store)
         self.http = HttpTransport(catalog, settings, telemetry)
         # tools of upstream MCP servers; its sessions start at the first call (or serve's
-        # start). One given in the settings is bound to this executor's catalog at its first
-        # plan, and closed with the executor.
+        # start). One given in the settings takes this executor's catalog, env and telemetry
+        # where it has none, and is closed with the executor.
         given = settings.transports.get(McpCommand)
         self.mcp = (
             given if isinstance(given, McpTransport) else McpTransport(catalog, settings, telemetry)
         )
+        self.mcp.bind(catalog, settings, telemetry)
         self._transports: dict[type, Transport] = {HttpCommand: self.http, McpCommand: self.mcp}
         self._transports.update(settings.transports)
         guards = assemble(

@@ -44,8 +44,9 @@ class ExecutorSettings:
     :func:`connect_redis`) shares OAuth client-credentials tokens with other replicas;
     ``idempotency`` keeps the records of tools with an ``idempotency_key`` (default: in
     this process) for ``idempotency_seconds``. ``transports`` runs other kinds of
-    command: the type of a tool's command -> the transport that runs it (HTTP commands
-    have theirs).
+    command: the type of a tool's command -> the transport that runs it (``HttpCommand``
+    and ``McpCommand`` have theirs; an ``McpTransport`` given here takes the executor's
+    catalog at its first plan and is closed with it).
     """
 
     env: Mapping[str, str] | None = None

@@ -17,7 +17,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -79,9 +79,11 @@ async def open_client(
     env: Mapping[str, str],
     url: str | None = None,
     headers: Mapping[str, str] | None = None,
+    auth: Any = None,
     mode: str = "auto",
     connect_timeout: float = 30.0,
     max_bytes: int = MAX_MESSAGE_BYTES,
+    on_exit: Callable[[], None] | None = None,
     **client_options: Any,
 ) -> AsyncIterator[Any]:
     """An entered ``mcp.client.Client`` of ``upstream`` (closed, and a stdio server
@@ -93,9 +95,11 @@ async def open_client(
     ``env`` is what ``${VAR}`` reads (the command, its env and cwd, URLs, headers).
     ``url`` picks one replica of an HTTP upstream (default: its first URL, resolved);
     ``headers`` are sent on every HTTP request besides the entry's own (the pool puts
-    the resolved auth there). ``client_options`` go to ``Client`` (``message_handler``,
+    the resolved auth there), ``auth`` is an ``httpx2.Auth`` (a token refreshed per
+    request). ``client_options`` go to ``Client`` (``message_handler``,
     ``elicitation_callback``, ``read_timeout_seconds``, ...). No message over ``max_bytes``
-    is read whole (stdio lines, SSE events). ``mode`` is the SDK's:
+    is read whole (stdio lines, SSE events). ``on_exit()`` is called when a stdio server
+    exits on its own. ``mode`` is the SDK's:
     ``"auto"`` (either era) or ``"legacy"`` (the initialize handshake).
 
     Raises ``MissingVariableError`` for an unset variable, ``OSError`` for a command
@@ -117,7 +121,12 @@ async def open_client(
         cwd = interpolate(upstream.cwd, env, where=f"{where}.cwd") if upstream.cwd else None
         with StderrLog(upstream.name) as errlog:
             transport = bounded_stdio(
-                argv, env=child_env, cwd=cwd, errlog=errlog.writer, max_bytes=max_bytes
+                argv,
+                env=child_env,
+                cwd=cwd,
+                errlog=errlog.writer,
+                max_bytes=max_bytes,
+                on_exit=on_exit,
             )
             async with Client(transport, mode=mode, cache=None, **client_options) as client:
                 errlog.started()
@@ -134,7 +143,12 @@ async def open_client(
     }
     sent.update(headers or {})
     timeout = httpx2.Timeout(connect_timeout, read=max(upstream.timeout, 300.0))
-    async with httpx2.AsyncClient(headers=sent, timeout=timeout) as http:
+    from ._http import CappedTransport
+
+    capped = CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes)
+    async with httpx2.AsyncClient(
+        headers=sent, timeout=timeout, transport=capped, auth=auth
+    ) as http:
         transport = streamable_http_client(target, http_client=http, max_sse_event_size=max_bytes)
         async with Client(transport, mode=mode, cache=None, **client_options) as client:
             yield client

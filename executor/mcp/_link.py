@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolcat.catalog import McpCommand, MissingVariableError, ToolDefinition
 from toolcat.executor._calls import CallStopped, ToolError
+from toolcat.executor._identity import ToolContext
 
 from ._connect import list_all_tools, open_client, resolve_url
 from ._hooks import CallHooks
@@ -29,6 +30,8 @@ __all__ = ["Link", "NotSent", "describe"]
 
 log = logging.getLogger("toolcat.mcp")
 
+# what the SDK's SSE reader and the capped JSON body (_connect) say of an answer too large
+_OVER_LIMIT = "byte limit"
 _BACKOFF_START = 0.5
 _BACKOFF_MAX = 30.0
 _MAX_ERROR = 300
@@ -55,8 +58,12 @@ def describe(exc: BaseException) -> str:
 class Link:
     """The session with one endpoint; its state is read by ``UpstreamPool.status``."""
 
-    def __init__(self, server: _Server, pool: UpstreamPool, index: int) -> None:
+    def __init__(
+        self, server: _Server, pool: UpstreamPool, index: int, caller: ToolContext | None = None
+    ) -> None:
         self.server = server
+        self.caller = caller  # the caller whose token this session carries (per-caller auth)
+        self.secrets: list[str] = []  # the credentials this session sends
         self.pool = pool
         self.index = index
         upstream = server.upstream
@@ -149,19 +156,22 @@ class Link:
     async def _run(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         pool, upstream = self.pool, self.server.upstream
         try:
-            url = headers = None
+            url = headers = auth = None
             if not upstream.stdio:
                 url = resolve_url(upstream, pool.env, self.index)
-                if pool.headers is not None:
-                    headers = await pool.headers(upstream, pool.env)
+                if pool.credentials is not None:
+                    given = await pool.credentials(upstream, pool.env, url, self.caller)
+                    headers, auth, self.secrets = given.headers, given.auth, given.secrets
             async with open_client(
                 upstream,
                 env=pool.env,
                 url=url,
                 headers=headers,
+                auth=auth,
                 connect_timeout=pool.connect_timeout,
                 max_bytes=pool.max_bytes,
                 mode=pool.mode,
+                on_exit=lambda: self._exited(stop),
                 message_handler=self._on_message,
                 elicitation_callback=self._elicit,
             ) as client:
@@ -192,6 +202,12 @@ class Link:
         finally:
             if self._stop is stop:
                 self.client = None
+
+    def _exited(self, stop: asyncio.Event) -> None:
+        """A stdio server exited while its session was open: the next call starts it again
+        (instead of finding the session dead)."""
+        if self._stop is stop and not stop.is_set():
+            self.broken("the server exited")
 
     def broken(self, why: str) -> None:
         """The session died under a call: the next call reopens it."""
@@ -284,10 +300,6 @@ class Link:
         caller: asyncio.AbstractEventLoop | None,
     ) -> Any:
         """``tools/call`` on this session: the SDK's ``CallToolResult``, or ``CallStopped``."""
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
-        from pydantic import ValidationError
-
         assert isinstance(tool.command, McpCommand)
         command = tool.command
         client = await self.session()
@@ -326,39 +338,47 @@ class Link:
                     f"{timeout:g} s; the call was cancelled upstream",
                 )
             ) from None
-        except MCPError as exc:
-            if exc.code == CONNECTION_CLOSED:
-                self.broken(describe(exc))
-                raise CallStopped(_ended(self.name)) from None
-            if exc.code == RESPONSE_TOO_LARGE:
-                raise CallStopped(
-                    ToolError("response_too_large", f"MCP server {self.name!r}: {describe(exc)}")
-                ) from None
-            raise CallStopped(
-                ToolError(
-                    "upstream_error",
-                    f"MCP server {self.name!r} answered with an error: {describe(exc)}",
-                )
-            ) from None
-        except ValidationError as exc:
-            raise CallStopped(
-                ToolError(
-                    "invalid_response",
-                    f"MCP server {self.name!r} answered {command.tool!r} with a malformed result "
-                    f"({exc.error_count()} problems)",
-                )
-            ) from None
-        except (ConnectionError, OSError, EOFError) as exc:
-            self.broken(describe(exc))
-            raise CallStopped(_ended(self.name)) from None
         except Exception as exc:
-            if _closed(exc):
-                self.broken(describe(exc))
-                raise CallStopped(_ended(self.name)) from None
-            raise
+            raise self._stopped(exc, command.tool) from None
         finally:
             _CALL.reset(token)
             self._inflight.pop(key, None)
+
+    def _stopped(self, exc: Exception, tool: str) -> Exception:
+        """What a failed ``tools/call`` becomes: a session that ended (reopened by the
+        next call), an error the upstream sent, a malformed result; else ``exc`` itself."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+        from pydantic import ValidationError
+
+        name = self.name
+        too_large = (
+            f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
+        )
+        if isinstance(exc, MCPError) and exc.code == RESPONSE_TOO_LARGE:
+            return CallStopped(
+                ToolError("response_too_large", f"MCP server {name!r}: {describe(exc)}")
+            )
+        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED and _OVER_LIMIT in str(exc):
+            text = (
+                f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
+            )
+            return CallStopped(ToolError("response_too_large", text))
+        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
+            text = f"MCP server {name!r} answered with an error: {describe(exc)}"
+            return CallStopped(ToolError("upstream_error", text))
+        if isinstance(exc, ValidationError):
+            text = (
+                f"MCP server {name!r} answered {tool!r} with a malformed result "
+                f"({exc.error_count()} problems)"
+            )
+            return CallStopped(ToolError("invalid_response", text))
+        if isinstance(exc, MCPError | ConnectionError | OSError | EOFError) or _closed(exc):
+            self.broken(describe(exc))
+            if _OVER_LIMIT in str(exc):  # an HTTP answer over the bound (an SSE event, a body)
+                return CallStopped(ToolError("response_too_large", too_large))
+            return CallStopped(_ended(name))
+        return exc
 
     async def _elicit(self, context: Any, params: Any) -> Any:
         """An upstream's elicitation: to the hooks of the call it belongs to, else declined."""

@@ -18,21 +18,31 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 import itertools
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from toolcat.catalog import Catalog, McpCommand, McpUpstream, ToolDefinition
+from toolcat.executor._identity import ToolContext
 from toolcat.executor._telemetry import Telemetry
 
+from ._auth import per_caller
 from ._link import Link
 from ._pins import pin_problem
 
-__all__ = ["UpstreamPool", "UpstreamState", "UpstreamStatus"]
+__all__ = [
+    "CALLER_SESSION_SECONDS",
+    "MAX_CALLER_SESSIONS",
+    "UpstreamPool",
+    "UpstreamState",
+    "UpstreamStatus",
+]
 
 log = logging.getLogger("toolcat.mcp")
 
@@ -64,6 +74,12 @@ class UpstreamStatus:
         }
 
 
+#: The most sessions per caller one server keeps (the oldest is closed past it).
+MAX_CALLER_SESSIONS = 64
+#: How long a session per caller is used (a new one then fetches fresh credentials).
+CALLER_SESSION_SECONDS = 300.0
+
+
 class _Server:
     """One ``mcp_servers:`` entry: its links and the catalog tools bound to it."""
 
@@ -71,19 +87,50 @@ class _Server:
         self.upstream = upstream
         self.tools = tools
         self.pool = pool
-        count = len(upstream.urls) if not upstream.stdio else 1
-        self.links = [Link(self, pool, index) for index in range(count)]
+        self.count = len(upstream.urls) if not upstream.stdio else 1
+        self.links = [Link(self, pool, index) for index in range(self.count)]
+        self.per_caller = per_caller(upstream)
+        # caller key -> (its links, when they were opened): sessions that carry its token
+        self._callers: OrderedDict[str, tuple[list[Link], float]] = OrderedDict()
         self._turn = itertools.count()
         # the result of the latest pin check, from whichever link listed last
         self.refused: dict[str, str] = {}
         self.checked = False
 
-    def pick(self) -> list[Link]:
-        """The links to try for one call, in order: round-robin, those marked down last."""
-        start = next(self._turn) % len(self.links)
-        order = self.links[start:] + self.links[:start]
+    def pick(self, caller: ToolContext | None = None) -> list[Link]:
+        """The links to try for one call, in order: round-robin, those marked down last.
+        A server with credentials per caller uses the caller's own links."""
+        links = self._caller_links(caller) if self.per_caller else self.links
+        start = next(self._turn) % len(links)
+        order = links[start:] + links[:start]
         now = time.monotonic()
         return sorted(order, key=lambda link: link.down_until > now)
+
+    def _caller_links(self, caller: ToolContext | None) -> list[Link]:
+        token = caller.token if caller is not None else None
+        if token is None:
+            return self.links  # the call is refused when the session connects
+        identity = caller.identity.key if caller is not None and caller.identity else ""
+        key = hashlib.sha256(f"{identity}\0{token}".encode()).hexdigest()
+        now = time.monotonic()
+        found = self._callers.get(key)
+        if found is not None and now - found[1] < CALLER_SESSION_SECONDS:
+            self._callers.move_to_end(key)
+            return found[0]
+        if found is not None:
+            self._retire(found[0])
+        links = [Link(self, self.pool, index, caller) for index in range(self.count)]
+        self._callers[key] = (links, now)
+        while len(self._callers) > MAX_CALLER_SESSIONS:
+            self._retire(self._callers.popitem(last=False)[1][0])
+        return links
+
+    def _retire(self, links: list[Link]) -> None:
+        for link in links:
+            asyncio.ensure_future(link.stop())
+
+    def all_links(self) -> list[Link]:
+        return [*self.links, *(link for links, _ in self._callers.values() for link in links)]
 
     def recheck(self, live: Mapping[str, Mapping[str, Any]]) -> None:
         """Compare every bound tool with ``live`` (one endpoint's listing); tell the
@@ -116,8 +163,12 @@ class _Server:
 class UpstreamPool:
     """The MCP upstreams of one catalog (see the module docstring).
 
-    ``env`` is what ``${VAR}`` reads; ``headers(upstream, env)`` gives the auth headers of
-    an HTTP upstream when it connects (the transport resolves the entry's ``auth``).
+    ``env`` is what ``${VAR}`` reads; ``credentials(upstream, env, url, caller)`` gives
+    the headers (and the ``httpx2`` auth) of an HTTP upstream when it connects (the
+    transport resolves the entry's ``auth``); ``closers`` run when the pool closes. A
+    server whose auth forwards or exchanges the caller's token has sessions per caller (at
+    most :data:`MAX_CALLER_SESSIONS` of them, each at most :data:`CALLER_SESSION_SECONDS`
+    old), so no caller's token serves another.
     ``relist_after``: a call re-lists the upstream's tools (and re-checks its pins) first
     when the last listing is older than that many seconds; ``list_changed`` re-lists at
     once. ``connect_timeout`` bounds one connect and its first listing. ``max_bytes``
@@ -130,8 +181,8 @@ class UpstreamPool:
         catalog: Catalog,
         *,
         env: Mapping[str, str],
-        headers: Callable[[McpUpstream, Mapping[str, str]], Coroutine[Any, Any, dict[str, str]]]
-        | None = None,
+        credentials: Callable[..., Coroutine[Any, Any, Any]] | None = None,
+        closers: tuple[Callable[[], Coroutine[Any, Any, None]], ...] = (),
         relist_after: float = 5.0,
         connect_timeout: float = 10.0,
         max_bytes: int = 10_000_000,
@@ -141,7 +192,8 @@ class UpstreamPool:
         self.env = env
         self.mode = mode
         self.telemetry = telemetry if telemetry is not None else Telemetry(False)
-        self.headers = headers
+        self.credentials = credentials
+        self._closers = closers
         self.relist_after = relist_after
         self.connect_timeout = connect_timeout
         self.max_bytes = max_bytes
@@ -253,8 +305,9 @@ class UpstreamPool:
         await asyncio.to_thread(self.close)
 
     async def _stop_all(self) -> None:
-        links = [link for server in self.servers.values() for link in server.links]
+        links = [link for server in self.servers.values() for link in server.all_links()]
         await asyncio.gather(*(link.stop() for link in links), return_exceptions=True)
+        await asyncio.gather(*(close() for close in self._closers), return_exceptions=True)
         # what is still running (a call, a connect that never answers) ends now
         rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         for task in rest:

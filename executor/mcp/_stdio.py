@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from typing import IO, Any
 
@@ -119,8 +119,12 @@ async def bounded_stdio(
     cwd: str | None,
     errlog: IO[str],
     max_bytes: int,
+    on_exit: Callable[[], None] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """Run ``argv`` and yield the SDK's (read, write) streams of its stdout and stdin."""
+    """Run ``argv`` and yield the SDK's (read, write) streams of its stdout and stdin.
+
+    ``on_exit()`` is called when the server closes its stdout on its own (it exited or
+    crashed), before the session notices at its next request."""
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
     process = await anyio.open_process(
@@ -144,6 +148,8 @@ async def bounded_stdio(
                             await read_writer.send(_too_large(request_id, size, max_bytes))
                         else:
                             log.warning("an MCP server wrote a line of %d bytes, dropped", size)
+        if on_exit is not None and not closing.is_set():
+            on_exit()
 
     async def writer() -> None:
         try:
@@ -154,12 +160,14 @@ async def bounded_stdio(
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             await read_writer.aclose()  # the server is gone: pending requests end now
 
+    closing = anyio.Event()
     async with anyio.create_task_group() as tg:
         tg.start_soon(reader)
         tg.start_soon(writer)
         try:
             yield read_stream, write_stream
         finally:
+            closing.set()
             with anyio.CancelScope(shield=True):
                 await write_stream.aclose()
                 with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):

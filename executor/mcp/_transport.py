@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from toolcat.catalog import Catalog, McpCommand, McpUpstream, ToolDefinition
 from toolcat.executor._arguments import ArgumentChecker
 from toolcat.executor._calls import CallStopped, ToolCall, ToolError
+from toolcat.executor._identity import ToolContext, current_context
 from toolcat.executor._redact import Redactor, SecretShape, mask_secrets, secret_shape
 from toolcat.executor._results import error_result
 from toolcat.executor._telemetry import Telemetry
 from toolcat.executor._transport import Delivery
 
-from ._auth import UpstreamAuth
+from ._auth import UpstreamAuth, per_caller
 from ._hooks import CallHooks, call_hooks
 from ._link import NotSent
 from ._pins import upstream_arguments
@@ -72,6 +73,8 @@ class McpRequest:
     arguments: dict[str, Any]
     redactor: Redactor
     masked: Any = None  # the arguments with their secrets masked (dry run, audit)
+    # the caller, for a server whose sessions are per caller (its token is never shown)
+    caller: ToolContext | None = field(default=None, repr=False)
 
     def header(self, name: str) -> str | None:
         return None  # an MCP call has no headers a core guard reads
@@ -124,6 +127,15 @@ class McpTransport:
         self._pool: UpstreamPool | None = None
         self._auth = UpstreamAuth()
 
+    def bind(self, catalog: Catalog, settings: ExecutorSettings, telemetry: Telemetry) -> None:
+        """Take what an executor gives (its catalog, env, telemetry) where none was given."""
+        if self._catalog is None:
+            self._catalog = catalog
+        if self._env is None:
+            self._env = settings.env
+        if self._telemetry is None:
+            self._telemetry = telemetry
+
     @property
     def env(self) -> Mapping[str, str]:
         if self._env is not None:
@@ -141,7 +153,8 @@ class McpTransport:
             self._pool = UpstreamPool(
                 self._catalog,
                 env=self.env,
-                headers=self._auth.headers,
+                credentials=self._auth.credentials,
+                closers=(self._auth.aclose,),
                 relist_after=self._relist_after,
                 connect_timeout=self._connect_timeout,
                 telemetry=self._telemetry,
@@ -179,12 +192,19 @@ class McpTransport:
     def prepare(self, plan: McpPlan, arguments: dict[str, Any], *, preview: bool) -> McpRequest:
         masked, secrets = mask_secrets(arguments, plan.secrets)
         sent = upstream_arguments(plan.command, arguments)
+        redactor = Redactor(secrets)
+        caller = None
+        if per_caller(plan.upstream):
+            caller = current_context()
+            if caller.token is not None:
+                redactor.add_token(caller.token)
         return McpRequest(
             server=plan.command.server,
             tool=plan.command.tool,
             arguments=sent,
-            redactor=Redactor(secrets),
+            redactor=redactor,
             masked=upstream_arguments(plan.command, masked),
+            caller=caller,
         )
 
     def send(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
@@ -228,20 +248,21 @@ class McpTransport:
         hooks: CallHooks | None,
     ) -> Delivery:
         server = self.pool.servers[plan.command.server]
-        links = server.pick()
+        links = server.pick(request.caller)
         error = ToolError("unavailable", f"MCP server {plan.target!r} has no endpoint")
         for number, link in enumerate(links, 1):
             try:
                 result = await link.call(plan.tool, request.arguments, plan.timeout, hooks, caller)
             except CallStopped as stop:
                 error = stop.error
-                if request.redactor:
-                    error = ToolError(error.type, request.redactor(error.msg), error.loc)
+                hide = _masking(request, link.secrets)
+                if hide:
+                    error = ToolError(error.type, hide(error.msg), error.loc)
                 sent = not isinstance(stop, NotSent)
                 if not sent and error.type == "unavailable" and number < len(links):
                     continue  # nothing reached this replica: the next one may answer
                 return Delivery(error_result(call, [error]), reached=sent)
-            return Delivery(shape_result(call, plan, result, request.redactor))
+            return Delivery(shape_result(call, plan, result, _masking(request, link.secrets)))
         return Delivery(error_result(call, [error]), reached=False)
 
 
@@ -253,3 +274,10 @@ def _closed(call: ToolCall) -> Delivery:
 def _cancelling() -> bool:
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+def _masking(request: McpRequest, session: list[str]) -> Redactor:
+    """The call's secrets, and the credentials its session sends (an upstream may echo them)."""
+    if session:
+        request.redactor.add_token(*session)
+    return request.redactor

@@ -13,15 +13,17 @@ named by ``MCP_UPSTREAM_DESCRIPTION_FILE``, else ``MCP_UPSTREAM_DESCRIPTION``, s
 changes it under a running server), ``changed`` (sends ``notifications/tools/list_changed``),
 ``crash`` (the process dies mid-call), ``shout`` (floods stderr), ``ask`` (elicits a
 form from the client, handshake era), ``env`` (the value of a variable, or ``null``) and
-``headers`` (the HTTP headers the call came with). ``slow`` writes ``cancelled`` to
-``MCP_UPSTREAM_CANCELLED_FILE`` when its call is cancelled. ``MCP_UPSTREAM_PAGE_SIZE``
-lists the tools in pages of that size.
+``headers`` (the HTTP headers the call came with, and the sha256 of its Authorization),
+``pid`` (the server's process id).
+``slow`` writes ``cancelled`` to ``MCP_UPSTREAM_CANCELLED_FILE`` when its call is
+cancelled. ``MCP_UPSTREAM_PAGE_SIZE`` lists the tools in pages of that size.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import os
 import signal
@@ -120,6 +122,7 @@ TOOLS: dict[str, tuple[str, dict[str, Any], dict[str, Any] | None, dict[str, Any
         None,
     ),
     "headers": ("The HTTP headers of this call.", _OBJECT, None, None),
+    "pid": ("The server's process id.", _OBJECT, None, None),
 }
 
 
@@ -278,9 +281,15 @@ async def _call_tool(
         return _text("shouted")
     if name == "env":
         return _text(json.dumps(os.environ.get(str(args["name"]))))
+    if name == "pid":
+        return _text(str(os.getpid()))
     if name == "headers":
         request = ctx.request
         seen = dict(getattr(request, "headers", {}) or {})
+        if "authorization" in seen:  # what a test compares when toolcat masks the echo
+            seen["authorization-sha256"] = hashlib.sha256(
+                seen["authorization"].encode()
+            ).hexdigest()
         return _text(json.dumps(seen))
     return _text(f"no tool {name}", error=True)
 
@@ -312,12 +321,14 @@ def build_server() -> Server[Any]:
     )
 
 
-def http_app() -> Any:
-    """The server as a streamable-HTTP ASGI app, at ``/mcp``."""
+def http_app(*, json_response: bool = False) -> Any:
+    """The server as a streamable-HTTP ASGI app, at ``/mcp`` (answers as SSE events, or
+    with ``json_response`` as JSON bodies)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     return build_server().streamable_http_app(
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        json_response=json_response,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
 
 

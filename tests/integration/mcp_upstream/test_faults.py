@@ -8,6 +8,8 @@ answers).
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import sys
 import threading
 import time
@@ -96,6 +98,21 @@ def test_a_crash_mid_call_is_retryable_and_the_next_call_restarts_it(
     after = stdio_executor.execute(ToolCall("up_echo", {"text": "after"}))
     assert after.ok and after.content == "after"
     assert stdio_executor.mcp.pool.status()["up"].state == "ready"
+
+
+def test_a_server_that_died_while_idle_is_started_by_the_next_call(
+    stdio_executor: Executor,
+) -> None:
+    pid = int(stdio_executor.execute(ToolCall("up_pid", {})).content)
+    restarts = stdio_executor.mcp.pool.status()["up"].restarts
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while stdio_executor.mcp.pool.status()["up"].state != "restarting":
+        assert time.monotonic() < deadline, "the exit went unnoticed"
+        time.sleep(0.05)
+    after = stdio_executor.execute(ToolCall("up_pid", {}))  # no call is lost to it
+    assert after.ok and int(after.content) != pid
+    assert stdio_executor.mcp.pool.status()["up"].restarts == restarts + 1
 
 
 def test_a_50_mb_result_is_refused_without_reading_it_whole(stdio_executor: Executor) -> None:

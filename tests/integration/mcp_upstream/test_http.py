@@ -1,15 +1,26 @@
-"""HTTP upstreams for real (uvicorn on 127.0.0.1): credentials, replicas, a lost session."""
+"""HTTP upstreams for real (uvicorn on 127.0.0.1): credentials (static, client credentials,
+the caller's token forwarded or exchanged per caller), replicas, a lost session."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
+import time
 
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from toolcat.catalog import BearerAuth, FrozenDict, McpUpstream, OAuth2ClientCredentials
+from toolcat.catalog import (
+    BearerAuth,
+    ForwardCallerToken,
+    FrozenDict,
+    McpUpstream,
+    OAuth2ClientCredentials,
+    TokenExchange,
+)
 from toolcat.executor import ToolCall, ToolContext
 from toolcat.testing import BackgroundServer
 from toolcat.tests.support.mcp_upstream import http_app, upstream_executor
@@ -33,28 +44,39 @@ def test_static_headers_and_bearer_auth_and_never_the_callers_token(http_url: st
     with upstream_executor(upstream, env=env) as executor:
         seen = _seen(executor, context=ToolContext.make(token="the-callers-own-token"))
         dry = executor.prepare(ToolCall("up_echo", {"text": "x"}))
-    assert seen["authorization"] == "Bearer upstream-secret-1"
+    assert seen["authorization"] == "Bearer ***"  # what the session sends is masked in answers
+    assert seen["authorization-sha256"] == _sha("Bearer upstream-secret-1")
     assert seen["x-team"] == "ops"
     assert "the-callers-own-token" not in json.dumps(seen)
     assert "upstream-secret-1" not in json.dumps(dry.to_dict())
 
 
-def test_oauth_client_credentials_fetch_one_token(http_url: str) -> None:
+def test_oauth_client_credentials_fetch_one_token_and_renew_it(http_url: str) -> None:
     grants: list[dict[str, str]] = []
 
     async def token(request: Request) -> JSONResponse:
         grants.append(dict(await request.form()))  # type: ignore[arg-type]
-        return JSONResponse(
-            {"access_token": "cc-token-9", "token_type": "Bearer", "expires_in": 600}
-        )
+        # the cache keeps a 1 s token for half a second
+        body = {"access_token": f"cc-{len(grants)}", "token_type": "Bearer"}
+        return JSONResponse({**body, "expires_in": 1})
 
     with BackgroundServer(Starlette(routes=[Route("/token", token, methods=["POST"])])) as idp:
         auth = OAuth2ClientCredentials(f"{idp.url}/token", "toolcat", "${CLIENT_SECRET}")
         upstream = McpUpstream("up", urls=(http_url,), auth=auth)
         with upstream_executor(upstream, env={"CLIENT_SECRET": "s3cret"}) as executor:
-            assert _seen(executor)["authorization"] == "Bearer cc-token-9"
-            assert executor.execute(ToolCall("up_echo", {"text": "again"})).ok
-    assert len(grants) == 1 and grants[0]["grant_type"] == "client_credentials"
+            first = _seen(executor)
+            time.sleep(0.6)  # the first token expires while the session stays open
+            second = _seen(executor)
+            assert executor.mcp.pool.status()["up"].restarts == 0
+    number = {_sha(f"Bearer cc-{n}"): n for n in range(1, len(grants) + 1)}
+    # a new token on the same session (no restart)
+    assert number[first["authorization-sha256"]] < number[second["authorization-sha256"]]
+    assert first["authorization"] == second["authorization"] == "Bearer ***"
+    assert grants[0]["grant_type"] == "client_credentials"
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _dead_url() -> str:
@@ -88,3 +110,55 @@ def test_a_lost_session_is_re_established() -> None:
                 assert results[-1].ok and results[-1].content == "two"
     finally:
         first.stop()
+
+
+def test_forward_caller_token_opens_a_session_per_caller(http_url: str) -> None:
+    upstream = McpUpstream("up", urls=(http_url,), auth=ForwardCallerToken())
+    with upstream_executor(upstream) as executor:
+        alice = _seen(executor, context=ToolContext.make(token="alice-token-1"))
+        bob = _seen(executor, context=ToolContext.make(token="bob-token-2"))
+        again = _seen(executor, context=ToolContext.make(token="alice-token-1"))
+        nobody = executor.execute(ToolCall("up_headers", {}))
+    # the caller's token echoed back is masked in the result: compare its digest
+    assert alice["authorization"] == "Bearer ***"
+    assert alice["authorization-sha256"] == _sha("Bearer alice-token-1")
+    assert again["authorization-sha256"] == alice["authorization-sha256"]
+    assert bob["authorization-sha256"] == _sha("Bearer bob-token-2")
+    assert nobody.error is not None and nobody.error.type == "refused_by_policy"
+    assert "carries none" in nobody.error.msg
+
+
+def test_token_exchange_sends_a_token_meant_for_the_server(http_url: str) -> None:
+    grants: list[dict[str, str]] = []
+
+    async def token(request: Request) -> JSONResponse:
+        form = dict(await request.form())
+        grants.append(form)  # type: ignore[arg-type]
+        subject = str(form["subject_token"])
+        return JSONResponse(
+            {"access_token": f"for-up-{subject}", "token_type": "Bearer", "expires_in": 600}
+        )
+
+    with BackgroundServer(Starlette(routes=[Route("/token", token, methods=["POST"])])) as idp:
+        auth = TokenExchange(f"{idp.url}/token", "toolcat", "${SECRET}", audience="up")
+        upstream = McpUpstream("up", urls=(http_url,), auth=auth)
+        with upstream_executor(upstream, env={"SECRET": "s"}) as executor:
+            seen = _seen(executor, context=ToolContext.make(token="alice-token-1"))
+            result = executor.execute(
+                ToolCall("up_echo", {"text": "alice-token-1"}),
+                context=ToolContext.make(token="alice-token-1"),
+            )
+    assert seen["authorization-sha256"] == _sha("Bearer for-up-alice-token-1")
+    assert [g["audience"] for g in grants] == ["up"]  # one exchange, cached
+    assert result.ok and "alice-token-1" not in result.content  # the caller's token is masked
+
+
+@pytest.mark.parametrize("json_response", [False, True], ids=["sse", "json"])
+def test_an_answer_over_the_bound_is_response_too_large(json_response: bool) -> None:
+    with BackgroundServer(http_app(json_response=json_response)) as server:
+        upstream = McpUpstream("up", urls=(f"{server.url}/mcp",))
+        with upstream_executor(upstream, mode="legacy") as executor:
+            big = executor.execute(ToolCall("up_big", {"n": 12_000_000}))
+            assert big.error is not None and big.error.type == "response_too_large", big.content
+            assert "10000000 bytes" in big.error.msg
+            assert executor.execute(ToolCall("up_echo", {"text": "after"})).content == "after"

@@ -32,11 +32,18 @@ def _upstream(path: Path, on_change: str = "refuse", name: str = "up") -> object
 
 
 def test_a_description_changed_between_two_calls_is_refused(described: Path) -> None:
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
     out = io.StringIO()
+    reader = InMemoryMetricReader()
     catalog = pinned_catalog(_upstream(described), env={})
     transport = McpTransport(relist_after=0, connect_timeout=60)
     settings = ExecutorSettings(
-        env={}, transports={McpCommand: transport}, audit=AuditLog(StreamSink(out))
+        env={},
+        transports={McpCommand: transport},
+        audit=AuditLog(StreamSink(out)),
+        meter_provider=MeterProvider(metric_readers=[reader]),
     )
     with Executor(catalog, settings) as executor:
         first = executor.execute(ToolCall("up_described", {"city": "Oslo"}))
@@ -57,6 +64,19 @@ def test_a_description_changed_between_two_calls_is_refused(described: Path) -> 
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     audited = [line for line in lines if line["call_id"] == "c2"]
     assert len(audited) == 1 and audited[0]["outcome"] == "tool_changed"
+    data = reader.get_metrics_data()
+    assert data is not None
+    counted = [
+        dict(p.attributes or {})
+        for rm in data.resource_metrics
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+        if m.name == "toolcat.mcp.tool_changed"
+        for p in m.data.data_points
+    ]
+    assert counted == [
+        {"gen_ai.tool.name": "up_described", "toolcat.mcp.server": "up", "action": "refused"}
+    ]
 
 
 @pytest.mark.parametrize(("on_change", "warned"), [("warn", True), ("accept", False)])

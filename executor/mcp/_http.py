@@ -1,0 +1,86 @@
+"""HTTP upstreams through httpx2 (the SDK's client): JSON answers read up to a bound, and
+a current OAuth token on every request.
+
+SSE streams are bounded per event by the SDK itself (``max_sse_event_size``). A JSON answer
+over the bound fails its request with an error that names the "byte limit", which the link
+reports as ``response_too_large``. Imported only when an HTTP upstream connects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import httpx2
+
+__all__ = ["CappedBody", "CappedTransport", "TokenAuth"]
+
+
+class CappedBody(httpx2.AsyncByteStream):
+    """A response body that stops with ``httpx2.StreamError`` past ``limit`` bytes."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int) -> None:
+        self.inner, self.limit = inner, limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        read = 0
+        async for chunk in self.inner:
+            read += len(chunk)
+            if read > self.limit:
+                raise httpx2.StreamError(f"the answer exceeded the {self.limit} byte limit")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class CappedTransport(httpx2.AsyncBaseTransport):
+    """``inner``, with every JSON answer's body capped at ``limit`` bytes."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int) -> None:
+        self.inner, self.limit = inner, limit
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        if response.headers.get("content-type", "").lower().startswith("application/json"):
+            assert isinstance(response.stream, httpx2.AsyncByteStream)
+            response.stream = CappedBody(response.stream, self.limit)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class TokenAuth(httpx2.Auth):
+    """Puts ``fetch(grant)``'s token on every request; after a 401 it asks for a new one
+    (``fetch(grant, stale)``) and sends the request once more. ``seen(token)`` is told of
+    each new token (the session masks it in answers)."""
+
+    requires_request_body = True  # a POST is sent again after a 401
+
+    def __init__(
+        self,
+        fetch: Callable[[Any, str | None], Awaitable[str]],
+        grant: Any,
+        seen: Callable[[str], None],
+    ) -> None:
+        self.fetch, self.grant, self.seen = fetch, grant, seen
+        self._last: str | None = None
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        token = await self._token(None)
+        request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        if response.status_code == 401:
+            token = await self._token(token)
+            request.headers["Authorization"] = f"Bearer {token}"
+            yield request
+
+    async def _token(self, stale: str | None) -> str:
+        token = await self.fetch(self.grant, stale)
+        if token != self._last:  # a new token: masked from now on
+            self._last = token
+            self.seen(token)
+        return token
