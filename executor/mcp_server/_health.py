@@ -5,6 +5,8 @@
   else 503; the JSON body says why (``catalog_loaded``, ``tools``, ``draining``,
   ``failed_reloads``, ``last_reload_error``). A broken ``--watch`` edit keeps the
   last good catalog, so the server stays ready and the body names the failure.
+  ``upstreams`` reports each upstream MCP server; none is waited for (one that is
+  down only keeps its own tools out of tools/list).
 - ``GET /metrics`` (with ``--metrics``, needs the ``otel`` extra): the OpenTelemetry
   metrics (tool calls, errors, durations, catalog reloads) in Prometheus text format,
   through the OTel Prometheus exporter. Labels are bounded: tool names of the catalog

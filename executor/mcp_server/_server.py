@@ -540,6 +540,7 @@ class McpServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         served = self._current()
+        self._start_upstreams(served)  # started by run_stdio/run_http; else by the first list
         # an upstream's tool while its upstream checked it against its pin
         listed = [t for t in served.listed if offered(served.executor, served.tools, t["name"])]
         guard = served.executor.access
@@ -786,7 +787,8 @@ class McpServer:
         register_metrics(lambda: self._served.executor if self._served is not None else None)
 
     def readiness(self) -> dict[str, Any]:
-        """The catalog's part of ``/readyz``: nothing that names a tool, file or caller."""
+        """The catalog's part of ``/readyz``: nothing that names a tool, file or caller.
+        Each upstream MCP server is reported (``upstreams``), never waited for."""
         served = self._served
         status: dict[str, Any] = {
             "catalog_loaded": served is not None,
