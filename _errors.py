@@ -19,6 +19,7 @@ and friends written before the root existed still work)::
     │   ├── FileReadError             [OSError]     not a regular file, or over the size cap
     │   ├── SpecError                               an OpenAPI spec that cannot be imported
     │   ├── RefError                                a ``$ref`` that cannot be followed
+    │   ├── McpPolicyError            [ValueError]  an MCP import policy that cannot be applied
     │   └── OperationSkipped                        one operation that cannot become a tool
     │
     ├── toolcat.executor: the runtime core (callers get results, not these)

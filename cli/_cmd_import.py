@@ -19,7 +19,7 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser(
         "import",
-        help="write a YAML catalog from an OpenAPI spec",
+        help="write a YAML catalog from an OpenAPI spec or an MCP server",
         description="Import tools from an API description into a catalog file.",
     )
     kinds = p.add_subparsers(dest="kind", metavar="KIND")
@@ -172,6 +172,9 @@ def register(sub: Any) -> None:
 
     register_update(p, o)
     o.set_defaults(func=run)
+    from ._import_mcp import register_mcp
+
+    register_mcp(kinds)
     p.set_defaults(func=_no_kind)
 
 
@@ -181,7 +184,8 @@ def _no_kind(args: argparse.Namespace) -> int:
 
         return run_update_only(args)
     raise CliError(
-        "say what to import: 'toolcat import openapi SPEC' (see 'toolcat import --help')"
+        "say what to import: 'toolcat import openapi SPEC' or 'toolcat import mcp --server "
+        "NAME ...' (see 'toolcat import --help')"
     )
 
 

@@ -2,6 +2,7 @@
 
 Each example's arguments go through the real :class:`~toolcat.executor.Executor`
 (argument check, rendering, auth, result shaping) on an ``httpx.MockTransport``
+(an MCP tool's: on the MCP transport with the recorded answer, see ``_examples_mcp``)
 that records the request and answers with the example's recorded response: no
 socket is opened. The request and the result are compared with what the example
 expects; a difference is a diagnostic (TC066 request, TC067 result, TC069 not
@@ -345,8 +346,12 @@ def run_examples(
 ) -> list[ExampleOutcome]:
     """Run every example of the catalog (or of ``tools``), in catalog order."""
     import httpx
+    from toolcat.catalog import McpCommand
     from toolcat.executor import Executor, ExecutorSettings, ToolCall
 
+    from ._examples_mcp import RecordedMcpTransport, run_mcp_example
+
+    recorded = RecordedMcpTransport()  # MCP tools: the upstream's answer is the example's
     exchange = _Exchange(token_urls(catalog, env))
     client = httpx.Client(transport=httpx.MockTransport(exchange), follow_redirects=False)
     outcomes: list[ExampleOutcome] = []
@@ -360,6 +365,7 @@ def run_examples(
                 confirm=lambda call, tool: True,
                 sleep=lambda seconds: None,
                 telemetry=False,
+                transports={McpCommand: recorded},
             ),
         ) as executor,
     ):
@@ -367,7 +373,9 @@ def run_examples(
             if tools and tool.name not in tools:
                 continue
             if not isinstance(tool.command, HttpCommand):
-                continue  # an MCP tool's examples need its upstream's answer recorded
+                for i, example in enumerate(tool.examples):
+                    outcomes.append(run_mcp_example(executor, recorded, tool, example, i))
+                continue
             for i, example in enumerate(tool.examples):
                 exchange.response = example.response
                 exchange.requests = []

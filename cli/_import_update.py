@@ -22,6 +22,8 @@ from ._app import CliError
 __all__ = [
     "before_import",
     "finish_update",
+    "options_argv",
+    "record_of",
     "record_path",
     "record_text",
     "refuse_discarding_edits",
@@ -115,29 +117,35 @@ def _read_with_record(file: str) -> tuple[str, Any]:
     except FileNotFoundError:
         raise CliError(
             f"{file}: no such file; --update re-imports into a catalog that "
-            "'toolcat import openapi -o FILE' wrote"
+            "'toolcat import openapi -o FILE' (or 'toolcat import mcp -o FILE') wrote"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"{file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
     return text, parse_record(record_text)
 
 
-def _record_of(file: str) -> Any:
+def record_of(file: str, kind: str = "openapi") -> Any:
     """The import record of ``file``; a file without one is refused (one line)."""
     record = _read_with_record(file)[1]
     if record is None:
         raise CliError(
-            f"{file}: not written by 'toolcat import openapi' (no import record beside it "
+            f"{file}: not written by 'toolcat import {kind}' (no import record beside it "
             f"in {record_path(file).name} or at its end, or the record was changed); "
             "refusing to update it, nothing changed"
         )
     return record
 
 
-def _options_argv(args: argparse.Namespace, base: Path | None) -> list[str]:
-    """The import options of ``args`` as command-line arguments (paths relative to ``base``)."""
+def options_argv(
+    args: argparse.Namespace,
+    base: Path | None,
+    parser: argparse.ArgumentParser | None = None,
+    paths: frozenset[str] = _PATH_OPTIONS,
+) -> list[str]:
+    """The import options of ``args`` as command-line arguments (paths relative to ``base``):
+    those of ``parser`` (default: ``import openapi``'s) that differ from their defaults."""
     out: list[str] = []
-    for action in _OPENAPI[0]._actions:
+    for action in (parser or _OPENAPI[0])._actions:
         dest = action.dest
         if not action.option_strings or dest in _NOT_RECORDED or not hasattr(args, dest):
             continue
@@ -153,7 +161,7 @@ def _options_argv(args: argparse.Namespace, base: Path | None) -> list[str]:
             continue
         for v in values:
             shown = str(v)
-            if dest in _PATH_OPTIONS and base is not None:
+            if dest in paths and base is not None:
                 shown = Path(
                     os.path.relpath(os.path.abspath(shown), os.path.abspath(base))
                 ).as_posix()
@@ -178,8 +186,8 @@ def before_import(args: argparse.Namespace) -> None:
         return
     if getattr(args, "output", None):
         raise CliError("--update writes FILE itself; leave out -o/--output")
-    record = _record_of(file)
-    if _options_argv(args, None):
+    record = record_of(file)
+    if options_argv(args, None):
         return  # options on the command line replace the recorded ones
     folder = Path(file).parent
     ns = _OPENAPI[0].parse_args([args.spec, *_from_record(record.argv, folder)])
@@ -227,8 +235,12 @@ def refuse_discarding_edits(args: argparse.Namespace) -> None:
 def run_update_only(args: argparse.Namespace) -> int:
     """``toolcat import --update FILE``: the recorded spec and options."""
     file = args.update_file
-    record = _record_of(file)
+    record = record_of(file)
     folder = Path(file).parent
+    if record.extra.get("kind") == "mcp":  # written by `toolcat import mcp`
+        from ._import_mcp import rerun_mcp
+
+        return rerun_mcp(args, record, file)
     spec = folder / record.spec
     quiet = ["-q"] if getattr(args, "update_quiet", False) else []
     quiet += ["-v"] if getattr(args, "update_verbose", False) else []
@@ -256,7 +268,7 @@ def record_text(args: argparse.Namespace, result: Any, spec: Path) -> str:
     base = Path(out).parent if out else Path()
     rel = Path(os.path.relpath(os.path.abspath(spec), os.path.abspath(base))).as_posix()
     ops = {r.tool: operation_key(r.method, r.path, r.operation_id) for r in result.report if r.tool}
-    text: str = render_record(rel, _options_argv(args, base), catalog_document(result), ops)
+    text: str = render_record(rel, options_argv(args, base), catalog_document(result), ops)
     return text
 
 
@@ -274,7 +286,7 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path, options: An
 
     file = args.update
     path = Path(file)
-    record = _record_of(file)  # again: the file may have changed while the import ran
+    record = record_of(file)  # again: the file may have changed while the import ran
     text = path.read_text(encoding="utf-8")
     try:
         current = read_yaml(text, file)

@@ -73,6 +73,7 @@ if _t.TYPE_CHECKING:
         run_search_tool,
         search_tool_definition,
     )
+    from ._transport import Delivery, Transport
     from .http._auth import TokenCache
     from .http._retry import backoff_delay, retry_after
     from .providers import PROVIDERS
@@ -85,6 +86,7 @@ __all__ = [
     "Bucket",
     "CallerIdentity",
     "ConfirmCallback",
+    "Delivery",
     "ERROR_TYPES",
     "EmbeddingsFailure",
     "ErrorType",
@@ -118,6 +120,7 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolResult",
+    "Transport",
     "backoff_delay",
     "caller",
     "connect_redis",
@@ -181,6 +184,8 @@ _LAZY = {
     "ToolCall": "._calls",
     "ToolError": "._calls",
     "ToolResult": "._calls",
+    "Delivery": "._transport",  # the seam of ExecutorSettings.transports
+    "Transport": "._transport",
     "backoff_delay": ".http._retry",
     "ToolContext": "._identity",
     "caller": "._identity",

@@ -37,7 +37,16 @@ from ._lint import (
     example_result_without_response,
     idempotency_key_on_safe_method,
 )
-from ._models import AuthDoc, McpToolDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
+from ._models import (
+    AuthDoc,
+    ExampleDoc,
+    McpExampleDoc,
+    McpToolDoc,
+    RetryDoc,
+    ServiceDoc,
+    TimeoutDoc,
+    ToolDoc,
+)
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
 from ._schemas import ref_loops
 from ._scope import CompileContext, Scope
@@ -405,6 +414,20 @@ def _set_keys(doc: Any, keys: tuple[str, ...]) -> dict[str, Any] | None:
     return {k: getattr(doc, k) for k in keys if getattr(doc, k) is not None}
 
 
+def _example_request(example: ExampleDoc | McpExampleDoc) -> dict[str, Any] | None:
+    if isinstance(example, McpExampleDoc):  # the upstream's arguments, as written
+        return example.request
+    return _set_keys(example.request, _REQUEST_KEYS)
+
+
+def _example_response(example: ExampleDoc | McpExampleDoc) -> dict[str, Any] | None:
+    if isinstance(example, McpExampleDoc):  # a CallToolResult, in MCP's names
+        if example.response is None:
+            return None
+        return example.response.model_dump(by_alias=True, exclude_none=True)
+    return _set_keys(example.response, _RESPONSE_KEYS)
+
+
 def _examples(
     doc: ToolDoc | McpToolDoc, scope: Scope, input_schema: dict[str, Any]
 ) -> tuple[ToolExample, ...]:
@@ -416,8 +439,9 @@ def _examples(
 
     check = ValueCheck(input_schema)
     out: list[ToolExample] = []
-    scope.report(duplicate_example_names(doc.examples))
-    for i, example in enumerate(doc.examples):
+    examples: list[ExampleDoc | McpExampleDoc] = list(doc.examples)
+    scope.report(duplicate_example_names(examples))
+    for i, example in enumerate(examples):
         at = ("examples", i)
         label = f"example {example.name!r}" if example.name else f"example {i + 1}"
         errors = sorted(check.errors(example.arguments), key=lambda e: e[0])
@@ -435,8 +459,8 @@ def _examples(
             ToolExample(
                 arguments=_freeze(example.arguments),
                 name=example.name,
-                request=_freeze(_set_keys(example.request, _REQUEST_KEYS)),
-                response=_freeze(_set_keys(example.response, _RESPONSE_KEYS)),
+                request=_freeze(_example_request(example)),
+                response=_freeze(_example_response(example)),
                 result=_freeze(example.result),
                 source=SourceLocation(scope.file, line, col),
             )

@@ -25,7 +25,7 @@ from toolcat.catalog import Service, method_semantics
 from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, OPENAI_MAX_TOOLS
 
 from ._diagnostics import Rule, Severity, register
-from ._models import ExampleDoc, McpToolDoc, ServerAuthDoc, ToolDoc
+from ._models import ExampleDoc, McpExampleDoc, McpToolDoc, ServerAuthDoc, ToolDoc
 
 __all__ = [
     "Finding",
@@ -143,18 +143,23 @@ def idempotency_key_on_safe_method(doc: ToolDoc) -> Iterator[Finding]:
 
 
 @lint("TC120", "example-result-without-response", "an example states a result but no response")
-def example_result_without_response(example: ExampleDoc, label: str, at: Path) -> Iterator[Finding]:
+def example_result_without_response(
+    example: ExampleDoc | McpExampleDoc, label: str, at: Path
+) -> Iterator[Finding]:
     if example.result is not None and example.response is None:
+        mcp = isinstance(example, McpExampleDoc)
+        shape = "content, structuredContent, isError" if mcp else "status, headers, body"
         yield Finding(
-            f"{label}: 'result' is compared only with a recorded 'response'; add one "
-            "(status, headers, body)",
+            f"{label}: 'result' is compared only with a recorded 'response'; add one ({shape})",
             (*at, "result"),
             key=True,
         )
 
 
 @lint("TC121", "duplicate-example-name", "two examples of one tool have the same name")
-def duplicate_example_names(examples: Sequence[ExampleDoc]) -> Iterator[Finding]:
+def duplicate_example_names(
+    examples: Sequence[ExampleDoc | McpExampleDoc],
+) -> Iterator[Finding]:
     names: set[str] = set()
     for i, example in enumerate(examples):
         if example.name is None:

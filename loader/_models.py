@@ -30,6 +30,8 @@ __all__ = [
     "IntrospectionDoc",
     "JwtAuthDoc",
     "McpBindingDoc",
+    "McpExampleDoc",
+    "McpResponseDoc",
     "McpServerDoc",
     "McpToolDoc",
     "NoAuthDoc",
@@ -326,6 +328,31 @@ class ExampleDoc(BaseModel):
     result: Any = Field(None, description="What the model gets: text, or a JSON value.")
 
 
+class McpResponseDoc(BaseModel):
+    """An upstream's recorded answer: an MCP ``CallToolResult``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+    content: list[dict[str, Any]] = Field(
+        default_factory=list, description="Content blocks (text, image, audio, resources)."
+    )
+    structured_content: dict[str, Any] | None = Field(None, alias="structuredContent")
+    is_error: bool | None = Field(None, alias="isError")
+
+
+class McpExampleDoc(BaseModel):
+    """One example of an MCP tool: arguments, the upstream's arguments they become, its
+    recorded answer, the result the model gets."""
+
+    model_config = _STRICT
+    name: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    request: dict[str, Any] | None = Field(
+        None, description="The upstream's arguments after renames, fixed and context ones."
+    )
+    response: McpResponseDoc | None = None
+    result: Any = Field(None, description="What the model gets: text, or a JSON value.")
+
+
 class ToolDoc(BaseModel):
     """One HTTP tool."""
 
@@ -442,7 +469,7 @@ class McpToolDoc(BaseModel):
     confirm: bool | None = None
     return_direct: bool = False
     tags: list[str] = Field(default_factory=list)
-    examples: list[ExampleDoc] | None = Field(
+    examples: list[McpExampleDoc] | None = Field(
         None, description="Checked by `toolcat test`: arguments, a recorded result."
     )
 

@@ -9,6 +9,7 @@ The MCP SDK is imported when an upstream is first reached, not with this package
 from ._connect import list_all_tools, open_client
 from ._hooks import CallHooks, call_hooks
 from ._pool import UpstreamPool, UpstreamState, UpstreamStatus
+from ._shape import shape_result
 from ._transport import McpPlan, McpRequest, McpTransport, PreparedMcpCall
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "call_hooks",
     "list_all_tools",
     "open_client",
+    "shape_result",
 ]

@@ -54,10 +54,11 @@ _BANNER = (
     "# --- import record: `toolcat import --update` reads the lines below to keep hand edits;"
     " leave them as they are ---"
 )
-# tool fields compared part by part (a mapping of named parts)
-_DEEP = frozenset({"parameters", "annotations", "headers", "response"})
+# tool fields compared part by part (a mapping of named parts); ``mcp`` is an MCP tool's
+# binding, so an update re-pins a tool whose server, tool name or fixed values nobody edited
+_DEEP = frozenset({"parameters", "annotations", "headers", "response", "mcp"})
 # top-level sections whose entries are compared field by field (the others: whole entries)
-_FIELDWISE = frozenset({"services"})
+_FIELDWISE = frozenset({"services", "mcp_servers"})
 
 
 def _digest(value: Any) -> str:
@@ -89,21 +90,24 @@ class ImportRecord:
     argv: list[str]  # the import's options, as command-line arguments
     tools: list[dict[str, Any]] = field(default_factory=list)  # {name, op, fields}
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # "section/name" -> {fields}
+    # the head's other keys, as the importer wrote them (`import mcp`: its kind, the listing)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def render_record(
-    spec: str, argv: list[str], doc: Mapping[str, Any], ops: Mapping[str, str]
+    spec: str,
+    argv: list[str],
+    doc: Mapping[str, Any],
+    ops: Mapping[str, str],
+    extra: Mapping[str, Any] | None = None,
 ) -> str:
     """The comment lines that end a written catalog (``doc`` as the writer wrote it).
 
-    ``ops``: the operation key of each generated tool name.
+    ``ops``: the operation key of each generated tool name. ``extra``: more keys of the
+    head line (:attr:`ImportRecord.extra` when read back).
     """
-    lines = [
-        "",
-        _BANNER,
-        _HEAD
-        + json.dumps({"record": RECORD_VERSION, "spec": spec, "argv": argv}, ensure_ascii=True),
-    ]
+    head = {**(extra or {}), "record": RECORD_VERSION, "spec": spec, "argv": argv}
+    lines = ["", _BANNER, _HEAD + json.dumps(head, ensure_ascii=True)]
     for tool in doc.get("tools") or ():
         if not isinstance(tool, dict):
             continue
@@ -151,6 +155,9 @@ def parse_record(text: str) -> ImportRecord | None:
                 ):
                     return None
                 record = ImportRecord(head["spec"], list(head["argv"]))
+                record.extra = {
+                    k: v for k, v in head.items() if k not in ("record", "spec", "argv")
+                }
             elif line.startswith(_TOOL) and record is not None:
                 item = json.loads(line[len(_TOOL) :])
                 if not (isinstance(item, dict) and isinstance(item.get("fields"), dict)):
@@ -298,6 +305,21 @@ def _merge_parts(
     return out
 
 
+def _same_operation(tool: Mapping[str, Any], fields: Mapping[str, str]) -> bool:
+    """Whether ``tool`` (renamed by hand) is the recorded one: the same method and path,
+    or (an MCP tool) the same server and upstream tool."""
+    if fields.get("method") is not None:
+        return _digest(tool.get("method")) == fields.get("method") and _digest(
+            tool.get("path")
+        ) == fields.get("path")
+    binding = tool.get("mcp")
+    if fields.get("mcp/tool") is None or not isinstance(binding, dict):
+        return False
+    return _digest(binding.get("server")) == fields.get("mcp/server") and _digest(
+        binding.get("tool")
+    ) == fields.get("mcp/tool")
+
+
 def _unesc(key: str) -> str:
     return key.replace("~1", "/").replace("~0", "~")
 
@@ -328,11 +350,7 @@ def merge_update(
             continue
         fields = rec["fields"]
         for tool in unclaimed:
-            if (
-                _digest(tool.get("method")) == fields.get("method")
-                and _digest(tool.get("path")) == fields.get("path")
-                and fields.get("method") is not None
-            ):
+            if _same_operation(tool, fields):
                 now[name] = tool
                 unclaimed.remove(tool)
                 break

@@ -1,0 +1,222 @@
+"""A tool call through `toolcat serve` to an upstream MCP server, against the same client
+calling the upstream directly, and FastMCP's proxy in front of the same upstreams.
+
+    python benchmarks/bench_mcp_proxy.py [--calls 50] [--rounds 10] [--fastmcp-python PATH]
+
+The upstream is the SDK test server (``toolcat.tests.support.mcp_upstream``), its
+``echo`` tool, run as a stdio subprocess and over streamable HTTP (loopback). Every
+front is reached by the official SDK client over stdio, opened once (one handshake),
+then called ``--calls`` times a round:
+
+- direct: the client talks to the upstream itself (stdio, or streamable HTTP);
+- toolcat: ``toolcat serve CATALOG`` (stdio), the catalog written by ``toolcat import
+  mcp`` from that upstream; toolcat keeps one upstream session for every call;
+- executor: ``Executor.aexecute`` on the same catalog in this process (the executor and
+  its upstream session, without serve's stdio hop in front);
+- fastmcp: FastMCP's proxy (``FastMCP.as_proxy``; ``create_proxy`` in FastMCP 3 and
+  later) in front of the same upstream (its own virtualenv:
+  ``benchmarks/.fastmcp-venv``; skipped when missing).
+
+Rounds interleave the fronts, so load on the machine falls on all of them alike. The
+figure per front is the median over rounds of the mean call time of a round; what a
+front *adds* is its figure minus the direct call's to the same upstream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+UPSTREAM = [sys.executable, "-m", "toolcat.tests.support.mcp_upstream"]
+# FastMCP's proxy: FastMCP.as_proxy up to 2.x, fastmcp.server.create_proxy since
+PROXY = """
+import sys
+from fastmcp import FastMCP
+from fastmcp.client.transports import StdioTransport
+target = sys.argv[1]
+if target.startswith("http"):
+    backend = target
+else:
+    backend = StdioTransport(command=sys.argv[1], args=sys.argv[2:])
+if hasattr(FastMCP, "as_proxy"):
+    proxy = FastMCP.as_proxy(backend, name="proxy")
+else:
+    from fastmcp.server import create_proxy
+    proxy = create_proxy(backend, name="proxy")
+proxy.run(transport="stdio", show_banner=False)
+"""
+
+
+def start_http_upstream() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [*UPSTREAM, "--http", "0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True
+    )
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        found = re.search(r"listening on (http://\S+)", line)
+        if found:
+            return proc, found.group(1)
+    proc.kill()
+    raise SystemExit("the HTTP upstream did not start")
+
+
+def import_catalog(folder: Path, name: str, target: list[str]) -> Path:
+    """``toolcat import mcp`` of the upstream's echo tool (what a team would commit)."""
+    out = folder / f"{name}.yaml"
+    where = ["--url", target[0]] if target[0].startswith("http") else ["--", *target]
+    subprocess.run(
+        [sys.executable, "-m", "toolcat.cli", "import", "mcp", "--server", name, "-o", str(out)]
+        + ["--include-tool", "echo", "-q", *where],
+        check=True,
+        stderr=subprocess.DEVNULL,
+    )
+    return out
+
+
+async def open_stdio(stack: AsyncExitStack, argv: list[str]) -> Any:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env = {k: os.environ[k] for k in ("PATH", "HOME") if k in os.environ}
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+    errlog = open(os.devnull, "w")  # noqa: SIM115 - open while the client runs
+    stack.callback(errlog.close)
+    return await stack.enter_async_context(Client(stdio_client(params, errlog=errlog)))
+
+
+async def open_http(stack: AsyncExitStack, url: str) -> Any:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    return await stack.enter_async_context(Client(streamable_http_client(url)))
+
+
+class InProcess:
+    """``Executor.aexecute`` on the imported catalog, shaped like a client: the executor
+    and its upstream pool without the serve hop in front."""
+
+    def __init__(self, catalog: Path) -> None:
+        import toolcat
+        from toolcat.executor import Executor
+
+        self.executor = Executor(toolcat.load([catalog]))
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+        from toolcat.executor import ToolCall
+
+        result = await self.executor.aexecute(ToolCall(tool, arguments))
+
+        class Answer:
+            is_error = not result.ok
+            content = result.content
+
+        return Answer()
+
+    async def aclose(self) -> None:
+        await self.executor.aclose()
+
+
+async def calls(client: Any, tool: str, n: int) -> float:
+    """Mean seconds of one call over ``n`` calls."""
+    start = time.perf_counter()
+    for i in range(n):
+        result = await client.call_tool(tool, {"text": f"hello {i}"})
+        if result.is_error:
+            raise SystemExit(f"{tool}: {result.content}")
+    return (time.perf_counter() - start) / n
+
+
+async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    http_proc, url = start_http_upstream()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            stdio_catalog = import_catalog(folder, "up", UPSTREAM)
+            http_catalog = import_catalog(folder, "web", [url])
+            serve = [sys.executable, "-m", "toolcat.cli", "serve"]
+            fronts: dict[str, tuple[str, Any]] = {}
+            async with AsyncExitStack() as stack:
+                fronts["direct stdio"] = ("echo", await open_stdio(stack, UPSTREAM))
+                fronts["direct http"] = ("echo", await open_http(stack, url))
+                fronts["toolcat stdio"] = (
+                    "up_echo",
+                    await open_stdio(stack, [*serve, str(stdio_catalog)]),
+                )
+                fronts["toolcat http"] = (
+                    "web_echo",
+                    await open_stdio(stack, [*serve, str(http_catalog)]),
+                )
+                for name, catalog, tool in (
+                    ("executor stdio", stdio_catalog, "up_echo"),
+                    ("executor http", http_catalog, "web_echo"),
+                ):
+                    local = InProcess(catalog)
+                    stack.push_async_callback(local.aclose)
+                    fronts[name] = (tool, local)
+                fastmcp = Path(args.fastmcp_python)
+                if fastmcp.is_file():
+                    script = folder / "proxy.py"
+                    script.write_text(PROXY, encoding="utf-8")
+                    proxy = [str(fastmcp), str(script)]
+                    fronts["fastmcp stdio"] = ("echo", await open_stdio(stack, [*proxy, *UPSTREAM]))
+                    fronts["fastmcp http"] = ("echo", await open_stdio(stack, [*proxy, url]))
+                for tool, client in fronts.values():
+                    await calls(client, tool, 5)  # warm: sessions, caches, first pin checks
+                rounds: dict[str, list[float]] = {name: [] for name in fronts}
+                for _ in range(args.rounds):
+                    for name, (tool, client) in fronts.items():
+                        rounds[name].append(await calls(client, tool, args.calls))
+    finally:
+        http_proc.kill()
+        http_proc.wait()
+    ms = {name: statistics.median(values) * 1000 for name, values in rounds.items()}
+    report: dict[str, Any] = {
+        "calls": args.calls,
+        "rounds": args.rounds,
+        "ms_per_call": {k: round(v, 3) for k, v in ms.items()},
+    }
+    for kind in ("stdio", "http"):
+        direct = ms[f"direct {kind}"]
+        added = ms[f"toolcat {kind}"] - direct
+        row: dict[str, Any] = {
+            "toolcat_adds_ms": round(added, 3),
+            "toolcat_adds_x_direct": round(added / direct, 2),
+            "executor_adds_ms": round(ms[f"executor {kind}"] - direct, 3),
+        }
+        if f"fastmcp {kind}" in ms:
+            fast = ms[f"fastmcp {kind}"] - direct
+            row["fastmcp_adds_ms"] = round(fast, 3)
+            row["toolcat_over_fastmcp_added"] = round(added / fast, 2) if fast > 0 else None
+        report[kind] = row
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--calls", type=int, default=50, help="calls per front per round")
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument(
+        "--fastmcp-python",
+        default=os.environ.get("FASTMCP_PYTHON", str(HERE / ".fastmcp-venv" / "bin" / "python")),
+        help="the interpreter of FastMCP's virtualenv (default benchmarks/.fastmcp-venv)",
+    )
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(measure(args)), indent=2))
+
+
+if __name__ == "__main__":
+    main()
