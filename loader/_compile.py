@@ -20,7 +20,6 @@ from toolcat.catalog import (
     BodySpec,
     ForwardCallerToken,
     FrozenDict,
-    FrozenList,
     HttpCommand,
     NoAuth,
     OAuth2ClientCredentials,
@@ -35,7 +34,6 @@ from toolcat.catalog import (
     ToolDefinition,
     ToolExample,
     credentials_may_travel,
-    freeze,
     method_semantics,
 )
 
@@ -355,33 +353,36 @@ def compile_tool(
         return None
     response = doc.response
     line, col = locate(base, False)
+    values = ctx.values
     return ToolDefinition(
         name=doc.name,
         description=doc.description or "",
-        input_schema=_freeze(input_schema),
+        input_schema=values.freeze(input_schema),
         command=HttpCommand(
             service=doc.service,
             method=method,
             path=doc.path,
-            parameters=tuple(params.bindings),
+            parameters=tuple(values.record(b) for b in params.bindings),
             body=body,
-            response=ResponseSpec(select=response.select, max_chars=response.max_chars)
-            if response
-            else ResponseSpec(),
+            response=values.record(
+                ResponseSpec(select=response.select, max_chars=response.max_chars)
+                if response
+                else ResponseSpec()
+            ),
             timeouts=_timeouts(doc.timeout),
             retry=_retry(doc.retry),
             retry_unsafe=doc.retry_unsafe,
             auth=_auth(doc.auth),
             base_url=doc.base_url,
-            headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
+            headers=values.freeze({k: _header_text(v) for k, v in doc.headers.items()}),
         ),
-        output_schema=_freeze(output) if isinstance(output, dict) else None,
-        annotations=_annotations(doc),
+        output_schema=values.freeze(output) if isinstance(output, dict) else None,
+        annotations=values.record(_annotations(doc)),
         confirm=bool(doc.confirm),
         return_direct=doc.return_direct,
         tags=tuple(doc.tags),
         source=SourceLocation(file, line, col),
-        context_arguments=FrozenDict(bound),
+        context_arguments=values.freeze(bound),
         examples=examples,
         sensitive_arguments=tuple(
             arg for arg, p in (doc.parameters or {}).items() if p.sensitive and arg not in bound
@@ -463,13 +464,14 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
                 scope.add("TC121", f"{label} is named twice; give each example its own name", at)
             names.add(example.name)
         line, col = scope.locate((*scope.base, *at), False)
+        freeze = scope.ctx.values.freeze
         out.append(
             ToolExample(
-                arguments=_freeze(example.arguments),
+                arguments=freeze(example.arguments),
                 name=example.name,
-                request=_freeze(_set_keys(example.request, _REQUEST_KEYS)),
-                response=_freeze(_set_keys(example.response, _RESPONSE_KEYS)),
-                result=_freeze(example.result),
+                request=freeze(_set_keys(example.request, _REQUEST_KEYS)),
+                response=freeze(_set_keys(example.response, _RESPONSE_KEYS)),
+                result=freeze(example.result),
                 source=SourceLocation(scope.file, line, col),
             )
         )
@@ -523,22 +525,6 @@ def _output_schema(
     return {**output, "$defs": {**{n: shared.defs[n] for n in reached}, **own}}
 
 
-# values that are frozen as they are (a FrozenDict/FrozenList was frozen whole when built)
-_KEPT = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})
-
-
-def _freeze(value: Any) -> Any:
-    """:func:`freeze` for the plain JSON values the YAML reader builds (exact type checks)."""
-    kind = type(value)
-    if kind is dict:
-        return FrozenDict({k: v if type(v) in _KEPT else _freeze(v) for k, v in value.items()})
-    if kind is list:
-        return FrozenList([v if type(v) in _KEPT else _freeze(v) for v in value])
-    if kind in _KEPT:
-        return value
-    return freeze(value)
-
-
 def _body(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> BodySpec | None:
     binary, required = params.binary, params.required
     media = doc.content_type or ("multipart/form-data" if binary else "application/json")
@@ -566,7 +552,8 @@ def _body(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> BodySpec | 
             required=doc.body_argument in required,
         )
     if doc.body is not None:
-        return BodySpec(media_type=media, template=_freeze(doc.body), binary_fields=tuple(binary))
+        template = scope.ctx.values.freeze(doc.body)
+        return BodySpec(media_type=media, template=template, binary_fields=tuple(binary))
     if params.has_body:
         return BodySpec(media_type=media, binary_fields=tuple(binary), required=bool(required))
     return None
