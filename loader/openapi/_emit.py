@@ -123,23 +123,30 @@ def _plain(tool: dict[str, Any]) -> dict[str, Any]:
 
 def _rename(node: Any, names: dict[str, str]) -> Any:
     """``node`` with its ``#/$defs/NAME`` refs renamed (the same object when none is)."""
+    renames = {old: new for old, new in names.items() if old != new}
+    # most name maps rename nothing (a tool's definitions that clash with no other's):
+    # then there is nothing to walk, and a spec's large schemas are not walked per tool
+    return _renamed(node, renames) if renames else node
+
+
+def _renamed(node: Any, renames: dict[str, str]) -> Any:
     if isinstance(node, dict):
         changed = False
         out: dict[str, Any] = {}
         for k, v in node.items():
             if k == "$ref" and type(v) is str and v.startswith(_REF_PREFIX):
                 name, sep, rest = v[len(_REF_PREFIX) :].partition("/")
-                new = names.get(name, name)
+                new = renames.get(name, name)
                 if new != name:
                     v, changed = f"{_REF_PREFIX}{new}{sep}{rest}", True
             elif isinstance(v, dict | list):
-                nv = _rename(v, names)
+                nv = _renamed(v, renames)
                 changed = changed or nv is not v
                 v = nv
             out[k] = v
         return out if changed else node
     if isinstance(node, list):
-        items = [_rename(v, names) if isinstance(v, dict | list) else v for v in node]
+        items = [_renamed(v, renames) if isinstance(v, dict | list) else v for v in node]
         return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
     return node
 
