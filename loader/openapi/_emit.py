@@ -365,12 +365,17 @@ def _others(names: dict[str, str], me: str) -> set[str]:
 
 
 def render_catalog(
-    result: ImportResult, spec: str | Path, options: ImportOptions | None = None
+    result: ImportResult,
+    spec: str | Path,
+    options: ImportOptions | None = None,
+    *,
+    document: dict[str, Any] | None = None,
 ) -> str:
     """The YAML text of :func:`catalog_document`, with a header saying where it came from
-    and, given the ``options`` of the import, how it was written."""
+    and, given the ``options`` of the import, how it was written. ``document``: that
+    document when the caller has it already (the import record is written from it too)."""
     header = render_header(result, spec, options)
-    doc = catalog_document(result)
+    doc = catalog_document(result) if document is None else document
     try:
         lines: list[str] = []
         _block(doc, 0, lines)
