@@ -151,6 +151,13 @@ def _renamed(node: Any, renames: dict[str, str]) -> Any:
     return node
 
 
+def _mentions(text: str, name: str) -> bool:
+    """Whether ``text`` (:func:`_canonical`) may hold a ``$ref`` to definition ``name``:
+    ``"#/$defs/NAME"`` or ``"#/$defs/NAME/...``, with NAME escaped as JSON writes it."""
+    ref = '"' + _REF_PREFIX + json.dumps(name, ensure_ascii=False)[1:-1]
+    return ref + '"' in text or ref + "/" in text
+
+
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
@@ -178,7 +185,7 @@ class _Pool:
         for _ in range(100):  # a rename changes the bodies that refer to it: settle, then commit
             changed = False
             for n, body in local.items():
-                key = self._key(_rename(body, names))
+                key = self._key(self._rename(body, names))
                 known = self._by_body.get(key)
                 if known is not None:
                     if names[n] != known:
@@ -190,7 +197,7 @@ class _Pool:
             if not changed:
                 break
         for n, body in local.items():
-            renamed = _rename(body, names)
+            renamed = self._rename(body, names)
             key = self._key(renamed)
             target = names[n]
             if target not in self.defs:
@@ -198,6 +205,17 @@ class _Pool:
                 self._keys[target] = key
                 self._by_body.setdefault(key, target)
         return names
+
+    def _rename(self, body: Any, names: dict[str, str]) -> Any:
+        """:func:`_rename`, without walking a body whose text refers to none of the
+        definitions renamed (its text is needed anyway, and usually known already)."""
+        renames = {old: new for old, new in names.items() if old != new}
+        if not renames:
+            return body
+        text = self._key(body)
+        if not any(_mentions(text, old) for old in renames):
+            return body
+        return _renamed(body, renames)
 
     def _free(self, base: str, used: set[str]) -> str:
         i = 2
