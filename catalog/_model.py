@@ -38,6 +38,11 @@ __all__ = [
 ]
 
 
+# the one empty mapping every record without headers, extensions, ... shares (frozen:
+# sharing it is safe, and a catalog keeps one object instead of one per record)
+_EMPTY = FrozenDict()
+
+
 @dataclass(frozen=True, slots=True)
 class SourceLocation:
     """Where a value was declared: a file and a 1-based line and column."""
@@ -194,7 +199,7 @@ class Service:
 
     name: str
     base_url: str
-    headers: FrozenDict = field(default_factory=FrozenDict)
+    headers: FrozenDict = field(default=_EMPTY)
     auth: AuthSpec = field(default_factory=NoAuth)
     timeouts: Timeouts = field(default_factory=lambda: Timeouts(total=30.0))
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -206,7 +211,7 @@ class Service:
     spec: str | None = None
     # the service's ``x-`` keys as written (owner, runbook, ...): read by tools around
     # toolcat, never by the executor or an exporter
-    extensions: FrozenDict = field(default_factory=FrozenDict)
+    extensions: FrozenDict = field(default=_EMPTY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +229,7 @@ class HttpCommand:
     retry_unsafe: bool = False  # allow retries of a non-idempotent method
     auth: AuthSpec | None = None  # overrides the service's (OpenAPI per-operation security)
     base_url: str | None = None  # overrides the service's (OpenAPI operation servers)
-    headers: FrozenDict = field(default_factory=FrozenDict)  # constant headers of this tool
+    headers: FrozenDict = field(default=_EMPTY)  # constant headers of this tool
 
     def bindings(self, location: ParamLocation) -> tuple[ParameterBinding, ...]:
         return tuple(p for p in self.parameters if p.location is location)
@@ -280,13 +285,13 @@ class ToolDefinition:
     source: SourceLocation | None = None
     # arguments the runtime fills from the caller's context (``from: claims.tenant_id``,
     # ``from: context.user_id``): argument -> source. They are not in ``input_schema``.
-    context_arguments: FrozenDict = field(default_factory=FrozenDict)
+    context_arguments: FrozenDict = field(default=_EMPTY)
     examples: tuple[ToolExample, ...] = ()
     # arguments the catalog marks ``sensitive: true``: masked in audit lines
     sensitive_arguments: tuple[str, ...] = ()
     # the tool's ``x-`` keys as written (owner, runbook, ...): read by tools around
     # toolcat, never by the executor or an exporter
-    extensions: FrozenDict = field(default_factory=FrozenDict)
+    extensions: FrozenDict = field(default=_EMPTY)
     # the argument or header whose value names one attempt of a non-safe call: a retry
     # with the same value gets the first attempt's result instead of a second request
     idempotency_key: str | None = None

@@ -223,7 +223,12 @@ def _confirm_methods(value: str | None) -> frozenset[str] | None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from toolcat.loader.openapi import ImportOptions, import_openapi, render_catalog
+    from toolcat.loader.openapi import (
+        ImportOptions,
+        catalog_document,
+        import_openapi,
+        render_catalog,
+    )
 
     spec = Path(args.spec)
     if not spec.is_file():
@@ -298,8 +303,9 @@ def run(args: argparse.Namespace) -> int:
     target = args.output or "<stdout>"
     if args.update:  # FILE's hand edits merged into this import
         return finish_update(args, result, spec, options)
-    text = render_catalog(result, spec, options)
-    record = record_text(args, result, spec)
+    document = catalog_document(result)  # written as YAML and fingerprinted in the record
+    text = render_catalog(result, spec, options, document=document)
+    record = record_text(args, result, spec, document)
     if args.output:
         # the import record (what --update needs) goes beside the catalog, not into it:
         # the catalog stays small and its diffs show only what the tools say

@@ -260,15 +260,16 @@ def _narrow_ref_root(ns: argparse.Namespace) -> None:
         print(f"toolcat import: {note}", file=sys.stderr)
 
 
-def record_text(args: argparse.Namespace, result: Any, spec: Path) -> str:
-    """The import record that ends a written catalog."""
-    from toolcat.loader.openapi import catalog_document, operation_key, render_record
+def record_text(args: argparse.Namespace, result: Any, spec: Path, document: Any) -> str:
+    """The import record that ends a written catalog (``document``: the catalog written,
+    as ``catalog_document`` built it)."""
+    from toolcat.loader.openapi import operation_key, render_record
 
     out = getattr(args, "update", None) or getattr(args, "output", None)
     base = Path(out).parent if out else Path()
     rel = Path(os.path.relpath(os.path.abspath(spec), os.path.abspath(base))).as_posix()
     ops = {r.tool: operation_key(r.method, r.path, r.operation_id) for r in result.report if r.tool}
-    text: str = render_record(rel, options_argv(args, base), catalog_document(result), ops)
+    text: str = render_record(rel, options_argv(args, base), document, ops)
     return text
 
 
@@ -298,11 +299,12 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path, options: An
         raise CliError(f"no tool imported from {args.spec}; {file} left as it is")
     ops = {r.tool: operation_key(r.method, r.path, r.operation_id) for r in result.report if r.tool}
     new = catalog_document(result)
+    fresh = record_text(args, result, spec, new)  # before the merge reads ``new``
     outcome = merge_update(current, record, new, ops)
     tools = outcome.doc.get("tools") or []
     header = render_header(result, spec, options, written=len(tools))
     write_atomically(path, header + render_document(outcome.doc))
-    write_atomically(record_path(file), record_text(args, result, spec).lstrip("\n"))
+    write_atomically(record_path(file), fresh.lstrip("\n"))
     for line in [*outcome.kept, *outcome.changed, *outcome.added, *outcome.removed]:
         print(line, file=sys.stderr)
     edits = "1 hand edit" if len(outcome.kept) == 1 else f"{len(outcome.kept)} hand edits"

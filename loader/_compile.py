@@ -14,7 +14,6 @@ from typing import Any
 from toolcat.catalog import (
     BodySpec,
     FrozenDict,
-    FrozenList,
     HttpCommand,
     NoAuth,
     ParamLocation,
@@ -28,7 +27,7 @@ from toolcat.catalog import (
     ToolExample,
     method_semantics,
 )
-from toolcat.catalog.common import CALLER_TOKEN_AUTH, credentials_may_travel, freeze
+from toolcat.catalog.common import CALLER_TOKEN_AUTH, credentials_may_travel
 
 from ._definitions import SharedDefinitions, local_refs
 from ._lint import (
@@ -293,33 +292,36 @@ def compile_tool(
         return None
     response = doc.response
     line, col = locate(base, False)
+    values = ctx.values
     return ToolDefinition(
         name=doc.name,
         description=doc.description or "",
-        input_schema=_freeze(input_schema),
+        input_schema=values.freeze(input_schema),
         command=HttpCommand(
             service=doc.service,
             method=method,
             path=doc.path,
-            parameters=tuple(params.bindings),
+            parameters=tuple(values.record(b) for b in params.bindings),
             body=body,
-            response=ResponseSpec(select=response.select, max_chars=response.max_chars)
-            if response
-            else ResponseSpec(),
+            response=values.record(
+                ResponseSpec(select=response.select, max_chars=response.max_chars)
+                if response
+                else ResponseSpec()
+            ),
             timeouts=_timeouts(doc.timeout),
             retry=_retry(doc.retry),
             retry_unsafe=doc.retry_unsafe,
             auth=doc.auth.to_spec() if doc.auth is not None else None,
             base_url=doc.base_url,
-            headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
+            headers=values.freeze({k: _header_text(v) for k, v in doc.headers.items()}),
         ),
-        output_schema=_freeze(output) if isinstance(output, dict) else None,
-        annotations=_annotations(doc),
+        output_schema=values.freeze(output) if isinstance(output, dict) else None,
+        annotations=values.record(_annotations(doc)),
         confirm=bool(doc.confirm),
         return_direct=doc.return_direct,
         tags=tuple(doc.tags),
         source=SourceLocation(file, line, col),
-        context_arguments=FrozenDict(bound),
+        context_arguments=values.freeze(bound),
         examples=examples,
         sensitive_arguments=tuple(
             arg for arg, p in (doc.parameters or {}).items() if p.sensitive and arg not in bound
@@ -455,13 +457,14 @@ def _examples(
             )
         scope.report(example_result_without_response(example, label, at))
         line, col = scope.locate((*scope.base, *at), False)
+        freeze = scope.ctx.values.freeze
         out.append(
             ToolExample(
-                arguments=_freeze(example.arguments),
+                arguments=freeze(example.arguments),
                 name=example.name,
-                request=_freeze(_example_request(example)),
-                response=_freeze(_example_response(example)),
-                result=_freeze(example.result),
+                request=freeze(_example_request(example)),
+                response=freeze(_example_response(example)),
+                result=freeze(example.result),
                 source=SourceLocation(scope.file, line, col),
             )
         )
@@ -515,22 +518,6 @@ def _output_schema(
     return {**output, "$defs": {**{n: shared.defs[n] for n in reached}, **own}}
 
 
-# values that are frozen as they are (a FrozenDict/FrozenList was frozen whole when built)
-_KEPT = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})
-
-
-def _freeze(value: Any) -> Any:
-    """:func:`freeze` for the plain JSON values the YAML reader builds (exact type checks)."""
-    kind = type(value)
-    if kind is dict:
-        return FrozenDict({k: v if type(v) in _KEPT else _freeze(v) for k, v in value.items()})
-    if kind is list:
-        return FrozenList([v if type(v) in _KEPT else _freeze(v) for v in value])
-    if kind in _KEPT:
-        return value
-    return freeze(value)
-
-
 def _body(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> BodySpec | None:
     binary, required = params.binary, params.required
     media = doc.content_type or ("multipart/form-data" if binary else "application/json")
@@ -558,7 +545,8 @@ def _body(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> BodySpec | 
             required=doc.body_argument in required,
         )
     if doc.body is not None:
-        return BodySpec(media_type=media, template=_freeze(doc.body), binary_fields=tuple(binary))
+        template = scope.ctx.values.freeze(doc.body)
+        return BodySpec(media_type=media, template=template, binary_fields=tuple(binary))
     if params.has_body:
         return BodySpec(media_type=media, binary_fields=tuple(binary), required=bool(required))
     return None

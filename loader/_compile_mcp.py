@@ -29,7 +29,6 @@ from ._compile import (
     _check_strings,
     _checked_definitions,
     _examples,
-    _freeze,
     _header_text,
     _input_definitions,
 )
@@ -217,16 +216,16 @@ def compile_mcp_tool(
     return ToolDefinition(
         name=doc.name,
         description=doc.description or "",
-        input_schema=_freeze(input_schema),
+        input_schema=scope.ctx.values.freeze(input_schema),
         command=McpCommand(
             server=binding.server,
             tool=binding.tool,
             pin=binding.pin,
             timeout=binding.timeout,
             arguments=FrozenDict(binding.arguments),
-            fixed=_freeze(binding.fixed),
+            fixed=scope.ctx.values.freeze(binding.fixed),
         ),
-        output_schema=_freeze(output) if isinstance(output, dict) else None,
+        output_schema=scope.ctx.values.freeze(output) if isinstance(output, dict) else None,
         annotations=ToolAnnotations(**stated),  # the upstream's, as reviewed: none derived
         confirm=bool(doc.confirm),
         return_direct=doc.return_direct,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from toolcat.catalog.common import bare_references, check_env_syntax
 
 from ._diagnostics import Diagnostic
+from ._intern import Interner
 from ._lint import Finding
 from ._schemas import SchemaChecker
 from ._shape import Locator
@@ -22,6 +23,7 @@ class CompileContext:
 
     schemas: SchemaChecker = field(default_factory=SchemaChecker)
     templates: TemplateChecker = field(default_factory=TemplateChecker)
+    values: Interner = field(default_factory=Interner)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 

@@ -123,25 +123,39 @@ def _plain(tool: dict[str, Any]) -> dict[str, Any]:
 
 def _rename(node: Any, names: dict[str, str]) -> Any:
     """``node`` with its ``#/$defs/NAME`` refs renamed (the same object when none is)."""
+    renames = {old: new for old, new in names.items() if old != new}
+    # most name maps rename nothing (a tool's definitions that clash with no other's):
+    # then there is nothing to walk, and a spec's large schemas are not walked per tool
+    return _renamed(node, renames) if renames else node
+
+
+def _renamed(node: Any, renames: dict[str, str]) -> Any:
     if isinstance(node, dict):
         changed = False
         out: dict[str, Any] = {}
         for k, v in node.items():
             if k == "$ref" and type(v) is str and v.startswith(_REF_PREFIX):
                 name, sep, rest = v[len(_REF_PREFIX) :].partition("/")
-                new = names.get(name, name)
+                new = renames.get(name, name)
                 if new != name:
                     v, changed = f"{_REF_PREFIX}{new}{sep}{rest}", True
             elif isinstance(v, dict | list):
-                nv = _rename(v, names)
+                nv = _renamed(v, renames)
                 changed = changed or nv is not v
                 v = nv
             out[k] = v
         return out if changed else node
     if isinstance(node, list):
-        items = [_rename(v, names) if isinstance(v, dict | list) else v for v in node]
+        items = [_renamed(v, renames) if isinstance(v, dict | list) else v for v in node]
         return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
     return node
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether ``text`` (:func:`_canonical`) may hold a ``$ref`` to definition ``name``:
+    ``"#/$defs/NAME"`` or ``"#/$defs/NAME/...``, with NAME escaped as JSON writes it."""
+    ref = '"' + _REF_PREFIX + json.dumps(name, ensure_ascii=False)[1:-1]
+    return ref + '"' in text or ref + "/" in text
 
 
 def _canonical(value: Any) -> str:
@@ -171,7 +185,7 @@ class _Pool:
         for _ in range(100):  # a rename changes the bodies that refer to it: settle, then commit
             changed = False
             for n, body in local.items():
-                key = self._key(_rename(body, names))
+                key = self._key(self._rename(body, names))
                 known = self._by_body.get(key)
                 if known is not None:
                     if names[n] != known:
@@ -183,7 +197,7 @@ class _Pool:
             if not changed:
                 break
         for n, body in local.items():
-            renamed = _rename(body, names)
+            renamed = self._rename(body, names)
             key = self._key(renamed)
             target = names[n]
             if target not in self.defs:
@@ -191,6 +205,17 @@ class _Pool:
                 self._keys[target] = key
                 self._by_body.setdefault(key, target)
         return names
+
+    def _rename(self, body: Any, names: dict[str, str]) -> Any:
+        """:func:`_rename`, without walking a body whose text refers to none of the
+        definitions renamed (its text is needed anyway, and usually known already)."""
+        renames = {old: new for old, new in names.items() if old != new}
+        if not renames:
+            return body
+        text = self._key(body)
+        if not any(_mentions(text, old) for old in renames):
+            return body
+        return _renamed(body, renames)
 
     def _free(self, base: str, used: set[str]) -> str:
         i = 2
@@ -358,12 +383,17 @@ def _others(names: dict[str, str], me: str) -> set[str]:
 
 
 def render_catalog(
-    result: ImportResult, spec: str | Path, options: ImportOptions | None = None
+    result: ImportResult,
+    spec: str | Path,
+    options: ImportOptions | None = None,
+    *,
+    document: dict[str, Any] | None = None,
 ) -> str:
     """The YAML text of :func:`catalog_document`, with a header saying where it came from
-    and, given the ``options`` of the import, how it was written."""
+    and, given the ``options`` of the import, how it was written. ``document``: that
+    document when the caller has it already (the import record is written from it too)."""
     header = render_header(result, spec, options)
-    doc = catalog_document(result)
+    doc = catalog_document(result) if document is None else document
     try:
         lines: list[str] = []
         _block(doc, 0, lines)
