@@ -51,11 +51,16 @@ from ._env import (
 )
 from ._frozen import FrozenDict, FrozenList, freeze, thaw
 from ._limits import (
+    DEFER_ABOVE_TOOLS,
+    INPUT_EXAMPLE_LIMITS,
     MAX_DESCRIPTION_CHARS,
+    NAMESPACE_LIMITS,
     OPENAI_MAX_TOOLS,
     PROVIDER_LIMITS,
     TOOL_NAME,
     TOOL_NAME_PATTERN,
+    InputExampleLimits,
+    NamespaceLimits,
     ProviderLimits,
 )
 from ._mcp import McpCommand, McpUpstream, mcp_pin
@@ -76,6 +81,7 @@ from ._model import (
     credentials_may_travel,
     is_loopback_host,
 )
+from ._namespaces import NAMESPACE_KINDS, Namespace, NamespaceKind, namespace_groups
 from ._printable import escape_controls, escape_json_controls
 from ._regex import (
     MAX_PATTERN_CACHE,
@@ -137,14 +143,15 @@ __all__ = [
     "Catalog",
     "DEFAULT_CLIENT_CLAIMS",
     "DEFAULT_JWT_ALGORITHMS",
+    "DEFER_ABOVE_TOOLS",
     "EnvSyntaxError",
     "ForwardCallerToken",
     "FrozenDict",
     "FrozenList",
     "HttpCommand",
-    "McpCommand",
-    "McpUpstream",
     "HttpMethod",
+    "INPUT_EXAMPLE_LIMITS",
+    "InputExampleLimits",
     "IntrospectionSettings",
     "JwtSettings",
     "MAX_DESCRIPTION_CHARS",
@@ -154,8 +161,15 @@ __all__ = [
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
     "METHODS",
+    "McpCommand",
+    "McpUpstream",
     "MethodSemantics",
     "MissingVariableError",
+    "NAMESPACE_KINDS",
+    "NAMESPACE_LIMITS",
+    "Namespace",
+    "NamespaceKind",
+    "NamespaceLimits",
     "NoAuth",
     "OAuth2ClientCredentials",
     "OPENAI_MAX_TOOLS",
@@ -199,6 +213,7 @@ __all__ = [
     "loads_json",
     "mcp_pin",
     "method_semantics",
+    "namespace_groups",
     "pattern_runs",
     "pattern_search",
     "recursion_headroom",

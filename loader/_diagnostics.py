@@ -122,6 +122,8 @@ CODES: dict[str, tuple[str, Severity]] = {
     "TC141": ("pin-matches-nothing", Severity.WARNING),
     "TC142": ("pinned-tool-outside-toolset", Severity.WARNING),
     "TC145": ("context-parameter-reachable", Severity.WARNING),
+    "TC146": ("namespace-too-large", Severity.WARNING),
+    "TC147": ("confirm-tool-callable-from-code", Severity.WARNING),
     # -- OpenAPI import ----------------------------------------------------------
     "TC201": ("openapi-unreadable", Severity.ERROR),
     "TC202": ("openapi-unsupported-version", Severity.ERROR),
