@@ -152,9 +152,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"toolcat: warning: {line}", file=sys.stderr)
     if not args.quiet:
         for note in exported.notes:
-            if note.tool:  # a note on the whole request is one of the warnings above
+            if note.tool or _not_the_count(note.message):  # the count is a warning above
                 print(f"toolcat: note: {args.provider}: {note}", file=sys.stderr)
     return 0
+
+
+def _not_the_count(message: str) -> bool:
+    """Whether a note on the whole request is other than "more tools than the API takes"
+    (which ``limit_warnings`` has printed as a warning)."""
+    return "tools, and the API takes at most" not in message
 
 
 def _none_imported(result: Any) -> None:

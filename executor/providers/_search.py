@@ -94,8 +94,9 @@ def namespace_choice(
 def input_examples(tool: ToolDefinition) -> tuple[list[dict[str, Any]], list[ExportNote]]:
     """The tool's example arguments its input schema accepts, as ``input_examples``.
 
-    An example whose arguments the schema refuses, or longer than the limit, is left out
-    with a note; past the most examples sent, the rest are left out with one note.
+    An example that sets a ``sensitive: true`` argument, whose arguments the schema
+    refuses, or longer than the limit, is left out with a note; the same arguments are
+    sent once; past the most examples sent, the rest are left out with one note.
     """
     import jsonschema_rs
     from toolcat.executor._arguments import sealed_validator
@@ -114,6 +115,11 @@ def input_examples(tool: ToolDefinition) -> tuple[list[dict[str, Any]], list[Exp
     for i, example in enumerate(tool.examples):
         label = f"example {example.name!r}" if example.name else f"example {i + 1}"
         arguments = thaw(example.arguments)
+        secret = [a for a in tool.sensitive_arguments if a in arguments]
+        if secret:  # a sensitive argument's value never goes to the model
+            message = f"{label} left out of input_examples: it sets sensitive {secret[0]!r}"
+            notes.append(ExportNote(tool.name, "", message))
+            continue
         if not validator.is_valid(arguments):
             notes.append(
                 ExportNote(
@@ -134,7 +140,8 @@ def input_examples(tool: ToolDefinition) -> tuple[list[dict[str, Any]], list[Exp
                 )
             )
             continue
-        out.append(arguments)
+        if arguments not in out:  # the same arguments twice teach nothing more
+            out.append(arguments)
     if len(out) > limits.max_examples:
         notes.append(
             ExportNote(

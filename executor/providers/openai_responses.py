@@ -8,7 +8,7 @@ functions are grouped into ``{"type": "namespace", name, description, tools}`` i
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from ._result import ExportNote
 from ._search import MODEL
 
 if TYPE_CHECKING:
-    from toolcat.catalog import NamespaceKind, ToolDefinition
+    from toolcat.catalog import Namespace, NamespaceKind, ToolDefinition
     from toolcat.executor._calls import ToolResult
 
 __all__ = [
@@ -79,38 +79,38 @@ def arrange_for_search(
     if namespaces is None:
         return out + [function(t.name) for t in rest], notes
     groups, alone = namespace_groups(rest, namespaces, toolsets)
-    limits = NAMESPACE_LIMITS
     for group in groups:
-        if group.name != group.source:
-            notes.append(
-                ExportNote(
-                    "",
-                    "",
-                    f"namespace {group.source!r} sent as {group.name!r} ({limits.name_rule})",
-                )
-            )
-        listed = ", ".join(group.tools)
-        description = f"The {namespaces} {group.source}: {listed}"
-        if len(description) > limits.max_description_chars:
-            description = description[: limits.max_description_chars - 3] + "..."
-        out.append(
-            {
-                "type": "namespace",
-                "name": group.name,
-                "description": description,
-                "tools": [function(n) for n in group.tools],
-            }
-        )
+        item, group_notes = _namespace_item(group, namespaces, function)
+        out.append(item)
+        notes += group_notes
     if alone and namespaces == "service":
-        notes.append(
-            ExportNote(
-                "",
-                "",
-                f"{len(alone)} functions outside any namespace: more "
-                f"than {limits.max_namespaces} namespaces",
-            )
-        )
+        most = NAMESPACE_LIMITS.max_namespaces
+        message = f"{len(alone)} functions outside any namespace: more than {most} namespaces"
+        notes.append(ExportNote("", "", message))
     return out + [function(n) for n in alone], notes
+
+
+def _namespace_item(
+    group: Namespace, kind: str, function: Callable[[str], dict[str, Any]]
+) -> tuple[dict[str, Any], list[ExportNote]]:
+    """One ``namespace`` tool, and notes on a renamed or oversized namespace."""
+    limits = NAMESPACE_LIMITS
+    notes = []
+    if group.name != group.source:
+        message = f"namespace {group.source!r} sent as {group.name!r} ({limits.name_rule})"
+        notes.append(ExportNote("", "", message))
+    if len(group.tools) > limits.advised_size:
+        message = (
+            f"namespace {group.name!r} holds {len(group.tools):,} functions; OpenAI advises "
+            f"fewer than {limits.advised_size + 1} per namespace"
+        )
+        notes.append(ExportNote("", "", message))
+    description = f"The {kind} {group.source}: {', '.join(group.tools)}"
+    if len(description) > limits.max_description_chars:
+        description = description[: limits.max_description_chars - 3] + "..."
+    tools = [function(n) for n in group.tools]
+    item = {"type": "namespace", "name": group.name, "description": description, "tools": tools}
+    return item, notes
 
 
 class OpenAIResponses(BuiltinProvider):

@@ -74,3 +74,14 @@ def test_deferral_is_the_default_above_the_count(
         capsys, "schema", str(path), "--provider", "openai-responses", "--no-defer"
     )
     assert isinstance(out, list) and len(out) == DEFER_ABOVE_TOOLS + 1 and "at most 128" in err
+
+
+def test_an_oversized_namespace_is_a_note(capsys: pytest.CaptureFixture[str]) -> None:
+    big = CATALOG.parent / "broken" / "tc146-namespace-too-large.yaml"
+    code, tools, err = run(capsys, "schema", str(big), "--provider", "openai-responses")
+    assert code == 0 and isinstance(tools, list)
+    assert [(t["name"], len(t["tools"])) for t in tools] == [("big", 10), ("rest", 1)]
+    assert (
+        "toolcat: note: openai-responses: namespace 'big' holds 10 functions; OpenAI advises "
+        "fewer than 10 per namespace\n"
+    ) in err

@@ -136,6 +136,16 @@ def test_input_examples_are_the_valid_arguments_within_the_limits() -> None:
     many = _with_examples(*({"order_id": str(i)} for i in range(8)))
     cut = tools("anthropic", [many], input_examples=True)
     assert len(cut[0]["input_examples"]) == INPUT_EXAMPLE_LIMITS.max_examples
+    secret = dataclasses.replace(
+        _with_examples({"order_id": "1"}, {"order_id": "1"}), sensitive_arguments=("order_id",)
+    )
+    hidden = tools("anthropic", [secret], input_examples=True)
+    assert "input_examples" not in hidden[0]
+    assert "it sets sensitive 'order_id'" in str(hidden.notes[0])
+    twice = tools(
+        "anthropic", [_with_examples({"order_id": "1"}, {"order_id": "1"})], input_examples=True
+    )
+    assert twice[0]["input_examples"] == [{"order_id": "1"}]
     with pytest.raises(ValueError, match="takes no input examples"):
         tools("openai", [tool], input_examples=True)
 
