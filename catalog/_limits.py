@@ -8,6 +8,9 @@
 - :data:`PROVIDER_LIMITS`, a :class:`ProviderLimits` per built-in provider: the most
   tools one request may carry and the names it takes. The loader's toolset and pin
   checks (TC105, TC140) and the agent loop's tool count read :data:`OPENAI_MAX_TOOLS`.
+- The exports for the APIs' own tool search: :data:`DEFER_ABOVE_TOOLS` (deferral's
+  default), :data:`NAMESPACE_LIMITS` (OpenAI Responses' namespaces) and
+  :data:`INPUT_EXAMPLE_LIMITS` (Anthropic's ``input_examples``).
 """
 
 from __future__ import annotations
@@ -18,11 +21,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 __all__ = [
+    "DEFER_ABOVE_TOOLS",
+    "INPUT_EXAMPLE_LIMITS",
     "MAX_DESCRIPTION_CHARS",
+    "NAMESPACE_LIMITS",
     "OPENAI_MAX_TOOLS",
     "PROVIDER_LIMITS",
     "TOOL_NAME",
     "TOOL_NAME_PATTERN",
+    "InputExampleLimits",
+    "NamespaceLimits",
     "ProviderLimits",
 ]
 
@@ -75,3 +83,40 @@ PROVIDER_LIMITS: Mapping[str, ProviderLimits] = MappingProxyType(
         ),
     }
 )
+
+
+#: An export of more tools than this defers all but the pinned ones by default (the
+#: provider's own tool search finds the others): a catalog that fits one OpenAI request
+#: is exported as it always was.
+DEFER_ABOVE_TOOLS = OPENAI_MAX_TOOLS
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceLimits:
+    """OpenAI Responses' ``namespace`` tools: the name rule, the most namespaces a
+    request holds, and the size its docs advise (``advised_size`` functions or fewer is
+    the advice "fewer than 10": lint warns past it)."""
+
+    name_pattern: str = TOOL_NAME.pattern
+    name_rule: str = TOOL_NAME_RULE
+    max_name_chars: int = 64
+    max_namespaces: int = OPENAI_MAX_TOOLS
+    advised_size: int = 9
+    max_description_chars: int = MAX_DESCRIPTION_CHARS
+
+
+#: The namespaces of an ``openai-responses`` export.
+NAMESPACE_LIMITS = NamespaceLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class InputExampleLimits:
+    """What an export sends as Anthropic's ``input_examples``: the API states no number,
+    so toolcat keeps a few short ones (each example costs tokens on every request)."""
+
+    max_examples: int = 5
+    max_chars: int = 2_000  # one example's arguments, as compact JSON
+
+
+#: The ``input_examples`` of an ``anthropic`` export.
+INPUT_EXAMPLE_LIMITS = InputExampleLimits()

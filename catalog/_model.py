@@ -295,6 +295,9 @@ class ToolDefinition:
     # the argument or header whose value names one attempt of a non-safe call: a retry
     # with the same value gets the first attempt's result instead of a second request
     idempotency_key: str | None = None
+    # who may call it: "model" (the model's own tool calls) and/or "code" (the provider's
+    # code-execution tool); () is the default, the model only
+    callers: tuple[str, ...] = ()
 
     @property
     def target(self) -> str:

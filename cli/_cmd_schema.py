@@ -8,6 +8,7 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
+    from toolcat.catalog.common import DEFER_ABOVE_TOOLS
     from toolcat.executor.providers import names  # no provider module is imported here
 
     p = sub.add_parser(
@@ -37,6 +38,39 @@ def register(sub: Any) -> None:
             "keep each tool's input schema within CHARS characters of compact JSON by "
             "collapsing optional branches, deepest first (default 8000; 0: no budget)"
         ),
+    )
+    defer = p.add_mutually_exclusive_group()
+    defer.add_argument(
+        "--defer",
+        action="store_const",
+        const=True,
+        dest="defer",
+        help=(
+            "defer every tool but the pinned ones (search.pinned) behind the provider's own "
+            "tool search, and add its tool-search tool (anthropic, openai-responses; default: "
+            f"the catalog's search.defer, else on above {DEFER_ABOVE_TOOLS} tools)"
+        ),
+    )
+    defer.add_argument(
+        "--no-defer",
+        action="store_const",
+        const=False,
+        dest="defer",
+        help="send every tool in full, whatever the catalog's size or search.defer",
+    )
+    p.add_argument(
+        "--namespaces",
+        choices=("toolset", "service", "none"),
+        help=(
+            "group the functions into namespaces by toolset or by service (openai-responses; "
+            "default: the catalog's search.namespaces, else none)"
+        ),
+    )
+    p.add_argument(
+        "--input-examples",
+        action="store_true",
+        help="send each tool's catalog examples that its schema accepts as input_examples "
+        "(anthropic)",
     )
     p.add_argument(
         "--quiet", "-q", action="store_true", help="do not print conversion notes on stderr"
@@ -72,30 +106,61 @@ def run(args: argparse.Namespace) -> int:
     if args.strict and not provider.supports_strict:
         strict_ones = " and ".join(n for n in names() if get(n).supports_strict)
         raise CliError(f"--strict applies to {strict_ones}, not {args.provider}")
+    for flag, given, member in (
+        ("--defer", args.defer, "supports_defer"),
+        ("--namespaces", args.namespaces not in (None, "none"), "supports_namespaces"),
+        ("--input-examples", args.input_examples, "supports_input_examples"),
+    ):
+        if given and not getattr(provider, member, False):
+            ones = " and ".join(n for n in names() if getattr(get(n), member, False))
+            raise CliError(f"{flag} applies to {ones}, not {args.provider}")
     # a format without output schemas: the importer need not convert response schemas
     outputs = getattr(provider, "carries_output_schemas", True)
     result = read_catalog(args.paths, args.ref_root, output_schemas=outputs)
     catalog = catalog_or_exit(result)
     if not len(catalog):
         _none_imported(result)
+    options: dict[str, Any] = {}  # the new options only when given: any provider takes none
+    if args.defer is not None:
+        options["defer"] = args.defer
+    if args.namespaces is not None:
+        options["namespaces"] = args.namespaces
+    if args.input_examples:
+        options["input_examples"] = True
     try:
         exported = export_catalog(
-            catalog, args.provider, strict=args.strict, toolset=args.toolset, budget=args.budget
+            catalog,
+            args.provider,
+            strict=args.strict,
+            toolset=args.toolset,
+            budget=args.budget,
+            **options,
         )
     except UnknownToolsetError as exc:
         raise CliError(str(exc), 2) from exc
+    except ValueError as exc:  # more tools than the provider's tool search takes
+        raise CliError(str(exc), 1) from exc
     write_indented(exported.tools, sys.stdout)
     sys.stdout.flush()
     from toolcat.executor.providers import limit_warnings
 
     sent = [t.name for t in catalog.toolset(args.toolset)]
-    for line in limit_warnings(args.provider, sent):  # before a request fails there
+    deferred = getattr(exported, "deferred", False)  # the tool search finds the others
+    for line in limit_warnings(
+        args.provider, sent, count=not deferred
+    ):  # before a request fails there
         print(f"toolcat: warning: {line}", file=sys.stderr)
     if not args.quiet:
         for note in exported.notes:
-            if note.tool:  # a note on the whole request is one of the warnings above
+            if note.tool or _not_the_count(note.message):  # the count is a warning above
                 print(f"toolcat: note: {args.provider}: {note}", file=sys.stderr)
     return 0
+
+
+def _not_the_count(message: str) -> bool:
+    """Whether a note on the whole request is other than "more tools than the API takes"
+    (which ``limit_warnings`` has printed as a warning)."""
+    return "tools, and the API takes at most" not in message
 
 
 def _none_imported(result: Any) -> None:

@@ -327,6 +327,7 @@ def compile_tool(
             arg for arg, p in (doc.parameters or {}).items() if p.sensitive and arg not in bound
         ),
         idempotency_key=doc.idempotency_key,
+        callers=tuple(doc.callers or ()),
     )
 
 

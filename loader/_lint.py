@@ -395,6 +395,13 @@ _FOUND_ELSEWHERE = (
         "token-exchange-secret-in-file",
         "a token exchange's client_secret written in the file",
     ),
+    # loader/_export_lint.py: what the exports group, over the whole catalog
+    ("TC148", "namespace-too-large", "a namespace of 10 or more functions (OpenAI Responses)"),
+    (
+        "TC149",
+        "confirm-tool-callable-from-code",
+        "a confirm: true tool that model-written code may call",
+    ),
 )
 for _code, _name, _summary in _FOUND_ELSEWHERE:
     register(_code, _name, Severity.WARNING, _summary)

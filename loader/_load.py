@@ -54,6 +54,7 @@ from ._lint import (
     toolset_too_large,
 )
 from ._models import (
+    Callers,
     McpServerDoc,
     McpToolDoc,
     OpenApiEntryDoc,
@@ -138,6 +139,7 @@ class _State:
     mcp_servers: dict[str, tuple[McpUpstream, str, tuple[int, int]]] = field(default_factory=dict)
     broken_mcp_servers: set[str] = field(default_factory=set)  # defined, but with errors
     toolset_extensions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x- keys
+    toolset_callers: dict[str, tuple[str, ...]] = field(default_factory=dict)  # callers:
     tools: list[_Tool] = field(default_factory=list)
     first: dict[str, _Tool] = field(default_factory=dict)  # the first tool of each name
     toolsets: dict[str, tuple[list[str], str, tuple[str | int, ...], Locator]] = field(
@@ -459,6 +461,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         base = ("toolsets", name)
         if isinstance(members, dict):  # the long form: {tools: [...], x-owner: ...}
             members, extensions = _split_extensions(members)
+            callers = members.pop("callers", None)
             for key in members:
                 if key != "tools":
                     state.add(
@@ -467,7 +470,7 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
                         + (
                             "did you mean 'tools'?"
                             if closest(str(key), ["tools"])
-                            else "valid keys: tools, or x-NAME"
+                            else "valid keys: tools, callers, or x-NAME"
                         ),
                         file,
                         locate((*base, key), True),
@@ -480,6 +483,8 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
                 continue
             if len(members) != 1 or "tools" not in members:
                 continue
+            if callers is not None:
+                _toolset_callers(state, name, callers, file, (*base, "callers"), locate)
             members, base = members["tools"], (*base, "tools")  # type: ignore[assignment]
             if extensions:
                 state.toolset_extensions[name] = extensions
@@ -1064,6 +1069,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             tools.append(tool.compiled)
     first = state.first
     toolsets = _check_toolsets(state, first)
+    tools = _with_toolset_callers(state, tools, toolsets)
     for service, service_file, service_where in state.services.values():
         for f in response_validation_without_spec(service):
             state.add(
@@ -1099,6 +1105,19 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             out=state.ctx.diagnostics,
             names_known=not state.lost,
         )
+    from ._export_lint import check_code_callers, check_namespaces
+
+    check_code_callers(tools, state.ctx.diagnostics)
+    if state.search is not None and state.search[0].namespaces is not None:
+        search_doc, search_file, search_locate = state.search
+        check_namespaces(
+            search_doc.namespaces,
+            tools,
+            toolsets,
+            search_file,
+            search_locate,
+            state.ctx.diagnostics,
+        )
     diagnostics = tuple(sort_diagnostics(state.ctx.diagnostics))
     catalog = None
     if not any(d.severity is Severity.ERROR for d in diagnostics):
@@ -1117,11 +1136,17 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
 
 def _search_settings(state: _State) -> Any:
     """The catalog's ``search:`` settings, or ``None`` when no file has the section."""
-    if state.embeddings is None:
+    doc = None if state.search is None else state.search[0]
+    exports = doc is not None and (doc.defer is not None or doc.namespaces is not None)
+    if state.embeddings is None and not exports:
         return None
     from toolcat.catalog.search import SearchSettings
 
-    return SearchSettings(embeddings=state.embeddings[0])
+    return SearchSettings(
+        embeddings=None if state.embeddings is None else state.embeddings[0],
+        defer=None if doc is None else doc.defer,
+        namespaces=None if doc is None else doc.namespaces,
+    )
 
 
 def _check_caller_token_sources(state: _State, server: ServerDoc) -> None:
@@ -1141,6 +1166,39 @@ def _split_extensions(body: Any) -> tuple[Any, dict[str, Any]]:
         return body, {}
     rest = {k: v for k, v in body.items() if not (isinstance(k, str) and k.startswith("x-"))}
     return rest, {k: v for k, v in body.items() if isinstance(k, str) and k.startswith("x-")}
+
+
+def _toolset_callers(
+    state: _State, name: str, callers: Any, file: str, where: tuple[str | int, ...], locate: Locator
+) -> None:
+    """A long-form toolset's ``callers:``: who may call its tools (a tool's own wins)."""
+    doc = validate_item(
+        Callers,
+        {"callers": callers},
+        base=where[:-1],
+        label=f"toolset '{name}'",
+        file=file,
+        locate=locate,
+        out=state.ctx.diagnostics,
+    )
+    if doc is not None:
+        state.toolset_callers[name] = tuple(doc.callers)
+
+
+def _with_toolset_callers(
+    state: _State, tools: list[ToolDefinition], toolsets: Mapping[str, list[str]]
+) -> list[ToolDefinition]:
+    """Each tool that states no ``callers:`` takes those of its first toolset that does."""
+    given: dict[str, tuple[str, ...]] = {}
+    for name, callers in state.toolset_callers.items():
+        for member in toolsets.get(name, ()):
+            given.setdefault(member, callers)
+    if not given:
+        return tools
+    return [
+        dataclasses.replace(t, callers=given[t.name]) if not t.callers and t.name in given else t
+        for t in tools
+    ]
 
 
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 from toolcat.catalog import AUTH_TYPES, AuthSpec, HttpMethod, RetryPolicy
-from toolcat.catalog.common import METHODS, TOOL_NAME_PATTERN
+from toolcat.catalog.common import DEFER_ABOVE_TOOLS, METHODS, TOOL_NAME_PATTERN
 
 __all__ = [
     "AccessGrantDoc",
@@ -317,6 +317,20 @@ class ExampleResponseDoc(BaseModel):
     body: Any = Field(None, description="A JSON value (sent as JSON), or text.")
 
 
+Caller = Literal["model", "code"]
+CALLERS_DESCRIPTION = (
+    "Who may call the tool: model (a tool call of the model's own, the default), code "
+    "(the model's code-execution tool, Anthropic's programmatic tool calling), or both."
+)
+
+
+class Callers(BaseModel):
+    """A toolset's ``callers:`` (toolsets are read by hand; this checks the one key)."""
+
+    model_config = _STRICT
+    callers: list[Caller] = Field(min_length=1, description=CALLERS_DESCRIPTION)
+
+
 class ExampleDoc(BaseModel):
     """One example of a tool: arguments, the request they render, a response, the result."""
 
@@ -392,6 +406,7 @@ class ToolDoc(BaseModel):
         description="The argument or header whose value names one attempt of this call: a "
         "retry with the same value gets the first result and is not sent again.",
     )
+    callers: list[Caller] | None = Field(None, min_length=1, description=CALLERS_DESCRIPTION)
 
     _normalise_method = field_validator("method", mode="before")(_upper)
 
@@ -823,6 +838,11 @@ class ToolsetDoc(BaseModel):
 
     model_config = _STRICT_X
     tools: list[str] = Field(description="Tool names, in the order a model sees them.")
+    callers: list[Caller] | None = Field(
+        None,
+        min_length=1,
+        description=CALLERS_DESCRIPTION + " For the toolset's tools that do not say.",
+    )
 
 
 class EmbeddingsDoc(BaseModel):
@@ -869,6 +889,17 @@ class SearchDoc(BaseModel):
         "catalog) to a list.",
     )
     embeddings: EmbeddingsDoc | None = None
+    defer: bool | None = Field(
+        None,
+        description="Exports for the providers' own tool search (toolcat schema): true "
+        "defers every tool but the pinned ones and adds the provider's tool-search tool, "
+        f"false never (default: deferred above {DEFER_ABOVE_TOOLS} tools).",
+    )
+    namespaces: Literal["toolset", "service"] | None = Field(
+        None,
+        description="OpenAI Responses exports: group the functions into namespaces by "
+        "toolset or by service (default: none).",
+    )
 
 
 class CatalogFileDoc(BaseModel):

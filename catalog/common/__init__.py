@@ -33,11 +33,16 @@ from toolcat.catalog._frozen import (
     thaw,
 )
 from toolcat.catalog._limits import (
+    DEFER_ABOVE_TOOLS,
+    INPUT_EXAMPLE_LIMITS,
     MAX_DESCRIPTION_CHARS,
+    NAMESPACE_LIMITS,
     OPENAI_MAX_TOOLS,
     PROVIDER_LIMITS,
     TOOL_NAME,
     TOOL_NAME_PATTERN,
+    InputExampleLimits,
+    NamespaceLimits,
     ProviderLimits,
 )
 from toolcat.catalog._methods import (
@@ -47,6 +52,7 @@ from toolcat.catalog._model import (
     credentials_may_travel,
     is_loopback_host,
 )
+from toolcat.catalog._namespaces import NAMESPACE_KINDS, Namespace, NamespaceKind, namespace_groups
 from toolcat.catalog._printable import (
     escape_controls,
     escape_json_controls,
@@ -80,6 +86,9 @@ from toolcat.catalog._sandbox import (
 
 __all__ = [
     "CALLER_TOKEN_AUTH",
+    "DEFER_ABOVE_TOOLS",
+    "INPUT_EXAMPLE_LIMITS",
+    "InputExampleLimits",
     "MAX_DESCRIPTION_CHARS",
     "MAX_NESTING_DEPTH",
     "MAX_PATTERN_CACHE",
@@ -87,6 +96,11 @@ __all__ = [
     "MAX_TEMPLATE_RANGE",
     "MAX_TEMPLATE_SIZE",
     "METHODS",
+    "NAMESPACE_KINDS",
+    "NAMESPACE_LIMITS",
+    "Namespace",
+    "NamespaceKind",
+    "NamespaceLimits",
     "OPENAI_MAX_TOOLS",
     "PROVIDER_LIMITS",
     "ProviderLimits",
@@ -108,6 +122,7 @@ __all__ = [
     "is_url",
     "linear_validator",
     "loads_json",
+    "namespace_groups",
     "pattern_runs",
     "pattern_search",
     "recursion_headroom",

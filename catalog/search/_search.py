@@ -387,9 +387,14 @@ class EmbeddingsSettings:
 
 @dataclass(frozen=True, slots=True)
 class SearchSettings:
-    """The catalog's ``search:`` section: how its tools are ranked for a request."""
+    """The catalog's ``search:`` section: how its tools are ranked for a request, and
+    how exports use the providers' own tool search (``defer``: ``None`` is the default,
+    on above ``DEFER_ABOVE_TOOLS`` tools; ``namespaces``: ``"toolset"``, ``"service"`` or
+    ``None``)."""
 
     embeddings: EmbeddingsSettings | None = None
+    defer: bool | None = None
+    namespaces: str | None = None
 
 
 def fuse_rankings(

@@ -6,12 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx
+from toolcat.catalog.common import thaw
 from toolcat.executor import ToolCall
+from toolcat.executor.providers import get as get_provider
 from toolcat.executor.providers.anthropic import (
     MAX_DEFERRED_TOOLS,
     TOOL_SEARCH_BETA,
     SearchVariant,
-    deferred_tools,
 )
 
 from ._client import HttpModelClient, api_root, event_json
@@ -81,8 +82,10 @@ class AnthropicClient(HttpModelClient):
     ) -> list[dict[str, Any]]:
         """The tools for the API's own tool search: the search tool, the ``pinned`` tools,
         then every other tool with ``defer_loading: true`` (``create`` then sends the
-        beta header that turns it on)."""
-        return deferred_tools(self.tool_specs(tools), pinned, variant)
+        beta header that turns it on): the ``anthropic`` export with ``defer``."""
+        export = get_provider(self.provider).tools(tools, defer=variant, pinned=pinned)  # type: ignore[call-arg]
+        specs: list[dict[str, Any]] = thaw(export.tools)
+        return specs
 
     def result_messages(self, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         # All results of one turn go back in one user message, in call order.

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from toolcat.catalog import Catalog, ToolDefinition
-from toolcat.catalog.common import ProviderLimits, freeze, recursion_headroom
+from toolcat.catalog.common import (
+    NamespaceKind,
+    ProviderLimits,
+    freeze,
+    recursion_headroom,
+)
 from toolcat.catalog.schema import (
     DEFAULT_SCHEMA_BUDGET,
     NotStrictable,
@@ -19,6 +24,7 @@ from toolcat.executor._calls import ToolResult
 
 from ._limits import too_many_tools
 from ._result import ExportNote, ExportResult
+from ._search import defer_choice, namespace_choice
 
 __all__ = [
     "BuiltinProvider",
@@ -39,11 +45,16 @@ class BuiltinProvider:
     schema budget, then :meth:`wrap` the list as the request takes it.
 
     A provider says what one tool looks like (:meth:`convert`) and, when it supports
-    strict mode, where a converted tool keeps its schema (:meth:`parameters`).
+    strict mode, where a converted tool keeps its schema (:meth:`parameters`). One with
+    its own tool search (``supports_defer``) or namespaces (``supports_namespaces``)
+    arranges the converted tools for them (:meth:`arrange`).
     """
 
     name: str
     supports_strict = False
+    supports_defer = False
+    supports_namespaces = False
+    supports_input_examples = False
     carries_output_schemas = False
     limits: ProviderLimits
 
@@ -54,27 +65,51 @@ class BuiltinProvider:
         strict: bool = False,
         toolset: str | None = None,
         budget: int | None = DEFAULT_SCHEMA_BUDGET,
+        defer: bool | str | None = None,
+        pinned: Iterable[str] | None = None,
+        namespaces: str | None = None,
+        input_examples: bool = False,
     ) -> ExportResult:
         if not self.supports_strict:
             refuse_strict(self.name, strict)
+        if input_examples and not self.supports_input_examples:
+            raise ValueError(f"provider {self.name!r} takes no input examples (anthropic does)")
         selected = select_tools(catalog, toolset)
+        variant = defer if isinstance(defer, str) else None  # anthropic: bm25 or regex
+        deferring = defer_choice(
+            self.name,
+            self.supports_defer,
+            None if defer is None else bool(defer),
+            catalog,
+            len(selected),
+        )
+        grouping = namespace_choice(self.name, self.supports_namespaces, namespaces, catalog)
         each = export_each(
             self.name,
             selected,
-            lambda tool: self.convert(tool, strict=strict),
+            lambda tool: self.convert(tool, strict=strict, examples=input_examples),
             budget,
             strict,
             self.parameters if self.supports_strict else None,
         )
         result = self.wrap(each)
-        over = too_many_tools(self.limits, len(selected))
+        if deferring or grouping is not None:
+            if pinned is None:
+                pinned = catalog.pinned(toolset) if isinstance(catalog, Catalog) else ()
+            toolsets = catalog.toolsets if isinstance(catalog, Catalog) else None
+            arranged, notes = self.arrange(
+                list(result), selected, deferring, frozenset(pinned), grouping, toolsets, variant
+            )
+            result = ExportResult(self.name, arranged, (*result.notes, *notes))
+            result.deferred = deferring
+        over = None if deferring else too_many_tools(self.limits, len(selected))
         if over is not None:  # the request would fail at the provider: say so first
             advice = "pick fewer with toolset=, or let the model search them: an AgentLoop "
             advice += "with LoopSettings(tool_selection='search')"
             result.notes = (ExportNote("", "", f"{over} ({advice})"), *result.notes)
         return result
 
-    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+    def convert(self, tool: ToolDefinition, *, strict: bool, examples: bool = False) -> Converted:
         """One tool as the request carries it, and the notes of its conversion."""
         raise NotImplementedError
 
@@ -85,6 +120,21 @@ class BuiltinProvider:
     def wrap(self, result: ExportResult) -> ExportResult:
         """The converted tools as the request's ``tools`` (as they are, unless overridden)."""
         return result
+
+    def arrange(
+        self,
+        items: list[dict[str, Any]],
+        tools: Sequence[ToolDefinition],
+        defer: bool,
+        pinned: frozenset[str],
+        namespaces: NamespaceKind | None,
+        toolsets: Mapping[str, Iterable[str]] | None,
+        variant: str | None = None,
+    ) -> tuple[list[dict[str, Any]], list[ExportNote]]:
+        """The converted tools (one per tool, in order) for the provider's tool search:
+        every tool not ``pinned`` deferred when ``defer``, grouped into ``namespaces``;
+        ``variant`` names the provider's kind of tool search (``None``: its default)."""
+        raise NotImplementedError
 
 
 def select_tools(

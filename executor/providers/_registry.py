@@ -111,12 +111,15 @@ def export_catalog(
     strict: bool = False,
     toolset: str | None = None,
     budget: int | None = None,
+    **options: Any,
 ) -> ExportResult:
     """``get(provider).tools(...)``: the tools (of one toolset) as ``provider`` takes them.
 
     ``budget`` is the per-tool schema budget in characters (0: none); ``None``
     leaves the provider's default (the built-in ones:
-    :data:`~toolcat.catalog.schema.DEFAULT_SCHEMA_BUDGET`).
+    :data:`~toolcat.catalog.schema.DEFAULT_SCHEMA_BUDGET`). ``options`` go to the
+    provider's ``tools()`` as they are: the built-in ones take ``defer``, ``pinned``,
+    ``namespaces`` and ``input_examples`` (docs/providers.md).
 
     >>> export_catalog([], "anthropic").tools
     []
@@ -126,8 +129,10 @@ def export_catalog(
     for an unknown toolset.
     """
     chosen = get(provider)
-    if budget is None:  # a provider from outside may not take the keyword
+    if budget is None and not options:  # a provider from outside may not take the keywords
         return chosen.tools(catalog_or_tools, strict=strict, toolset=toolset)
-    export: Any = chosen.tools  # the built-in providers take ``budget`` (see Provider)
-    result: ExportResult = export(catalog_or_tools, strict=strict, toolset=toolset, budget=budget)
+    if budget is not None:
+        options["budget"] = budget
+    export: Any = chosen.tools  # the built-in providers take these keywords (see Provider)
+    result: ExportResult = export(catalog_or_tools, strict=strict, toolset=toolset, **options)
     return result

@@ -40,12 +40,13 @@ class ExportResult(list[dict[str, Any]]):
         for note in tools.notes:    # what a conversion changed, and a request over the limit
             print(note)
 
-    ``notes`` holds an :class:`ExportNote` per change; ``provider`` is the provider's name.
+    ``notes`` holds an :class:`ExportNote` per change; ``provider`` is the provider's name;
+    ``deferred`` says whether the tools wait behind the provider's own tool search.
     ``tools`` is the same tools as a plain ``list`` (for code that wants exactly one).
     It compares and serializes as the list of tools it is.
     """
 
-    __slots__ = ("notes", "provider")
+    __slots__ = ("deferred", "notes", "provider")
 
     def __init__(
         self,
@@ -56,6 +57,8 @@ class ExportResult(list[dict[str, Any]]):
         super().__init__(tools)
         self.provider = provider
         self.notes: tuple[ExportNote, ...] = tuple(notes)
+        #: whether the tools are deferred behind the provider's own tool search
+        self.deferred = False
 
     @property
     def tools(self) -> list[dict[str, Any]]:

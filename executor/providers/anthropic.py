@@ -9,7 +9,7 @@ API runs itself: they are never tool calls for the executor.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -17,12 +17,16 @@ from toolcat.catalog.common import PROVIDER_LIMITS, freeze
 from toolcat.executor._calls import ToolCall
 
 from ._common import BuiltinProvider, Converted, need, plain
+from ._result import ExportNote
+from ._search import MODEL, input_examples
 
 if TYPE_CHECKING:
     from toolcat.catalog import ToolDefinition
+    from toolcat.catalog.common import NamespaceKind
     from toolcat.executor._calls import ToolResult
 
 __all__ = [
+    "CODE_EXECUTION_TOOL",
     "MAX_DEFERRED_TOOLS",
     "PROVIDER",
     "SERVER_BLOCK_TYPES",
@@ -54,13 +58,24 @@ MAX_DEFERRED_TOOLS = 10_000
 SERVER_BLOCK_TYPES = frozenset({"server_tool_use", "tool_search_tool_result"})
 
 
+#: The code-execution tool whose code may call a tool marked ``callers: [code]``
+#: (``allowed_callers``); the request must carry this version of it.
+CODE_EXECUTION_TOOL = "code_execution_20260120"
+
+
 def to_anthropic_tool(tool: ToolDefinition) -> dict[str, Any]:
-    """One Anthropic Messages API tool."""
-    return {
+    """One Anthropic Messages API tool; ``allowed_callers`` when the catalog marks who
+    may call it (``callers:``)."""
+    item: dict[str, Any] = {
         "name": tool.name,
         "description": tool.description,
         "input_schema": freeze(tool.input_schema),
     }
+    if tool.callers:
+        item["allowed_callers"] = [
+            "direct" if c == MODEL else CODE_EXECUTION_TOOL for c in tool.callers
+        ]
+    return item
 
 
 def tool_search_tool(variant: SearchVariant = "bm25") -> dict[str, Any]:
@@ -119,8 +134,31 @@ class Anthropic(BuiltinProvider):
     name = "anthropic"
     limits = PROVIDER_LIMITS["anthropic"]
 
-    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
-        return to_anthropic_tool(tool), []
+    supports_defer = True
+    supports_input_examples = True
+
+    def convert(self, tool: ToolDefinition, *, strict: bool, examples: bool = False) -> Converted:
+        item = to_anthropic_tool(tool)
+        if not examples:
+            return item, []
+        found, notes = input_examples(tool)
+        if found:
+            item["input_examples"] = found
+        return item, notes
+
+    def arrange(
+        self,
+        items: list[dict[str, Any]],
+        tools: Sequence[ToolDefinition],
+        defer: bool,
+        pinned: frozenset[str],
+        namespaces: NamespaceKind | None,
+        toolsets: Mapping[str, Iterable[str]] | None,
+        variant: str | None = None,
+    ) -> tuple[list[dict[str, Any]], list[ExportNote]]:
+        if variant is not None and variant not in TOOL_SEARCH_TOOLS:
+            raise ValueError(f"tool search variant must be bm25 or regex, not {variant!r}")
+        return deferred_tools(items, pinned, variant or "bm25"), []  # type: ignore[arg-type]
 
     def parse_calls(self, message: Any) -> list[ToolCall]:
         payload = plain(message)

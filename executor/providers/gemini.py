@@ -49,7 +49,7 @@ class Gemini(BuiltinProvider):
     name = "gemini"
     limits = PROVIDER_LIMITS["gemini"]
 
-    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+    def convert(self, tool: ToolDefinition, *, strict: bool, examples: bool = False) -> Converted:
         return to_gemini_declaration(tool)
 
     def wrap(self, result: ExportResult) -> ExportResult:

@@ -80,7 +80,7 @@ class Mcp(BuiltinProvider):
     carries_output_schemas = True
     limits = PROVIDER_LIMITS["mcp"]
 
-    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+    def convert(self, tool: ToolDefinition, *, strict: bool, examples: bool = False) -> Converted:
         return to_mcp_tool(tool), []
 
     def parse_calls(self, message: Any) -> list[ToolCall]:

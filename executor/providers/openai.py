@@ -43,7 +43,7 @@ class OpenAIChat(BuiltinProvider):
     supports_strict = True
     limits = PROVIDER_LIMITS["openai"]
 
-    def convert(self, tool: ToolDefinition, *, strict: bool) -> Converted:
+    def convert(self, tool: ToolDefinition, *, strict: bool, examples: bool = False) -> Converted:
         return to_openai_tool(tool, strict=strict)
 
     def parameters(self, item: dict[str, Any]) -> Any:

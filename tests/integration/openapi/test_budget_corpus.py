@@ -41,7 +41,7 @@ def _check_within_budget(catalog: Catalog) -> int:
     """Every provider's export fits; strict tools stay valid. Returns how many were shrunk."""
     shrunk = 0
     for provider in PROVIDERS:
-        result = export_catalog(catalog, provider)
+        result = export_catalog(catalog, provider, defer=False)  # every tool, in full
         items = result.tools[0]["functionDeclarations"] if provider == "gemini" else result.tools
         assert len(items) == len(catalog)
         if provider == "openai":
