@@ -1,0 +1,32 @@
+"""``toolcat codegen``: a typed code API of a catalog, in Python or TypeScript.
+
+The tools are read as the MCP server lists them (``_plan``), their schemas become a small
+type model (``_types``, named by ``_names``), and each language renders it (``_python``,
+``_typescript``). The output is a function of the catalog alone: a rerun writes the same
+bytes.
+"""
+
+from __future__ import annotations
+
+from toolcat.catalog import Catalog
+
+from . import _python, _typescript
+from ._plan import GROUPINGS, GroupBy, plan
+
+__all__ = ["GROUPINGS", "LANGUAGES", "GroupBy", "generate"]
+
+LANGUAGES = ("python", "typescript")
+
+
+def generate(catalog: Catalog, lang: str, package: str, by: GroupBy = "service") -> dict[str, str]:
+    """Relative path -> text of every file of the package for ``lang``.
+
+    >>> from toolcat.catalog import Catalog
+    >>> sorted(generate(Catalog([], []), "python", "api"))[:2]
+    ['api/__init__.py', 'api/_client.py']
+    """
+    if lang == "python":
+        return _python.render(plan(catalog, by, _python.PY_RESERVED), package)
+    if lang == "typescript":
+        return _typescript.render(plan(catalog, by, _typescript.TS_RESERVED), package)
+    raise ValueError(f"unknown language {lang!r}: choose from {', '.join(LANGUAGES)}")
