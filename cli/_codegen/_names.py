@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import keyword
 
-#: Words neither language lets a function, type or module be called (both lists in one:
-#: a name means the same in the Python and the TypeScript package).
+#: Words neither language lets a function, type or module be called, and the builtin
+#: names the generated code uses (all in one list: a name means the same in the Python
+#: and the TypeScript package).
 RESERVED = frozenset(keyword.kwlist) | frozenset(
     # ECMAScript reserved words, strict-mode and TypeScript type names
     "abstract any arguments as async await boolean break case catch class const constructor "
@@ -14,6 +15,8 @@ RESERVED = frozenset(keyword.kwlist) | frozenset(
     "module namespace never new null number object of package private protected public "
     "readonly require return set static string super switch symbol this throw true try type "
     "typeof undefined unique unknown var void while with yield".split()
+    # the names the generated modules use: a function called list would hide list[str]
+    + "str int float bool list dict Promise".split()
 )
 
 

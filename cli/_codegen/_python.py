@@ -57,18 +57,24 @@ def _module(m: Module) -> str:
         "",
         "from ._client import call as _call",
     ]
+    names = {d.name for d in m.declarations}
     for d in m.declarations:
-        out += ["", "", *_declaration(d)]
+        out += ["", "", *_declaration(d, names)]
     for f in m.functions:
         out += ["", "", *_function(f)]
     return "\n".join(out) + "\n"
 
 
-def _declaration(d: Declaration) -> list[str]:
+def _declaration(d: Declaration, names: set[str]) -> list[str]:
+    """A TypedDict in class form, or in the functional form when a key could not be written
+    there: not an identifier, a keyword, or a name an annotation of the class uses."""
     if isinstance(d, Alias):
         return [f"{d.name}: _t.TypeAlias = {json.dumps(_type(d.type))}"]
     plain = all(
-        k.key.isidentifier() and k.key not in RESERVED and not k.key.startswith("_")
+        k.key.isidentifier()
+        and k.key not in RESERVED
+        and k.key not in names
+        and not k.key.startswith("_")
         for k in d.fields
     )
     if not plain or not d.fields:

@@ -54,6 +54,10 @@ TRICKY = [
     tool(
         "delete", {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
     ),
+    tool(  # builtins the generated code uses: as names they would hide list[str]
+        "list",
+        {"type": "object", "properties": {"list": {"type": "array", "items": {"type": "string"}}}},
+    ),
     tool(
         "tree",
         {
@@ -118,6 +122,7 @@ def tricky_catalog() -> Catalog:
         ("from", "from_"),
         ("delete", "delete_"),  # reserved in TypeScript
         ("interface", "interface_"),
+        ("list", "list_"),  # a builtin the generated annotations use
         ("None", "None_"),
         ("2fa", "t_2fa"),
         ("_private", "private_"),  # reserved in TypeScript too
@@ -150,6 +155,8 @@ def test_the_python_package_of_the_tricky_tools() -> None:
         "async def class_(args: ClassInput | None = None) -> _t.Any:",
         "async def t_2fa_check(args: dict[str, _t.Any] | None = None) -> _t.Any:",
         "async def delete_(args: DeleteInput) -> _t.Any:",
+        "async def list_(args: ListInput | None = None) -> _t.Any:",
+        'ListInput = _t.TypedDict("ListInput", {"list": "_t.NotRequired[list[str]]"})',
         'GetItemInput = _t.TypedDict("GetItemInput", {"x-request-id": "_t.NotRequired[str]"})',
         'GetItem2Input = _t.TypedDict("GetItem2Input", {"from": "int"})',
         "    children: _t.NotRequired[list[Node]]",  # recursive: the struct names itself
