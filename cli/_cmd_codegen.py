@@ -78,7 +78,8 @@ def _write(out: Path, files: dict[str, str]) -> None:
         for name, text in files.items():
             path = out / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, "utf-8", newline="\n")
+            # a lone surrogate (a spec's "\\ud800") is written as its escape, not refused
+            path.write_text(text, "utf-8", "backslashreplace", newline="\n")
         marker.write_text("".join(f"{name}\n" for name in sorted(files)), "utf-8")
     except OSError as exc:
         raise CliError(f"{out}: {exc.strerror or exc}") from exc

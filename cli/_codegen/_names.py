@@ -48,3 +48,9 @@ class Namer:
             found = f"{base}_{n}"
         self._used.add(found.lower())
         return found
+
+
+#: what a package's top level (``__init__.py``, ``index.ts``) defines besides its modules
+TOP_LEVEL = frozenset(
+    "index call close connect search MODULES FUNCTIONS FoundTool SearchResult ToolCallError".split()
+)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 
 from . import _static
-from ._names import RESERVED
+from ._names import RESERVED, TOP_LEVEL
 from ._plan import Function, Module
 from ._types import Alias, Arr, Declaration, Field, Lit, Map, Named, Prim, Struct, Type, Union
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # less \t, \n, \r
 _PRIMS = {"str": "str", "int": "int", "float": "float", "bool": "bool", "null": "None"}
 #: module names the package itself uses
-PY_RESERVED = RESERVED | {"index"}
+PY_RESERVED = TOP_LEVEL
 
 
 def render(modules: tuple[Module, ...], package: str) -> dict[str, str]:
@@ -84,7 +86,7 @@ def _declaration(d: Declaration, names: set[str]) -> list[str]:
     if d.description:
         lines.append(f"    {_docstring(d.description, 4)}")
     for f in d.fields:
-        note = f"  # {f.description[:160]}" if f.description else ""
+        note = f"  # {_CONTROL.sub('', f.description)[:160]}" if f.description else ""
         lines.append(f"    {f.key}: {_field(f)}{note}")
     return lines
 
@@ -122,6 +124,7 @@ def _type(t: Type) -> str:
 def _docstring(text: str, indent: int) -> str:
     """A triple-quoted docstring of ``text`` that no character of it can end early."""
     body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip()
+    body = _CONTROL.sub(lambda c: f"\\x{ord(c.group()):02x}", body)  # NUL ends a source file
     body = "\n".join(line.rstrip() for line in body.splitlines())
     if body.endswith('"'):
         body += " "
@@ -132,7 +135,7 @@ def _docstring(text: str, indent: int) -> str:
 
 
 def _text(s: str) -> str:
-    return " ".join(s.replace("\\", "/").replace('"', "'").split())
+    return " ".join(_CONTROL.sub("", s).replace("\\", "/").replace('"', "'").split())
 
 
 def _init(modules: tuple[Module, ...], package: str) -> str:

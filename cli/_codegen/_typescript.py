@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 from . import _static
+from ._names import TOP_LEVEL
 from ._plan import Function, Module
 from ._types import Alias, Arr, Declaration, Field, Lit, Map, Named, Prim, Struct, Type, Union
 
 _PRIMS = {"str": "string", "int": "number", "float": "number", "bool": "boolean", "null": "null"}
 #: module names the package itself uses
-TS_RESERVED = frozenset({"index"})
+TS_RESERVED = TOP_LEVEL
 
 
 def render(modules: tuple[Module, ...], package: str) -> dict[str, str]:

@@ -200,6 +200,24 @@ def test_the_typescript_package_of_the_tricky_tools() -> None:
     assert 'export * as shop_api from "./shop_api.js";' in index
 
 
+def test_odd_characters_and_top_level_names() -> None:
+    odd = ToolDefinition(
+        name="search",
+        description="Has a NUL \x00, a bell \x07 and a lone surrogate \ud800.",
+        input_schema=freeze({"type": "object", "properties": {}}),
+        command=HttpCommand(service="connect", method="GET", path="/"),
+    )
+    catalog = Catalog([odd], [Service(name="connect", base_url="http://127.0.0.1:1")])
+    files = generate(catalog, "python", "api")
+    assert "from . import connect_2\n" in files["api/__init__.py"]  # connect() is taken
+    module = files["api/connect_2.py"]
+    assert 'a NUL \\x00, a bell \\x07 and a lone surrogate \ud800."""' in module
+    assert (
+        'export * as connect_2 from "./connect_2.js";'
+        in generate(catalog, "typescript", "a")["src/index.ts"]
+    )
+
+
 def test_a_rerun_writes_the_same_bytes() -> None:
     for lang in ("python", "typescript"):
         assert generate(tricky_catalog(), lang, "api") == generate(tricky_catalog(), lang, "api")
