@@ -8,12 +8,15 @@ bytes.
 
 from __future__ import annotations
 
-from toolcat.catalog import Catalog
+import typing
 
-from . import _python, _typescript
-from ._plan import GROUPINGS, GroupBy, plan
+from . import _plan, _python, _typescript
+from ._plan import GROUPINGS, GroupBy
 
-__all__ = ["GROUPINGS", "LANGUAGES", "GroupBy", "generate"]
+if typing.TYPE_CHECKING:
+    from toolcat.catalog import Catalog
+
+__all__ = ["GROUPINGS", "GroupBy", "LANGUAGES", "generate"]
 
 LANGUAGES = ("python", "typescript")
 
@@ -26,7 +29,7 @@ def generate(catalog: Catalog, lang: str, package: str, by: GroupBy = "service")
     ['api/__init__.py', 'api/_client.py']
     """
     if lang == "python":
-        return _python.render(plan(catalog, by, _python.PY_RESERVED), package)
+        return _python.render(_plan.plan(catalog, by, _python.PY_RESERVED), package)
     if lang == "typescript":
-        return _typescript.render(plan(catalog, by, _typescript.TS_RESERVED), package)
+        return _typescript.render(_plan.plan(catalog, by, _typescript.TS_RESERVED), package)
     raise ValueError(f"unknown language {lang!r}: choose from {', '.join(LANGUAGES)}")
