@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+from toolcat.catalog import HttpCommand
 from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.loader import load, load_catalog
 from toolcat.tests.support import RawServer, zeros_gzip
@@ -99,7 +100,11 @@ def load_and_export(path: Path) -> str:
         return result.diagnostics[0].code
     text = json.dumps(
         [t.input_schema for t in result.catalog]
-        + [t.command.body.template for t in result.catalog if t.command.body is not None],
+        + [
+            c.body.template
+            for c in (t.command for t in result.catalog)
+            if isinstance(c, HttpCommand) and c.body is not None
+        ],
         default=str,
     )
     return f"ok, {len(text):,} chars"

@@ -34,7 +34,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from toolcat.catalog import QuotaPolicy, QuotaRule, RedisSettings
+from toolcat.catalog.serving import QuotaPolicy, QuotaRule, RedisSettings
 from toolcat.executor import (
     Executor,
     ExecutorSettings,

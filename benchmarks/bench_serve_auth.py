@@ -42,7 +42,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from toolcat.catalog import JwtSettings, ServeAuth
+from toolcat.catalog.serving import JwtSettings, ServeAuth
 from toolcat.executor import CallerIdentity, Executor, ExecutorSettings, ToolCall, ToolContext
 from toolcat.executor.mcp_server import Authenticator, AuthMiddleware, McpServer
 from toolcat.loader import load_catalog

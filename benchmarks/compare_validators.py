@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from toolcat.catalog import thaw
+from toolcat.catalog.common import thaw
 from toolcat.executor import ExecutorSettings
 from toolcat.executor._arguments import INTEGER_FORMATS, sealed_validator
 from toolcat.loader import load_catalog
@@ -205,8 +205,8 @@ def patterns() -> int:
         ParamLocation,
         Service,
         ToolDefinition,
-        freeze,
     )
+    from toolcat.catalog.common import freeze
     from toolcat.executor import Executor, ToolCall
 
     def tool(name: str, prop: dict[str, Any]) -> ToolDefinition:

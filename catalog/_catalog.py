@@ -11,7 +11,7 @@ from toolcat._errors import ToolcatError
 
 from ._frozen import FrozenDict, freeze
 from ._mcp import McpUpstream
-from ._model import Service, ToolDefinition
+from ._model import HttpCommand, Service, ToolDefinition
 
 if TYPE_CHECKING:
     from .search import SearchHit, SearchIndex, SearchSettings
@@ -168,12 +168,29 @@ class Catalog:
         return self._services
 
     def service_for(self, tool: ToolDefinition) -> Service:
-        return self._services[tool.command.service]
+        """The service an HTTP tool calls. A tool of an MCP server has none: a
+        ``TypeError`` says so (:meth:`upstream_for` is its counterpart)."""
+        command = tool.command
+        if not isinstance(command, HttpCommand):
+            raise TypeError(
+                f"tool {tool.name!r} calls MCP server {command.server!r}, not a service"
+            )
+        return self._services[command.service]
 
     @property
     def mcp_servers(self) -> Mapping[str, McpUpstream]:
         """The upstream MCP servers of the ``mcp_servers:`` section, by name."""
         return self._mcp_servers
+
+    def upstream_for(self, tool: ToolDefinition) -> McpUpstream:
+        """The MCP server a tool of an upstream calls. An HTTP tool has none: a
+        ``TypeError`` says so (:meth:`service_for` is its counterpart)."""
+        command = tool.command
+        if isinstance(command, HttpCommand):
+            raise TypeError(
+                f"tool {tool.name!r} calls service {command.service!r}, not an MCP server"
+            )
+        return self._mcp_servers[command.server]
 
     # -- environment -----------------------------------------------------------
 

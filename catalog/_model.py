@@ -11,11 +11,14 @@ from __future__ import annotations
 import enum
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._auth import AuthSpec, NoAuth
 from ._frozen import FrozenDict
 from ._methods import HttpMethod
+
+if TYPE_CHECKING:  # _mcp builds on this module's specs
+    from ._mcp import McpCommand
 
 __all__ = [
     "BodySpec",
@@ -258,12 +261,17 @@ class ToolExample:
 
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:
-    """One tool as a model sees it, with the command that runs it."""
+    """One tool as a model sees it, with the command that runs it.
+
+    ``command`` is an :class:`HttpCommand` (a request to a service) or an
+    :class:`~toolcat.catalog.McpCommand` (a tool of an upstream MCP server); code that
+    reads one kind's fields narrows with ``isinstance`` first.
+    """
 
     name: str
     description: str
     input_schema: FrozenDict  # JSON Schema 2020-12, type object; may carry $defs
-    command: HttpCommand
+    command: HttpCommand | McpCommand
     output_schema: FrozenDict | None = None
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     confirm: bool = False
@@ -282,3 +290,9 @@ class ToolDefinition:
     # the argument or header whose value names one attempt of a non-safe call: a retry
     # with the same value gets the first attempt's result instead of a second request
     idempotency_key: str | None = None
+
+    @property
+    def target(self) -> str:
+        """The name of what the tool calls: its service, or its MCP server."""
+        command = self.command
+        return command.service if isinstance(command, HttpCommand) else command.server

@@ -152,7 +152,7 @@ def runnable_schema(schema: Any) -> Any:
     out, and the subschema of such a ``patternProperties`` name moves under ``""``, which
     matches every name (as if the pattern matched; several are joined by ``allOf``).
 
-    Recursive (:func:`~toolcat.catalog.thaw`): call it inside ``recursion_headroom()``.
+    Recursive (:func:`~toolcat.catalog.common.thaw`): call it inside ``recursion_headroom()``.
     """
     plain = thaw(schema)
     # deepest first: a move of a name must not break the paths found below it

@@ -165,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             names = ", ".join(n.replace("_", "-") for n in _COMMAND_MODULES)
             raise CliError(f"a command is required: {names} (see 'toolcat --help')")
-        from toolcat.catalog import recursion_headroom
+        from toolcat.catalog.common import recursion_headroom
 
         with recursion_headroom():  # schemas and values up to the nesting limit, all commands
             code: int = args.func(args)
@@ -226,7 +226,7 @@ def _open_closed_streams() -> None:
 
 
 def _say(message: str) -> None:
-    from toolcat.catalog import escape_controls
+    from toolcat.catalog.common import escape_controls
 
     line = escape_controls(" ".join(message.split()))
     print(f"toolcat: {line}", file=sys.stderr)

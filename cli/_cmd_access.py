@@ -38,7 +38,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from toolcat.catalog import AccessPolicy, escape_controls, escape_json_controls
+    from toolcat.catalog.common import escape_controls, escape_json_controls
+    from toolcat.catalog.serving import AccessPolicy
     from toolcat.executor import AccessGuard, CallerIdentity
 
     from ._app import CliError

@@ -59,7 +59,7 @@ def _read_arguments(raw: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolcat.catalog import escape_controls, escape_json_controls
+    from toolcat.catalog.common import escape_controls, escape_json_controls
     from toolcat.executor import (
         Executor,
         ExecutorSettings,
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _confirmer(yes: bool) -> Any:
     def confirm(call: ToolCall, tool: ToolDefinition) -> bool:
-        from toolcat.catalog import escape_controls, escape_json_controls
+        from toolcat.catalog.common import escape_controls, escape_json_controls
 
         if yes:
             return True
@@ -138,7 +138,7 @@ def _confirmer(yes: bool) -> Any:
 
 
 def _print_request(request: dict[str, Any], fmt: str) -> None:
-    from toolcat.catalog import escape_controls, escape_json_controls
+    from toolcat.catalog.common import escape_controls, escape_json_controls
 
     if fmt == "json":
         doc = json.dumps(request, indent=2, ensure_ascii=False, default=str)

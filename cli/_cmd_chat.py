@@ -25,7 +25,7 @@ MAX_CALLS_PER_TURN = 32
 
 
 def register(sub: Any) -> None:
-    from toolcat.catalog import OPENAI_MAX_TOOLS
+    from toolcat.catalog.common import OPENAI_MAX_TOOLS
     from toolcat.executor.providers import names
 
     p = sub.add_parser(
@@ -228,7 +228,8 @@ async def _chat(
     key_env: str,
     prompts: Any,
 ) -> int:
-    from toolcat.catalog import UnknownToolError, UnknownToolsetError, escape_controls
+    from toolcat.catalog import UnknownToolError, UnknownToolsetError
+    from toolcat.catalog.common import escape_controls
     from toolcat.executor import Executor, ExecutorSettings
     from toolcat.executor.agent import (
         AgentLoop,
@@ -374,7 +375,7 @@ async def _close(model: Any, executor: Any) -> None:
 
 
 def _trace(step: Any) -> None:
-    from toolcat.catalog import escape_controls
+    from toolcat.catalog.common import escape_controls
 
     if step.phase == "model":
         for line in _server_tools(step.reply.message):
@@ -468,7 +469,7 @@ def _prompts(prompt: str | None) -> Any:
 
 def _confirmer(yes: bool) -> Any:
     def confirm(call: Any, tool: Any) -> bool:
-        from toolcat.catalog import escape_controls
+        from toolcat.catalog.common import escape_controls
 
         if yes:
             return True

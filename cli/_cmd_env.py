@@ -84,7 +84,7 @@ _SHOWN_USES = 3
 
 
 def _table(found: list[Any], env: Any) -> str:
-    from toolcat.catalog import escape_controls
+    from toolcat.catalog.common import escape_controls
 
     rows = [("VARIABLE", "STATE", "DEFAULT", "USED AT")]
     for v in found:

@@ -15,7 +15,7 @@ _KINDS = {"tag": "tags", "operation": "operations", "path": "paths", "method": "
 
 
 def register(sub: Any) -> None:
-    from toolcat.catalog import MAX_DESCRIPTION_CHARS
+    from toolcat.catalog.common import MAX_DESCRIPTION_CHARS
 
     p = sub.add_parser(
         "import",
@@ -200,7 +200,7 @@ def _selection(args: argparse.Namespace, side: str) -> Any:
 
 
 def _confirm_methods(value: str | None) -> frozenset[str] | None:
-    from toolcat.catalog import METHODS
+    from toolcat.catalog.common import METHODS
 
     if value is None:
         return None

@@ -28,7 +28,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolcat.catalog import UnknownToolsetError, escape_json_controls
+    from toolcat.catalog import UnknownToolsetError
+    from toolcat.catalog.common import escape_json_controls
 
     from ._app import CliError
     from ._loading import load_or_exit
@@ -59,13 +60,17 @@ def first_line(text: str, limit: int = 80) -> str:
 
 def table(tools: tuple[ToolDefinition, ...]) -> str:
     """Aligned columns: NAME METHOD PATH SERVICE DESCRIPTION (its first line); control
-    characters from the catalog escaped."""
-    from toolcat.catalog import escape_controls as e
+    characters from the catalog escaped. A tool of an MCP server reads ``MCP``, the
+    upstream's name of the tool and the server where an HTTP tool has its method, path
+    and service."""
+    from toolcat.catalog import HttpCommand
+    from toolcat.catalog.common import escape_controls as e
 
     rows = [("NAME", "METHOD", "PATH", "SERVICE", "DESCRIPTION")]
     for t in tools:
         c = t.command
-        rows.append((e(t.name), c.method, e(c.path), e(c.service), e(first_line(t.description))))
+        method, path = (c.method, c.path) if isinstance(c, HttpCommand) else ("MCP", c.tool)
+        rows.append((e(t.name), method, e(path), e(t.target), e(first_line(t.description))))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths, strict=True)) + "  " + row[4]
@@ -77,17 +82,19 @@ def table(tools: tuple[ToolDefinition, ...]) -> str:
 def tool_summary(catalog: Catalog, tool: ToolDefinition) -> dict[str, Any]:
     """The JSON entry of one tool: what it is, how it is called, where it is declared.
 
-    Reads no service or auth field, so no secret can reach the output.
+    Reads no service, server or auth field, so no secret can reach the output. An HTTP
+    tool has ``method``, ``path`` and ``service``; a tool of an MCP server has ``server``,
+    ``tool`` (the upstream's name) and ``pin`` instead, and its parameters' ``name`` is
+    the upstream's name of each argument.
     """
+    from toolcat.catalog import HttpCommand
+
     c = tool.command
     a = tool.annotations
-    return {
-        "name": tool.name,
-        "description": tool.description,
-        "method": c.method,
-        "path": c.path,
-        "service": c.service,
-        "parameters": [
+    how: dict[str, Any]
+    if isinstance(c, HttpCommand):
+        how = {"method": c.method, "path": c.path, "service": c.service}
+        parameters = [
             {
                 "argument": p.argument,
                 "in": str(p.location),
@@ -95,7 +102,19 @@ def tool_summary(catalog: Catalog, tool: ToolDefinition) -> dict[str, Any]:
                 "required": p.required,
             }
             for p in c.parameters
-        ],
+        ]
+    else:
+        how = {"server": c.server, "tool": c.tool, "pin": c.pin}
+        required = set(tool.input_schema.get("required") or ())
+        parameters = [
+            {"argument": name, "name": c.arguments.get(name, name), "required": name in required}
+            for name in tool.input_schema.get("properties") or {}
+        ]
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        **how,
+        "parameters": parameters,
         "confirm": tool.confirm,
         "return_direct": tool.return_direct,
         "tags": list(tool.tags),

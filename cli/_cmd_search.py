@@ -98,7 +98,7 @@ def _search(
     noted: set[str] = args.__dict__.setdefault("noted", set())  # this run's notes
     if hits.note and hits.note not in noted:  # one line per distinct note, on stderr
         noted.add(hits.note)
-        from toolcat.catalog import escape_controls
+        from toolcat.catalog.common import escape_controls
 
         print(f"toolcat search: note: {escape_controls(hits.note)}", file=sys.stderr)
     return hits
@@ -155,7 +155,7 @@ def _results(hits: list[SearchHit]) -> list[dict[str, Any]]:
 def _json_line(doc: Any, indent: int | None = None) -> None:
     import json
 
-    from toolcat.catalog import escape_json_controls
+    from toolcat.catalog.common import escape_json_controls
 
     sys.stdout.write(escape_json_controls(json.dumps(doc, indent=indent, ensure_ascii=False)))
     sys.stdout.write("\n")
@@ -163,7 +163,7 @@ def _json_line(doc: Any, indent: int | None = None) -> None:
 
 def _table(catalog: Catalog, hits: list[SearchHit]) -> str:
     """SCORE NAME DESCRIPTION (first line); control characters from the catalog escaped."""
-    from toolcat.catalog import escape_controls as e
+    from toolcat.catalog.common import escape_controls as e
 
     from ._cmd_list import first_line
 

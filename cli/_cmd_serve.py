@@ -314,6 +314,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]) -> int:
+    import dataclasses
     import logging
     import os
 
@@ -415,21 +416,21 @@ def _serve(args: argparse.Namespace, load: Callable[[Sequence[str]], LoadResult]
             raise CliError(str(exc)) from exc
     from toolcat.executor.mcp_server import AuthConfigError  # HTTP only: JWT's library
 
+    # what HTTP serving needs is known only now: the auth is the loaded catalog's
+    server.settings = dataclasses.replace(
+        server.settings,
+        host=args.host,
+        port=args.port,
+        path=args.path,
+        host_policy=policy,
+        serving=settings,
+        docs=docs,
+        drain_timeout=args.drain_timeout,
+        stateless=args.stateless,
+        limits=limits,
+    )
     try:
-        anyio.run(
-            lambda: server.run_http(
-                args.host,
-                args.port,
-                args.path,
-                on_ready=ready,
-                host_policy=policy,
-                settings=settings,
-                docs=docs,
-                drain_timeout=args.drain_timeout,
-                stateless=args.stateless,
-                limits=limits,
-            )
-        )
+        anyio.run(server.run_http, ready)
     except AuthConfigError as exc:
         raise CliError(f"cannot serve: {exc}") from exc
     except OSError as exc:
@@ -484,14 +485,9 @@ def _settings(args: argparse.Namespace, found: Any) -> Any:
     (one line) a non-loopback address without authentication."""
     import dataclasses
 
-    from toolcat.catalog import (
-        ApiKeyEntry,
-        JwtSettings,
-        ServeAuth,
-        ServerSettings,
-        is_loopback_host,
-    )
-    from toolcat.catalog import IntrospectionSettings as Introspection
+    from toolcat.catalog.common import is_loopback_host
+    from toolcat.catalog.serving import ApiKeyEntry, JwtSettings, ServeAuth, ServerSettings
+    from toolcat.catalog.serving import IntrospectionSettings as Introspection
 
     settings = found if found is not None else ServerSettings()
     auth = settings.auth

@@ -182,7 +182,7 @@ def _summary(outcomes: Sequence[Any], checks: Sequence[Any]) -> str:
 
 
 def _text(outcomes: Sequence[Any], checks: Sequence[Any]) -> str:
-    from toolcat.catalog import escape_controls
+    from toolcat.catalog.common import escape_controls
 
     lines: list[str] = []
     for o in [*outcomes, *checks]:

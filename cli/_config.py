@@ -251,7 +251,7 @@ def _glob_regex(pattern: str) -> str:
     The engine matches in time linear in the name, whatever the glob (``re`` backtracked:
     ``*a*a*a*a*a*b`` took seconds on one long file name). Raises ``re.error`` when
     the glob cannot be read."""
-    from toolcat.catalog import pattern_runs
+    from toolcat.catalog.common import pattern_runs
 
     body = pattern.strip("/")
     if "/" not in body and not pattern.startswith("/"):  # a leading / anchors it here
@@ -293,7 +293,7 @@ def compile_globs(patterns: Sequence[str], base: Path) -> Callable[[Path], bool]
     """A predicate: does a file match one of ``patterns`` (relative to ``base``)?"""
     if not patterns:
         return None
-    from toolcat.catalog import pattern_search
+    from toolcat.catalog.common import pattern_search
 
     regexes = [_glob_regex(p) for p in patterns]
     bases = (Path(os.path.abspath(base)), base.resolve())

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from toolcat.catalog import HttpCommand
+
 from ._app import CliError
 
 if TYPE_CHECKING:
@@ -232,7 +234,7 @@ class _Generator:
 
 def _generated(schema: Mapping[str, Any], cases: int, seed: int) -> Iterator[dict[str, Any]]:
     """``cases`` argument objects for ``schema``, the same ones for the same seed."""
-    from toolcat.catalog import thaw
+    from toolcat.catalog.common import thaw
 
     plain = thaw(schema)
     generator = _Generator(plain, seed)
@@ -273,27 +275,31 @@ def check_conformance(
     for tool in catalog:
         if tools and tool.name not in tools:
             continue
+        command = tool.command
+        if not isinstance(command, HttpCommand):
+            continue  # a tool of an MCP server: no spec operation to conform to
         service = catalog.service_for(tool)
         candidates = list(specs) or ([service.spec] if service.spec else [])
         if not specs:
             candidates += [f for f in read if f.endswith((".json", ".yaml", ".yml"))]
-        found = index.find(candidates, tool.command.method, tool.command.path)
+        found = index.find(candidates, command.method, command.path)
         if found is None:
             continue  # not an operation of a spec: nothing to conform to
-        out.append(_check_tool(catalog, tool, found, env, cases, seed))
+        out.append(_check_tool(catalog, tool, command, found, env, cases, seed))
     return out
 
 
 def _check_tool(
     catalog: Catalog,
     tool: ToolDefinition,
+    command: HttpCommand,
     spec: Any,
     env: Mapping[str, str],
     cases: int,
     seed: int,
 ) -> ConformanceOutcome:
     import httpx
-    from toolcat.catalog import interpolate
+    from toolcat.catalog.common import interpolate
     from toolcat.executor import (
         Executor,
         ExecutorSettings,
@@ -305,9 +311,9 @@ def _check_tool(
 
     src = tool.source
     file, line, column = (src.file, src.line, src.column) if src else ("<catalog>", 1, 1)
-    label = f"conformance ({tool.command.method} {tool.command.path})"
+    label = f"conformance ({command.method} {command.path})"
     try:
-        raw_base = tool.command.base_url or catalog.service_for(tool).base_url
+        raw_base = command.base_url or catalog.service_for(tool).base_url
         base_path = urlsplit(interpolate(raw_base, env)).path.rstrip("/")
     except Exception:
         base_path = ""
@@ -359,7 +365,7 @@ def _check_tool(
                 url = str(request.url)[:300]
                 message = (
                     f"tool '{tool.name}': the request does not conform to the spec's "
-                    f"{tool.command.method} {tool.command.path}: {problem}\n"
+                    f"{command.method} {command.path}: {problem}\n"
                     f"arguments: {shown}\nrequest: {request.method} {url}"
                 )
                 diag = Diagnostic.make("TC068", message, file, line, column, ("tools", tool.name))

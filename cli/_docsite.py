@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
+from toolcat.catalog import HttpCommand
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
@@ -111,11 +112,16 @@ def _args(tool: ToolDefinition) -> list[dict[str, Any]]:
     if not isinstance(props, Mapping):
         return []
     required = set(schema.get("required") or ())
-    where = {p.argument: p.location.value for p in tool.command.parameters}
-    body = tool.command.body
+    command = tool.command
+    if isinstance(command, HttpCommand):
+        where = {p.argument: p.location.value for p in command.parameters}
+        rest = "body" if command.body is not None else ""
+    else:  # an upstream MCP tool's arguments: each under the upstream's name for it
+        where = {k: f"argument {command.arguments.get(k, k)}" for k in props}
+        rest = ""
     out = []
     for key, sub in props.items():
-        location = where.get(key, "body" if body is not None else "")
+        location = where.get(key, rest)
         out.append(
             {
                 "name": key,
@@ -196,6 +202,8 @@ def _examples(catalog: Catalog) -> dict[str, dict[str, str]]:
         return out
     with executor:
         for tool in catalog:
+            if not isinstance(tool.command, HttpCommand):  # a dry run renders HTTP requests
+                continue
             props = tool.input_schema.get("properties")
             if not isinstance(props, Mapping):
                 continue
@@ -246,7 +254,7 @@ def default_title(catalog: Catalog, path: Path) -> str:
     its own), else the catalog's folder or file name, passing over generic names
     (``teams/billing/catalog`` is "billing", not "catalog")."""
     here = path.resolve()
-    services = {tool.command.service for tool in catalog}
+    services = {tool.target for tool in catalog}
     names = [*(services if len(services) == 1 else ()), here.stem if here.is_file() else here.name]
     names += [folder.name for folder in here.parents]
     return next((n for n in names if n and n.lower() not in _GENERIC_NAMES), names[0] or "toolcat")
@@ -284,15 +292,19 @@ def build_site(
     size = 0
     for tool in catalog:
         a = tool.annotations
+        command = tool.command
         row: dict[str, Any] = {
             "name": tool.name,
             "file": _file_name(tool.name, taken),
             "summary": summary_of(tool.description),
             "description": tool.description,
             "title": a.title or "",
-            "service": tool.command.service,
-            "method": tool.command.method,
-            "path": tool.command.path,
+            # a tool of an MCP server: MCP, the upstream's name of the tool and the server
+            "service": tool.target,
+            "method": command.method if isinstance(command, HttpCommand) else "MCP",
+            "path": command.path if isinstance(command, HttpCommand) else command.tool,
+            "mcp": not isinstance(command, HttpCommand),
+            "pin": "" if isinstance(command, HttpCommand) else command.pin,
             "tags": list(tool.tags),
             "toolsets": toolsets_of.get(tool.name, []),
             "badges": _badges(tool),

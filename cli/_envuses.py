@@ -1,7 +1,7 @@
 """Every ``${VAR}`` a catalog needs, where it is used, and whether it is set (never its value).
 
-Read from the compiled catalog (services, per-tool overrides, the ``server:``
-section), so specs imported on the fly count as well as YAML; each use is
+Read from the compiled catalog (services, MCP servers, per-tool overrides, the
+``server:`` section), so specs imported on the fly count as well as YAML; each use is
 placed at the first line of its declaring file, at or after the declaration,
 that mentions the variable.
 """
@@ -88,6 +88,8 @@ def collect_variables(
     catalog: Any, server: Any = None, files: tuple[str, ...] = ()
 ) -> list[EnvVariable]:
     """The variables ``catalog`` (and its ``server:`` settings) refer to, sorted by name."""
+    from toolcat.catalog import HttpCommand
+
     found: dict[str, EnvVariable] = {}
     seen: set[tuple[str, str, str]] = set()
 
@@ -113,8 +115,21 @@ def collect_variables(
             "",
         ):
             add(text, locate, f"service {service.name}: {path}", service.source)
+    for upstream in catalog.mcp_servers.values():
+        parts = {
+            "command": upstream.command,
+            "url": upstream.urls,
+            "env": upstream.env,
+            "cwd": upstream.cwd,
+            "headers": upstream.headers,
+            "auth": upstream.auth,
+        }
+        for path, text in _strings(parts, ""):
+            add(text, locate, f"mcp server {upstream.name}: {path}", upstream.source)
     for tool in catalog:
         cmd = tool.command
+        if not isinstance(cmd, HttpCommand):  # a tool of an MCP server: its server has them
+            continue
         parts = {"base_url": cmd.base_url, "headers": cmd.headers, "auth": cmd.auth}
         for path, text in _strings(parts, ""):
             add(text, locate, f"tool {tool.name}: {path}", getattr(tool, "source", None))

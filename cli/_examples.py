@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
+from toolcat.catalog import HttpCommand
+
 if TYPE_CHECKING:
     import httpx
     from toolcat.catalog import Catalog, ToolDefinition, ToolExample
@@ -74,6 +76,8 @@ def _raw_strings(catalog: Catalog) -> list[tuple[str, bool]]:
         auth_strings(service.auth)
     for tool in catalog:
         command = tool.command
+        if not isinstance(command, HttpCommand):
+            continue
         if command.base_url:
             out.append((command.base_url, True))
         out.extend((v, False) for v in command.headers.values())
@@ -116,7 +120,7 @@ def _norm_path(path: str) -> str:
 
 
 def _thaw(value: Any) -> Any:
-    from toolcat.catalog import thaw
+    from toolcat.catalog.common import thaw
 
     return thaw(value)
 
@@ -296,11 +300,15 @@ def _response(recorded: Mapping[str, Any] | None) -> httpx.Response:
 
 
 def token_urls(catalog: Catalog, env: Mapping[str, str]) -> set[str]:
-    from toolcat.catalog import interpolate
+    from toolcat.catalog.common import interpolate
 
     urls: set[str] = set()
     auths = [s.auth for s in catalog.services.values()]
-    auths += [t.command.auth for t in catalog if t.command.auth is not None]
+    auths += [
+        t.command.auth
+        for t in catalog
+        if isinstance(t.command, HttpCommand) and t.command.auth is not None
+    ]
     for auth in auths:
         token_url = getattr(auth, "token_url", None)
         if isinstance(token_url, str):
@@ -312,6 +320,8 @@ def token_urls(catalog: Catalog, env: Mapping[str, str]) -> set[str]:
 
 
 def _api_key_names(tool: ToolDefinition, catalog: Catalog) -> set[str]:
+    if not isinstance(tool.command, HttpCommand):
+        return set()
     auth = tool.command.auth or catalog.service_for(tool).auth
     if getattr(auth, "location", None) == "query":
         return {str(getattr(auth, "name", ""))}
@@ -319,8 +329,10 @@ def _api_key_names(tool: ToolDefinition, catalog: Catalog) -> set[str]:
 
 
 def _base_path(tool: ToolDefinition, catalog: Catalog, env: Mapping[str, str]) -> str:
-    from toolcat.catalog import interpolate
+    from toolcat.catalog.common import interpolate
 
+    if not isinstance(tool.command, HttpCommand):
+        return ""
     raw = tool.command.base_url or catalog.service_for(tool).base_url
     try:
         return urlsplit(interpolate(raw, env)).path.rstrip("/")
@@ -354,6 +366,8 @@ def run_examples(
         for tool in catalog:
             if tools and tool.name not in tools:
                 continue
+            if not isinstance(tool.command, HttpCommand):
+                continue  # an MCP tool's examples need its upstream's answer recorded
             for i, example in enumerate(tool.examples):
                 exchange.response = example.response
                 exchange.requests = []

@@ -199,7 +199,7 @@ class Baseline:
 
 def read_baseline(path: str) -> Baseline:
     """The baseline in ``path``; a missing or corrupt file is one line (exit 2)."""
-    from toolcat.catalog import loads_json
+    from toolcat.catalog.common import loads_json
 
     from ._inputs import read_user_file
 

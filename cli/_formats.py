@@ -106,7 +106,7 @@ def format_text(diagnostics: Sequence[DiagnosticLike], files: Sequence[str], fai
 
 
 def _one_line(text: str) -> str:
-    from toolcat.catalog import escape_controls
+    from toolcat.catalog.common import escape_controls
 
     # control characters (ESC would let a catalog recolour or rewrite the terminal) as \xNN
     return escape_controls(" ".join(text.split()))
@@ -152,7 +152,7 @@ def format_json(diagnostics: Sequence[DiagnosticLike], files: Sequence[str], fai
 
 
 def _gh_data(text: str) -> str:
-    from toolcat.catalog import escape_controls
+    from toolcat.catalog.common import escape_controls
 
     return escape_controls(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 

@@ -13,7 +13,7 @@ from ._app import CliError
 
 def read_user_file(path: str, what: str) -> str:
     """The UTF-8 text of the regular file ``path`` (at most ``MAX_FILE_BYTES``)."""
-    from toolcat.catalog import escape_controls
+    from toolcat.catalog.common import escape_controls
     from toolcat.loader import FileReadError, read_regular_file
 
     shown = escape_controls(path)

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import AccessPolicy, AccessRule, Catalog
+from toolcat.catalog import Catalog
+from toolcat.catalog.serving import AccessPolicy, AccessRule
 
 from ._identity import CallerIdentity
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import (
+from toolcat.catalog.common import (
     MAX_NESTING_DEPTH,
     linear_validator,
     recursion_headroom,
@@ -74,7 +74,7 @@ _FORMATS = dict.fromkeys(_UNCHECKED_FORMATS, _annotation)
 def sealed_validator(schema: Any, *, formats: bool = False) -> jsonschema_rs.Validator:
     """A jsonschema-rs validator of ``schema`` that never retrieves a ``$ref`` target from
     outside the schema and runs its regexes in linear time
-    (:func:`toolcat.catalog.linear_validator`). ``formats``: assert :data:`CHECKED_FORMATS`
+    (:func:`toolcat.catalog.common.linear_validator`). ``formats``: assert :data:`CHECKED_FORMATS`
     (arguments); otherwise formats are annotations (the upstream's output).
 
     Raises ``jsonschema_rs.ValidationError`` for a schema it cannot compile.

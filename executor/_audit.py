@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal, Protocol
 
-from toolcat.catalog import AuditSettings, ToolDefinition
+from toolcat.catalog import ToolDefinition
+from toolcat.catalog.serving import AuditSettings
 
 from ._calls import ToolResult, echo_name
 from ._identity import CallerIdentity

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import AccessPolicy, AuditSettings, Catalog, HttpCommand, QuotaPolicy
+from toolcat.catalog import Catalog, HttpCommand
+from toolcat.catalog.serving import AccessPolicy, AuditSettings, QuotaPolicy
 
 from ._access import AccessGuard
 from ._arguments import parse_arguments

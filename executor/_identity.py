@@ -17,7 +17,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolcat.catalog import DEFAULT_CLIENT_CLAIMS, FrozenDict, freeze
+from toolcat.catalog import FrozenDict
+from toolcat.catalog.common import freeze
+from toolcat.catalog.serving import DEFAULT_CLIENT_CLAIMS
 
 __all__ = [
     "CallerIdentity",

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from toolcat.catalog import escape_controls
+from toolcat.catalog.common import escape_controls
 
 from ._redact import MASK, Redactor
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import RefRefused, default_ref_root, ref_file, refuse_retrieval
+from toolcat.catalog.common import RefRefused, default_ref_root, ref_file, refuse_retrieval
 
 if TYPE_CHECKING:
     import httpx
@@ -67,7 +67,7 @@ class _Handlers(Mapping[str, Any]):
 
     jsonschema-path reads a URL of a scheme it has no handler for with urllib, so this
     has one for every scheme: ``file`` reads a file the policy allows (JSON or YAML,
-    under the spec's ``$ref`` root: :func:`toolcat.catalog.ref_file`), every other
+    under the spec's ``$ref`` root: :func:`toolcat.catalog.common.ref_file`), every other
     scheme is refused (then openapi-core cannot check, which says so).
     """
 
@@ -309,7 +309,7 @@ def response_problem(plan: ToolPlan, draft: Draft, reply: Reply) -> str | None:
     except SpecUnavailable as exc:
         _once(f"service {service.name}: responses are not checked: {exc}")
         return None
-    command = plan.tool.command
+    command = plan.command
     if not spec.has(command.method, command.path):
         _once(
             f"service {service.name}: responses of tool {plan.tool.name} are not checked: "

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from toolcat.catalog import (
     AuthSpec,
     BodySpec,
+    HttpCommand,
     ParameterBinding,
     ParamLocation,
     ResponseSpec,
@@ -62,9 +63,16 @@ class ToolPlan:
         return method_semantics(self.method).safe
 
     @property
+    def command(self) -> HttpCommand:
+        """The tool's HTTP command (a plan is compiled for HTTP tools only)."""
+        command = self.tool.command
+        assert isinstance(command, HttpCommand), "compile_plan takes HTTP tools only"
+        return command
+
+    @property
     def target(self) -> str:
         """The service's name (quotas per service, spans)."""
-        return self.tool.command.service
+        return self.tool.target
 
 
 def _merge_timeouts(service: Timeouts, tool: Timeouts | None) -> Timeouts:
@@ -80,6 +88,8 @@ def _merge_timeouts(service: Timeouts, tool: Timeouts | None) -> Timeouts:
 def compile_plan(tool: ToolDefinition, service: Service) -> ToolPlan:
     """Compile ``tool`` once; every call of it reuses the result."""
     command = tool.command
+    if not isinstance(command, HttpCommand):
+        raise TypeError(f"tool {tool.name!r} is not an HTTP tool")
     by_wire = {b.wire_name: b for b in command.bindings(ParamLocation.PATH)}
     by_arg = {b.argument: b for b in command.bindings(ParamLocation.PATH)}
     parts: list[str | ParameterBinding] = []

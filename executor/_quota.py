@@ -15,14 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from toolcat.catalog import (
-    AccessGrant,
-    Catalog,
-    HttpCommand,
-    QuotaPolicy,
-    QuotaRule,
-    method_semantics,
-)
+from toolcat.catalog import Catalog, HttpCommand, method_semantics
+from toolcat.catalog.serving import AccessGrant, QuotaPolicy, QuotaRule
 
 from ._access import matches_when
 from ._identity import CallerIdentity

@@ -9,7 +9,7 @@ from functools import lru_cache, partial
 from typing import Any
 from urllib.parse import quote, unquote
 
-from toolcat.catalog import interpolate, pattern_search, references
+from toolcat.catalog.common import interpolate, pattern_search, references
 
 __all__ = [
     "MASK",

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import MAX_NESTING_DEPTH, too_deep
+from toolcat.catalog.common import MAX_NESTING_DEPTH, too_deep
 
 from ._arguments import format_loc
 from ._calls import ToolCall, ToolError, ToolResult

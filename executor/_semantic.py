@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import credentials_may_travel, interpolate
+from toolcat.catalog.common import credentials_may_travel, interpolate
 from toolcat.catalog.search import MAX_QUERY_CHARS, EmbeddingsSettings, SearchHit, fuse_rankings
 
 from ._redact import Redactor

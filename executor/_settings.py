@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import httpx
-    from toolcat.catalog import AccessPolicy, AuditSettings, QuotaPolicy, ToolDefinition
+    from toolcat.catalog import ToolDefinition
+    from toolcat.catalog.serving import AccessPolicy, AuditSettings, QuotaPolicy
 
     from ._audit import AuditLog
     from ._calls import ToolCall

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import RedisSettings, redis_url_problem
+from toolcat.catalog.serving import RedisSettings, redis_url_problem
 
 if TYPE_CHECKING:
     from ._quota import Bucket

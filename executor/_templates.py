@@ -9,7 +9,7 @@ from typing import Any
 from jinja2 import Undefined, meta
 from jinja2.exceptions import TemplateError
 from toolcat._errors import ToolcatError
-from toolcat.catalog import render_text, sandbox_environment
+from toolcat.catalog.common import render_text, sandbox_environment
 
 __all__ = ["BodyTemplate", "Selector", "TemplateFailure"]
 

@@ -12,7 +12,8 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import HttpCommand, ToolAnnotations, ToolDefinition, freeze
+from toolcat.catalog import HttpCommand, ToolAnnotations, ToolDefinition
+from toolcat.catalog.common import freeze
 
 from ._arguments import parse_arguments
 from ._calls import ToolCall, ToolError, ToolResult

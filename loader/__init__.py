@@ -7,15 +7,28 @@ Pipeline (module names)::
       ─> openapi: entries ─> the importer (_import ─> toolcat.loader.openapi)
       ─> compile to the IR (_compile: parameters _params, schema checks _schemas, templates
          _templates, names and scope _scope) ─> toolcat.catalog.Catalog
-    every stage reports Diagnostics (_diagnostics), collected and sorted, never raised early
+    every stage reports Diagnostics (_diagnostics), collected and sorted, never raised early;
+    each code is registered once (RULES): the steps' codes in _codes, the lint rules, one
+    function per code, in _lint
 
 ``load`` returns the catalog or raises :class:`CatalogError`; ``load_catalog`` returns a
 :class:`LoadResult` with every diagnostic and the files read.
 """
 
-from toolcat.catalog import EnvSyntaxError, MissingVariableError, check_env_syntax, interpolate
+from toolcat.catalog import EnvSyntaxError, MissingVariableError
+from toolcat.catalog.common import check_env_syntax, interpolate
 
-from ._diagnostics import CODES, CatalogError, Diagnostic, Severity, sort_diagnostics
+from . import _codes, _lint  # noqa: F401  (they register every code in RULES)
+from ._diagnostics import (
+    CODES,
+    RULES,
+    CatalogError,
+    Diagnostic,
+    Rule,
+    Severity,
+    rules_table,
+    sort_diagnostics,
+)
 from ._files import (
     MAX_FILE_BYTES,
     CatalogInputError,
@@ -37,6 +50,8 @@ __all__ = [
     "LoadResult",
     "MAX_FILE_BYTES",
     "MissingVariableError",
+    "RULES",
+    "Rule",
     "SCHEMA_ID",
     "Severity",
     "catalog_files_in",
@@ -49,5 +64,6 @@ __all__ = [
     "read_regular_file",
     "read_yaml",
     "render_catalog_json_schema",
+    "rules_table",
     "sort_diagnostics",
 ]

@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import (
-    CALLER_TOKEN_AUTH,
-    MAX_DESCRIPTION_CHARS,
     BodySpec,
     FrozenDict,
     FrozenList,
@@ -28,13 +26,18 @@ from toolcat.catalog import (
     ToolAnnotations,
     ToolDefinition,
     ToolExample,
-    credentials_may_travel,
-    freeze,
     method_semantics,
 )
+from toolcat.catalog.common import CALLER_TOKEN_AUTH, credentials_may_travel, freeze
 
 from ._definitions import SharedDefinitions, local_refs
-from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
+from ._lint import (
+    TOOL_RULES,
+    duplicate_example_names,
+    example_result_without_response,
+    idempotency_key_on_safe_method,
+)
+from ._models import AuthDoc, McpToolDoc, RetryDoc, ServiceDoc, TimeoutDoc, ToolDoc
 from ._params import TOKEN, CompiledParameters, compile_parameters, path_variables
 from ._schemas import ref_loops
 from ._scope import CompileContext, Scope
@@ -47,7 +50,6 @@ _SELECT_NAMES = frozenset({"body", "status", "headers"})
 _URL_START = re.compile(r"(?i)^(https?://|\$\{)")
 # userinfo in a URL's authority: ``scheme://user:password@host``
 _USERINFO = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#]*)@([^/?#]*)")
-DESCRIPTION_LIMIT = MAX_DESCRIPTION_CHARS
 
 
 def _timeouts(doc: float | TimeoutDoc | None) -> Timeouts | None:
@@ -241,14 +243,7 @@ def compile_tool(
     """
     scope = Scope(ctx, file, base, locate, f"tool '{doc.name}'", errors_only)
     method = doc.method
-    own = dict(doc.definitions or {})
-    defs = dict(own)
-    if shared is not None:
-        _check_clashes(doc, scope, shared)
-        roots = [*(p.model_extra or {} for p in (doc.parameters or {}).values()), *own.values()]
-        reached = shared.reach(roots, hidden=own)
-        shared.check_input(reached, ctx, trusted)
-        defs = {**{n: shared.defs[n] for n in reached}, **own}
+    defs = _input_definitions(doc, scope, shared, trusted)
     variables = path_variables(doc.path)
     if doc.path and not doc.path.startswith("/"):
         scope.add("TC008", f"path {doc.path!r} must start with '/'", ("path",))
@@ -263,35 +258,12 @@ def compile_tool(
             scope.add("TC008", f"path placeholder {{{var}}} is not a valid name", ("path",))
 
     params = compile_parameters(doc, scope, variables, defs, trusted=trusted)
-    for name, definition in own.items():
-        for issue in ctx.schemas.check(definition, trusted=trusted, defs=defs):
-            scope.add(
-                issue.code,
-                f"definition '{name}': {issue.message}",
-                ("definitions", name, *issue.path),
-                key=issue.key,
-            )
-    for name, chain in ref_loops(defs):
-        if name not in own:
-            continue  # reported once where the shared definition is written
-        scope.add(
-            "TC022",
-            f"definition '{name}': its $refs loop with no schema in between ({chain}), "
-            "so no value could ever be checked against it; give one of them a schema",
-            ("definitions", name),
-            key=True,
-        )
-    if doc.output_schema is not None and not trusted:
-        for issue in ctx.schemas.check(doc.output_schema):
-            if issue.code in ("TC022", "TC045"):
-                scope.add(
-                    issue.code, f"output_schema: {issue.message}", ("output_schema", *issue.path)
-                )
-    output = _output_schema(doc, scope, shared, trusted)
+    output = _checked_definitions(doc, scope, defs, shared, trusted)
     body = _body(doc, scope, params)
     _check_templates(doc, scope, frozenset(params.properties))
     _check_strings(scope, doc.base_url, doc.headers, doc.auth, trusted=trusted)
-    _lint(doc, scope)  # imported tools too: the same tools give the same findings either way
+    for rule in TOOL_RULES:  # imported tools too: the same tools give the same findings
+        scope.report(rule(doc))
     if doc.idempotency_key is not None:
         _check_idempotency_key(doc, scope, params)
     if scope.errors:
@@ -347,6 +319,59 @@ def compile_tool(
     )
 
 
+def _input_definitions(
+    doc: ToolDoc | McpToolDoc, scope: Scope, shared: SharedDefinitions | None, trusted: bool
+) -> dict[str, Any]:
+    """The definitions the tool's input schema may refer to: its own, and the shared ones
+    of its file that its parameters and definitions reach."""
+    own = dict(doc.definitions or {})
+    if shared is None:
+        return own
+    _check_clashes(doc, scope, shared)
+    roots = [*(p.model_extra or {} for p in (doc.parameters or {}).values()), *own.values()]
+    reached = shared.reach(roots, hidden=own)
+    shared.check_input(reached, scope.ctx, trusted)
+    return {**{n: shared.defs[n] for n in reached}, **own}
+
+
+def _checked_definitions(
+    doc: ToolDoc | McpToolDoc,
+    scope: Scope,
+    defs: dict[str, Any],
+    shared: SharedDefinitions | None,
+    trusted: bool,
+) -> Any:
+    """The checks of the tool's own definitions and output schema; the output schema,
+    with the shared definitions it reaches."""
+    ctx = scope.ctx
+    own = doc.definitions or {}
+    for name, definition in own.items():
+        for issue in ctx.schemas.check(definition, trusted=trusted, defs=defs):
+            scope.add(
+                issue.code,
+                f"definition '{name}': {issue.message}",
+                ("definitions", name, *issue.path),
+                key=issue.key,
+            )
+    for name, chain in ref_loops(defs):
+        if name not in own:
+            continue  # reported once where the shared definition is written
+        scope.add(
+            "TC022",
+            f"definition '{name}': its $refs loop with no schema in between ({chain}), "
+            "so no value could ever be checked against it; give one of them a schema",
+            ("definitions", name),
+            key=True,
+        )
+    if doc.output_schema is not None and not trusted:
+        for issue in ctx.schemas.check(doc.output_schema):
+            if issue.code in ("TC022", "TC045"):
+                scope.add(
+                    issue.code, f"output_schema: {issue.message}", ("output_schema", *issue.path)
+                )
+    return _output_schema(doc, scope, shared, trusted)
+
+
 def _check_idempotency_key(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> None:
     """TC083 when ``idempotency_key`` names neither an argument nor a header of the tool;
     TC134 when the method is safe (a safe call is never recorded)."""
@@ -365,13 +390,8 @@ def _check_idempotency_key(doc: ToolDoc, scope: Scope, params: CompiledParameter
             f"this tool{hint}; name the argument or header that carries the key",
             ("idempotency_key",),
         )
-    elif method_semantics(doc.method).safe:
-        scope.add(
-            "TC134",
-            f"idempotency_key on a {doc.method} tool does nothing: calls with a safe method "
-            "are never recorded (repeating them changes nothing)",
-            ("idempotency_key",),
-        )
+    else:
+        scope.report(idempotency_key_on_safe_method(doc))
 
 
 _REQUEST_KEYS = ("method", "path", "query", "headers", "body")
@@ -385,7 +405,9 @@ def _set_keys(doc: Any, keys: tuple[str, ...]) -> dict[str, Any] | None:
     return {k: getattr(doc, k) for k in keys if getattr(doc, k) is not None}
 
 
-def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple[ToolExample, ...]:
+def _examples(
+    doc: ToolDoc | McpToolDoc, scope: Scope, input_schema: dict[str, Any]
+) -> tuple[ToolExample, ...]:
     """The tool's examples, each checked: arguments against the input schema (TC065),
     a result without a response (TC120), a name used twice (TC121)."""
     if not doc.examples:
@@ -394,7 +416,7 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
 
     check = ValueCheck(input_schema)
     out: list[ToolExample] = []
-    names: set[str] = set()
+    scope.report(duplicate_example_names(doc.examples))
     for i, example in enumerate(doc.examples):
         at = ("examples", i)
         label = f"example {example.name!r}" if example.name else f"example {i + 1}"
@@ -407,18 +429,7 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
                 "fix the example or the tool's parameters",
                 (*at, "arguments", *path),
             )
-        if example.result is not None and example.response is None:
-            scope.add(
-                "TC120",
-                f"{label}: 'result' is compared only with a recorded 'response'; add one "
-                "(status, headers, body)",
-                (*at, "result"),
-                key=True,
-            )
-        if example.name is not None:
-            if example.name in names:
-                scope.add("TC121", f"{label} is named twice; give each example its own name", at)
-            names.add(example.name)
+        scope.report(example_result_without_response(example, label, at))
         line, col = scope.locate((*scope.base, *at), False)
         out.append(
             ToolExample(
@@ -433,7 +444,7 @@ def _examples(doc: ToolDoc, scope: Scope, input_schema: dict[str, Any]) -> tuple
     return tuple(out)
 
 
-def _check_clashes(doc: ToolDoc, scope: Scope, shared: SharedDefinitions) -> None:
+def _check_clashes(doc: ToolDoc | McpToolDoc, scope: Scope, shared: SharedDefinitions) -> None:
     """TC050 for a tool's own definition (or output ``$defs``) named like a shared one."""
     output = doc.output_schema if isinstance(doc.output_schema, dict) else {}
     found = output.get("$defs")
@@ -454,7 +465,7 @@ def _check_clashes(doc: ToolDoc, scope: Scope, shared: SharedDefinitions) -> Non
 
 
 def _output_schema(
-    doc: ToolDoc, scope: Scope, shared: SharedDefinitions | None, trusted: bool
+    doc: ToolDoc | McpToolDoc, scope: Scope, shared: SharedDefinitions | None, trusted: bool
 ) -> Any:
     """The tool's output schema, with the shared definitions it reaches as ``$defs``."""
     output = doc.output_schema
@@ -563,25 +574,3 @@ def _annotations(doc: ToolDoc) -> ToolAnnotations:
     given = doc.annotations.model_dump(exclude_none=True) if doc.annotations else {}
     derived.update(given)
     return ToolAnnotations(**derived)
-
-
-def _lint(doc: ToolDoc, scope: Scope) -> None:
-    # a missing key is reported at the mapping that lacks it, as TC005 is
-    if not (doc.description or "").strip():
-        where = ("description",) if doc.description is not None else ()
-        scope.add(
-            "TC101", "no description; add one so the model knows when to use this tool", where
-        )
-    elif len(doc.description or "") > DESCRIPTION_LIMIT:
-        scope.add(
-            "TC102",
-            f"description is {len(doc.description or '')} characters; OpenAI "
-            f"accepts at most {DESCRIPTION_LIMIT}: shorten it",
-            ("description",),
-        )
-    if method_semantics(doc.method).needs_confirm and doc.confirm is None:
-        scope.add(
-            "TC104",
-            f"{doc.method} changes data but 'confirm' is not set; add "
-            "'confirm: true' (or 'confirm: false' to state it is safe)",
-        )

@@ -11,12 +11,15 @@ such calls; this finds the schemas that let a model try.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from toolcat.catalog import ParameterBinding, ParamLocation, pattern_search
+from toolcat.catalog import ParameterBinding, ParamLocation
+from toolcat.catalog.common import pattern_search
 
-__all__ = ["check_context_names"]
+from ._lint import Finding, lint
+
+__all__ = ["context_parameter_reachable"]
 
 
 _DEFS = "#/$defs/"
@@ -65,13 +68,17 @@ def _spreads_keys(b: ParameterBinding, body_argument: str | None) -> ParamLocati
     return None
 
 
-def check_context_names(
+@lint(
+    "TC145",
+    "context-parameter-reachable",
+    "an argument that could send the wire name of a parameter filled from the caller's context",
+)
+def context_parameter_reachable(
     doc: Any,
     bindings: list[ParameterBinding],
     schemas: Mapping[str, Any],
     defs: Mapping[str, Any],
-    scope: Any,
-) -> None:
+) -> Iterator[Finding]:
     """TC145 for each argument of ``doc`` that could send the wire name of a context-bound
     parameter in its place (``schemas``: argument -> its schema; ``defs``: the tool's
     definitions, which ``#/$defs/NAME`` refs name)."""
@@ -84,8 +91,7 @@ def check_context_names(
             continue
         twin = next((t for t in bound if _same_header(b, t)), None)
         if twin is not None:  # X-Tenant and x-tenant are one header (TC025 compares exactly)
-            scope.add(
-                "TC145",
+            yield Finding(
                 f"parameter '{b.argument}' sends header '{b.wire_name}', which is header "
                 f"'{twin.wire_name}' of '{twin.argument}', filled from the caller's context "
                 f"({sources[twin.argument]}); such calls are refused: give it another 'name'",
@@ -100,8 +106,7 @@ def check_context_names(
             if target.location is where and _may_have_key(
                 schemas.get(b.argument), target.wire_name, defs
             ):
-                scope.add(
-                    "TC145",
+                yield Finding(
                     f"parameter '{b.argument}' sends each key of an object as a {where.value} "
                     f"parameter, so a key '{target.wire_name}' would send a second value "
                     f"for '{target.argument}', which comes from the caller's context "

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog import loads_json
+from toolcat.catalog.common import loads_json
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -270,7 +270,7 @@ def duplicate_finder(found: list[str]) -> Callable[[list[tuple[str, Any]]], dict
 def loads_json_document(data: str | bytes) -> tuple[Any, list[str]]:
     """(the JSON value of ``data``, the keys written twice in one object, in order).
 
-    :func:`~toolcat.catalog.loads_json` with :func:`duplicate_finder`, which calls
+    :func:`~toolcat.catalog.common.loads_json` with :func:`duplicate_finder`, which calls
     Python for every object of the text (a large part of reading a big spec). Most
     documents are first read by orjson (Rust, a core dependency), and proven free of
     duplicate keys by counting colons: outside strings the text has one per key it

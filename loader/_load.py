@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from toolcat.catalog import (
+from toolcat.catalog import Catalog, McpUpstream, Service, ToolDefinition
+from toolcat.catalog.common import (
     CALLER_TOKEN_AUTH,
-    Catalog,
-    Service,
-    ToolDefinition,
     credentials_may_travel,
     freeze,
     loads_json,
@@ -27,12 +25,13 @@ from toolcat.catalog import (
 )
 
 from ._compile import CompileContext, compile_service, compile_tool
+from ._compile_mcp import compile_mcp_server, compile_mcp_tool, without_http_keys
 
 if TYPE_CHECKING:
-    from toolcat.catalog import ServerSettings
     from toolcat.catalog.search import EmbeddingsSettings
+    from toolcat.catalog.serving import ServerSettings
 
-from toolcat.catalog import OPENAI_MAX_TOOLS, TOOL_NAME
+from toolcat.catalog.common import TOOL_NAME
 
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._diagnostics import CatalogError, Diagnostic, Severity, sort_diagnostics
@@ -47,15 +46,30 @@ from ._files import (
     sniff_spec,
 )
 from ._import import run_import
-from ._models import OpenApiEntryDoc, SearchDoc, ServerDoc, ServiceDoc, ToolDoc
+from ._lint import (
+    caller_token_without_oauth_callers,
+    duplicate_toolset_member,
+    embeddings_key_in_file,
+    response_validation_without_spec,
+    toolset_too_large,
+)
+from ._models import (
+    McpServerDoc,
+    McpToolDoc,
+    OpenApiEntryDoc,
+    SearchDoc,
+    ServerDoc,
+    ServiceDoc,
+    ToolDoc,
+)
 from ._shape import FixedLocator, Locator, closest, describe, intended_name, validate_item
 
 __all__ = ["LoadResult", "load", "load_catalog", "load_documents"]
 
-TOOLSET_LIMIT = OPENAI_MAX_TOOLS
 _TOP_KEYS = (
     "toolcat",
     "services",
+    "mcp_servers",
     "tools",
     "toolsets",
     "openapi",
@@ -107,6 +121,7 @@ class _Tool:
     locate: Locator
     earlier: _Tool | None = None  # the first tool of this name, when this one is a second
     service: str | None = None  # the service it names; None: it has no document
+    server: str | None = None  # the MCP server it names (a tool of an upstream)
     base_url: str | None = None
     auth_type: str | None = None
     compiled: ToolDefinition | None = None  # None: not compiled, or it has errors
@@ -120,6 +135,8 @@ class _State:
     ctx: CompileContext = field(default_factory=CompileContext)
     services: dict[str, tuple[Service, str, tuple[int, int]]] = field(default_factory=dict)
     broken_services: set[str] = field(default_factory=set)  # defined, but with errors
+    mcp_servers: dict[str, tuple[McpUpstream, str, tuple[int, int]]] = field(default_factory=dict)
+    broken_mcp_servers: set[str] = field(default_factory=set)  # defined, but with errors
     toolset_extensions: dict[str, dict[str, Any]] = field(default_factory=dict)  # x- keys
     tools: list[_Tool] = field(default_factory=list)
     first: dict[str, _Tool] = field(default_factory=dict)  # the first tool of each name
@@ -405,14 +422,20 @@ def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Pa
         if extensions:
             service = dataclasses.replace(service, extensions=freeze(extensions))
         _add_service(state, service, file, locate(base, True))
+    for name, raw in _section(state, data, "mcp_servers", dict, file, locate).items():
+        _check_mcp_server(state, name, raw, file, locate)
     for i, raw in enumerate(_section(state, data, "tools", list, file, locate)):
         base = ("tools", i)
         body, extensions = _split_extensions(raw)
         raw_name = body.get("name") if isinstance(body, dict) else None
         label = f"tool '{raw_name}'" if isinstance(raw_name, str) else f"tools[{i}]"
-        rescued: list[ToolDoc] = []
+        model: type[ToolDoc | McpToolDoc] = ToolDoc
+        if isinstance(body, dict) and "mcp" in body:  # a tool of an upstream MCP server
+            model = McpToolDoc
+            body = without_http_keys(body, label, file, base, locate, state.ctx.diagnostics)
+        rescued: list[ToolDoc | McpToolDoc] = []
         tool = validate_item(
-            ToolDoc,
+            model,
             body,
             base=base,
             label=label,
@@ -547,7 +570,8 @@ def _check_search(state: _State, body: Any, file: str, locate: Locator, folder: 
 def _check_embeddings(state: _State, emb: Any, file: str, locate: Locator, folder: Path) -> None:
     """``search.embeddings``: TC086 where its key would travel in clear, TC137 for a key
     written in the file."""
-    from toolcat.catalog import SourceLocation, references
+    from toolcat.catalog import SourceLocation
+    from toolcat.catalog.common import references
     from toolcat.catalog.search import EmbeddingsSettings
 
     def refs(text: str) -> bool:
@@ -577,15 +601,8 @@ def _check_embeddings(state: _State, emb: Any, file: str, locate: Locator, folde
             (*base, "url"),
         )
         return
-    if emb.api_key and not refs(emb.api_key):
-        state.add(
-            "TC137",
-            "search.embeddings.api_key is written in the file; read it from the environment "
-            "(api_key: ${EMBEDDINGS_API_KEY})",
-            file,
-            locate((*base, "api_key")),
-            (*base, "api_key"),
-        )
+    for f in embeddings_key_in_file(emb.api_key, bool(emb.api_key and refs(emb.api_key))):
+        state.add(f.code, f.message, file, locate((*base, *f.path)), (*base, *f.path))
     cache = emb.cache
     if cache is not None and not refs(cache):
         cache = str(folder / os.path.expanduser(cache))
@@ -697,6 +714,58 @@ def _section(
         )
         return kind()
     return value
+
+
+def _check_mcp_server(state: _State, name: str, raw: Any, file: str, locate: Locator) -> None:
+    """One ``mcp_servers:`` entry: its shape, compiled; TC097 for a name already defined."""
+    base = ("mcp_servers", name)
+    body, extensions = _split_extensions(raw)
+    label = f"mcp server '{name}'"
+    doc = validate_item(
+        McpServerDoc,
+        body,
+        base=base,
+        label=label,
+        file=file,
+        locate=locate,
+        out=state.ctx.diagnostics,
+    )
+    upstream = None
+    if doc is not None:
+        upstream = compile_mcp_server(name, doc, ctx=state.ctx, file=file, base=base, locate=locate)
+    where = locate(base, True)
+    other = state.mcp_servers.get(name)
+    if other is not None:
+        state.add(
+            "TC097",
+            f"mcp server '{name}' is already defined at {other[1]}:{other[2][0]}:{other[2][1]}; "
+            "rename or remove one",
+            file,
+            where,
+            base,
+        )
+    elif upstream is None:
+        state.broken_mcp_servers.add(name)  # tools naming it are not "unknown server"
+    else:
+        if extensions:
+            upstream = dataclasses.replace(upstream, extensions=freeze(extensions))
+        state.mcp_servers[name] = (upstream, file, where)
+
+
+def _check_server_use(state: _State, tool: _Tool, name: str, server: str) -> None:
+    """TC093 for an MCP server no file defines."""
+    if server in state.mcp_servers or server in state.broken_mcp_servers or state.lost:
+        return
+    hint = closest(server, list(state.mcp_servers))
+    known = ", ".join(sorted(state.mcp_servers)) or "none defined in mcp_servers"
+    advice = f"did you mean '{hint}'?" if hint else f"known servers: {known}"
+    state.add(
+        "TC093",
+        f"tool '{name}': unknown MCP server '{server}'; {advice}",
+        tool.file,
+        tool.locate((*tool.base, "mcp", "server")),
+        (*tool.base, "mcp", "server"),
+    )
 
 
 def _add_service(state: _State, service: Service, file: str, where: tuple[int, int]) -> None:
@@ -850,7 +919,7 @@ def _in_entry(found: Diagnostic) -> bool:
 
 def _add_tool(
     state: _State,
-    doc: ToolDoc | None,
+    doc: ToolDoc | McpToolDoc | None,
     name: str | None,
     file: str,
     base: tuple[str | int, ...],
@@ -880,19 +949,26 @@ def _add_tool(
     state.first[name] = tool
     if doc is None:
         return
-    tool.service, tool.base_url = doc.service, doc.base_url
-    tool.auth_type = getattr(doc.auth, "type", None)
     ctx = dataclasses.replace(state.ctx, diagnostics=[])  # the same caches, its own findings
-    compiled = compile_tool(
-        doc,
-        ctx=ctx,
-        file=file,
-        base=base,
-        locate=locate,
-        trusted=trusted,
-        errors_only=broken,
-        shared=shared,
-    )
+    compiled: ToolDefinition | None
+    if isinstance(doc, McpToolDoc):
+        tool.server = doc.mcp.server
+        compiled = compile_mcp_tool(
+            doc, ctx=ctx, file=file, base=base, locate=locate, errors_only=broken, shared=shared
+        )
+    else:
+        tool.service, tool.base_url = doc.service, doc.base_url
+        tool.auth_type = getattr(doc.auth, "type", None)
+        compiled = compile_tool(
+            doc,
+            ctx=ctx,
+            file=file,
+            base=base,
+            locate=locate,
+            trusted=trusted,
+            errors_only=broken,
+            shared=shared,
+        )
     tool.found = tuple(ctx.diagnostics)
     if compiled is not None and not broken:
         if extensions:
@@ -977,23 +1053,21 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
                 (*tool.base, "name"),
             )
             continue
-        if tool.service is None:
+        if tool.server is not None:
+            _check_server_use(state, tool, name, tool.server)
+        elif tool.service is None:
             continue
-        _check_service_use(state, tool, name, tool.service)
+        else:
+            _check_service_use(state, tool, name, tool.service)
         state.ctx.diagnostics.extend(tool.found)
         if tool.compiled is not None:
             tools.append(tool.compiled)
     first = state.first
     toolsets = _check_toolsets(state, first)
     for service, service_file, service_where in state.services.values():
-        if service.validate_responses and service.spec is None:
+        for f in response_validation_without_spec(service):
             state.add(
-                "TC122",
-                f"service '{service.name}': validate_responses needs the OpenAPI spec to "
-                "check against; add 'spec: FILE' (or import the service's tools from it)",
-                service_file,
-                service_where,
-                ("services", service.name, "validate_responses"),
+                f.code, f.message, service_file, service_where, ("services", service.name, *f.path)
             )
     if state.server_doc is not None:
         from ._server import check_access_references
@@ -1007,7 +1081,8 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             file=server_file,
             locate=server_locate,
             out=state.ctx.diagnostics,
-            services=state.services.keys(),
+            # server.concurrency limits a service or an MCP server (a plan's target)
+            services=[*state.services, *state.mcp_servers],
         )
         _check_caller_token_sources(state, server_doc)
     pins: dict[str, list[str]] = {}
@@ -1034,6 +1109,7 @@ def _finish(state: _State, files: tuple[str, ...], progress: bool | None) -> Loa
             toolset_extensions=state.toolset_extensions,
             pins=pins,
             search=_search_settings(state),
+            mcp_servers=(s for s, _, _ in state.mcp_servers.values()),
         )
     server = state.server[0] if state.server else None
     return LoadResult(catalog, diagnostics, files, tuple(dict.fromkeys(state.missing)), server)
@@ -1051,23 +1127,10 @@ def _search_settings(state: _State) -> Any:
 def _check_caller_token_sources(state: _State, server: ServerDoc) -> None:
     """TC131: services that need the caller's OAuth token, on a server that accepts only
     API keys (which are never forwarded): every served call to them would be refused."""
-    auth = server.auth
-    if auth is None or auth.jwt is not None or auth.introspection is not None:
-        return
-    if not auth.api_keys:
-        return
     for name, (service, file, where) in state.services.items():
-        if service.auth.type in CALLER_TOKEN_AUTH:
-            state.add(
-                "TC131",
-                f"service '{name}': auth {service.auth.type} needs the caller's OAuth token, "
-                "but server.auth accepts only API keys, which are never forwarded or "
-                "exchanged; every call through `toolcat serve` would be refused. Add "
-                "server.auth.jwt or introspection, or give the service its own credentials",
-                file,
-                where,
-                ("services", name),
-            )
+        needs = service.auth.type in CALLER_TOKEN_AUTH
+        for f in caller_token_without_oauth_callers(server.auth, name, service.auth.type, needs):
+            state.add(f.code, f.message, file, where, ("services", name, *f.path))
 
 
 def _split_extensions(body: Any) -> tuple[Any, dict[str, Any]]:
@@ -1083,20 +1146,13 @@ def _split_extensions(body: Any) -> tuple[Any, dict[str, Any]]:
 def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list[str]]:
     result: dict[str, list[str]] = {}
     for name, (members, file, base, locate) in state.toolsets.items():
-        first_at: dict[str, int] = {}
+        for f in duplicate_toolset_member(name, members, _line_of(locate, base)):
+            state.add(f.code, f.message, file, locate((*base, *f.path)), (*base, *f.path))
+        seen: set[str] = set()
         for i, member in enumerate(members):
-            if member in first_at:
-                line = locate((*base, first_at[member]))[0]
-                state.add(
-                    "TC107",
-                    f"toolset '{name}' lists '{member}' again (first at line "
-                    f"{line}); remove this one",
-                    file,
-                    locate((*base, i)),
-                    (*base, i),
-                )
-                continue
-            first_at[member] = i
+            if member in seen:
+                continue  # listed again: TC107 above
+            seen.add(member)
             if member not in known and not state.lost:
                 hint = closest(member, list(known))
                 advice = f"did you mean '{hint}'?" if hint else "remove it or define the tool"
@@ -1107,17 +1163,15 @@ def _check_toolsets(state: _State, known: Mapping[str, _Tool]) -> dict[str, list
                     locate((*base, i)),
                     (*base, i),
                 )
-        if len(members) > TOOLSET_LIMIT:
-            state.add(
-                "TC105",
-                f"toolset '{name}' has {len(members)} tools; OpenAI accepts at "
-                f"most {TOOLSET_LIMIT} per request: split it",
-                file,
-                locate(base, True),
-                base,
-            )
+        for f in toolset_too_large(name, members):
+            state.add(f.code, f.message, file, locate(base, f.key), base)
         result[name] = list(dict.fromkeys(members))
     return result
+
+
+def _line_of(locate: Locator, base: tuple[str | int, ...]) -> Callable[[int], int]:
+    """The line of item ``i`` of the list at ``base``."""
+    return lambda i: locate((*base, i))[0]
 
 
 def _outside(url: str, base: str) -> str | None:

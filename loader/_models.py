@@ -10,14 +10,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
-from toolcat.catalog import (
-    AUTH_TYPES,
-    METHODS,
-    TOOL_NAME_PATTERN,
-    AuthSpec,
-    HttpMethod,
-    RetryPolicy,
-)
+from toolcat.catalog import AUTH_TYPES, AuthSpec, HttpMethod, RetryPolicy
+from toolcat.catalog.common import METHODS, TOOL_NAME_PATTERN
 
 __all__ = [
     "AccessGrantDoc",
@@ -35,6 +29,9 @@ __all__ = [
     "ForwardCallerTokenDoc",
     "IntrospectionDoc",
     "JwtAuthDoc",
+    "McpBindingDoc",
+    "McpServerDoc",
+    "McpToolDoc",
     "NoAuthDoc",
     "OAuth2ClientCredentialsDoc",
     "OpenApiEntryDoc",
@@ -370,6 +367,84 @@ class ToolDoc(BaseModel):
     )
 
     _normalise_method = field_validator("method", mode="before")(_upper)
+
+
+class McpServerDoc(BaseModel):
+    """An upstream MCP server: a stdio ``command``, or the ``url`` of a streamable-HTTP one."""
+
+    model_config = _STRICT_X
+    command: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        None,
+        min_length=1,
+        description="A stdio server: the program and its arguments (argv); may hold ${VAR}.",
+    )
+    url: str | list[str] | None = Field(
+        None,
+        description="A streamable-HTTP server's URL, or a list of replicas of one server; "
+        "may hold ${VAR}.",
+    )
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="stdio: the only environment the server gets (besides PATH); values may "
+        "hold ${VAR}.",
+    )
+    cwd: str | None = Field(None, description="stdio: the working folder, relative to this file.")
+    headers: dict[str, HeaderValue] = Field(
+        default_factory=dict, description="HTTP: headers sent with every request; may hold ${VAR}."
+    )
+    auth: AuthDoc | None = Field(None, description="HTTP: how toolcat authenticates upstream.")
+    timeout: float = Field(30.0, gt=0, description="Seconds one call may take (a tool's wins).")
+    on_change: Literal["refuse", "warn", "accept"] = Field(
+        "refuse",
+        description="A tool whose live definition differs from its pin: refuse (not offered, "
+        "calls refused), warn (offered, logged) or accept.",
+    )
+
+
+class McpBindingDoc(BaseModel):
+    """The upstream tool a catalog tool calls, and how its arguments reach it."""
+
+    model_config = _STRICT
+    server: str = Field(description="A server of mcp_servers.")
+    tool: str = Field(min_length=1, description="The upstream's name of the tool.")
+    pin: str = Field(
+        description="sha256:<hex> of the upstream's definition as reviewed "
+        "(toolcat import mcp writes it).",
+        json_schema_extra={"pattern": "^sha256:[0-9a-f]{64}$"},  # the loader says it in words
+    )
+    timeout: float | None = Field(None, gt=0, description="Seconds one call may take.")
+    arguments: dict[str, str] = Field(
+        default_factory=dict,
+        description="Renames: this tool's argument name to the upstream's name for it.",
+    )
+    fixed: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Upstream arguments the model never sees, always sent with these values.",
+    )
+
+
+class McpToolDoc(BaseModel):
+    """One tool of an upstream MCP server (``mcp:`` where an HTTP tool has service, method
+    and path)."""
+
+    model_config = _STRICT_X
+    name: str = Field(description=f"{TOOL_NAME_PATTERN}, unique in the catalog.")
+    description: str | None = None
+    mcp: McpBindingDoc
+    parameters: dict[str, ParameterDoc] | None = Field(
+        None, description="The upstream's input schema as reviewed: argument name to schema."
+    )
+    definitions: dict[str, dict[str, Any] | bool] | None = Field(
+        None, description="Shared JSON Schemas, referred to as #/$defs/Name."
+    )
+    output_schema: dict[str, Any] | bool | None = None
+    annotations: AnnotationsDoc | None = None
+    confirm: bool | None = None
+    return_direct: bool = False
+    tags: list[str] = Field(default_factory=list)
+    examples: list[ExampleDoc] | None = Field(
+        None, description="Checked by `toolcat test`: arguments, a recorded result."
+    )
 
 
 class OpenApiSelectionDoc(BaseModel):
@@ -783,7 +858,8 @@ class CatalogFileDoc(BaseModel):
     )
     toolcat: Literal[1] = Field(description="Format version.")
     services: dict[str, ServiceDoc] | None = None
-    tools: list[ToolDoc] | None = None
+    mcp_servers: dict[str, McpServerDoc] | None = None
+    tools: list[ToolDoc | McpToolDoc] | None = None
     toolsets: dict[str, list[str] | ToolsetDoc] | None = None
     openapi: list[OpenApiEntryDoc] | None = None
     server: ServerDoc | None = None

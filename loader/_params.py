@@ -19,12 +19,19 @@ from typing import Any
 
 from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
-from ._context_names import check_context_names
-from ._models import ToolDoc
+from ._context_names import context_parameter_reachable
+from ._lint import body_on_get, parameter_without_description, unmasked_secret_argument
+from ._models import ParameterDoc, ToolDoc
 from ._schemas import ref_and_pattern_keys
 from ._scope import Scope
 
-__all__ = ["TOKEN", "CompiledParameters", "compile_parameters", "path_variables"]
+__all__ = [
+    "TOKEN",
+    "CompiledParameters",
+    "compile_mcp_parameters",
+    "compile_parameters",
+    "path_variables",
+]
 
 _PATH_VAR = re.compile(r"\{([^{}]*)\}")
 _REF = re.compile(r'"\$ref":\s*"#/\$defs/([^"/]+)(?:/[^"]*)?"')
@@ -57,7 +64,6 @@ def compile_parameters(
     doc: ToolDoc, scope: Scope, variables: Sequence[str], defs: Mapping[str, Any], *, trusted: bool
 ) -> CompiledParameters:
     """Place every parameter and check its schema; findings go to ``scope``."""
-    ctx = scope.ctx
     method = doc.method
     semantics = method_semantics(method)
     out = CompiledParameters()
@@ -79,15 +85,8 @@ def compile_parameters(
             location = ParamLocation.QUERY
         else:
             location = ParamLocation.BODY
-        if location is ParamLocation.BODY and semantics.body_discouraged and not out.has_body:
-            scope.add(
-                "TC108",
-                f"parameter '{arg}' puts a body on a {method} request, which "
-                "many servers and proxies drop or refuse; send it in the query (remove "
-                "'in: body') or use POST",
-                (*ppath, "in") if p.in_ else ppath,
-                key=p.in_ is None,
-            )
+        if location is ParamLocation.BODY and not out.has_body:
+            scope.report(body_on_get(arg, method, p.in_ is not None), ppath)
         if isinstance(p.required, bool):
             is_required = p.required
         else:
@@ -160,51 +159,7 @@ def compile_parameters(
         out.properties[arg] = schema
         if is_required:
             out.required.append(arg)
-        misspelt = False
-        # imported schemas skip the checks that need the key, unless they hold a $ref
-        # one walk tells both whether the key is needed and whether patterns are there
-        has_ref, has_pattern = ref_and_pattern_keys(schema) if trusted else (True, True)
-        key = ctx.schemas.key(schema) if not trusted or has_ref else None
-        if key is not None and '"$ref"' in key:
-            refs.update(_REF.findall(key))
-            for target in sorted(set(_ANY_REF.findall(key))):
-                # refs resolve against the input schema's root, where only the tool's
-                # definitions live (as $defs)
-                # (a URL or a file is TC045, from the schema checks)
-                if target.startswith("#") and not _DEFS_REF.fullmatch(target):
-                    scope.add(
-                        "TC022",
-                        f"parameter '{arg}' refers to {target!r}, which cannot "
-                        "resolve: refer to the tool's definitions as '#/$defs/NAME'",
-                        ppath,
-                        key=True,
-                    )
-        for issue in ctx.schemas.check(
-            schema, trusted=trusted, defs=defs, key=key, patterns=has_pattern
-        ):
-            scope.add(
-                issue.code,
-                f"parameter '{arg}': {issue.message}",
-                (*ppath, *issue.path),
-                key=issue.key,
-            )
-            misspelt = misspelt or "'description'?" in issue.message
-        no_description = "description" not in schema and "$ref" not in schema
-        if not (misspelt or p.from_) and no_description:  # from: no model sees it
-            scope.add(
-                "TC103",
-                f"parameter '{arg}' has no description; add one so the model knows what to pass",
-                ppath,
-                key=True,
-            )
-        if not (trusted or p.from_ or p.sensitive) and looks_secret(arg, schema):
-            scope.add(
-                "TC133",
-                f"parameter '{arg}' looks like a secret but audit lines would show it; "
-                "mark it 'sensitive: true' (or give it format: password)",
-                ppath,
-                key=True,
-            )
+        _check_schema(arg, p, schema, scope, defs, refs, trusted=trusted)
 
     for var in variables:
         misplaced = next(
@@ -232,7 +187,109 @@ def compile_parameters(
                 ("path",),
             )
 
-    check_context_names(doc, out.bindings, out.properties, defs, scope)
+    scope.report(context_parameter_reachable(doc, out.bindings, out.properties, defs))
+    _find_reachable(out, refs, defs, scope)
+    return out
+
+
+# what a parameter of a tool of an MCP server cannot say: its arguments travel as one
+# object, each under its own name (mcp.arguments renames)
+_PLACEMENT_KEYS = (
+    ("in_", "in"),
+    ("name", "name"),
+    ("style", "style"),
+    ("explode", "explode"),
+    ("allow_reserved", "allow_reserved"),
+    ("content_type", "content_type"),
+    ("file", "file"),
+)
+
+
+def compile_mcp_parameters(
+    parameters: Mapping[str, ParameterDoc], scope: Scope, defs: Mapping[str, Any]
+) -> CompiledParameters:
+    """The arguments of a tool of an MCP server: the same schema checks as an HTTP tool's,
+    no placement (TC094 for a placement key); ``bindings`` stays empty."""
+    out = CompiledParameters()
+    refs: set[str] = set()
+    for arg, p in parameters.items():
+        ppath = ("parameters", arg)
+        for attribute, key in _PLACEMENT_KEYS:
+            if getattr(p, attribute) is not None:
+                advice = "rename it with mcp.arguments" if key == "name" else "remove it"
+                scope.add(
+                    "TC094",
+                    f"parameter '{arg}': '{key}' places an HTTP argument, but a tool of an "
+                    f"MCP server sends its arguments as one object; {advice}",
+                    (*ppath, key),
+                    key=True,
+                )
+        schema = dict(p.model_extra or {})
+        if isinstance(p.required, list):
+            schema["required"] = p.required
+        is_required = p.required if isinstance(p.required, bool) else "default" not in schema
+        out.properties[arg] = schema
+        if is_required:
+            out.required.append(arg)
+        _check_schema(arg, p, schema, scope, defs, refs, trusted=False)
+    _find_reachable(out, refs, defs, scope)
+    return out
+
+
+def _check_schema(
+    arg: str,
+    p: ParameterDoc,
+    schema: dict[str, Any],
+    scope: Scope,
+    defs: Mapping[str, Any],
+    refs: set[str],
+    *,
+    trusted: bool,
+) -> None:
+    """One parameter's schema checks (refs, metaschema, description, secrets); the
+    definitions it refers to are added to ``refs``."""
+    ctx = scope.ctx
+    ppath = ("parameters", arg)
+    misspelt = False
+    # imported schemas skip the checks that need the key, unless they hold a $ref
+    # one walk tells both whether the key is needed and whether patterns are there
+    has_ref, has_pattern = ref_and_pattern_keys(schema) if trusted else (True, True)
+    key = ctx.schemas.key(schema) if not trusted or has_ref else None
+    if key is not None and '"$ref"' in key:
+        refs.update(_REF.findall(key))
+        for target in sorted(set(_ANY_REF.findall(key))):
+            # refs resolve against the input schema's root, where only the tool's
+            # definitions live (as $defs)
+            # (a URL or a file is TC045, from the schema checks)
+            if target.startswith("#") and not _DEFS_REF.fullmatch(target):
+                scope.add(
+                    "TC022",
+                    f"parameter '{arg}' refers to {target!r}, which cannot "
+                    "resolve: refer to the tool's definitions as '#/$defs/NAME'",
+                    ppath,
+                    key=True,
+                )
+    for issue in ctx.schemas.check(
+        schema, trusted=trusted, defs=defs, key=key, patterns=has_pattern
+    ):
+        scope.add(
+            issue.code,
+            f"parameter '{arg}': {issue.message}",
+            (*ppath, *issue.path),
+            key=issue.key,
+        )
+        misspelt = misspelt or "'description'?" in issue.message
+    if not (misspelt or p.from_):  # from: no model sees it
+        scope.report(parameter_without_description(arg, schema), ppath)
+    if not (trusted or p.from_ or p.sensitive):
+        scope.report(unmasked_secret_argument(arg, looks_secret(arg, schema)), ppath)
+
+
+def _find_reachable(
+    out: CompiledParameters, refs: set[str], defs: Mapping[str, Any], scope: Scope
+) -> None:
+    """``out.reachable``: the definitions the arguments' schemas reach; TC022 for a
+    ``$ref`` to a definition that does not exist."""
     if refs:
         out.reachable = _reachable_defs(list(out.properties.values()), defs)[0]
     for arg, schema in out.properties.items() if refs - set(out.reachable) else ():
@@ -244,8 +301,6 @@ def compile_parameters(
                 ("parameters", arg),
                 key=True,
             )
-
-    return out
 
 
 def _has_ref(value: Any) -> bool:

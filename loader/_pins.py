@@ -10,9 +10,10 @@ from collections.abc import Collection, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
 
-from toolcat.catalog import OPENAI_MAX_TOOLS
+from toolcat.catalog.common import OPENAI_MAX_TOOLS
 
 from ._diagnostics import Diagnostic
+from ._lint import pin_matches_nothing, pinned_tool_outside_toolset, too_many_pinned_tools
 from ._shape import Locator, closest
 
 __all__ = ["GLOB_CHARS", "PIN_LIMIT", "check_pins", "pin_entries"]
@@ -78,8 +79,9 @@ def check_pins(
             where = (*base, i)
             if any(c in item for c in GLOB_CHARS):
                 matched = [n for n in scope if fnmatchcase(n, item)]
-                if not matched and names_known:
-                    add("TC141", f"search.pinned: '{item}' matches no tool; pins nothing", where)
+                if names_known:
+                    for f in pin_matches_nothing(item, matched):
+                        add(f.code, f.message, where)
                 resolved.update(dict.fromkeys(matched))
                 continue
             if item not in known:
@@ -88,26 +90,13 @@ def check_pins(
                     advice = f"did you mean '{hint}'?" if hint else "name a tool of the catalog"
                     add("TC089", f"search.pinned names unknown tool '{item}'; {advice}", where)
                 continue
-            if toolset != "*" and item not in members:
-                add(
-                    "TC142",
-                    f"search.pinned: '{item}' is not in toolset '{toolset}'; chat offers "
-                    "it with that toolset all the same, serve --toolset does not serve it",
-                    where,
-                )
+            for f in pinned_tool_outside_toolset(item, toolset, item in members):
+                add(f.code, f.message, where)
             resolved[item] = None
         kept[toolset] = items
         total = len(resolved) + (0 if toolset == "*" else len(_star(entries, tools, members)))
-        if total > PIN_LIMIT:
-            add(
-                "TC140",
-                f"search.pinned pins {total} tools"
-                + ("" if toolset == "*" else f" for toolset '{toolset}'")
-                + f"; with search_tools that is more than the {OPENAI_MAX_TOOLS} tools OpenAI "
-                "accepts in one request, so search mode over OpenAI refuses to start: pin fewer",
-                base,
-                True,
-            )
+        for f in too_many_pinned_tools(total, toolset, PIN_LIMIT):
+            add(f.code, f.message, base, f.key)
     return kept
 
 

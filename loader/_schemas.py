@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import linear_validator, sealed_registry, unrunnable_patterns
+from toolcat.catalog.common import linear_validator, sealed_registry, unrunnable_patterns
 
 from ._shape import closest
 

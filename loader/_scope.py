@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from toolcat.catalog import bare_references, check_env_syntax
+from toolcat.catalog.common import bare_references, check_env_syntax
 
 from ._diagnostics import Diagnostic
+from ._lint import Finding
 from ._schemas import SchemaChecker
 from ._shape import Locator
 from ._templates import TemplateChecker
@@ -62,6 +63,11 @@ class Scope:
         elif self.errors_only:
             return
         self.ctx.diagnostics.append(diag)
+
+    def report(self, findings: Iterable[Finding], at: Sequence[str | int] = ()) -> None:
+        """Add what a lint rule found, each finding's path below ``at``."""
+        for f in findings:
+            self.add(f.code, f.message, (*at, *f.path), key=f.key)
 
     def env(self, path: Sequence[str | int], text: str) -> None:
         bad = check_env_syntax(text)

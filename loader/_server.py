@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from toolcat.catalog import (
+from toolcat.catalog.serving import (
     DEFAULT_JWT_ALGORITHMS,
     AccessGrant,
     AccessPolicy,
@@ -24,6 +24,7 @@ from toolcat.catalog import (
 )
 
 from ._diagnostics import Diagnostic
+from ._lint import redis_password_in_file
 from ._models import ServerDoc
 from ._shape import Locator
 
@@ -33,7 +34,7 @@ __all__ = ["check_access_references", "compile_server", "parse_rate"]
 def compile_server(
     doc: ServerDoc, *, file: str, locate: Locator, out: list[Diagnostic]
 ) -> ServerSettings:
-    """``doc`` as :class:`~toolcat.catalog.ServerSettings`; problems go to ``out``."""
+    """``doc`` as :class:`~toolcat.catalog.serving.ServerSettings`; problems go to ``out``."""
     access = _compile_access(doc, file=file, locate=locate, out=out)
     audit = _compile_audit(doc)
     quotas = _compile_quotas(doc, file=file, locate=locate, out=out)
@@ -118,13 +119,9 @@ def _compile_redis(
         if reason is not None:
             problem("TC082", f"server.redis.url: {reason}", "url")
             bad = True
-        elif _has_password(r.url):
-            problem(
-                "TC135",
-                "server.redis.url carries a password in the catalog file; write it as "
-                "${REDIS_URL} (or ${REDIS_PASSWORD} inside it) and keep it in the environment",
-                "url",
-            )
+        else:
+            for f in redis_password_in_file(_has_password(r.url)):
+                problem(f.code, f.message, "url")
     for key, cap in _REDIS_LIMITS.items():
         value = getattr(r, key)
         if value > cap:

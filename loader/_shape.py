@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from toolcat.catalog import AUTH_TYPES, TOOL_NAME
+from toolcat.catalog import AUTH_TYPES
+from toolcat.catalog.common import TOOL_NAME
 
 from ._diagnostics import Diagnostic
 

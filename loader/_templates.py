@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import constant_bound_error, sandbox_environment
+from toolcat.catalog.common import constant_bound_error, sandbox_environment
 
 __all__ = ["TemplateChecker", "TemplateIssue", "template_strings"]
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 from toolcat._errors import ToolcatError
-from toolcat.catalog import MAX_NESTING_DEPTH
+from toolcat.catalog.common import MAX_NESTING_DEPTH
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 

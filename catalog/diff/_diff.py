@@ -3,8 +3,9 @@
 :func:`diff_catalogs` compares the compiled IR (never the files): each tool's input
 schema (with its ``$ref``s followed, see :mod:`._diff_schema`), its HTTP command
 (method, path, service, argument bindings, body), its service's effective base URL
-and auth, its annotations and its confirmation. Every difference is one
-:class:`ToolChange` with a stable rule id from :data:`CHANGE_RULES`:
+and auth, or for a tool of an MCP server its server, upstream tool, pin, renames and
+the server's entry (:mod:`._diff_mcp`), its annotations and its confirmation. Every
+difference is one :class:`ToolChange` with a stable rule id from :data:`CHANGE_RULES`:
 
 - ``TD1xx`` *breaking*: a caller or a model that worked with the old catalog can
   fail with the new one (a tool or argument gone, a value refused, another request);
@@ -13,7 +14,8 @@ and auth, its annotations and its confirmation. Every difference is one
 - ``TD3xx`` *note*: anything else that changed; models read descriptions and schemas.
 
 A catalog compared with itself gives no change. A renamed tool is a removal and an
-addition; when the removed tool's method and path are the added tool's, both say so.
+addition; when the removed tool's method and path (or MCP server and upstream tool)
+are the added tool's, both say so.
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ from types import MappingProxyType
 from toolcat.catalog._auth import AuthSpec
 from toolcat.catalog._catalog import Catalog
 from toolcat.catalog._depth import recursion_headroom
+from toolcat.catalog._mcp import McpCommand
 from toolcat.catalog._methods import method_semantics
 from toolcat.catalog._model import HttpCommand, Service, SourceLocation, ToolDefinition
 
+from ._diff_mcp import mcp_changes
 from ._diff_schema import SchemaDiff, pointer
 
 __all__ = ["CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs"]
@@ -82,9 +86,16 @@ CHANGE_RULES: Mapping[str, ChangeRule] = _rules(
     ("TD112", "auth-changed", _B, "the effective authentication changed"),
     ("TD113", "binding-changed", _B, "an argument goes elsewhere in the request, or the "
      "body is built differently"),
+    ("TD114", "transport-changed", _B, "the tool calls an MCP server where it called an "
+     "HTTP service, or the reverse"),
+    ("TD115", "mcp-server-changed", _B, "the tool calls another MCP server, or its server "
+     "is started or reached differently"),
+    ("TD116", "upstream-tool-changed", _B, "the tool calls another tool of its MCP server"),
     ("TD201", "confirm-dropped", _S, "the tool no longer needs confirmation"),
     ("TD202", "became-write", _S, "a read-only tool may now change data"),
     ("TD203", "destructive-hint-removed", _S, "a tool that was marked destructive is not"),
+    ("TD204", "on-change-loosened", _S, "the tool's MCP server refuses (or logs) a changed "
+     "upstream definition no longer"),
     ("TD301", "tool-added", _N, "a new tool"),
     ("TD302", "description-changed", _N, "the tool's description or title changed"),
     ("TD303", "argument-added", _N, "a new optional argument or property"),
@@ -95,6 +106,8 @@ CHANGE_RULES: Mapping[str, ChangeRule] = _rules(
      "output schema, ...)"),
     ("TD307", "tool-changed", _N, "another field changed (tags, annotations, timeouts, "
      "retry, response, headers, toolsets, confirm added)"),
+    ("TD308", "upstream-definition-changed", _N, "the pin changed: the upstream definition "
+     "of the tool changed since it was reviewed"),
 )  # fmt: skip
 
 
@@ -149,25 +162,33 @@ def _diff(old: Catalog, new: Catalog) -> list[ToolChange]:
         other = new.get(tool.name)
         if other is None:
             hint = renamed_to.get(tool.name)
-            said = f" (likely renamed to '{hint}': same method and path)" if hint else ""
+            said = f" (likely renamed to '{hint}': same {_same(tool)})" if hint else ""
             found.append(ToolChange("TD101", tool.name, "", f"tool removed{said}", tool.source))
         else:
             found.extend(_ToolDiff(old, new, tool, other).run())
     for tool in added:
         hint = renamed_from.get(tool.name)
-        said = f" (likely renamed from '{hint}': same method and path)" if hint else ""
+        said = f" (likely renamed from '{hint}': same {_same(tool)})" if hint else ""
         found.append(ToolChange("TD301", tool.name, "", f"tool added{said}", tool.source))
     return found
+
+
+def _same(tool: ToolDefinition) -> str:
+    """What a likely rename shares: the endpoint of an HTTP tool, or an upstream tool."""
+    return "method and path" if isinstance(tool.command, HttpCommand) else "server and tool"
 
 
 def _renames(removed: list[ToolDefinition], added: list[ToolDefinition]) -> dict[str, str]:
     """Removed tool -> added tool, where exactly one of each has the same method and path."""
 
-    def endpoint(t: ToolDefinition) -> tuple[str, str]:
-        return (t.command.method.upper(), t.command.path)
+    def endpoint(t: ToolDefinition) -> tuple[str, str, str]:
+        c = t.command
+        if isinstance(c, HttpCommand):
+            return ("http", c.method.upper(), c.path)
+        return ("mcp", c.server, c.tool)
 
-    gone: dict[tuple[str, str], list[str]] = {}
-    came: dict[tuple[str, str], list[str]] = {}
+    gone: dict[tuple[str, str, str], list[str]] = {}
+    came: dict[tuple[str, str, str], list[str]] = {}
     for t in removed:
         gone.setdefault(endpoint(t), []).append(t.name)
     for t in added:
@@ -197,12 +218,22 @@ class _ToolDiff:
             self._say("TD302", "/annotations/title", "title changed")
         if a.input_schema != b.input_schema:  # deep: the schema's $defs included
             SchemaDiff(a.input_schema, b.input_schema, self._say, "/input_schema").run()
-        self._command(a.command, b.command)
+        self._commands(a.command, b.command)
         self._safety()
         self._other()
         return self._found
 
     # -- the request --------------------------------------------------------------------
+
+    def _commands(self, a: HttpCommand | McpCommand, b: HttpCommand | McpCommand) -> None:
+        if isinstance(a, HttpCommand) and isinstance(b, HttpCommand):
+            self._command(a, b)
+        elif isinstance(a, McpCommand) and isinstance(b, McpCommand):
+            servers = self._old.mcp_servers.get(a.server), self._new.mcp_servers.get(b.server)
+            mcp_changes(a, b, *servers, self._say)
+        else:
+            before, after = (_called(c) for c in (a, b))
+            self._say("TD114", "/command", f"calls {after} now (was {before})")
 
     def _command(self, a: HttpCommand, b: HttpCommand) -> None:
         if a.method.upper() != b.method.upper():
@@ -285,11 +316,12 @@ class _ToolDiff:
         old_ro, new_ro = _read_only(a), _read_only(b)
         if old_ro and not new_ro:
             where = (
-                "/annotations/read_only"
-                if b.annotations.read_only is not None
-                else "/command/method"
+                "/command/method"
+                if b.annotations.read_only is None and isinstance(b.command, HttpCommand)
+                else "/annotations/read_only"
             )
-            self._say("TD202", where, f"was read-only, may now change data ({b.command.method})")
+            why = f" ({b.command.method})" if isinstance(b.command, HttpCommand) else ""
+            self._say("TD202", where, f"was read-only, may now change data{why}")
         elif new_ro and not old_ro:
             self._say("TD307", "/annotations/read_only", "read-only now")
         if _destructive(a) and not _destructive(b) and not new_ro:
@@ -324,6 +356,12 @@ class _ToolDiff:
 _BINDING_FIELDS = ("location", "wire_name", "style", "explode", "allow_reserved", "content_type")
 
 
+def _called(command: HttpCommand | McpCommand) -> str:
+    if isinstance(command, HttpCommand):
+        return f"{command.method} {command.path} of service '{command.service}'"
+    return f"tool '{command.tool}' of MCP server '{command.server}'"
+
+
 def _base_url(command: HttpCommand, service: Service | None) -> str | None:
     return command.base_url or (service.base_url if service else None)
 
@@ -350,14 +388,18 @@ def _show_auth(auth: AuthSpec | None) -> str:
 def _follows_method(a: ToolDefinition, b: ToolDefinition) -> bool:
     """Whether each tool's idempotent hint is its method's (so a change comes from it)."""
     return all(
-        t.annotations.idempotent in (None, method_semantics(t.command.method).idempotent)
+        isinstance(t.command, HttpCommand)
+        and t.annotations.idempotent in (None, method_semantics(t.command.method).idempotent)
         for t in (a, b)
     )
 
 
 def _read_only(tool: ToolDefinition) -> bool:
-    stated = tool.annotations.read_only
-    return method_semantics(tool.command.method).read_only if stated is None else stated
+    """Stated, else the method's; a tool of an MCP server is not read-only unless stated."""
+    stated, command = tool.annotations.read_only, tool.command
+    if stated is not None:
+        return stated
+    return isinstance(command, HttpCommand) and method_semantics(command.method).read_only
 
 
 def _destructive(tool: ToolDefinition) -> bool:

@@ -165,7 +165,7 @@ def _fields(tool: ToolDefinition) -> dict[str, str]:
         "tags": " ".join(tool.tags),
         "description": tool.description,
         "parameters": " ".join(params)[:MAX_PARAMETER_CHARS],
-        "service": tool.command.service,
+        "service": tool.target,  # the MCP server of an upstream's tool
     }
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
-from toolcat.catalog import thaw
+from toolcat.catalog.common import thaw
 from toolcat.executor.providers import get as get_provider
 
 from ._common import (

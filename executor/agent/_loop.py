@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.catalog import OPENAI_MAX_TOOLS
+from toolcat.catalog.common import OPENAI_MAX_TOOLS
 from toolcat.executor import (
     ErrorType,
     ToolCall,
@@ -43,7 +43,7 @@ __all__ = [
 
 StopReason = Literal["final_answer", "return_direct", "max_iterations"]
 
-#: The most tools one request may carry, by provider (``toolcat.catalog.PROVIDER_LIMITS``);
+#: The most tools one request may carry, by provider (``toolcat.catalog.common.PROVIDER_LIMITS``);
 #: a provider missing here has no known limit. ``AgentLoop(max_tools=)`` overrides it.
 PROVIDER_TOOL_LIMITS: Mapping[str, int] = MappingProxyType({"openai": OPENAI_MAX_TOOLS})
 

@@ -83,7 +83,7 @@ def doubled_context_name(plan: ToolPlan, args: Mapping[str, Any], draft: Any) ->
     bound = plan.tool.context_arguments
     if not bound:
         return None
-    for b in plan.tool.command.parameters:
+    for b in plan.command.parameters:
         if b.argument not in bound or b.location is ParamLocation.PATH:
             continue
         value = args.get(b.argument)

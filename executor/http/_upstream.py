@@ -8,7 +8,7 @@ loopback base URL (and token endpoint), and only a token that can be a header va
 from __future__ import annotations
 
 import httpx
-from toolcat.catalog import credentials_may_travel
+from toolcat.catalog.common import credentials_may_travel
 from toolcat.executor._calls import CallStopped, ToolError
 from toolcat.executor._identity import ToolContext
 from toolcat.executor._redact import MASK, Redactor

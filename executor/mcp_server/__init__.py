@@ -13,23 +13,14 @@ Pipeline (module names)::
                             JWT with JwksCache (_jwks), RFC 7662 introspection; answers
                             read bounded by _idp); bounded by _limits (header timeout,
                             connections, sessions in all and per caller)
-
-
-Names load from their module on first use (PEP 562): a stdio server imports no JWT
-library (``_verify``) and no authentication middleware (``_auth``).
 """
 
-import typing as _t
-
-from toolcat._lazy import lazy_names as _lazy_names
-
-if _t.TYPE_CHECKING:
-    from ._auth import METADATA_PATH, AuthMiddleware, identity_of, metadata_url
-    from ._hosts import HostGuard, HostPolicy
-    from ._limits import ServeLimits
-    from ._server import CatalogLoadFailed, McpServer
-    from ._settings import McpServerSettings
-    from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
+from ._auth import METADATA_PATH, AuthMiddleware, identity_of, metadata_url
+from ._hosts import HostGuard, HostPolicy
+from ._limits import ServeLimits
+from ._server import CatalogLoadFailed, McpServer
+from ._settings import McpServerSettings
+from ._verify import MAX_TOKEN_BYTES, AuthConfigError, Authenticator, hash_api_key
 
 __all__ = [
     "AuthConfigError",
@@ -47,22 +38,3 @@ __all__ = [
     "identity_of",
     "metadata_url",
 ]
-
-_LAZY = {
-    "AuthConfigError": "._verify",
-    "AuthMiddleware": "._auth",
-    "Authenticator": "._verify",
-    "CatalogLoadFailed": "._server",
-    "HostGuard": "._hosts",
-    "HostPolicy": "._hosts",
-    "MAX_TOKEN_BYTES": "._verify",
-    "METADATA_PATH": "._auth",
-    "McpServer": "._server",
-    "McpServerSettings": "._settings",
-    "ServeLimits": "._limits",
-    "hash_api_key": "._verify",
-    "identity_of": "._auth",
-    "metadata_url": "._auth",
-}
-
-__getattr__, __dir__ = _lazy_names(__name__, _LAZY, __all__)

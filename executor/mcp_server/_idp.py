@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 from toolcat._errors import ToolcatError
-from toolcat.catalog import loads_json
+from toolcat.catalog.common import loads_json
 
 __all__ = ["MAX_ANSWER_DEPTH", "AnswerRefused", "read_json"]
 

@@ -89,7 +89,8 @@ from ._settings import McpServerSettings
 from ._watch import FileSnapshot, open_for_writing, stamps, unchanged, watched_names
 
 if TYPE_CHECKING:
-    from toolcat.catalog import AccessPolicy, Catalog, QuotaPolicy, ServerSettings, ToolDefinition
+    from toolcat.catalog import Catalog, ToolDefinition
+    from toolcat.catalog.serving import AccessPolicy, QuotaPolicy, ServerSettings
     from toolcat.executor import QuotaStore
     from toolcat.loader import LoadResult
 
@@ -224,7 +225,7 @@ class McpServer:
         self._confirm_ledger: ConfirmLedger = confirm_ledger or MemoryConfirmLedger()
         self._confirm_ledger_given = confirm_ledger is not None
         self._served: _Served | None = None
-        # the catalog's ``server:`` section as last loaded; run_http takes the one it is given
+        # the catalog's ``server:`` section as last loaded; run_http serves settings.serving
         self.server_settings: ServerSettings | None = None
         self._access: AccessPolicy | None = None  # server.access of the last load
         self._quotas: QuotaPolicy | None = None  # server.quotas/concurrency of the last load
@@ -301,6 +302,7 @@ class McpServer:
         return served
 
     def _build(self, catalog: Catalog) -> _Served:
+        from toolcat.catalog import HttpCommand
         from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, budget_tool
         from toolcat.executor.providers import to_mcp_tool
 
@@ -310,7 +312,9 @@ class McpServer:
         for tool in tools:
             # listed within the schema budget, as every export; calls check the full schema
             item = to_mcp_tool(budget_tool(tool, DEFAULT_SCHEMA_BUDGET)[0])
-            if tool.command.response.select:  # the selected value has no declared shape
+            command = tool.command
+            if isinstance(command, HttpCommand) and command.response.select:
+                # the selected value has no declared shape
                 item.pop("outputSchema", None)
             exported[tool.name] = item
         listed = list(exported.values())
@@ -349,7 +353,9 @@ class McpServer:
         answer. Kept across reloads, as the audit log is."""
         import os
 
-        from toolcat.catalog import MissingVariableError, RedisSettings, interpolate
+        from toolcat.catalog import MissingVariableError
+        from toolcat.catalog.common import interpolate
+        from toolcat.catalog.serving import RedisSettings
 
         settings = server.redis if server is not None else None
         if settings is None and self._redis_url is None:
@@ -394,7 +400,7 @@ class McpServer:
     def _open_audit(self, server: ServerSettings | None) -> AuditLog | None:
         import dataclasses
 
-        from toolcat.catalog import AuditSettings
+        from toolcat.catalog.serving import AuditSettings
 
         settings = server.audit if server is not None else None
         if self._audit_path is not None:
@@ -618,24 +624,13 @@ class McpServer:
             tg.cancel_scope.cancel()
         await self.aclose()
 
-    async def run_http(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 8000,
-        path: str = "/mcp",
-        on_ready: Callable[[str], None] | None = None,
-        host_policy: HostPolicy | None = None,
-        *,
-        settings: ServerSettings | None = None,
-        docs: Callable[[Catalog, str], None] | None = None,
-        drain_timeout: float = 30.0,
-        stateless: bool = False,
-        limits: ServeLimits | None = None,
-    ) -> None:
-        """Serve streamable HTTP on ``host:port`` until cancelled or SIGTERM.
+    async def run_http(self, on_ready: Callable[[str], None] | None = None) -> None:
+        """Serve streamable HTTP on the settings' ``host:port`` until cancelled or SIGTERM;
+        ``on_ready(url)`` is called once the socket listens.
 
-        ``limits`` bound slow and greedy clients (header and keep-alive timeouts,
-        connections, sessions in all and per caller, idle sessions): see ``_limits``.
+        Every field it reads is one of :class:`McpServerSettings`: ``limits`` bound slow
+        and greedy clients (header and keep-alive timeouts, connections, sessions in all
+        and per caller, idle sessions): see ``_limits``.
 
         ``docs`` (``build(catalog, folder)``: writes the ``toolcat docs`` site of a
         catalog) serves the catalog browser read-only under ``/docs/``, behind the same
@@ -646,7 +641,7 @@ class McpServer:
         ``host_policy`` (default: ``HostPolicy.for_bind(host)``) refuses gets
         421 or 403, on every bind address (it replaces the SDK's own check,
         which applies on loopback only and allows any port). Then, with
-        ``settings.auth`` enabled, only authenticated callers get through (see
+        ``serving.auth`` enabled, only authenticated callers get through (see
         :class:`AuthMiddleware`).
 
         ``/healthz`` and ``/readyz`` answer before both (see ``_health``). SIGTERM
@@ -665,9 +660,11 @@ class McpServer:
         from mcp.server.transport_security import TransportSecuritySettings
 
         self._current()
+        s = self.settings
+        host, port, path, stateless = s.host, s.port, s.path, s.stateless
         if host.startswith("[") and host.endswith("]"):
             host = host[1:-1]  # an IPv6 literal as written in a URL
-        bounds = limits or ServeLimits()
+        bounds = s.limits or ServeLimits()
         app: Any = self.server.streamable_http_app(
             streamable_http_path=path,
             stateless_http=stateless,
@@ -676,14 +673,14 @@ class McpServer:
             max_sessions=bounds.max_sessions,
             session_idle_timeout=bounds.session_idle_timeout,
         )
-        if docs is not None:
+        if s.docs is not None:
             from starlette.routing import Mount
 
             from ._docs import CallerDocs
 
             # behind authentication too, when it is configured: the pages a caller gets
             # show the tools it may call, no other
-            app.routes.append(Mount("/docs", CallerDocs(self._current, docs)))
+            app.routes.append(Mount("/docs", CallerDocs(self._current, s.docs)))
         if not stateless:  # sessions per caller: inside authentication, which names him
             app = SessionLimits(
                 app,
@@ -691,11 +688,11 @@ class McpServer:
                 per_caller=bounds.max_sessions_per_caller,
                 idle_timeout=bounds.session_idle_timeout,
             )
-        app = _with_auth(app, settings, http_url(host, port, path), self.env)
+        app = _with_auth(app, s.serving, http_url(host, port, path), self.env)
         gated = DrainGate(app, self.lifecycle, path)
-        guarded = HostGuard(gated, host_policy or HostPolicy.for_bind(host), port)
+        guarded = HostGuard(gated, s.host_policy or HostPolicy.for_bind(host), port)
         probed = HealthRoutes(guarded, self.lifecycle, self.readiness, self._metrics)
-        self.lifecycle.drain_timeout = drain_timeout
+        self.lifecycle.drain_timeout = s.drain_timeout
         config = uvicorn.Config(
             probed,
             host=host,

@@ -9,10 +9,14 @@ from typing import TYPE_CHECKING
 from ._confirm import DEFAULT_CONFIRM_TIMEOUT
 
 if TYPE_CHECKING:
+    from toolcat.catalog import Catalog
+    from toolcat.catalog.serving import ServerSettings
     from toolcat.executor import QuotaStore
     from toolcat.loader import LoadResult
 
     from ._confirm import ConfirmLedger
+    from ._hosts import HostPolicy
+    from ._limits import ServeLimits
 
 __all__ = ["McpServerSettings"]
 
@@ -33,6 +37,15 @@ class McpServerSettings:
     standard output) over the catalog's ``server.audit`` path; ``quota_store`` and
     ``redis_url``: where shared state lives; ``confirm_timeout``, ``confirm_keys`` and
     ``confirm_ledger``: how confirmations are asked, sealed and used once.
+
+    The HTTP transport (``run_http``) reads the rest: it listens on ``host:port`` and
+    serves MCP at ``path``; ``host_policy`` says which Host and Origin values it answers
+    (default: ``HostPolicy.for_bind(host)``); ``serving`` (the compiled ``server:``
+    section, or one built over it) says how callers authenticate (``None``: they do
+    not); ``docs`` (``build(catalog, folder)``) serves the catalog browser under
+    ``/docs/``; ``drain_timeout`` is how long calls in flight get after SIGTERM;
+    ``stateless`` serves 2025-era clients without sessions; ``limits`` bound slow and
+    greedy clients (default: ``ServeLimits()``).
     """
 
     toolset: str | None = None
@@ -52,6 +65,15 @@ class McpServerSettings:
     confirm_timeout: float = DEFAULT_CONFIRM_TIMEOUT
     confirm_keys: Sequence[str | bytes] | None = None
     confirm_ledger: ConfirmLedger | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    path: str = "/mcp"
+    host_policy: HostPolicy | None = None
+    serving: ServerSettings | None = None
+    docs: Callable[[Catalog, str], None] | None = None
+    drain_timeout: float = 30.0
+    stateless: bool = False
+    limits: ServeLimits | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.confirm_timeout <= 86400:

@@ -25,15 +25,9 @@ import jwt
 from mcp.server.auth.provider import AccessToken
 from pydantic import InstanceOf
 from toolcat._errors import ToolcatError
-from toolcat.catalog import (
-    ApiKeyEntry,
-    IntrospectionSettings,
-    JwtSettings,
-    MissingVariableError,
-    ServeAuth,
-    credentials_may_travel,
-    interpolate,
-)
+from toolcat.catalog import MissingVariableError
+from toolcat.catalog.common import credentials_may_travel, interpolate
+from toolcat.catalog.serving import ApiKeyEntry, IntrospectionSettings, JwtSettings, ServeAuth
 from toolcat.executor import CallerIdentity
 
 from ._idp import AnswerRefused, read_json

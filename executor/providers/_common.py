@@ -6,7 +6,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolcat.catalog import Catalog, ProviderLimits, ToolDefinition, freeze, recursion_headroom
+from toolcat.catalog import Catalog, ToolDefinition
+from toolcat.catalog.common import ProviderLimits, freeze, recursion_headroom
 from toolcat.catalog.schema import (
     DEFAULT_SCHEMA_BUDGET,
     NotStrictable,

@@ -1,7 +1,7 @@
 """What each provider's API refuses: too many tools in one request, names it does not take.
 
 A provider states its :class:`ProviderLimits` as its ``limits`` attribute (the built-in
-ones take theirs from :data:`toolcat.catalog.PROVIDER_LIMITS`, where every limit lives;
+ones take theirs from :data:`toolcat.catalog.common.PROVIDER_LIMITS`, where every limit lives;
 a provider from outside may have none: nothing is checked then); :func:`limit_warnings` turns a
 tool list that passes them into one line each, for ``toolcat schema`` and
 ``toolcat chat`` to print before a request fails at the provider.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolcat.catalog import ProviderLimits
+from toolcat.catalog.common import ProviderLimits
 
 __all__ = ["MAX_NAME_WARNINGS", "ProviderLimits", "limit_warnings", "limits", "too_many_tools"]
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolcat.catalog import PROVIDER_LIMITS, freeze
+from toolcat.catalog.common import PROVIDER_LIMITS, freeze
 from toolcat.executor._calls import ToolCall
 
 from ._common import BuiltinProvider, Converted, need, plain

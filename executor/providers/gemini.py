@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import PROVIDER_LIMITS
+from toolcat.catalog.common import PROVIDER_LIMITS
 from toolcat.catalog.schema import to_gemini_schema
 from toolcat.executor._calls import ToolCall
 

@@ -2,7 +2,7 @@
 
 One tool is ``{name[, title], description, inputSchema[, outputSchema], annotations}``;
 the annotations come from :func:`mcp_annotations`: what the tool states, else what
-its HTTP method implies.
+its HTTP method implies (for a tool of an upstream MCP server: MCP's own defaults).
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import PROVIDER_LIMITS, freeze, method_semantics
+from toolcat.catalog import HttpCommand, method_semantics
+from toolcat.catalog.common import PROVIDER_LIMITS, freeze
 from toolcat.executor._calls import ToolCall
 
 from ._common import BuiltinProvider, Converted, need, plain
@@ -28,13 +29,19 @@ def mcp_annotations(tool: ToolDefinition) -> dict[str, Any]:
     Safe methods (GET, HEAD, OPTIONS, TRACE) are read-only; every other method
     is destructive (MCP's conservative default); safe methods, PUT and DELETE
     are idempotent (see :func:`toolcat.catalog.method_semantics`); every tool reaches an outside
-    service, so ``openWorldHint`` defaults to true.
+    service, so ``openWorldHint`` defaults to true. A tool of an upstream MCP server has
+    no method: what it does not state takes MCP's defaults (not read-only, destructive,
+    not idempotent, open world), as its upstream's client would read it.
     """
     stated = tool.annotations
-    method = method_semantics(tool.command.method)
-    read_only = stated.read_only if stated.read_only is not None else method.read_only
+    command = tool.command
+    read_only_default = idempotent_default = False
+    if isinstance(command, HttpCommand):
+        method = method_semantics(command.method)
+        read_only_default, idempotent_default = method.read_only, method.idempotent
+    read_only = stated.read_only if stated.read_only is not None else read_only_default
     destructive = stated.destructive if stated.destructive is not None else not read_only
-    idempotent = stated.idempotent if stated.idempotent is not None else method.idempotent
+    idempotent = stated.idempotent if stated.idempotent is not None else idempotent_default
     open_world = stated.open_world if stated.open_world is not None else True
     out: dict[str, Any] = {}
     if stated.title:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from toolcat.catalog import PROVIDER_LIMITS
+from toolcat.catalog.common import PROVIDER_LIMITS
 from toolcat.executor._calls import ToolCall
 
 from ._common import BuiltinProvider, Converted, need, plain, strict_parameters

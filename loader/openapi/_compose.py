@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolcat.catalog import freeze
+from toolcat.catalog.common import freeze
 
 from ._refs import Resolver
 

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolcat.catalog import MAX_DESCRIPTION_CHARS, METHODS, method_semantics
+from toolcat.catalog import method_semantics
+from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, METHODS
 from toolcat.loader._diagnostics import Diagnostic
 from toolcat.loader._files import FileReadError, read_regular_file
 
@@ -45,7 +46,7 @@ __all__ = ["MAX_DESCRIPTION", "MAX_OUTPUT_DEFINITIONS", "import_openapi"]
 
 MAX_DESCRIPTION = MAX_DESCRIPTION_CHARS
 # a Path Item's operation fields, in the order of the OpenAPI spec (3.2 adds query);
-# which of them toolcat can call is toolcat.catalog.METHODS' business
+# which of them toolcat can call is toolcat.catalog.common.METHODS' business
 _TYPO_CUTOFF = 0.85  # how alike an unknown operationId and a suggestion must be
 _PATH_ITEM_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")

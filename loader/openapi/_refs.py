@@ -2,7 +2,7 @@
 
 A ref is resolved once per (file, pointer) and the target is returned as is
 (never copied). Which files a ref may read is the one retrieval policy of
-``toolcat.catalog`` (:func:`~toolcat.catalog.ref_file`): refs to URLs, to files
+``toolcat.catalog`` (:func:`~toolcat.catalog.common.ref_file`): refs to URLs, to files
 that are not JSON/YAML, or to files outside the allowed root directory are
 refused: importing a spec must not read arbitrary files or reach the network.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from toolcat.catalog import RefRefused, default_ref_root, ref_file
+from toolcat.catalog.common import RefRefused, default_ref_root, ref_file
 
 from ._errors import RefError, SpecError
 

@@ -16,7 +16,8 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
-from toolcat.catalog import FrozenDict, FrozenList, freeze
+from toolcat.catalog import FrozenDict, FrozenList
+from toolcat.catalog.common import freeze
 
 from ._compose import merge_all_of, nullable_schema, tag_variants
 from ._errors import RefError

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from toolcat.catalog import MAX_DESCRIPTION_CHARS
+from toolcat.catalog.common import MAX_DESCRIPTION_CHARS
 
 __all__ = ["DEFAULT_DESCRIPTION_MAX", "MIN_DESCRIPTION_MAX", "markdown_text", "within"]
 

@@ -11,10 +11,11 @@ the tests and benchmarks run from) this folder imports as ``toolcat.tests.suppor
 - :class:`EmbeddingsService` (_embeddings): an OpenAI-compatible embeddings endpoint;
 - :func:`synthetic_catalog` (_synthetic): a large generated catalog;
 - :class:`CatalogFiles` (_catalogs): catalog text written and loaded, failing the test on
-  any error (the ``catalog_files`` fixture of tests/conftest.py).
+  any error (the ``catalog_files`` fixture of tests/conftest.py); :func:`http_command`,
+  the command of a tool known to be an HTTP tool.
 """
 
-from ._catalogs import CatalogFiles
+from ._catalogs import CatalogFiles, http_command
 from ._cluster import Cluster, LoadFigures, cluster_parts_missing, run_load, settle_figures
 from ._embeddings import EmbeddingsService, hashed_embedding
 from ._raw import RawHandler, RawServer, zeros_gzip
@@ -32,6 +33,7 @@ __all__ = [
     "RedisUnavailable",
     "cluster_parts_missing",
     "hashed_embedding",
+    "http_command",
     "run_load",
     "settle_figures",
     "synthetic_catalog",

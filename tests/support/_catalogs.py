@@ -6,10 +6,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolcat.catalog import Catalog
+from toolcat.catalog import Catalog, HttpCommand, ToolDefinition
 from toolcat.loader import LoadResult, load_catalog
 
-__all__ = ["CatalogFiles"]
+__all__ = ["CatalogFiles", "http_command"]
+
+
+def http_command(tool: ToolDefinition) -> HttpCommand:
+    """The command of a tool the test knows to be an HTTP tool (fails the test otherwise)."""
+    assert isinstance(tool.command, HttpCommand), f"{tool.name} is not an HTTP tool"
+    return tool.command
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import AUTH_TYPES, CALLER_TOKEN_AUTH, AuthSpec
+from toolcat.catalog import AUTH_TYPES, AuthSpec
+from toolcat.catalog.common import CALLER_TOKEN_AUTH
 from toolcat.executor._redact import Redactor
 from toolcat.executor.http._auth import ResolvedAuth, resolve_auth, resolver
 from toolcat.loader import load_catalog

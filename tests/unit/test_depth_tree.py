@@ -7,8 +7,8 @@ import random
 from typing import Any
 
 import pytest
-from toolcat.catalog import MAX_NESTING_DEPTH, loads_json, too_deep
 from toolcat.catalog._depth import _tree_too_deep
+from toolcat.catalog.common import MAX_NESTING_DEPTH, loads_json, too_deep
 
 
 def _nested(depth: int) -> str:

@@ -43,3 +43,62 @@ def test_the_front_door_resolves_lazily_and_caches() -> None:
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         toolcat.nope  # noqa: B018
     assert set(toolcat.__all__) <= set(dir(toolcat))
+
+
+# toolcat.catalog is the IR and nothing else: the compiled model a loader builds and an
+# executor reads. Helpers go to toolcat.catalog.common, the server: section's settings
+# to toolcat.catalog.serving; a name added here is a decision about the model.
+CATALOG_IR = [
+    "AUTH_TYPES",
+    "ApiKeyAuth",
+    "AuthSpec",
+    "BasicAuth",
+    "BearerAuth",
+    "BodySpec",
+    "Catalog",
+    "EnvSyntaxError",
+    "ForwardCallerToken",
+    "FrozenDict",
+    "FrozenList",
+    "HttpCommand",
+    "HttpMethod",
+    "McpCommand",
+    "McpUpstream",
+    "MethodSemantics",
+    "MissingVariableError",
+    "NoAuth",
+    "OAuth2ClientCredentials",
+    "ParamLocation",
+    "ParameterBinding",
+    "ResponseSpec",
+    "RetryPolicy",
+    "Service",
+    "SourceLocation",
+    "Timeouts",
+    "TokenExchange",
+    "ToolAnnotations",
+    "ToolDefinition",
+    "ToolExample",
+    "UnknownToolError",
+    "UnknownToolsetError",
+    "mcp_pin",
+    "method_semantics",
+]
+
+
+def test_the_catalog_package_exports_the_ir_only() -> None:
+    import toolcat.catalog
+
+    assert toolcat.catalog.__all__ == CATALOG_IR
+
+
+def test_the_catalog_subpackages_share_no_name() -> None:
+    """Each name has one public home: the IR, its helpers or the server's settings."""
+    import toolcat.catalog
+    import toolcat.catalog.common
+    import toolcat.catalog.serving
+
+    homes = [toolcat.catalog.__all__, toolcat.catalog.common.__all__]
+    homes.append(toolcat.catalog.serving.__all__)
+    names = [name for home in homes for name in home]
+    assert len(names) == len(set(names))

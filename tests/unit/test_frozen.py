@@ -5,7 +5,8 @@ import json
 import pickle
 
 import pytest
-from toolcat.catalog import FrozenDict, FrozenList, freeze, thaw
+from toolcat.catalog import FrozenDict, FrozenList
+from toolcat.catalog.common import freeze, thaw
 
 
 def test_freeze_is_deep_and_refuses_mutation() -> None:

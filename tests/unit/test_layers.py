@@ -31,9 +31,11 @@ NOT_PACKAGE = {
 # The toolcat packages each package may import (besides itself and the root's _errors).
 ALLOWED: dict[str, set[str]] = {
     "catalog": set(),
+    "catalog.common": set(),
     "catalog.diff": set(),
     "catalog.schema": set(),
     "catalog.search": set(),
+    "catalog.serving": set(),
     "loader": {"catalog"},
     "executor": {"catalog"},  # the core
     "executor.guards": {"catalog"},  # the core's guards and its HTTP transport

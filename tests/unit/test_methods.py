@@ -14,17 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
-from toolcat.catalog import (
-    METHODS,
-    Catalog,
-    ParamLocation,
-    ToolDefinition,
-    method_semantics,
-)
+from toolcat.catalog import Catalog, ParamLocation, ToolDefinition, method_semantics
+from toolcat.catalog.common import METHODS
 from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.executor.providers import mcp_annotations
 from toolcat.loader import load_catalog
 from toolcat.loader.openapi import ImportOptions, import_openapi
+from toolcat.tests.support import http_command
 
 ROUTES = ("yaml", "openapi")
 METHOD_LINT = frozenset({"TC104", "TC108"})
@@ -99,7 +95,7 @@ def _load(tmp_path: Path, route: str, method: str) -> tuple[Catalog, ToolDefinit
     result = load_catalog([_catalog_file(tmp_path, route, method)])
     assert result.catalog is not None, [str(d) for d in result.diagnostics]
     tool = result.catalog["op"]
-    assert tool.command.method == method
+    assert http_command(tool).method == method
     return result.catalog, tool
 
 
@@ -195,7 +191,7 @@ def test_lint(tmp_path: Path, method: str, route: str) -> None:
 @pytest.mark.parametrize("method", METHODS)
 def test_placement_without_in(tmp_path: Path, method: str) -> None:
     _, tool = _load(tmp_path, "yaml", method)
-    (q,) = [b for b in tool.command.parameters if b.argument == "q"]
+    (q,) = [b for b in http_command(tool).parameters if b.argument == "q"]
     query = method in SAFE or method == "DELETE"
     assert q.location is (ParamLocation.QUERY if query else ParamLocation.BODY)
 

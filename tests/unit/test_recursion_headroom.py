@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolcat.catalog import RECURSION_HEADROOM, recursion_headroom
+from toolcat.catalog.common import RECURSION_HEADROOM, recursion_headroom
 from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.executor.providers import export_catalog
 from toolcat.tests.support import CatalogFiles

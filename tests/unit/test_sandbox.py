@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from jinja2.exceptions import SecurityError, UndefinedError
-from toolcat.catalog import sandbox_environment
+from toolcat.catalog.common import sandbox_environment
 from toolcat.executor._templates import BodyTemplate, Selector, TemplateFailure
 from toolcat.loader._templates import TemplateChecker
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import AccessPolicy
+from toolcat.catalog.serving import AccessPolicy
 from toolcat.executor import AccessGuard, CallerIdentity
 from toolcat.loader import load_catalog
 

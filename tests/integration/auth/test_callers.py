@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from toolcat.catalog import ServeAuth
+from toolcat.catalog.serving import ServeAuth
 from toolcat.executor.mcp_server import Authenticator
 from toolcat.testing import BackgroundServer
 
@@ -215,6 +215,6 @@ def test_the_client_claims_are_configurable(issuer: Issuer) -> None:
 
 
 def _jwt(issuer: Issuer) -> Any:
-    from toolcat.catalog import JwtSettings
+    from toolcat.catalog.serving import JwtSettings
 
     return JwtSettings(issuer=issuer.url + "/", jwks_url=issuer.url + "/jwks")

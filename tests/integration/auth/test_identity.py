@@ -11,7 +11,7 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from toolcat.catalog import ServerSettings
+from toolcat.catalog.serving import ServerSettings
 from toolcat.executor import CallerIdentity, ToolResult, current_identity
 from toolcat.executor.mcp_server import Authenticator, AuthMiddleware, McpServer, McpServerSettings
 from toolcat.testing import BackgroundServer

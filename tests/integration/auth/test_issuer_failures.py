@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import anyio
 import pytest
-from toolcat.catalog import IntrospectionSettings, JwtSettings, ServeAuth
+from toolcat.catalog.serving import IntrospectionSettings, JwtSettings, ServeAuth
 from toolcat.executor.mcp_server import Authenticator
 
 from .conftest import RESOURCE, Issuer

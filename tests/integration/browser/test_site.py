@@ -19,7 +19,7 @@ import pytest
 from toolcat.catalog import Catalog
 from toolcat.cli import main
 from toolcat.loader import load_catalog
-from toolcat.tests.support import synthetic_catalog
+from toolcat.tests.support import http_command, synthetic_catalog
 
 EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> & "quotes"'
 #: Requests of different kinds (verbs, nouns, abbreviations, stop words, non-ASCII).
@@ -329,8 +329,8 @@ def test_github_site_search_filter_open_and_tabs(
     page.select_option("select[data-filter=method]", "GET")  # back to page 1
     first = visible_names(page)
     shown = all_names(page)
-    assert shown and all(catalog[n].command.method == "GET" for n in shown)
-    assert shown == [n for n in expected if catalog[n].command.method == "GET"]
+    assert shown and all(http_command(catalog[n]).method == "GET" for n in shown)
+    assert shown == [n for n in expected if http_command(catalog[n]).method == "GET"]
     assert first == shown[:100]
     if len(shown) > 100:  # the last page's number is in the address
         assert page.evaluate("location.hash").endswith(f"page={-(-len(shown) // 100)}")
@@ -340,7 +340,7 @@ def test_github_site_search_filter_open_and_tabs(
     page.click(f"#tools li .name >> text='{shown[0]}'")
     page.wait_for_selector("html[data-ready]", state="attached")
     assert page.text_content("h1 .name") == shown[0]
-    assert catalog[shown[0]].command.path in page.text_content("main")
+    assert http_command(catalog[shown[0]]).path in page.text_content("main")
     page.click("#tab-gemini")
     assert page.is_visible("#panel-gemini") and not page.is_visible("#panel-openai")
     assert shown[0] in page.text_content("#panel-gemini pre")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import MAX_NESTING_DEPTH
+from toolcat.catalog.common import MAX_NESTING_DEPTH
 
 TOOLCAT = [sys.executable, "-m", "toolcat.cli"]
 EXPORTS = [

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import MAX_NESTING_DEPTH
+from toolcat.catalog.common import MAX_NESTING_DEPTH
 from toolcat.executor import Executor, ExecutorSettings, ToolCall, parse_arguments
 from toolcat.loader import load
 

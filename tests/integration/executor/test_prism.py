@@ -22,9 +22,11 @@ from typing import Any
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
-from toolcat.catalog import Catalog, references, thaw
+from toolcat.catalog import Catalog
+from toolcat.catalog.common import references, thaw
 from toolcat.executor import Executor, ExecutorSettings, ToolCall
 from toolcat.loader import load
+from toolcat.tests.support import http_command
 
 PRISM = os.environ.get("PRISM") or shutil.which("prism")
 pytestmark = pytest.mark.skipif(
@@ -78,7 +80,7 @@ def _retarget(catalog: Catalog, url: str) -> tuple[Catalog, dict[str, str]]:
     """The catalog pointed at Prism, and a dummy value for every auth variable."""
     env: dict[str, str] = {}
     auths = [s.auth for s in catalog.services.values()]
-    auths += [t.command.auth for t in catalog if t.command.auth is not None]
+    auths += [a for a in (http_command(t).auth for t in catalog) if a is not None]
     for auth in auths:
         for field in ("token", "username", "password", "value", "client_id", "client_secret"):
             value = getattr(auth, field, None)
@@ -86,7 +88,7 @@ def _retarget(catalog: Catalog, url: str) -> tuple[Catalog, dict[str, str]]:
                 env.update({name: f"dummy-{name.lower()}" for name in references(value)})
     services = [dataclasses.replace(s, base_url=url) for s in catalog.services.values()]
     tools = [
-        dataclasses.replace(t, command=dataclasses.replace(t.command, base_url=None))
+        dataclasses.replace(t, command=dataclasses.replace(http_command(t), base_url=None))
         for t in catalog
     ]
     return Catalog(tools, services), env

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import Catalog, HttpCommand, NoAuth, Service, ToolDefinition, freeze
+from toolcat.catalog import Catalog, HttpCommand, NoAuth, Service, ToolDefinition
+from toolcat.catalog.common import freeze
 from toolcat.cli._app import main
 from toolcat.executor import Executor, ToolCall, sealed_validator
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import MAX_TEMPLATE_SIZE
+from toolcat.catalog.common import MAX_TEMPLATE_SIZE
 from toolcat.executor import Executor, ExecutorSettings, ToolCall
 
 BOMBS = [
@@ -146,7 +146,7 @@ LOOP_BOMBS = [
 def test_loops_over_the_arguments_share_one_budget_per_call(
     server: Any, tmp_path: Path, template: str
 ) -> None:
-    from toolcat.catalog import MAX_TEMPLATE_LOOPS
+    from toolcat.catalog.common import MAX_TEMPLATE_LOOPS
     from toolcat.loader import load
 
     url, state = server

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import toolcat
 from toolcat.cli import main
+from toolcat.tests.support import http_command
 
 Change = tuple[str, str, str]  # rule, tool, location
 
@@ -35,7 +36,9 @@ def _write(spec: dict[str, Any], path: Path) -> Path:
 
 
 def _name(catalog: toolcat.Catalog, method: str, path: str) -> str:
-    (name,) = [t.name for t in catalog if (t.command.method, t.command.path) == (method, path)]
+    (name,) = [
+        t.name for t in catalog if (http_command(t).method, http_command(t).path) == (method, path)
+    ]
     return name
 
 

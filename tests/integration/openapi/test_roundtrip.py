@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from toolcat.catalog import thaw
+from toolcat.catalog.common import thaw
 from toolcat.cli._app import main
 from toolcat.loader import load_catalog, read_yaml
 

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
+from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition
+from toolcat.catalog.common import freeze
 from toolcat.catalog.search import EmbeddingsSettings, SearchSettings
 from toolcat.cli import main
 from toolcat.executor import SearchResults, SemanticSearch

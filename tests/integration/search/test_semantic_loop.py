@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
+from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition
+from toolcat.catalog.common import freeze
 from toolcat.catalog.search import EmbeddingsSettings, SearchSettings
 from toolcat.executor import Executor, ExecutorSettings
 from toolcat.executor.agent import AgentLoop, LoopResult, LoopSettings, OpenAIChatClient

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import RedisSettings
+from toolcat.catalog.serving import RedisSettings
 from toolcat.executor import (
     Executor,
     ExecutorSettings,
@@ -198,7 +198,7 @@ def test_without_redis_the_record_is_kept_in_the_process(
 _FETCH = textwrap.dedent(
     """
     import sys, threading
-    from toolcat.catalog import RedisSettings
+    from toolcat.catalog.serving import RedisSettings
     from toolcat.executor import Executor, ExecutorSettings, ToolCall, connect_redis
     from toolcat.loader import load_catalog
 

@@ -18,8 +18,8 @@ from toolcat.catalog import (
     SourceLocation,
     ToolAnnotations,
     ToolDefinition,
-    freeze,
 )
+from toolcat.catalog.common import freeze
 from toolcat.catalog.diff import CHANGE_RULES, ChangeKind, ToolChange, diff_catalogs
 
 SECRET = "sk-live-NEVER-PRINTED"

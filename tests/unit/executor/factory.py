@@ -16,8 +16,8 @@ from toolcat.catalog import (
     ParamLocation,
     Service,
     ToolDefinition,
-    freeze,
 )
+from toolcat.catalog.common import freeze
 
 BASE = "http://api.test/v1"
 

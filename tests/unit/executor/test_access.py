@@ -8,7 +8,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from toolcat.catalog import AccessGrant, AccessPolicy, AccessRule, Catalog
+from toolcat.catalog import Catalog
+from toolcat.catalog.serving import AccessGrant, AccessPolicy, AccessRule
 from toolcat.executor import (
     AccessGuard,
     CallerIdentity,

@@ -149,7 +149,7 @@ def test_validator_compiled_once_per_tool(f: Any, strict: Any) -> None:
 def test_refs_to_defs_are_resolved(f: Any) -> None:
     import dataclasses
 
-    from toolcat.catalog import freeze
+    from toolcat.catalog.common import freeze
 
     tool = f.tool(params=(f.p("pet", "query", {"$ref": "#/$defs/Pet"}, required=True),))
     schema = dict(tool.input_schema)

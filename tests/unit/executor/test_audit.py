@@ -13,7 +13,8 @@ from typing import Any
 
 import httpx
 import pytest
-from toolcat.catalog import AuditSettings, Catalog, ServerSettings
+from toolcat.catalog import Catalog
+from toolcat.catalog.serving import AuditSettings, ServerSettings
 from toolcat.executor import (
     AuditLog,
     CallerIdentity,

@@ -7,7 +7,7 @@ import logging
 import sys
 
 import pytest
-from toolcat.catalog import escape_controls, escape_json_controls
+from toolcat.catalog.common import escape_controls, escape_json_controls
 from toolcat.executor._logsafe import SecretFilter
 
 # Every character str.splitlines ends a line at: CR, LF, VT, FF, FS, GS, RS, NEL, LS, PS.

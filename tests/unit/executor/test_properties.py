@@ -13,7 +13,8 @@ import httpx
 import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolcat.catalog import BodySpec, thaw
+from toolcat.catalog import BodySpec
+from toolcat.catalog.common import thaw
 from toolcat.executor import Executor, ExecutorSettings, PreparedRequest, ToolCall
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from toolcat.catalog import Catalog, QuotaPolicy, QuotaRule
+from toolcat.catalog import Catalog
+from toolcat.catalog.serving import QuotaPolicy, QuotaRule
 from toolcat.executor import (
     ERROR_TYPES,
     AuditLog,

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from toolcat.catalog import MAX_NESTING_DEPTH, pattern_runs, runnable_schema
+from toolcat.catalog.common import MAX_NESTING_DEPTH, pattern_runs, runnable_schema
 from toolcat.executor import Executor, ExecutorSettings, ToolCall, parse_arguments
 from toolcat.executor._arguments import ArgumentChecker
 

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 import pytest
-from toolcat.catalog import QuotaPolicy, QuotaRule, redis_url_problem
+from toolcat.catalog.serving import QuotaPolicy, QuotaRule, redis_url_problem
 from toolcat.executor import (
     Bucket,
     MemoryIdempotencyStore,

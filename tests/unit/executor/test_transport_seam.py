@@ -9,7 +9,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolcat.catalog import Catalog, ToolDefinition, freeze
+from toolcat.catalog import Catalog, ToolDefinition
+from toolcat.catalog.common import freeze
 from toolcat.executor import (
     AuditLog,
     Executor,

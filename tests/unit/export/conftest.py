@@ -14,8 +14,8 @@ from toolcat.catalog import (
     Service,
     ToolAnnotations,
     ToolDefinition,
-    freeze,
 )
+from toolcat.catalog.common import freeze
 
 SECRET = "sk-live-SECRET-7f3a9c"
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from toolcat.catalog import BearerAuth, Catalog, Service, ToolDefinition, freeze, thaw
+from toolcat.catalog import BearerAuth, Catalog, Service, ToolDefinition
+from toolcat.catalog.common import freeze, thaw
 from toolcat.catalog.schema import (
     DEFAULT_SCHEMA_BUDGET,
     check_strict_schema,

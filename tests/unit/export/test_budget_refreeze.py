@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolcat.catalog import FrozenDict, FrozenList, freeze
+from toolcat.catalog import FrozenDict, FrozenList
+from toolcat.catalog.common import freeze
 from toolcat.catalog.schema import fit_schema
 
 

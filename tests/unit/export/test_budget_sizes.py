@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from toolcat.catalog import freeze
+from toolcat.catalog.common import freeze
 from toolcat.catalog.schema import fit_schema, schema_size
 from toolcat.catalog.schema._budget import _orjson_text
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolcat.catalog import (
+from toolcat.catalog.common import (
     MAX_DESCRIPTION_CHARS,
     OPENAI_MAX_TOOLS,
     PROVIDER_LIMITS,
@@ -19,7 +19,7 @@ from toolcat.cli._app import main
 from toolcat.cli._cmd_chat import _selection
 from toolcat.executor.agent import PROVIDER_TOOL_LIMITS
 from toolcat.executor.providers import PROVIDERS, limit_warnings, limits
-from toolcat.loader import _compile, _load, _pins
+from toolcat.loader import _pins
 from toolcat.loader.openapi import ImportOptions, _import, _text
 
 
@@ -44,11 +44,9 @@ def test_every_built_in_provider_states_the_catalogs_limits() -> None:
 def test_every_user_of_a_limit_reads_the_one_module() -> None:
     assert MAX_DESCRIPTION_CHARS == 1024 and OPENAI_MAX_TOOLS == 128
     table = [
-        (_compile.DESCRIPTION_LIMIT, MAX_DESCRIPTION_CHARS),
         (_import.MAX_DESCRIPTION, MAX_DESCRIPTION_CHARS),
         (_text.DEFAULT_DESCRIPTION_MAX, MAX_DESCRIPTION_CHARS),
         (ImportOptions().description_max, MAX_DESCRIPTION_CHARS),
-        (_load.TOOLSET_LIMIT, OPENAI_MAX_TOOLS),
         (_pins.PIN_LIMIT, OPENAI_MAX_TOOLS - 1),
         (PROVIDER_LIMITS["openai"].max_tools, OPENAI_MAX_TOOLS),
         (PROVIDER_TOOL_LIMITS["openai"], OPENAI_MAX_TOOLS),

@@ -18,6 +18,7 @@ from toolcat.catalog import (
     ToolDefinition,
 )
 from toolcat.loader import load_catalog
+from toolcat.tests.support import http_command
 
 GOOD = Path(__file__).resolve().parents[2] / "data" / "catalogs" / "good"
 
@@ -31,7 +32,7 @@ def rich() -> Catalog:
 
 
 def _binding(tool: ToolDefinition, arg: str) -> ParameterBinding:
-    return next(b for b in tool.command.parameters if b.argument == arg)
+    return next(b for b in http_command(tool).parameters if b.argument == arg)
 
 
 def test_placement_rules(rich: Catalog) -> None:
@@ -71,17 +72,17 @@ def test_input_schema_carries_only_reachable_defs(rich: Catalog) -> None:
 
 
 def test_bodies(rich: Catalog) -> None:
-    upload = rich["upload_file"].command.body
+    upload = http_command(rich["upload_file"]).body
     assert upload is not None
     assert upload.media_type == "multipart/form-data"
     assert upload.binary_fields == ("file",)
-    replace = rich["replace_file"].command.body
+    replace = http_command(rich["replace_file"]).body
     assert replace is not None
     assert (replace.argument, replace.media_type) == ("content", "text/plain")
-    tag = rich["tag_file"].command.body
+    tag = http_command(rich["tag_file"]).body
     assert tag is not None
     assert tag.template["add"] == ["{{ tag }}"] and tag.template["by"] == "toolcat"
-    assert rich["list_files"].command.body is None
+    assert http_command(rich["list_files"]).body is None
 
 
 def test_annotations_derived_unless_set(rich: Catalog) -> None:
@@ -89,16 +90,16 @@ def test_annotations_derived_unless_set(rich: Catalog) -> None:
     assert (listed.title, listed.read_only, listed.open_world) == ("List files", True, False)
     replace = rich["replace_file"].annotations
     assert (replace.read_only, replace.destructive, replace.idempotent) == (False, True, True)
-    assert rich["replace_file"].command.method == "PUT"  # normalised
-    assert rich["replace_file"].command.retry_unsafe is True
+    assert http_command(rich["replace_file"]).method == "PUT"  # normalised
+    assert http_command(rich["replace_file"]).retry_unsafe is True
     assert rich["tag_file"].return_direct and rich["tag_file"].confirm
     assert rich["tag_file"].tags == ("files", "write")
 
 
 def test_response_and_output_schema(rich: Catalog) -> None:
     tool = rich["list_files"]
-    assert tool.command.response.max_chars == 2000
-    assert "map(attribute='name')" in (tool.command.response.select or "")
+    assert http_command(tool).response.max_chars == 2000
+    assert "map(attribute='name')" in (http_command(tool).response.select or "")
     assert tool.output_schema == {"type": "array", "items": {"type": "string"}}
     assert tool.source is not None and tool.source.line == 16
 
@@ -126,11 +127,11 @@ def test_services_and_auth() -> None:
         scopes=("read", "write"),
     )
     assert services["open"].timeouts == Timeouts(total=30.0)  # the IR default
-    whoami = catalog["whoami"].command
+    whoami = http_command(catalog["whoami"])
     assert whoami.auth == NoAuth() and whoami.base_url == "http://127.0.0.1:9101"
     assert whoami.retry is not None
     assert whoami.timeouts == Timeouts(total=3.0) and whoami.retry.attempts == 2
-    assert catalog["ping"].command.auth is None  # the service's applies
+    assert http_command(catalog["ping"]).auth is None  # the service's applies
 
 
 def test_directory_catalog_spans_files() -> None:
@@ -160,4 +161,5 @@ def test_body_argument_goes_in_the_body_even_for_delete(tmp_path: Path) -> None:
     tool = result.catalog["purge"]
     assert _binding(tool, "ids").location is ParamLocation.BODY
     assert _binding(tool, "dry").location is ParamLocation.QUERY
-    assert tool.command.body is not None and tool.command.body.argument == "ids"
+    body = http_command(tool).body
+    assert body is not None and body.argument == "ids"

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolcat.catalog import FrozenDict, freeze
+from toolcat.catalog import FrozenDict
+from toolcat.catalog.common import freeze
 from toolcat.executor.providers import export_catalog
 from toolcat.loader import load_catalog
 from toolcat.loader._files import sniff_spec

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from toolcat.catalog import ParamLocation
 from toolcat.loader import CatalogError, CatalogInputError, load, load_catalog
+from toolcat.tests.support import http_command
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLE = REPO / "examples" / "catalog.yaml"
@@ -55,4 +56,4 @@ def test_load_raises_catalog_error_with_every_diagnostic(tmp_path: Path) -> None
 def test_load_returns_catalog(tmp_path: Path) -> None:
     catalog = load([EXAMPLE])
     tool = catalog["get_order"]
-    assert tool.command.bindings(ParamLocation.PATH)[0].argument == "order_id"
+    assert http_command(tool).bindings(ParamLocation.PATH)[0].argument == "order_id"

@@ -17,7 +17,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from toolcat.catalog import FrozenDict, FrozenList, freeze
+from toolcat.catalog import FrozenDict, FrozenList
+from toolcat.catalog.common import freeze
 from toolcat.loader import _schemas, load_catalog
 from toolcat.loader._params import _has_ref
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from toolcat.loader import load_catalog
+from toolcat.tests.support import http_command
 
 HEAD = "toolcat: 1\nservices:\n  svc:\n    base_url: http://127.0.0.1:1\n"
 TOOL = (
@@ -72,7 +73,7 @@ def test_method_any_case(tmp_path: Path) -> None:
     path.write_text(HEAD + TOOL.replace("method: GET", "method: pAtCh") + "    confirm: true\n")
     result = load_catalog([path])
     assert result.diagnostics == ()
-    assert result.catalog is not None and result.catalog["t"].command.method == "PATCH"
+    assert result.catalog is not None and http_command(result.catalog["t"]).method == "PATCH"
 
 
 def test_version_as_text_gets_a_hint(tmp_path: Path) -> None:

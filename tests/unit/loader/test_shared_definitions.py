@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolcat.catalog import thaw
+from toolcat.catalog.common import thaw
 from toolcat.loader import load_catalog
 
 CATALOG = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import bare_references
+from toolcat.catalog.common import bare_references
 from toolcat.loader import load_catalog
 
 CATALOG = """\

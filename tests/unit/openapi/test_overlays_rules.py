@@ -10,6 +10,7 @@ import pytest
 from toolcat.cli._app import main
 from toolcat.loader import LoadResult, load_catalog
 from toolcat.loader.openapi import ImportOptions, import_openapi
+from toolcat.tests.support import http_command
 
 SPEC = """\
 openapi: 3.0.3
@@ -191,14 +192,15 @@ def test_rules_apply_in_order_and_overrides_win(shop: Path) -> None:
     assert catalog["createItem"].confirm and catalog["deleteItem"].confirm
     assert not catalog["listItems"].confirm
     assert catalog["listItems"].description == "[shop] List items."
-    listed = catalog["listItems"].command
+    listed = http_command(catalog["listItems"])
     assert listed.timeouts is not None and listed.timeouts.total == 5
     assert listed.retry is not None and listed.retry.attempts == 3
     get = catalog["getItem"]  # the override wins over rules 2 and 4
     assert get.description == "Fetch one item by id." and not get.confirm
-    assert get.command.timeouts is not None and get.command.timeouts.read == 2
+    timeouts = http_command(get).timeouts
+    assert timeouts is not None and timeouts.read == 2
     delete = catalog["deleteItem"]
-    assert delete.command.headers["X-Team"] == "ops"
+    assert http_command(delete).headers["X-Team"] == "ops"
     assert delete.return_direct and not get.return_direct
     assert delete.input_schema["properties"]["id"]["pattern"] == "^[0-9]+$"
     assert delete.annotations.title == "Remove an item"

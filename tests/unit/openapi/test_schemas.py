@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from toolcat.catalog import thaw
+from toolcat.catalog.common import thaw
 
 
 def _post(schema: dict[str, Any], components: dict[str, Any] | None = None) -> dict[str, Any]:

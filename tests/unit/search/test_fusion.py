@@ -8,7 +8,8 @@ import struct
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import HttpCommand, ToolAnnotations, ToolDefinition, freeze
+from toolcat.catalog import HttpCommand, ToolAnnotations, ToolDefinition
+from toolcat.catalog.common import freeze
 from toolcat.catalog.search import EmbeddingsSettings, SearchHit, fuse_rankings
 from toolcat.executor import EmbeddingsFailure, SearchResults
 from toolcat.executor._semantic import (  # noqa: PLC2701  # the module's own unit test

@@ -7,9 +7,11 @@ import time
 from typing import Any
 
 import pytest
-from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition, freeze
+from toolcat.catalog import Catalog, HttpCommand, Service, ToolDefinition
+from toolcat.catalog.common import freeze
 from toolcat.catalog.search import MAX_QUERY_CHARS, SearchIndex, tokenize
 from toolcat.catalog.search._search import NUMBER_WEIGHT
+from toolcat.tests.support import http_command
 
 
 def tool(
@@ -26,7 +28,7 @@ def tool(
 
 
 def catalog(*tools: ToolDefinition, toolsets: dict[str, list[str]] | None = None) -> Catalog:
-    services = {t.command.service for t in tools} or {"svc"}
+    services = {http_command(t).service for t in tools} or {"svc"}
     return Catalog(tools, [Service(s, "http://127.0.0.1:9") for s in services], toolsets)
 
 
