@@ -38,6 +38,9 @@ def register(sub: Any) -> None:
         help="what a module holds: a service's (or MCP server's) tools (default), a "
         "toolset's, or a tag's; a tool goes to its first toolset or tag, else its service",
     )
+    p.add_argument(
+        "--toolset", metavar="NAME", help="only this toolset's tools (as serve --toolset serves)"
+    )
     from ._loading import add_ref_root
 
     add_ref_root(p)
@@ -45,6 +48,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from toolcat.catalog import UnknownToolsetError
+
     from ._app import CliError
     from ._codegen import generate
     from ._loading import load_or_exit
@@ -53,7 +58,10 @@ def run(args: argparse.Namespace) -> int:
     if args.lang == "python" and not package.isidentifier():
         raise CliError(f"--package {package!r}: a Python package name is an identifier")
     catalog = load_or_exit(args.paths, args.ref_root)
-    files = generate(catalog, args.lang, package, args.by)
+    try:
+        files = generate(catalog, args.lang, package, args.by, args.toolset)
+    except UnknownToolsetError as exc:
+        raise CliError(str(exc)) from exc
     out = Path(args.output)
     _write(out, files)
     print(f"toolcat: wrote {len(files)} files to {out}", file=sys.stderr)

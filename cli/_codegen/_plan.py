@@ -37,12 +37,15 @@ class Module:
     declarations: tuple[Declaration, ...]
 
 
-def plan(catalog: Catalog, by: GroupBy, reserved: frozenset[str]) -> tuple[Module, ...]:
-    """The modules of ``catalog``'s tools, grouped ``by`` their service (or MCP server),
-    first toolset or first tag (a tool with none falls back to its service)."""
+def plan(
+    catalog: Catalog, by: GroupBy, reserved: frozenset[str], toolset: str | None = None
+) -> tuple[Module, ...]:
+    """The modules of ``catalog``'s tools (of one ``toolset``, as ``serve --toolset`` serves
+    them), grouped ``by`` their service (or MCP server), first toolset or first tag (a tool
+    with none falls back to its service)."""
     from toolcat.executor.providers import export_catalog
 
-    listed = export_catalog(catalog, "mcp").tools
+    listed = export_catalog(catalog, "mcp", toolset=toolset).tools
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for tool in listed:
         groups.setdefault(_group(catalog, catalog[tool["name"]], by), []).append(tool)

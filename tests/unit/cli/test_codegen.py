@@ -255,6 +255,13 @@ def test_modules_by_toolset_or_tag() -> None:
     by_toolset = generate(catalog, "python", "api", "toolset")
     assert "async def tree(" in by_toolset["api/trees.py"]
     assert "async def tree(" not in by_toolset["api/shop_api.py"]
+    only = generate(catalog, "python", "api", toolset="trees")
+    assert sorted(n for n in only if n.endswith(".py")) == [
+        "api/__init__.py",
+        "api/_client.py",
+        "api/shop_api.py",
+    ]
+    assert only["api/shop_api.py"].count("async def ") == 1
 
 
 def test_the_command_writes_and_rewrites_a_folder(
@@ -280,3 +287,5 @@ def test_the_command_writes_and_rewrites_a_folder(
     assert "did not write" in capsys.readouterr().err
     assert main(["codegen", "--lang", "python", "--package", "my-api", demo, "-o", str(out)]) == 2
     assert "identifier" in capsys.readouterr().err
+    assert main(["codegen", "--lang", "python", "--toolset", "nope", demo, "-o", str(out)]) == 2
+    assert "nope" in capsys.readouterr().err
