@@ -29,6 +29,7 @@ _COMMAND_MODULES = (
     "search",
     "docs",
     "schema",
+    "codegen",
     "catalog_schema",
     "call",
     "test",

@@ -51,6 +51,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"catalog", "loader", "executor", "executor.providers", "executor.agent"}
     | {"executor.mcp_server", "testing"}
     | {"executor.mcp"},  # import mcp connects with it; test shapes recorded MCP answers
+    "cli._codegen": {"catalog", "executor.providers"},  # reads the MCP export, no I/O
 }
 
 
