@@ -102,7 +102,7 @@ def _server_options(m: Any) -> None:
 def _policy_options(m: Any) -> None:
     """The import policy's options (a policy file gives the same)."""
     from toolcat.catalog.common import MAX_DESCRIPTION_CHARS
-    from toolcat.loader import MCP_CONFIRM_POLICIES
+    from toolcat.loader.mcp import MCP_CONFIRM_POLICIES
 
     p = m.add_argument_group("import policy")
     p.add_argument(
@@ -152,7 +152,7 @@ def _policy_options(m: Any) -> None:
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    from toolcat.loader import McpPolicyError, import_mcp_tools
+    from toolcat.loader.mcp import McpPolicyError, import_mcp_tools
 
     command = list(args.command or [])
     if command[:1] == ["--"]:
@@ -189,7 +189,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     _print_report(args, result)
     if args.update:
         return _finish_update(args, result, entry, info, record, policy.confirm)
-    from toolcat.loader import render_mcp_catalog
+    from toolcat.loader.mcp import render_mcp_catalog
 
     text = render_mcp_catalog(result, entry, server_info=info, confirm=policy.confirm)
     record_lines = _record_text(args, result, entry, command)
@@ -264,7 +264,7 @@ def _policy(args: argparse.Namespace) -> Any:
     """The policy file's policy, with the command line's options over it."""
     from dataclasses import replace
 
-    from toolcat.loader import McpPolicy, McpPolicyError, McpSelection, mcp_policy_file
+    from toolcat.loader.mcp import McpPolicy, McpPolicyError, McpSelection, mcp_policy_file
 
     policy = mcp_policy_file(args.policy) if args.policy else McpPolicy()
     if args.prefix is not None:
@@ -287,7 +287,7 @@ def _policy(args: argparse.Namespace) -> Any:
 
 
 def _hint(text: str) -> tuple[str, bool]:
-    from toolcat.loader import McpPolicyError, parse_mcp_hint
+    from toolcat.loader.mcp import McpPolicyError, parse_mcp_hint
 
     try:
         hint: tuple[str, bool] = parse_mcp_hint(text)
@@ -402,7 +402,7 @@ def rerun_mcp(args: argparse.Namespace, record: Any, file: str) -> int:
 def _record_text(
     args: argparse.Namespace, result: Any, entry: Mapping[str, Any], command: Sequence[str]
 ) -> str:
-    from toolcat.loader import mcp_catalog_document
+    from toolcat.loader.mcp import mcp_catalog_document
     from toolcat.loader.openapi import render_record
 
     doc = mcp_catalog_document(result, entry)
@@ -435,7 +435,8 @@ def _finish_update(
     record: Any,
     confirm: str,
 ) -> int:
-    from toolcat.loader import CatalogError, mcp_catalog_document, read_yaml, render_mcp_header
+    from toolcat.loader import CatalogError, read_yaml
+    from toolcat.loader.mcp import mcp_catalog_document, render_mcp_header
     from toolcat.loader.openapi import merge_update, render_document
 
     from ._import_update import record_path, write_atomically
@@ -478,7 +479,7 @@ def _upstream_changes(
     """What the server changed since the last import, one ``toolcat diff`` line per change,
     over the tools as the server lists them (its names, before any policy)."""
     from toolcat.catalog.diff import diff_catalogs
-    from toolcat.loader import mcp_listing_catalog
+    from toolcat.loader.mcp import mcp_listing_catalog
 
     changes = diff_catalogs(mcp_listing_catalog(server, old), mcp_listing_catalog(server, new))
     lines = []

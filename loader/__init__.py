@@ -15,7 +15,6 @@ Pipeline (module names)::
 :class:`LoadResult` with every diagnostic and the files read.
 """
 
-from toolcat._lazy import lazy_names as _lazy_names
 from toolcat.catalog import EnvSyntaxError, MissingVariableError
 from toolcat.catalog.common import check_env_syntax, interpolate
 
@@ -50,14 +49,6 @@ __all__ = [
     "FileReadError",
     "LoadResult",
     "MAX_FILE_BYTES",
-    "MCP_CONFIRM_POLICIES",
-    "McpImportResult",
-    "McpOverride",
-    "McpPolicy",
-    "McpPolicyError",
-    "McpRule",
-    "McpSelection",
-    "McpToolReport",
     "MissingVariableError",
     "RULES",
     "Rule",
@@ -66,47 +57,13 @@ __all__ = [
     "catalog_files_in",
     "catalog_json_schema",
     "check_env_syntax",
-    "effective_hints",
-    "import_mcp_tools",
     "interpolate",
     "load",
     "load_catalog",
     "load_documents",
-    "mcp_catalog_document",
-    "mcp_listing_catalog",
-    "mcp_policy_file",
-    "parse_mcp_hint",
     "read_regular_file",
     "read_yaml",
     "render_catalog_json_schema",
-    "render_mcp_catalog",
-    "render_mcp_header",
     "rules_table",
     "sort_diagnostics",
 ]
-
-# `toolcat import mcp` only: loading a catalog never imports a server's tools
-__getattr__, __dir__ = _lazy_names(
-    __name__,
-    {
-        **dict.fromkeys(
-            ("MCP_CONFIRM_POLICIES", "McpOverride", "McpPolicy", "McpPolicyError", "McpRule"),
-            "._mcp_policy",
-        ),
-        **dict.fromkeys(
-            ("McpSelection", "effective_hints", "mcp_policy_file", "parse_mcp_hint"),
-            "._mcp_policy",
-        ),
-        **dict.fromkeys(("McpImportResult", "McpToolReport", "import_mcp_tools"), "._mcp_import"),
-        **dict.fromkeys(
-            (
-                "mcp_catalog_document",
-                "mcp_listing_catalog",
-                "render_mcp_catalog",
-                "render_mcp_header",
-            ),
-            "._mcp_emit",
-        ),
-    },
-    __all__,
-)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from toolcat.catalog import mcp_pin
-from toolcat.loader import (
+from toolcat.loader.mcp import (
     McpOverride,
     McpPolicy,
     McpPolicyError,
@@ -16,7 +16,7 @@ from toolcat.loader import (
     import_mcp_tools,
     parse_mcp_hint,
 )
-from toolcat.loader._mcp_policy import policy_from_document
+from toolcat.loader.mcp._policy import policy_from_document
 
 READ = {"readOnlyHint": True}
 LISTING: list[dict[str, Any]] = [

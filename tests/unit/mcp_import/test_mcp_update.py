@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 from toolcat.catalog.diff import diff_catalogs
-from toolcat.loader import import_mcp_tools, mcp_catalog_document, mcp_listing_catalog
+from toolcat.loader.mcp import import_mcp_tools, mcp_catalog_document, mcp_listing_catalog
 from toolcat.loader.openapi import merge_update, parse_record, render_record
 
 LISTING: list[dict[str, Any]] = [

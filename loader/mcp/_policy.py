@@ -283,8 +283,8 @@ def mcp_policy_file(file: str) -> McpPolicy:
     be read or is not a policy."""
     from pathlib import Path
 
-    from ._diagnostics import CatalogError
-    from ._yaml import read_yaml
+    from toolcat.loader._diagnostics import CatalogError
+    from toolcat.loader._yaml import read_yaml
 
     try:
         text = Path(file).read_text(encoding="utf-8")

@@ -24,10 +24,10 @@ from typing import Any
 from toolcat.catalog import mcp_pin
 from toolcat.catalog.common import MAX_DESCRIPTION_CHARS
 from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, schema_size
+from toolcat.loader.openapi._names import base_name, unique_name
+from toolcat.loader.openapi._text import within
 
-from ._mcp_policy import McpOverride, McpPolicy, McpPolicyError, McpRule, effective_hints
-from .openapi._names import base_name, unique_name
-from .openapi._text import within
+from ._policy import McpOverride, McpPolicy, McpPolicyError, McpRule, effective_hints
 
 __all__ = [
     "LISTED_FIELDS",

@@ -21,7 +21,7 @@ from toolcat.catalog import (
 )
 from toolcat.catalog.common import freeze
 
-from ._mcp_import import McpImportResult
+from ._import import McpImportResult
 
 __all__ = ["mcp_catalog_document", "mcp_listing_catalog", "render_mcp_catalog", "render_mcp_header"]
 
@@ -76,7 +76,7 @@ def render_mcp_catalog(
     confirm: str | None = None,
 ) -> str:
     """The YAML text of :func:`mcp_catalog_document` under its header."""
-    from .openapi import render_document
+    from toolcat.loader.openapi import render_document
 
     header = render_mcp_header(result, server_info=server_info, confirm=confirm)
     text: str = render_document(mcp_catalog_document(result, entry))
