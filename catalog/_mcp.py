@@ -69,7 +69,8 @@ class McpCommand:
     ``arguments`` renames: catalog argument name -> the upstream's name, for the arguments
     the catalog renamed (the others keep their names). ``fixed`` holds upstream arguments the
     model never sees, always sent with these values. Context arguments
-    (``ToolDefinition.context_arguments``) are filled from the caller, as for HTTP tools.
+    (``ToolDefinition.context_arguments``) are filled from the caller, as for HTTP tools;
+    ``required_context`` names those a call may not go without.
     """
 
     server: str
@@ -78,6 +79,9 @@ class McpCommand:
     timeout: float | None = None  # overrides the server's
     arguments: FrozenDict = field(default_factory=FrozenDict)
     fixed: FrozenDict = field(default_factory=FrozenDict)
+    # the context arguments a call must carry (those not ``required: false``): without one
+    # the call is refused before anything is sent, as for an HTTP tool's
+    required_context: tuple[str, ...] = ()
 
 
 def mcp_pin(definition: Mapping[str, Any]) -> str:

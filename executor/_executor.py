@@ -222,8 +222,11 @@ class Executor:
     ) -> dict[str, Any] | ToolResult:
         """``args`` with the context-bound arguments filled; a required one missing refuses."""
         context = current_context()
-        parameters = getattr(plan.tool.command, "parameters", ())
-        required = {b.argument for b in parameters if b.required}
+        command = plan.tool.command
+        if isinstance(command, McpCommand):
+            required = set(command.required_context)
+        else:
+            required = {b.argument for b in getattr(command, "parameters", ()) if b.required}
         out = dict(args)
         missing = []
         for argument, source in plan.tool.context_arguments.items():

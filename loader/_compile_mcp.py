@@ -224,6 +224,7 @@ def compile_mcp_tool(
             timeout=binding.timeout,
             arguments=FrozenDict(binding.arguments),
             fixed=scope.ctx.values.freeze(binding.fixed),
+            required_context=tuple(r for r in params.required if r in bound),
         ),
         output_schema=scope.ctx.values.freeze(output) if isinstance(output, dict) else None,
         annotations=ToolAnnotations(**stated),  # the upstream's, as reviewed: none derived
