@@ -17,6 +17,8 @@ form from the client, handshake era), ``env`` (the value of a variable, or ``nul
 ``pid`` (the server's process id).
 ``slow`` writes ``cancelled`` to ``MCP_UPSTREAM_CANCELLED_FILE`` when its call is
 cancelled. ``MCP_UPSTREAM_PAGE_SIZE`` lists the tools in pages of that size.
+``MCP_UPSTREAM_CALLS_FILE`` names a file where every call received is appended as one JSON
+line (``{"name": ..., "arguments": ...}``), so a test sees what reached the server.
 """
 
 from __future__ import annotations
@@ -214,6 +216,10 @@ async def _call_tool(
 ) -> types.CallToolResult:
     args = dict(params.arguments or {})
     name = params.name
+    log = os.environ.get("MCP_UPSTREAM_CALLS_FILE")
+    if log:  # the test that asks reads what reached the server
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"name": name, "arguments": args}) + "\n")
     if name == "echo":
         return _text(str(args.get("text", "")))
     if name == "add":
