@@ -5,6 +5,7 @@ upstream is shown as it arrived (context-bound arguments, masking, result budget
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import sys
@@ -84,6 +85,11 @@ tools:
     mcp: {{server: up, tool: echo, pin: "{PINS["echo"]}"}}
     parameters:
       text: {{type: string, from: claims.tenant_id, required: false}}
+  - name: up_slow
+    description: Sleep, then answer.
+    mcp: {{server: up, tool: slow, pin: "{PINS["slow"]}"}}
+    parameters:
+      seconds: {{type: number}}
   - name: up_big
     description: A text of n bytes.
     mcp: {{server: up, tool: big, pin: "{PINS["big"]}"}}
@@ -95,6 +101,8 @@ server:
     - {{name: everyone, allow: {{tools: ["*"]}}}}
   quotas:
     - {{name: twice, tools: [up_limited], rate: 2/minute}}
+  concurrency:
+    up: 1
 """
 
 
@@ -185,6 +193,26 @@ def test_a_quota_limits_the_calls_and_the_one_over_it_is_not_sent(upstream: Upst
     assert [t for t in sent if t.startswith("quota-")] == ["quota-0", "quota-1"]
     other = _caller("rhea")  # buckets are per caller
     assert upstream.executor.execute(ToolCall("up_limited", {"text": "x"}), context=other).ok
+
+
+def test_a_server_s_calls_at_once_are_bounded(upstream: Upstream) -> None:
+    async def two_at_once() -> tuple[ToolResult, ToolResult]:
+        executor = upstream.executor
+        slow = asyncio.create_task(executor.aexecute(ToolCall("up_slow", {"seconds": 2}, "slow-1")))
+        for _ in range(200):  # until the slow call has reached the server
+            if '"slow"' in upstream.calls.read_text(encoding="utf-8"):
+                break
+            await asyncio.sleep(0.05)
+        second = await executor.aexecute(ToolCall("up_echo", {"text": "second"}))
+        return await slow, second
+
+    first, second = asyncio.run(two_at_once())
+    assert first.ok and first.content == "slept 2.0"
+    message = _refused(second, "rate_limited")  # the server's one place was taken
+    assert "it was not sent" in message
+    assert [c["name"] for c in upstream.received()][-1:] == ["slow"]
+    [line] = upstream.lines("slow-1")
+    assert line["outcome"] == "ok"
 
 
 def test_confirm_true_without_a_confirmation_is_not_sent(upstream: Upstream) -> None:
