@@ -435,21 +435,14 @@ def _finish_update(
     record: Any,
     confirm: str,
 ) -> int:
-    from toolcat.loader import CatalogError, read_yaml
     from toolcat.loader.mcp import mcp_catalog_document, render_mcp_header
     from toolcat.loader.openapi import merge_update, render_document
 
-    from ._import_update import record_path, write_atomically
+    from ._import_update import read_catalog_text, record_path, write_atomically
 
     file = args.output
     path = Path(file)
-    text = path.read_text(encoding="utf-8")
-    try:
-        current = read_yaml(text, file)
-    except CatalogError as exc:
-        raise CliError(f"{file}: {exc.diagnostics[0] if exc.diagnostics else exc}") from exc
-    if not isinstance(current, dict):
-        raise CliError(f"{file}: not a catalog (a mapping with toolcat: 1)")
+    current = read_catalog_text(path)
     if result.report and not result.tools:
         raise CliError(f"no tool imported from {args.server}; {file} left as it is")
     new = mcp_catalog_document(result, entry)

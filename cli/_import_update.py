@@ -25,6 +25,7 @@ __all__ = [
     "options_argv",
     "record_of",
     "record_path",
+    "read_catalog_text",
     "record_text",
     "refuse_discarding_edits",
     "register_update",
@@ -276,7 +277,6 @@ def record_text(args: argparse.Namespace, result: Any, spec: Path, document: Any
 def finish_update(args: argparse.Namespace, result: Any, spec: Path, options: Any) -> int:
     """Merge the fresh import into ``args.update`` and write it under the writer's header;
     one line per thing kept, changed, added or removed, then the summary."""
-    from toolcat.loader import CatalogError, read_yaml
     from toolcat.loader.openapi import (
         catalog_document,
         merge_update,
@@ -288,13 +288,7 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path, options: An
     file = args.update
     path = Path(file)
     record = record_of(file)  # again: the file may have changed while the import ran
-    text = path.read_text(encoding="utf-8")
-    try:
-        current = read_yaml(text, file)
-    except CatalogError as exc:
-        raise CliError(f"{file}: {exc.diagnostics[0] if exc.diagnostics else exc}") from exc
-    if not isinstance(current, dict):
-        raise CliError(f"{file}: not a catalog (a mapping with toolcat: 1)")
+    current = read_catalog_text(path)
     if result.report and not result.tools:
         raise CliError(f"no tool imported from {args.spec}; {file} left as it is")
     ops = {r.tool: operation_key(r.method, r.path, r.operation_id) for r in result.report if r.tool}
@@ -314,3 +308,17 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path, options: An
         file=sys.stderr,
     )
     return 0
+
+
+def read_catalog_text(path: Path) -> dict[str, Any]:
+    """The catalog ``--update`` merges into, as written (a one-line error otherwise)."""
+    from toolcat.loader import CatalogError, read_yaml
+
+    file = str(path)
+    try:
+        current = read_yaml(path.read_text(encoding="utf-8"), file)
+    except CatalogError as exc:
+        raise CliError(f"{file}: {exc.diagnostics[0] if exc.diagnostics else exc}") from exc
+    if not isinstance(current, dict):
+        raise CliError(f"{file}: not a catalog (a mapping with toolcat: 1)")
+    return current

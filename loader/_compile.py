@@ -279,14 +279,7 @@ def compile_tool(
 
     # arguments bound to the caller's context are filled by the runtime: no model sees them
     bound = {arg: p.from_ for arg, p in (doc.parameters or {}).items() if p.from_}
-    input_schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {k: v for k, v in params.properties.items() if k not in bound},
-        "required": [r for r in params.required if r not in bound],
-        "additionalProperties": False,
-    }
-    if params.reachable:
-        input_schema["$defs"] = {name: defs[name] for name in params.reachable}
+    input_schema = model_input_schema(params, bound, defs)
     examples = _examples(doc, scope, input_schema) if doc.examples else ()
     if scope.errors:
         return None
@@ -429,6 +422,22 @@ def _example_response(example: ExampleDoc | McpExampleDoc) -> dict[str, Any] | N
             return None
         return example.response.model_dump(by_alias=True, exclude_none=True)
     return _set_keys(example.response, _RESPONSE_KEYS)
+
+
+def model_input_schema(
+    params: CompiledParameters, bound: Mapping[str, Any], defs: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The input schema a model sees: the compiled parameters but those ``bound`` to the
+    caller's context, and the definitions they reach."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {k: v for k, v in params.properties.items() if k not in bound},
+        "required": [r for r in params.required if r not in bound],
+        "additionalProperties": False,
+    }
+    if params.reachable:
+        schema["$defs"] = {name: defs[name] for name in params.reachable}
+    return schema
 
 
 def _examples(

@@ -31,6 +31,7 @@ from ._compile import (
     _examples,
     _header_text,
     _input_definitions,
+    model_input_schema,
 )
 from ._definitions import SharedDefinitions
 from ._diagnostics import Diagnostic
@@ -200,14 +201,7 @@ def compile_mcp_tool(
         scope.report(rule(doc))
     if scope.errors:
         return None
-    input_schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {k: v for k, v in params.properties.items() if k not in bound},
-        "required": [r for r in params.required if r not in bound],
-        "additionalProperties": False,
-    }
-    if params.reachable:
-        input_schema["$defs"] = {name: defs[name] for name in params.reachable}
+    input_schema = model_input_schema(params, bound, defs)
     examples = _examples(doc, scope, input_schema) if doc.examples else ()
     if scope.errors:
         return None
