@@ -142,5 +142,11 @@ def test_test_passes_over_examples_of_mcp_tools(
         "    examples:\n      - arguments: {text: printer}\n    annotations: {read_only: true",
     )
     catalog.write_text(text, encoding="utf-8")
+    # offline, no caller: the tool's required claims.team refuses the call, as for HTTP tools
+    code, out, err = run(capsys, "test", "catalog.yaml")
+    assert code == 1 and "needs claims.team" in out + err and "Traceback" not in err
+    # optional, it is left out and the example runs
+    optional = "team: {type: string, from: claims.team, required: false}"
+    catalog.write_text(text.replace("team: {type: string, from: claims.team}", optional))
     code, _, err = run(capsys, "test", "catalog.yaml")
     assert code == 0 and "Traceback" not in err
