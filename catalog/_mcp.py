@@ -23,7 +23,7 @@ import orjson
 
 from ._auth import AuthSpec, NoAuth
 from ._frozen import FrozenDict, thaw
-from ._model import SourceLocation
+from ._model import MAX_RESPONSE_CHARS, SourceLocation
 
 __all__ = ["PIN_FIELDS", "McpCommand", "McpHealth", "McpUpstream", "OnChange", "mcp_pin"]
 
@@ -64,6 +64,7 @@ class McpUpstream:
     timeout: float = 30.0
     on_change: OnChange = "refuse"
     health: McpHealth = field(default_factory=McpHealth)  # probes of replicas (several URLs)
+    max_response_chars: int = MAX_RESPONSE_CHARS  # what the model sees of one result at most
     source: SourceLocation | None = None
     # the entry's ``x-`` keys as written: read by tools around toolcat, never by the executor
     extensions: FrozenDict = field(default_factory=FrozenDict)

@@ -133,6 +133,7 @@ def compile_mcp_server(
     if scope.errors:
         return None
     line, col = locate(base, True)
+    defaults = McpUpstream(name=name)
     cwd = doc.cwd
     if cwd is not None:  # relative to the catalog file's folder
         cwd = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(file)), cwd))
@@ -147,6 +148,7 @@ def compile_mcp_server(
         timeout=doc.timeout,
         on_change=doc.on_change,
         health=McpHealth(doc.health.interval, doc.health.timeout) if doc.health else McpHealth(),
+        max_response_chars=doc.max_response_chars or defaults.max_response_chars,
         source=SourceLocation(file, line, col),
     )
 

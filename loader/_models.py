@@ -457,6 +457,12 @@ class McpServerDoc(BaseModel):
         description="A tool whose live definition differs from its pin: refuse (not offered, "
         "calls refused), warn (offered, logged) or accept.",
     )
+    max_response_chars: int | None = Field(
+        None,
+        ge=1,
+        description="What the model sees of one result at most, in characters (default "
+        "20000, as for a service).",
+    )
     health: McpHealthDoc | None = Field(
         None,
         description="HTTP with several URLs: how often each replica is probed, and how long "

@@ -99,6 +99,9 @@ def _server(old: McpUpstream, new: McpUpstream, say: Say) -> None:
         )
     if old.timeout != new.timeout:
         say("TD307", f"{where}/timeout", f"the server's timeout {old.timeout} -> {new.timeout}")
+    if old.max_response_chars != new.max_response_chars:
+        shown = f"{old.max_response_chars} -> {new.max_response_chars}"
+        say("TD307", f"{where}/max_response_chars", f"the server's max_response_chars {shown}")
     if old.health != new.health:
         say(
             "TD307",

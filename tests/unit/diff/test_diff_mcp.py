@@ -60,6 +60,11 @@ CASES = [
     pytest.param({"FIXED": "{dry_run: true}"}, [("TD113", "/command/fixed")], id="fixed"),
     pytest.param({"ON_CHANGE": "warn"}, [("TD204", "/mcp_server/on_change")], id="loosened"),
     pytest.param({"ON_CHANGE": "accept"}, [("TD204", "/mcp_server/on_change")], id="accept"),
+    pytest.param(
+        {"ON_CHANGE": "refuse\n    max_response_chars: 500"},
+        [("TD307", "/mcp_server/max_response_chars")],
+        id="result-budget",
+    ),
 ]
 
 

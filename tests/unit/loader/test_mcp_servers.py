@@ -160,3 +160,20 @@ def test_health_cases(tmp_path: Path, server: str, expected: McpHealth | list[st
         assert result.catalog.mcp_servers["s"].health == expected
     else:
         assert [f"{d.code}@{d.line}" for d in result.diagnostics] == expected
+
+
+@pytest.mark.parametrize(
+    ("budget", "expected"),
+    [("", 20000), (", max_response_chars: 500", 500)],
+    ids=["default", "set"],
+)
+def test_the_result_budget_of_a_server(tmp_path: Path, budget: str, expected: int) -> None:
+    path = tmp_path / "catalog.yaml"
+    path.write_text(f"toolcat: 1\nmcp_servers:\n  s: {{command: [srv]{budget}}}\n")
+    catalog = load_catalog([path], progress=False).catalog
+    assert catalog is not None and catalog.mcp_servers["s"].max_response_chars == expected
+
+
+def test_a_result_budget_is_a_positive_number_of_characters(tmp_path: Path) -> None:
+    text = "toolcat: 1\nmcp_servers:\n  s: {command: [srv], max_response_chars: 0}\n"
+    assert _load(tmp_path, text) == ["TC008@3"]
