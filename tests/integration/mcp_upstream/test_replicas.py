@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,27 @@ def test_a_hung_replica_is_marked_down_by_the_probe_timeout(replicas: list[_Repl
         b.signal(signal.SIGCONT)
         _until(lambda: _state(executor, 1) == "up", "the resumed replica is up")
         _answered_by_all(executor, [b])
+
+
+def test_calls_in_flight_on_a_replica_taken_out_finish_there(replicas: list[_Replica]) -> None:
+    a, b, c = replicas
+    health = McpHealth(interval=0.2, timeout=0.5)
+    upstream = McpUpstream("up", urls=(a.url, b.url, c.url), health=health)
+    with upstream_executor(upstream) as executor, ThreadPoolExecutor(3) as threads:
+        _connected(executor, replicas)
+        link = executor.mcp.pool.servers["up"].links[1]
+        # three calls at once: one on each replica, in turn
+        calls = [
+            threads.submit(executor.execute, ToolCall("up_slow", {"seconds": 4})) for _ in range(3)
+        ]
+        _until(lambda: link.busy, "a call runs on the second replica")
+        b.signal(signal.SIGSTOP)  # its ping gets no answer: out of the rotation
+        _until(lambda: _state(executor, 1) == "down", "the hung replica is down")
+        assert link.alive  # its session stays open for the call running on it
+        b.signal(signal.SIGCONT)
+        results = [call.result(timeout=60) for call in calls]
+        assert [r.content for r in results] == ["slept 4.0"] * 3, [r.content for r in results]
+        _until(lambda: _state(executor, 1) == "up", "the resumed replica is up")
 
 
 def test_a_replica_that_never_answers_its_connect_is_down_after_the_probe_timeout() -> None:
