@@ -45,7 +45,7 @@ from ._frozen import (
     FrozenDict,
     FrozenList,
 )
-from ._mcp import McpCommand, McpUpstream, mcp_pin
+from ._mcp import McpCommand, McpHealth, McpUpstream, mcp_pin
 from ._methods import (
     HttpMethod,
     MethodSemantics,
@@ -81,6 +81,7 @@ __all__ = [
     "HttpCommand",
     "HttpMethod",
     "McpCommand",
+    "McpHealth",
     "McpUpstream",
     "MethodSemantics",
     "MissingVariableError",

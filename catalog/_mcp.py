@@ -23,9 +23,9 @@ import orjson
 
 from ._auth import AuthSpec, NoAuth
 from ._frozen import FrozenDict, thaw
-from ._model import SourceLocation
+from ._model import MAX_RESPONSE_CHARS, SourceLocation
 
-__all__ = ["PIN_FIELDS", "McpCommand", "McpUpstream", "OnChange", "mcp_pin"]
+__all__ = ["PIN_FIELDS", "McpCommand", "McpHealth", "McpUpstream", "OnChange", "mcp_pin"]
 
 OnChange = Literal["refuse", "warn", "accept"]
 
@@ -34,14 +34,24 @@ PIN_FIELDS = ("name", "description", "inputSchema", "outputSchema", "annotations
 
 
 @dataclass(frozen=True, slots=True)
+class McpHealth:
+    """How the replicas of an HTTP upstream with several URLs are probed: every
+    ``interval`` seconds (less often, up to four times that, while one keeps failing), each
+    probe given ``timeout`` seconds to answer."""
+
+    interval: float = 10.0
+    timeout: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
 class McpUpstream:
     """An upstream MCP server: a stdio ``command`` or one or more streamable-HTTP ``urls``.
 
     Exactly one of ``command`` and ``urls`` is set (the loader checks it). Several URLs are
-    replicas of one upstream, balanced with health checks. ``env`` is everything a stdio
-    upstream gets besides ``PATH``; ``cwd`` is absolute (the loader resolves it against the
-    catalog file's folder). ``timeout`` is the default for one call, in seconds; a tool's
-    ``McpCommand.timeout`` overrides it.
+    replicas of one upstream, balanced with health checks (``health``). ``env`` is
+    everything a stdio upstream gets besides ``PATH``; ``cwd`` is absolute (the loader
+    resolves it against the catalog file's folder). ``timeout`` is the default for one
+    call, in seconds; a tool's ``McpCommand.timeout`` overrides it.
     """
 
     name: str
@@ -53,6 +63,8 @@ class McpUpstream:
     auth: AuthSpec = field(default_factory=NoAuth)  # HTTP upstreams only
     timeout: float = 30.0
     on_change: OnChange = "refuse"
+    health: McpHealth = field(default_factory=McpHealth)  # probes of replicas (several URLs)
+    max_response_chars: int = MAX_RESPONSE_CHARS  # what the model sees of one result at most
     source: SourceLocation | None = None
     # the entry's ``x-`` keys as written: read by tools around toolcat, never by the executor
     extensions: FrozenDict = field(default_factory=FrozenDict)

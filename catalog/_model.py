@@ -193,6 +193,11 @@ def credentials_may_travel(url: str) -> bool:
     return scheme == "http" and is_loopback_host(host)
 
 
+#: What the model sees of one result at most, by default: an HTTP service's
+#: ``max_response_chars``, and an MCP server's.
+MAX_RESPONSE_CHARS = 20_000
+
+
 @dataclass(frozen=True, slots=True)
 class Service:
     """An HTTP service that tools call. Raw strings may hold ``${VAR}``."""
@@ -203,7 +208,7 @@ class Service:
     auth: AuthSpec = field(default_factory=NoAuth)
     timeouts: Timeouts = field(default_factory=lambda: Timeouts(total=30.0))
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    max_response_chars: int = 20000
+    max_response_chars: int = MAX_RESPONSE_CHARS
     max_response_bytes: int = 10_000_000
     source: SourceLocation | None = None
     # check responses against the OpenAPI spec at ``spec`` (a path): "warn", "error" or None

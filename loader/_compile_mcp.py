@@ -1,11 +1,12 @@
 """MCP servers and their tools compiled to the IR: ``mcp_servers:`` entries and ``mcp:`` tools.
 
 An entry is a stdio ``command`` or the ``url`` of a streamable-HTTP server (a list of
-URLs: replicas of one server), never both (TC092). A tool bound to an upstream tool has
-the checks of an HTTP tool's schemas, without placement: its arguments travel as one
-object, renamed by ``mcp.arguments``; ``mcp.fixed`` holds upstream arguments the model
-never sees (TC096 when either names the wrong thing). The pin must be ``sha256:`` and 64
-hex digits (TC095). Which server a tool names is checked once every file is read.
+URLs: replicas of one server, probed as its ``health`` says), never both (TC092). A tool
+bound to an upstream tool has the checks of an HTTP tool's schemas, without placement:
+its arguments travel as one object, renamed by ``mcp.arguments``; ``mcp.fixed`` holds
+upstream arguments the model never sees (TC096 when either names the wrong thing). The
+pin must be ``sha256:`` and 64 hex digits (TC095). Which server a tool names is checked
+once every file is read.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from toolcat.catalog import (
     FrozenDict,
     McpCommand,
+    McpHealth,
     McpUpstream,
     NoAuth,
     SourceLocation,
@@ -46,7 +48,7 @@ __all__ = ["PIN", "compile_mcp_server", "compile_mcp_tool", "without_http_keys"]
 PIN = re.compile(r"^sha256:[0-9a-f]{64}\Z")
 _HTTP_URL = re.compile(r"(?i)^(https?://|\$\{)")
 _STDIO_ONLY = ("env", "cwd")
-_HTTP_ONLY = ("headers", "auth")
+_HTTP_ONLY = ("headers", "auth", "health")
 # the keys of an HTTP tool that a tool of an MCP server has no use for (ToolDoc's own)
 _HTTP_TOOL_KEYS = frozenset(ToolDoc.model_fields) - frozenset(McpToolDoc.model_fields)
 
@@ -131,6 +133,7 @@ def compile_mcp_server(
     if scope.errors:
         return None
     line, col = locate(base, True)
+    defaults = McpUpstream(name=name)
     cwd = doc.cwd
     if cwd is not None:  # relative to the catalog file's folder
         cwd = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(file)), cwd))
@@ -144,6 +147,8 @@ def compile_mcp_server(
         auth=doc.auth.to_spec() if doc.auth is not None else NoAuth(),
         timeout=doc.timeout,
         on_change=doc.on_change,
+        health=McpHealth(doc.health.interval, doc.health.timeout) if doc.health else McpHealth(),
+        max_response_chars=doc.max_response_chars or defaults.max_response_chars,
         source=SourceLocation(file, line, col),
     )
 

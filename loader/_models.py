@@ -31,6 +31,7 @@ __all__ = [
     "JwtAuthDoc",
     "McpBindingDoc",
     "McpExampleDoc",
+    "McpHealthDoc",
     "McpResponseDoc",
     "McpServerDoc",
     "McpToolDoc",
@@ -411,6 +412,21 @@ class ToolDoc(BaseModel):
     _normalise_method = field_validator("method", mode="before")(_upper)
 
 
+class McpHealthDoc(BaseModel):
+    """How the replicas of an HTTP server with several URLs are probed."""
+
+    model_config = _STRICT
+    interval: float = Field(
+        10.0, gt=0, description="Seconds between two probes of each replica (default 10)."
+    )
+    timeout: float = Field(
+        5.0,
+        gt=0,
+        description="Seconds a probe may take: a ping on the open session, or a connect to a "
+        "replica that is down (default 5).",
+    )
+
+
 class McpServerDoc(BaseModel):
     """An upstream MCP server: a stdio ``command``, or the ``url`` of a streamable-HTTP one."""
 
@@ -440,6 +456,17 @@ class McpServerDoc(BaseModel):
         "refuse",
         description="A tool whose live definition differs from its pin: refuse (not offered, "
         "calls refused), warn (offered, logged) or accept.",
+    )
+    max_response_chars: int | None = Field(
+        None,
+        ge=1,
+        description="What the model sees of one result at most, in characters (default "
+        "20000, as for a service).",
+    )
+    health: McpHealthDoc | None = Field(
+        None,
+        description="HTTP with several URLs: how often each replica is probed, and how long "
+        "a probe may take; a replica failing its probe gets no calls until it passes again.",
     )
 
 

@@ -99,6 +99,19 @@ def _server(old: McpUpstream, new: McpUpstream, say: Say) -> None:
         )
     if old.timeout != new.timeout:
         say("TD307", f"{where}/timeout", f"the server's timeout {old.timeout} -> {new.timeout}")
+    if old.max_response_chars != new.max_response_chars:
+        shown = f"{old.max_response_chars} -> {new.max_response_chars}"
+        say("TD307", f"{where}/max_response_chars", f"the server's max_response_chars {shown}")
+    if old.health != new.health:
+        say(
+            "TD307",
+            f"{where}/health",
+            f"the server's health probes {_health(old)} -> {_health(new)}",
+        )
+
+
+def _health(server: McpUpstream) -> str:
+    return f"every {server.health.interval:g} s (timeout {server.health.timeout:g} s)"
 
 
 def _on_change(old: McpUpstream, new: McpUpstream, say: Say) -> None:

@@ -8,7 +8,7 @@ The MCP SDK is imported when an upstream is first reached, not with this package
 
 from ._connect import list_all_tools, open_client
 from ._hooks import CallHooks, call_hooks
-from ._pool import UpstreamPool, UpstreamState, UpstreamStatus
+from ._pool import ReplicaStatus, UpstreamPool, UpstreamState, UpstreamStatus
 from ._shape import shape_result
 from ._transport import McpPlan, McpRequest, McpTransport, PreparedMcpCall
 
@@ -18,6 +18,7 @@ __all__ = [
     "McpRequest",
     "McpTransport",
     "PreparedMcpCall",
+    "ReplicaStatus",
     "UpstreamPool",
     "UpstreamState",
     "UpstreamStatus",

@@ -4,7 +4,8 @@ Runs on the pool's loop. A runner task owns the SDK client (an anyio context mus
 by the task that entered it): it connects, lists the tools, checks their pins, says it is
 ready, and waits until the session is stopped. Calls use the client from their own tasks.
 A failed connect waits a growing time before the next attempt (0.5 s doubling to 30 s);
-a session that dies mid-call is reopened by the next call at once.
+a session that dies mid-call is reopened by the next call at once. The health probes of
+replicas (``_probe``) connect with :meth:`Link.reconnect`, on their own schedule.
 """
 
 from __future__ import annotations
@@ -93,6 +94,11 @@ class Link:
     def alive(self) -> bool:
         return self.client is not None and self._runner is not None and not self._runner.done()
 
+    @property
+    def busy(self) -> bool:
+        """Whether a call is running on this session (a health probe leaves it open then)."""
+        return bool(self._inflight)
+
     async def warm(self) -> None:
         """Connect now if not connected (``UpstreamPool.start``); a failure stays in the status."""
         try:
@@ -120,20 +126,35 @@ class Link:
                 )
             return await self._open()
 
-    async def _open(self) -> Any:
+    async def reconnect(self, timeout: float) -> bool:
+        """Connect now for a health probe, within ``timeout`` and whatever the wait after a
+        failed attempt (the probe paces itself), logging no failure (the probe logs the
+        replica's changes). False when a connect is already running (a call's): it decides.
+        Raises ``CallStopped`` when the connect fails (``error`` says why)."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        if self._lock.locked():
+            return False
+        async with self._lock:
+            if not self.alive:
+                await self._open(timeout, quiet=True)
+        return True
+
+    async def _open(self, timeout: float | None = None, *, quiet: bool = False) -> Any:
         self.state = "restarting" if self.restarts or self._failures else "starting"
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Any] = loop.create_future()
         stop = asyncio.Event()
         self._stop = stop
         self._runner = asyncio.create_task(self._run(ready, stop))
-        timeout = self.pool.connect_timeout
+        if timeout is None:
+            timeout = self.pool.connect_timeout
         try:
             await asyncio.wait_for(asyncio.shield(ready), timeout)
         except TimeoutError:
             self._runner.cancel()
             ready.add_done_callback(_consume)
-            raise self._failed(f"it did not answer within {timeout:g} s") from None
+            raise self._failed(f"it did not answer within {timeout:g} s", quiet) from None
         except MissingVariableError as exc:
             self.state, self.error = "failed", str(exc)
             raise NotSent(ToolError("missing_variable", str(exc))) from None
@@ -141,11 +162,11 @@ class Link:
             self.state, self.error = "failed", exc.error.msg
             raise NotSent(exc.error) from None
         except Exception as exc:
-            raise self._failed(describe(exc)) from None
+            raise self._failed(describe(exc), quiet) from None
         self._failures, self._retry_at, self.down_until, self.error = 0, 0.0, 0.0, None
         return self.client
 
-    def _failed(self, why: str) -> NotSent:
+    def _failed(self, why: str, quiet: bool = False) -> NotSent:
         """Note a failed connect (and when to try again); the error for the call."""
         self._failures += 1
         wait = min(_BACKOFF_MAX, _BACKOFF_START * 2 ** (self._failures - 1))
@@ -154,7 +175,8 @@ class Link:
         # a replica that failed is tried after the others for a while (they answer meanwhile)
         self.down_until = now + max(wait, _DOWN_MIN if self.server.count > 1 else 0.0)
         self.state, self.error = "failed", why
-        log.warning("MCP server %s (%s): cannot connect: %s", self.name, self.label, why)
+        if not quiet:
+            log.warning("MCP server %s (%s): cannot connect: %s", self.name, self.label, why)
         return NotSent(ToolError("unavailable", f"MCP server {self.name!r} is unavailable: {why}"))
 
     async def _run(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:

@@ -7,7 +7,8 @@ session is bound to the loop that opened it, so a loop of their own is what lets
 drivers use one.
 
 Each upstream is one :class:`~._link.Link` per endpoint (a stdio command, or each URL of an
-HTTP server: replicas, chosen round-robin among those not marked down). A link connects at
+HTTP server: replicas, chosen round-robin among those not marked down: by a failed connect,
+or by a failed health probe, see ``_probe``). A link connects at
 first use (or at :meth:`UpstreamPool.start`), lists the tools and checks their pins; a
 session that dies is reopened by the next call, with a growing wait between failed
 attempts. Each link has its own lock and connect timeout, so an upstream that never
@@ -28,17 +29,21 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from toolcat.catalog import Catalog, McpCommand, McpUpstream, ToolDefinition
+from toolcat.catalog import Catalog, McpCommand, McpUpstream, MissingVariableError, ToolDefinition
 from toolcat.executor._identity import ToolContext
+from toolcat.executor._redact import Redactor
 from toolcat.executor._telemetry import Telemetry
 
 from ._auth import per_caller
+from ._connect import resolve_url
 from ._link import Link
 from ._pins import pin_problem
+from ._probe import Prober
 
 __all__ = [
     "CALLER_SESSION_SECONDS",
     "MAX_CALLER_SESSIONS",
+    "ReplicaStatus",
     "UpstreamPool",
     "UpstreamState",
     "UpstreamStatus",
@@ -52,6 +57,20 @@ _T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
+class ReplicaStatus:
+    """One URL of an HTTP server that lists several: ``up`` (in the rotation) or ``down``
+    (its last probe or connect failed: calls try it only when every other is down too),
+    and why while it is down."""
+
+    url: str  # as the catalog writes it (${VAR} unresolved)
+    state: Literal["up", "down"]
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"url": self.url, "state": self.state, "error": self.error}
+
+
+@dataclass(frozen=True, slots=True)
 class UpstreamStatus:
     """Where one upstream stands: its state, its last error, how often it was restarted,
     and the catalog tools it refuses (tool name -> why)."""
@@ -62,6 +81,7 @@ class UpstreamStatus:
     refused: Mapping[str, str] = field(default_factory=dict)
     protocol: str | None = None  # the protocol version the session speaks
     down: tuple[str, ...] = ()  # replicas marked down for a while (HTTP)
+    replicas: tuple[ReplicaStatus, ...] = ()  # each URL of a server that lists several
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +91,7 @@ class UpstreamStatus:
             "refused": dict(self.refused),
             "protocol": self.protocol,
             "down": list(self.down),
+            "replicas": [replica.to_dict() for replica in self.replicas],
         }
 
 
@@ -96,15 +117,61 @@ class _Server:
         # the result of the latest pin check, from whichever link listed last
         self.refused: dict[str, str] = {}
         self.checked = False
+        # replicas of a server with several URLs are probed (not those of sessions per
+        # caller: a probe has no caller's token to connect with)
+        self.prober = Prober(self) if self.count > 1 and not self.per_caller else None
 
     def pick(self, caller: ToolContext | None = None) -> list[Link]:
-        """The links to try for one call, in order: round-robin, those marked down last.
-        A server with credentials per caller uses the caller's own links."""
+        """The links to try for one call, in order: round-robin among the replicas in the
+        rotation, then those marked down. A server with credentials per caller uses the
+        caller's own links. On the pool's loop (it starts the health probes)."""
+        if self.prober is not None:
+            self.prober.start()
         links = self._caller_links(caller) if self.per_caller else self.links
-        start = next(self._turn) % len(links)
-        order = links[start:] + links[:start]
         now = time.monotonic()
-        return sorted(order, key=lambda link: link.down_until > now)
+        down = [link for link in links if self.down(link, now)]
+        up = [link for link in links if link not in down]
+        start = next(self._turn) % max(len(up), 1)
+        return up[start:] + up[:start] + down
+
+    def down(self, link: Link, now: float) -> bool:
+        """Whether ``link`` is out of the rotation: a failed connect, or a failed probe."""
+        if link.down_until > now:
+            return True
+        return self.prober is not None and link in self.links and self.prober.down(link.index)
+
+    def replicas(self, now: float) -> tuple[ReplicaStatus, ...]:
+        """The state of each URL, for a server that lists several."""
+        if self.count < 2:
+            return ()
+        links = self.all_links()
+        out = []
+        for index, shared in enumerate(self.links):
+            at = [link for link in links if link.index == index]
+            down = [link for link in at if self.down(link, now)]
+            if not down:
+                out.append(ReplicaStatus(shared.label, "up"))
+                continue
+            probed = self.prober.replicas[index] if self.prober is not None else None
+            error = probed.error if probed is not None and probed.error else None
+            error = error or next((link.error for link in down if link.error), None)
+            out.append(ReplicaStatus(shared.label, "down", self._masked(error, at)))
+        return tuple(out)
+
+    def _masked(self, error: str | None, links: list[Link]) -> str | None:
+        """``error`` without the credentials the links send, nor the URL as resolved (a
+        ``${VAR}`` in it may be a key): an error may echo either."""
+        if error is None:
+            return None
+        redactor = Redactor()
+        redactor.add_token(*(secret for link in links for secret in link.secrets))
+        try:
+            url = resolve_url(self.upstream, self.pool.env, links[0].index)
+        except MissingVariableError:
+            url = None
+        if url is not None and url != links[0].label:
+            redactor.add(url)
+        return redactor(error)
 
     def _caller_links(self, caller: ToolContext | None) -> list[Link]:
         token = caller.token if caller is not None else None
@@ -235,12 +302,15 @@ class UpstreamPool:
     # -- what callers read -------------------------------------------------------------
 
     def start(self) -> None:
-        """Connect every upstream in the background (``serve`` does; a call does it anyway)."""
+        """Connect every upstream in the background, and start the health probes of
+        replicas (``serve`` does; a call does it anyway)."""
         for server in self.servers.values():
             if server.per_caller:  # no caller, no token to connect with: the first call connects
                 continue
             for link in server.links:
                 self.submit(link.warm())
+            if server.prober is not None:
+                self.loop.call_soon_threadsafe(server.prober.start)
 
     def status(self) -> dict[str, UpstreamStatus]:
         """Every upstream's :class:`UpstreamStatus`, by server name."""
@@ -255,7 +325,8 @@ class UpstreamPool:
                 restarts=sum(link.restarts for link in links),
                 refused=dict(server.refused),
                 protocol=best.protocol,
-                down=tuple(link.label for link in links if link.down_until > now),
+                down=tuple(dict.fromkeys(link.label for link in links if server.down(link, now))),
+                replicas=server.replicas(now),
             )
         return out
 
@@ -311,6 +382,8 @@ class UpstreamPool:
         await asyncio.to_thread(self.close)
 
     async def _stop_all(self) -> None:
+        probers = [server.prober for server in self.servers.values() if server.prober]
+        await asyncio.gather(*(prober.stop() for prober in probers))  # before they reconnect
         links = [link for server in self.servers.values() for link in server.all_links()]
         await asyncio.gather(*(link.stop() for link in links), return_exceptions=True)
         await asyncio.gather(*(close() for close in self._closers), return_exceptions=True)

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 __all__ = ["McpPlan", "McpRequest", "McpTransport", "PreparedMcpCall"]
 
-_MAX_CHARS = 20_000  # as an HTTP service's max_response_chars
 _MAX_BYTES = 10_000_000  # as an HTTP service's max_response_bytes
 
 
@@ -50,7 +49,7 @@ class McpPlan:
     checker: ArgumentChecker
     secrets: SecretShape | None
     timeout: float
-    max_chars: int = _MAX_CHARS
+    max_chars: int  # the server's max_response_chars
     max_bytes: int = _MAX_BYTES
 
     @property
@@ -187,6 +186,7 @@ class McpTransport:
             checker=ArgumentChecker(tool.input_schema),
             secrets=secret_shape(tool.input_schema, tool.sensitive_arguments),
             timeout=command.timeout if command.timeout is not None else upstream.timeout,
+            max_chars=upstream.max_response_chars,
         )
 
     def prepare(self, plan: McpPlan, arguments: dict[str, Any], *, preview: bool) -> McpRequest:

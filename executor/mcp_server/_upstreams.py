@@ -86,7 +86,8 @@ def reset_call_hooks(token: Any) -> None:
 def upstream_status(executor: Executor | None) -> dict[str, Any]:
     """Each upstream's part of ``/readyz``: its state, restarts, the protocol version it
     speaks and the number of its tools refused (the probe's body names no tool; the log
-    says which, and the errors)."""
+    says which, and the errors); for a server with several URLs, each replica by its
+    place in the list, up or down, and while down why (its URL is in the log)."""
     pool = pool_of(executor) if executor is not None else None
     if pool is None:
         return {}
@@ -98,13 +99,19 @@ def upstream_status(executor: Executor | None) -> dict[str, Any]:
             "refused_tools": len(status.refused),
             "protocol": status.protocol,
         }
+        if status.replicas:
+            out[name]["replicas"] = [
+                {"replica": i, "state": r.state, **({"error": r.error} if r.error else {})}
+                for i, r in enumerate(status.replicas)
+            ]
     return out
 
 
 def register_metrics(current: Callable[[], Executor | None]) -> None:
     """Observable gauges of each upstream of ``current()``'s pool, for ``/metrics``:
     ``toolcat.mcp.upstream.up`` (1 ready, else 0), ``toolcat.mcp.upstream.restarts`` and
-    ``toolcat.mcp.upstream.refused_tools``, labelled by server (and state)."""
+    ``toolcat.mcp.upstream.refused_tools``, labelled by server (and state);
+    ``toolcat.mcp.upstream.replica.up`` (1 in the rotation, else 0), by server and replica."""
     from opentelemetry import metrics
 
     meter = metrics.get_meter("toolcat.serve")
@@ -126,6 +133,13 @@ def register_metrics(current: Callable[[], Executor | None]) -> None:
     def refused(_options: Any) -> list[metrics.Observation]:
         return [metrics.Observation(len(s.refused), {"server": n}) for n, s in read().items()]
 
+    def replicas(_options: Any) -> list[metrics.Observation]:
+        return [
+            metrics.Observation(1 if r.state == "up" else 0, {"server": n, "replica": str(i)})
+            for n, s in read().items()
+            for i, r in enumerate(s.replicas)
+        ]
+
     meter.create_observable_gauge(
         "toolcat.mcp.upstream.up",
         callbacks=[up],
@@ -142,4 +156,10 @@ def register_metrics(current: Callable[[], Executor | None]) -> None:
         callbacks=[refused],
         unit="{tool}",
         description="Tools of each upstream not offered: changed or removed since reviewed",
+    )
+    meter.create_observable_gauge(
+        "toolcat.mcp.upstream.replica.up",
+        callbacks=[replicas],
+        description="Whether each replica (its place in the url list) of an upstream MCP "
+        "server with several URLs gets calls (1) or failed its last probe or connect (0)",
     )

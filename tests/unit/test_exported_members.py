@@ -63,6 +63,7 @@ CATALOG_IR = [
     "HttpCommand",
     "HttpMethod",
     "McpCommand",
+    "McpHealth",
     "McpUpstream",
     "MethodSemantics",
     "MissingVariableError",

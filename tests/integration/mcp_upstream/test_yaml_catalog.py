@@ -1,6 +1,7 @@
 """The front door with no extra setup: ``toolcat.load`` a YAML catalog with an
 ``mcp_servers:`` entry, and the ``Executor`` runs its tools (renames, fixed arguments,
-context-bound arguments filled from the caller, never from the model)."""
+context-bound arguments filled from the caller, never from the model, the server's result
+budget)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ mcp_servers:
     command: [{json.dumps(sys.executable)}, -m, toolcat.tests.support.mcp_upstream]
     env: {{GREETING: "${{GREETING}}"}}
     timeout: 60
+    max_response_chars: 300
 tools:
   - name: plus_forty
     description: Add forty to a number.
@@ -39,6 +41,11 @@ tools:
   - name: greeting
     description: The greeting the server was given.
     mcp: {{server: up, tool: env, pin: "{mcp_pin(LISTED["env"])}", fixed: {{name: GREETING}}}}
+  - name: many_xs
+    description: A long text.
+    mcp: {{server: up, tool: big, pin: "{mcp_pin(LISTED["big"])}"}}
+    parameters:
+      n: {{type: integer}}
 """
     path = tmp_path / "catalog.yaml"
     path.write_text(text)
@@ -59,4 +66,7 @@ def test_a_loaded_catalog_runs_its_mcp_tools(tmp_path: Path) -> None:
         assert chosen.error is not None and chosen.error.type == "invalid_arguments"
         greeting = executor.execute(ToolCall("greeting", {}))
         assert json.loads(greeting.content) == "hello"
+        long = executor.execute(ToolCall("many_xs", {"n": 1000}))  # the server's budget: 300
+        assert long.ok and long.truncated and long.content.startswith("x" * 300)
+        assert "truncated: 700 of 1000 characters omitted" in long.content
         assert executor.mcp.pool.status()["up"].refused == {}

@@ -60,6 +60,11 @@ CASES = [
     pytest.param({"FIXED": "{dry_run: true}"}, [("TD113", "/command/fixed")], id="fixed"),
     pytest.param({"ON_CHANGE": "warn"}, [("TD204", "/mcp_server/on_change")], id="loosened"),
     pytest.param({"ON_CHANGE": "accept"}, [("TD204", "/mcp_server/on_change")], id="accept"),
+    pytest.param(
+        {"ON_CHANGE": "refuse\n    max_response_chars: 500"},
+        [("TD307", "/mcp_server/max_response_chars")],
+        id="result-budget",
+    ),
 ]
 
 
@@ -125,4 +130,26 @@ def test_a_likely_rename_of_a_tool_of_an_mcp_server(catalog_files: CatalogFiles)
     assert messages == [
         "tool added (likely renamed from 'memory_add': same server and tool)",
         "tool removed (likely renamed to 'memory_add_observations': same server and tool)",
+    ]
+
+
+REPLICAS = '["https://a.example/mcp", "https://b.example/mcp"]'
+
+
+def test_a_change_of_the_replicas_health_probes_is_a_note(catalog_files: CatalogFiles) -> None:
+    tool = TOOL.replace("SERVER", "other").replace("TOOL", "add").replace("PIN", PIN_A)
+    tool = tool.replace("RENAMED", "contents").replace("FIXED", "{}")
+    servers = SERVERS.replace("ON_CHANGE", "refuse")
+    replicas = servers.replace('"https://other.example/mcp"', REPLICAS)
+    old = catalog_files.catalog(replicas + tool, "old.yaml")
+    probed = replicas.replace(f"{REPLICAS}}}", f"{REPLICAS}, health: {{interval: 2}}}}")
+    new = catalog_files.catalog(probed + tool, "new.yaml")
+    changes = [(c.rule, c.kind, c.location, c.message) for c in diff_catalogs(old, new)]
+    assert changes == [
+        (
+            "TD307",
+            "note",
+            "/mcp_server/health",
+            "the server's health probes every 10 s (timeout 5 s) -> every 2 s (timeout 5 s)",
+        )
     ]

@@ -6,7 +6,14 @@ import os
 from pathlib import Path
 
 import pytest
-from toolcat.catalog import BearerAuth, McpCommand, McpUpstream, NoAuth, ToolAnnotations
+from toolcat.catalog import (
+    BearerAuth,
+    McpCommand,
+    McpHealth,
+    McpUpstream,
+    NoAuth,
+    ToolAnnotations,
+)
 from toolcat.loader import load_catalog
 
 GOOD = Path(__file__).resolve().parents[2] / "data" / "catalogs" / "good" / "mcp-servers.yaml"
@@ -126,3 +133,47 @@ def test_a_tool_of_a_broken_server_is_not_unknown(tmp_path: Path) -> None:
 def test_server_concurrency_may_name_an_mcp_server(tmp_path: Path) -> None:
     text = SERVER + "server:\n  concurrency: {s: 2, nope: 1}\n"
     assert _load(tmp_path, text) == ["TC081@5"]
+
+
+@pytest.mark.parametrize(
+    ("server", "expected"),
+    [
+        # the probes of replicas: defaults without the key, numbers of seconds above 0
+        ("  s: {url: [https://a.example/mcp, https://b.example/mcp]}\n", McpHealth(10.0, 5.0)),
+        (
+            "  s: {url: [https://a.example/mcp, https://b.example/mcp], "
+            "health: {interval: 2, timeout: 0.5}}\n",
+            McpHealth(2.0, 0.5),
+        ),
+        ("  s: {url: https://a.example/mcp, health: {interval: 0}}\n", ["TC008@3"]),
+        ("  s: {url: https://a.example/mcp, health: {every: 5}}\n", ["TC003@3"]),
+        # a stdio server has one endpoint: nothing to balance
+        ("  s: {command: [srv], health: {interval: 5}}\n", ["TC092@3"]),
+    ],
+)
+def test_health_cases(tmp_path: Path, server: str, expected: McpHealth | list[str]) -> None:
+    path = tmp_path / "catalog.yaml"
+    path.write_text("toolcat: 1\nmcp_servers:\n" + server, encoding="utf-8")
+    result = load_catalog([path], progress=False)
+    if isinstance(expected, McpHealth):
+        assert result.diagnostics == () and result.catalog is not None
+        assert result.catalog.mcp_servers["s"].health == expected
+    else:
+        assert [f"{d.code}@{d.line}" for d in result.diagnostics] == expected
+
+
+@pytest.mark.parametrize(
+    ("budget", "expected"),
+    [("", 20000), (", max_response_chars: 500", 500)],
+    ids=["default", "set"],
+)
+def test_the_result_budget_of_a_server(tmp_path: Path, budget: str, expected: int) -> None:
+    path = tmp_path / "catalog.yaml"
+    path.write_text(f"toolcat: 1\nmcp_servers:\n  s: {{command: [srv]{budget}}}\n")
+    catalog = load_catalog([path], progress=False).catalog
+    assert catalog is not None and catalog.mcp_servers["s"].max_response_chars == expected
+
+
+def test_a_result_budget_is_a_positive_number_of_characters(tmp_path: Path) -> None:
+    text = "toolcat: 1\nmcp_servers:\n  s: {command: [srv], max_response_chars: 0}\n"
+    assert _load(tmp_path, text) == ["TC008@3"]
