@@ -5,8 +5,8 @@ path templates, schemas, templates) are checked by the later stages. The
 format's published JSON Schema is generated from them.
 """
 
-from __future__ import annotations
-
+# Annotations are objects here, not text (no ``from __future__ import annotations``): pydantic
+# reads them as they are instead of evaluating the text of each one when a model is built.
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
@@ -61,6 +61,19 @@ _STRICT = ConfigDict(frozen=True, extra="forbid", strict=True)
 # IR's ``extensions`` and takes them out before the model sees the document
 _STRICT_X = ConfigDict(
     frozen=True, extra="forbid", strict=True, json_schema_extra={"patternProperties": {"^x-": {}}}
+)
+# The models of what only some catalogs have (a server: or search: section, MCP servers and
+# their tools) build their validators when first used: loading a catalog without those
+# sections, or an OpenAPI spec, never pays for building them (pydantic's defer_build). The
+# models every load uses (tools, services, openapi entries and their parts) are built here,
+# once: a deferred part would be built again inside each model that holds it.
+_STRICT_LATE = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
+_STRICT_X_LATE = ConfigDict(
+    frozen=True,
+    extra="forbid",
+    strict=True,
+    defer_build=True,
+    json_schema_extra={"patternProperties": {"^x-": {}}},
 )
 
 HeaderValue = str | int | float | bool
@@ -346,7 +359,9 @@ class ExampleDoc(BaseModel):
 class McpResponseDoc(BaseModel):
     """An upstream's recorded answer: an MCP ``CallToolResult``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, populate_by_name=True)
+    model_config = ConfigDict(
+        defer_build=True, frozen=True, extra="forbid", strict=True, populate_by_name=True
+    )
     content: list[dict[str, Any]] = Field(
         default_factory=list, description="Content blocks (text, image, audio, resources)."
     )
@@ -358,7 +373,7 @@ class McpExampleDoc(BaseModel):
     """One example of an MCP tool: arguments, the upstream's arguments they become, its
     recorded answer, the result the model gets."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     name: str | None = None
     arguments: dict[str, Any] = Field(default_factory=dict)
     request: dict[str, Any] | None = Field(
@@ -430,7 +445,7 @@ class McpHealthDoc(BaseModel):
 class McpServerDoc(BaseModel):
     """An upstream MCP server: a stdio ``command``, or the ``url`` of a streamable-HTTP one."""
 
-    model_config = _STRICT_X
+    model_config = _STRICT_X_LATE
     command: list[Annotated[str, Field(min_length=1)]] | None = Field(
         None,
         min_length=1,
@@ -473,7 +488,7 @@ class McpServerDoc(BaseModel):
 class McpBindingDoc(BaseModel):
     """The upstream tool a catalog tool calls, and how its arguments reach it."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     server: str = Field(description="A server of mcp_servers.")
     tool: str = Field(min_length=1, description="The upstream's name of the tool.")
     pin: str = Field(
@@ -496,7 +511,7 @@ class McpToolDoc(BaseModel):
     """One tool of an upstream MCP server (``mcp:`` where an HTTP tool has service, method
     and path)."""
 
-    model_config = _STRICT_X
+    model_config = _STRICT_X_LATE
     name: str = Field(description=f"{TOOL_NAME_PATTERN}, unique in the catalog.")
     description: str | None = None
     mcp: McpBindingDoc
@@ -656,7 +671,7 @@ JwtAlgorithm = Literal[
 class JwtAuthDoc(BaseModel):
     """JWT access tokens signed by an issuer whose keys are read from ``jwks_url``."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     issuer: str = Field(description="The exact 'iss' of accepted tokens; may hold ${VAR}.")
     jwks_url: str = Field(
         description="The issuer's JWKS: https (http only to loopback); may hold ${VAR}. "
@@ -689,7 +704,7 @@ class JwtAuthDoc(BaseModel):
 class IntrospectionDoc(BaseModel):
     """Opaque tokens checked at an RFC 7662 introspection endpoint."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     url: str = Field(description="The endpoint: https (http only to loopback); may hold ${VAR}.")
     client_id: str | None = Field(None, description="This server's client id at the endpoint.")
     client_secret: str | None = Field(
@@ -703,7 +718,7 @@ class IntrospectionDoc(BaseModel):
 class ApiKeyEntryDoc(BaseModel):
     """A static API key, stored as its hash (`toolcat hash-key` prints one)."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     name: str = Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$", description="Who holds the key.")
     hash: str = Field(pattern=r"^sha256:[0-9a-f]{64}$", description="sha256:<hex> of the key.")
     scopes: list[Scope] = Field(default_factory=list, description="Scopes the key grants.")
@@ -716,7 +731,7 @@ ClaimName = Annotated[str, Field(pattern=r"^[\x21-\x7E]{1,256}$")]
 class ServerAuthDoc(BaseModel):
     """How HTTP callers authenticate; a token any configured method accepts gets in."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     jwt: JwtAuthDoc | None = None
     introspection: IntrospectionDoc | None = None
     api_keys: list[ApiKeyEntryDoc] = Field(default_factory=list)
@@ -738,7 +753,7 @@ ClaimValue = Annotated[str, Field(min_length=1, max_length=1024)]
 class AccessGrantDoc(BaseModel):
     """What a rule covers: tools by name ('*': all), toolsets and tags."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     toolsets: list[str] = Field(default_factory=list, description="Every tool of these toolsets.")
     tools: list[str] = Field(default_factory=list, description="These tools; '*' for every tool.")
     tags: list[str] = Field(default_factory=list, description="Every tool with one of these tags.")
@@ -747,7 +762,7 @@ class AccessGrantDoc(BaseModel):
 class AccessRuleDoc(BaseModel):
     """A rule: callers matching every 'when' entry are allowed or denied what it covers."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     name: str | None = Field(None, description="Named in refusals and `toolcat access`.")
     when: dict[ClaimName, ClaimValue | list[ClaimValue]] = Field(
         default_factory=dict,
@@ -761,7 +776,7 @@ class AccessRuleDoc(BaseModel):
 class AuditDoc(BaseModel):
     """One JSON line per tool call, allowed or refused."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     path: str = Field(
         min_length=1, description="A file (rotated by size), or '-' for standard output."
     )
@@ -782,7 +797,7 @@ class AuditDoc(BaseModel):
 class QuotaDoc(BaseModel):
     """A rate limit: callers matching 'when' get 'rate' calls of the tools it covers."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     name: str | None = Field(None, description="Named in rate_limited errors and audit lines.")
     when: dict[ClaimName, ClaimValue | list[ClaimValue]] = Field(
         default_factory=dict,
@@ -806,7 +821,7 @@ class QuotaDoc(BaseModel):
 class RedisDoc(BaseModel):
     """Shared state for several replicas: quotas, OAuth tokens, idempotency records."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     url: str = Field(
         min_length=1,
         description="redis://[user:password@]host:port/db, rediss:// (TLS) or unix://; "
@@ -830,7 +845,7 @@ class RedisDoc(BaseModel):
 class ServerDoc(BaseModel):
     """How `toolcat serve --transport http` answers: its resource URI and authentication."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     resource: str | None = Field(
         None,
         description="The server's resource URI (RFC 9728), e.g. https://tools.example.com/mcp; "
@@ -863,7 +878,7 @@ class ServerDoc(BaseModel):
 class ToolsetDoc(BaseModel):
     """A toolset in the long form, to carry x- keys: ``{tools: [...], x-owner: ...}``."""
 
-    model_config = _STRICT_X
+    model_config = _STRICT_X_LATE
     tools: list[str] = Field(description="Tool names, in the order a model sees them.")
     callers: list[Caller] | None = Field(
         None,
@@ -875,7 +890,7 @@ class ToolsetDoc(BaseModel):
 class EmbeddingsDoc(BaseModel):
     """An OpenAI-compatible embeddings endpoint: semantic ranking fused with the lexical one."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     url: str = Field(
         min_length=1,
         description="The API base (https://api.openai.com/v1), to which /embeddings is added; "
@@ -904,7 +919,7 @@ class SearchDoc(BaseModel):
     """How models find tools in a large catalog: the tools every request carries, and how
     tools are ranked for a request (`toolcat search`, search_tools)."""
 
-    model_config = _STRICT
+    model_config = _STRICT_LATE
     pinned: (
         list[Annotated[str, Field(min_length=1, max_length=200)]]
         | dict[str, list[Annotated[str, Field(min_length=1, max_length=200)]]]

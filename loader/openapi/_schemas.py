@@ -135,6 +135,9 @@ class SchemaConverter:
         self._direct: dict[RefKey, tuple[RefKey, ...]] = {}
         self._exceeds: dict[tuple[RefKey, int], bool] = {}
         self._loop_free: set[RefKey] = set()  # refs checked by _check_loop
+        self._refs_met = 0  # $refs converted so far
+        # (id, file, mode) of a schema object with no $ref -> (the object, its conversion)
+        self._plain: dict[tuple[int, str, str], tuple[Any, Any]] = {}
 
     # -- public ------------------------------------------------------------------
 
@@ -142,12 +145,23 @@ class SchemaConverter:
         """A converted schema and the definitions it needs (``{name: schema}``, sorted by name).
 
         Raises :class:`RefError` when a ref it needs cannot be resolved.
+
+        A schema object met again (a parameter that many operations share through a
+        ``$ref``, with its schema written inline) is converted once: one that holds no
+        ``$ref`` converts to the same value whenever it is met, so the first result is
+        kept (with the object, so that its id stays its own).
         """
+        seen = self._plain.get((id(schema), file, mode))
+        if seen is not None:
+            return seen[1], {}
+        refs = self._refs_met
         self._deps.append(set())
         try:
             result = self._convert(schema, file, mode)
         finally:
             deps = self._deps.pop()
+        if self._refs_met == refs and isinstance(schema, dict):
+            self._plain[(id(schema), file, mode)] = (schema, result)
         return result, self.definitions(deps)
 
     def resolved_object(self, schema: Any, file: str) -> Any:
@@ -191,6 +205,7 @@ class SchemaConverter:
         return FrozenDict({"$ref": f"#/$defs/{name}"})
 
     def _ref(self, node: dict[str, Any], file: str, mode: str) -> Any:
+        self._refs_met += 1
         target, key = self._resolver.resolve(node["$ref"], file)
         if key not in self._loop_free:
             self._check_loop(key, target, str(node["$ref"]), file)

@@ -253,3 +253,26 @@ def test_openapi_31_type_arrays_and_const_are_kept(one_tool: Any) -> None:
     doc["openapi"] = "3.1.0"
     v = one_tool(doc)["parameters"]["v"]
     assert v["type"] == ["string", "null"] and v["const"] == "x"
+
+
+def test_a_schema_object_met_again_is_converted_once(tmp_path: Any) -> None:
+    """A parameter shared through a $ref brings the same inline schema object to every
+    operation: it is converted once. One that holds a $ref is converted each time (what a
+    $ref becomes can change as the import learns which schemas are recursive)."""
+    from toolcat.loader.openapi._refs import Resolver
+    from toolcat.loader.openapi._schemas import IN, SchemaConverter
+
+    doc = {"components": {"schemas": {"Id": {"type": "string"}}}}
+    spec = tmp_path / "spec.json"
+    resolver = Resolver(spec, doc, root_dir=tmp_path, max_bytes=1 << 20)
+    converter = SchemaConverter(resolver, "3.0.3")
+    plain = {"type": "integer", "minimum": 1, "nullable": True}
+    first, _ = converter.convert(plain, str(spec), IN)
+    again, _ = converter.convert(plain, str(spec), IN)
+    assert again is first
+    equal, _ = converter.convert(dict(plain), str(spec), IN)  # another object: its own
+    assert equal == first and equal is not first
+    with_ref = {"type": "object", "properties": {"id": {"$ref": "#/components/schemas/Id"}}}
+    one, _ = converter.convert(with_ref, str(spec), IN)
+    two, _ = converter.convert(with_ref, str(spec), IN)
+    assert one == two and one is not two
