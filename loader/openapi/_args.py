@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog import FrozenDict, FrozenList
+import orjson
+from toolcat.catalog import FrozenDict
 from toolcat.loader._params import looks_secret
+from toolcat.loader._schemas import ValueCheck
 
 __all__ = ["Arg", "assign_names", "conforming", "safe_argument"]
 
@@ -130,86 +133,25 @@ def conforming(schema: Any, defs: dict[str, Any], notes: list[str], where: str) 
     return out
 
 
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "null": (type(None),),
-    "array": (list, FrozenList),
-    "object": (dict, FrozenDict),
-}
-_IGNORED = frozenset(
-    {"description", "title", "format", "examples", "deprecated", "default", "readOnly",
-     "writeOnly", "$comment", "contentEncoding", "contentMediaType"}
-)  # fmt: skip
-
-
-def _same(a: Any, b: Any) -> bool:
-    return bool(a == b) and (type(a) is bool) == (type(b) is bool)
-
-
-def _is_type(value: Any, name: Any) -> bool:
-    kinds = _JSON_TYPES.get(name, ()) if isinstance(name, str) else ()
-    if type(value) in kinds and not (name in ("integer", "number") and type(value) is bool):
-        return True
-    return name == "integer" and type(value) is float and value.is_integer()
-
-
-def _fast(value: Any, schema: Any) -> bool | None:
-    """Whether ``value`` conforms, for the keywords specs put on parameters; ``None``: unsure."""
-    if type(schema) not in (dict, FrozenDict):
-        return None
-    for key, rule in schema.items():
-        if key in _IGNORED:
-            continue
-        if key == "type":
-            names = [rule] if isinstance(rule, str) else list(rule)
-            if not any(_is_type(value, n) for n in names):
-                return False
-        elif key in ("enum", "const"):
-            options = rule if key == "enum" else [rule]
-            if not any(_same(value, o) for o in options):
-                return False
-        elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-            if type(value) in (int, float) and not (
-                (key == "minimum" and value >= rule)
-                or (key == "maximum" and value <= rule)
-                or (key == "exclusiveMinimum" and value > rule)
-                or (key == "exclusiveMaximum" and value < rule)
-            ):
-                return False
-        elif key in ("minLength", "maxLength"):
-            if type(value) is str and not (
-                (key == "minLength" and len(value) >= rule)
-                or (key == "maxLength" and len(value) <= rule)
-            ):
-                return False
-        elif key in ("minItems", "maxItems"):
-            if type(value) in (list, FrozenList) and not (
-                (key == "minItems" and len(value) >= rule)
-                or (key == "maxItems" and len(value) <= rule)
-            ):
-                return False
-        elif key == "items":
-            if type(value) in (list, FrozenList):
-                for item in value:
-                    verdict = _fast(item, rule)
-                    if verdict is not True:
-                        return verdict
-        else:
-            return None
-    return True
-
-
 def _conforms(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
-    verdict = _fast(value, schema)
-    if verdict is not None:
-        return verdict
-    from toolcat.loader._schemas import ValueCheck
+    """Whether ``value`` conforms to ``schema`` (its ``$ref``s into ``defs``): decided by
+    jsonschema-rs, as the loader decides it for a catalog's own defaults and enum values.
 
-    full = {**schema, "$defs": defs} if defs else schema
+    Specs repeat the same small parameter schemas across operations (GitHub's ``per_page``
+    hundreds of times), so each distinct one is compiled once, found by its canonical text.
+    """
     try:
-        return ValueCheck(full).conforms(value)
+        text = orjson.dumps(schema, option=_CANONICAL)
+        if defs and (b'{"$ref":' in text or b',"$ref":' in text):  # a key, as orjson writes it
+            return ValueCheck({**schema, "$defs": defs}).conforms(value)
+        return _value_check(text).conforms(value)
     except Exception:  # a schema jsonschema cannot use (a bad pattern...): leave the value out
         return False
+
+
+_CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+@functools.lru_cache(maxsize=1024)
+def _value_check(text: bytes) -> ValueCheck:
+    return ValueCheck(orjson.loads(text))

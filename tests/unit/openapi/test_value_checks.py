@@ -1,4 +1,5 @@
-"""The importer's fast default/enum check agrees with jsonschema whenever it answers."""
+"""The importer drops the defaults and enum values that break their own schema, judged as
+jsonschema judges them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from toolcat.loader.openapi._args import _fast
+from toolcat.loader.openapi._args import _conforms, conforming
 
 scalars = st.one_of(
     st.none(),
@@ -39,7 +40,35 @@ schemas = st.fixed_dictionaries(
 
 @settings(max_examples=400, deadline=None)
 @given(value=values, schema=schemas)
-def test_fast_check_agrees_with_jsonschema(value: Any, schema: dict[str, Any]) -> None:
-    verdict = _fast(value, schema)
-    if verdict is not None:
-        assert verdict == Draft202012Validator(schema).is_valid(value), (value, schema)
+def test_the_check_agrees_with_jsonschema(value: Any, schema: dict[str, Any]) -> None:
+    assert _conforms(value, schema, {}) == Draft202012Validator(schema).is_valid(value), (
+        value,
+        schema,
+    )
+
+
+def test_enum_values_and_a_default_that_break_the_schema_are_left_out_with_notes() -> None:
+    notes: list[str] = []
+    schema = {"type": "integer", "maximum": 100, "enum": [1, 500, "x"], "default": 500}
+    out = conforming(schema, {}, notes, "argument 'per_page'")
+    assert out == {"type": "integer", "maximum": 100, "enum": [1]}
+    assert notes == [
+        "argument 'per_page': enum values that break the schema were left out",
+        "argument 'per_page': the default 500 breaks the schema; left out",
+    ]
+    assert schema["default"] == 500  # the spec's own schema is not changed
+
+
+def test_a_schema_that_refers_to_a_definition_is_checked_against_it() -> None:
+    defs = {"Size": {"type": "string", "enum": ["s", "m"]}}
+    notes: list[str] = []
+    out = conforming({"$ref": "#/$defs/Size", "default": "xl"}, defs, notes, "argument 'size'")
+    assert out == {"$ref": "#/$defs/Size"}
+    assert conforming({"$ref": "#/$defs/Size", "default": "m"}, defs, [], "x")["default"] == "m"
+
+
+def test_values_that_conform_are_kept_and_the_schema_returned_as_is() -> None:
+    schema = {"type": "string", "enum": ["a", "b"], "default": "a"}
+    notes: list[str] = []
+    assert conforming(schema, {}, notes, "argument 'mode'") == schema
+    assert notes == []
