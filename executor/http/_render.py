@@ -16,7 +16,8 @@ from toolcat.catalog import MissingVariableError, ParameterBinding
 from toolcat.executor._calls import CallStopped, ToolError
 from toolcat.executor._identity import ToolContext
 from toolcat.executor._plan import ToolPlan
-from toolcat.executor._redact import Redactor, is_sensitive_header, mask_secrets, resolve
+from toolcat.executor._redact import Redactor, is_sensitive_header, resolve
+from toolcat.executor._secrets import mask_secrets
 from toolcat.executor._templates import TemplateFailure
 
 from ._auth import TokenGrant, resolve_auth
