@@ -33,7 +33,8 @@ from toolcat.catalog._methods import method_semantics
 from toolcat.catalog._model import HttpCommand, Service, SourceLocation, ToolDefinition
 
 from ._diff_mcp import mcp_changes
-from ._diff_schema import SchemaDiff, pointer
+from ._diff_schema import SchemaDiff
+from ._schema_parts import pointer
 
 __all__ = ["CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs"]
 
