@@ -220,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_chat(args, catalog, headers, extra, key_env, prompts))
 
 
-async def _chat(
+async def _chat(  # noqa: C901, PLR0915  the chat session end to end: client, callbacks, the prompt loop, each exit's message
     args: argparse.Namespace,
     catalog: Any,
     headers: dict[str, str],

@@ -220,7 +220,7 @@ def _confirm_methods(value: str | None) -> frozenset[str] | None:
     return frozenset(methods)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:  # noqa: C901  the import command's steps in order: checks, import, report, update, write
     from pathlib import Path
 
     from toolcat.loader.openapi import (

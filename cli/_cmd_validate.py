@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         raise
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:  # noqa: PLR0915  validate's steps in order: settings, load, suppressions, baseline, output, exit
     from ._config import compile_globs, find_config, load_config
     from ._findings import apply_settings, apply_suppressions, read_baseline, write_baseline
     from ._formats import FORMATS, format_github, is_failure, summary_line

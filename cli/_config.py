@@ -172,7 +172,7 @@ def load_config(path: Path | None) -> Config:
     return read_config(data, path)
 
 
-def read_config(data: Mapping[str, Any], path: Path | None = None) -> Config:
+def read_config(data: Mapping[str, Any], path: Path | None = None) -> Config:  # noqa: C901  one check per settings key, each with its own one-line error
     """Check the keys and values of a settings table; the first problem is a CliError."""
 
     def fail(key: str, message: str) -> CliError:

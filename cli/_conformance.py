@@ -117,7 +117,7 @@ class _Generator:
         self.random = random.Random(seed)
         self.case = 0
 
-    def value(self, schema: Any, depth: int = 0) -> Any:
+    def value(self, schema: Any, depth: int = 0) -> Any:  # noqa: C901  a sample value per JSON Schema type and keyword, one branch each
         rnd = self.random
         if schema is True or not isinstance(schema, Mapping):
             return rnd.choice(["x", 1, True])

@@ -48,7 +48,7 @@ def _suppressions(text: str) -> dict[int, tuple[set[str], bool]]:
     return found
 
 
-def apply_suppressions(diagnostics: Sequence[Any], files: Iterable[str]) -> list[Any]:
+def apply_suppressions(diagnostics: Sequence[Any], files: Iterable[str]) -> list[Any]:  # noqa: C901  one pass over the comments and findings of each file, with the unused-suppression check
     """``diagnostics`` without those a suppression comment covers, plus TC125 for each
     suppressed code that covered nothing.
 

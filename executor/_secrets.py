@@ -97,7 +97,7 @@ class _ShapeBuilder:
             self._fill(shape, schema, depth + 1)
         return shape
 
-    def _fill(self, shape: SecretShape, schema: Mapping[str, Any], depth: int) -> None:
+    def _fill(self, shape: SecretShape, schema: Mapping[str, Any], depth: int) -> None:  # noqa: C901  one branch per keyword that reaches a part of the instance
         def add(into: list[SecretShape], sub: Any) -> None:
             found = self.shape(sub, depth)
             if found is not None:

@@ -348,7 +348,7 @@ def _is_overlay(data: Any) -> bool:
     return isinstance(data, dict) and "overlay" in data and "toolcat" not in data
 
 
-def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Path) -> None:
+def _check_file(state: _State, data: Any, file: str, locate: Locator, folder: Path) -> None:  # noqa: C901, PLR0915  one file's top-level sections checked in the file's order
     if data is None:
         state.add("TC005", "the file is empty; a catalog starts with 'toolcat: 1'", file, (1, 1))
         return
@@ -788,7 +788,7 @@ def _add_service(state: _State, service: Service, file: str, where: tuple[int, i
     state.services[service.name] = (service, file, where)
 
 
-def _run_imports(state: _State, progress: bool | None) -> None:
+def _run_imports(state: _State, progress: bool | None) -> None:  # noqa: C901, PLR0915  each openapi: entry read, imported and reported, with each way it fails
     for entry, spec, file, base, locate in state.imports:
         where = locate((*base, "spec"), False)
         if entry.spec.startswith(("http://", "https://")):

@@ -60,7 +60,7 @@ class CompiledParameters:
     reachable: list[str] = field(default_factory=list)  # definitions the schemas refer to
 
 
-def compile_parameters(
+def compile_parameters(  # noqa: C901, PLR0915  every parameter placed and checked in one pass, where they share the placement table
     doc: ToolDoc, scope: Scope, variables: Sequence[str], defs: Mapping[str, Any], *, trusted: bool
 ) -> CompiledParameters:
     """Place every parameter and check its schema; findings go to ``scope``."""

@@ -86,7 +86,7 @@ class _Converter:
     def note(self, pointer: str, text: str) -> None:
         self.notes.append((pointer, text))
 
-    def node(self, schema: Any, pointer: str, stack: tuple[str, ...]) -> dict[str, Any]:
+    def node(self, schema: Any, pointer: str, stack: tuple[str, ...]) -> dict[str, Any]:  # noqa: C901, PLR0915  one rewrite of a schema object, keyword by keyword, to Gemini's subset
         if schema is True or not isinstance(schema, dict):
             return {}
         s = dict(schema)

@@ -171,7 +171,7 @@ class _Converter:
         finally:
             self.inlining.difference_update(inlined)
 
-    def _node(self, schema: Any, pointer: str, inlined: list[str]) -> dict[str, Any]:
+    def _node(self, schema: Any, pointer: str, inlined: list[str]) -> dict[str, Any]:  # noqa: C901, PLR0915  one rewrite of a schema object, keyword by keyword, to strict mode's subset
         if schema is True or schema == {}:
             raise NotStrictable(pointer, "a schema that accepts any value")
         if not isinstance(schema, dict):
@@ -349,7 +349,7 @@ def _escape(name: str) -> str:
 # -- the checker ----------------------------------------------------------------
 
 
-def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
+def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:  # noqa: C901, PLR0915  strict mode's rules as one walk, with its nested visit; a branch per rule
     """Every rule of strict mode that ``schema`` breaks, as ``pointer: problem`` lines.
 
     An empty list means OpenAI accepts the schema with ``strict: true``.
@@ -362,7 +362,7 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
     defs = schema.get("$defs") or {}
     counter = {"properties": 0, "enum": 0, "chars": sum(len(str(n)) for n in defs)}
 
-    def visit(node: Any, pointer: str, depth: int) -> None:
+    def visit(node: Any, pointer: str, depth: int) -> None:  # noqa: C901  a branch per rule of strict mode, over one schema object
         where = pointer or "/"
         if not isinstance(node, Mapping):
             problems.append(f"{where}: not a schema object")
@@ -435,7 +435,7 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
 # -- undoing the nulls ------------------------------------------------------------
 
 
-def strip_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:
+def strip_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:  # noqa: C901  one walk of arguments beside their schema: objects, arrays, $refs, nulls
     """``arguments`` without the ``null`` values strict mode forced on optional properties.
 
     A property whose value is ``None``, that ``schema`` (the tool's own input

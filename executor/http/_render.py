@@ -209,7 +209,7 @@ def render(
         return ToolError("invalid_arguments", redactor(exc.msg))
 
 
-def _render(
+def _render(  # noqa: C901, PLR0915  the request in wire order: path, query, headers, cookies, auth, URL, body; one draft
     plan: ToolPlan,
     args: Mapping[str, Any],
     env: Mapping[str, str],
@@ -347,7 +347,7 @@ def _render(
     return draft
 
 
-def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
+def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:  # noqa: C901  the body's value (template, one argument, or fields), then its media type's encoding
     spec = plan.body
     assert spec is not None
     if plan.body_template is not None:

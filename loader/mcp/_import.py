@@ -280,7 +280,7 @@ def _annotations(tool: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _parameters(
+def _parameters(  # noqa: C901  one pass over a tool's properties: hidden, fixed, renamed, described, budgeted
     tool: Mapping[str, Any],
     hidden: list[str],
     fixed: Mapping[str, Any],

@@ -156,7 +156,7 @@ def _is_type(value: Any, name: Any) -> bool:
     return name == "integer" and type(value) is float and value.is_integer()
 
 
-def _fast(value: Any, schema: Any) -> bool | None:
+def _fast(value: Any, schema: Any) -> bool | None:  # noqa: C901  a branch per keyword specs put on parameters; the fast path of the value check
     """Whether ``value`` conforms, for the keywords specs put on parameters; ``None``: unsure."""
     if type(schema) not in (dict, FrozenDict):
         return None
