@@ -97,17 +97,23 @@ class _ShapeBuilder:
             self._fill(shape, schema, depth + 1)
         return shape
 
-    def _fill(self, shape: SecretShape, schema: Mapping[str, Any], depth: int) -> None:  # noqa: C901  one branch per keyword that reaches a part of the instance
-        def add(into: list[SecretShape], sub: Any) -> None:
-            found = self.shape(sub, depth)
-            if found is not None:
-                into.append(found)
+    def _fill(self, shape: SecretShape, schema: Mapping[str, Any], depth: int) -> None:
+        self._fill_object(shape, schema, depth)
+        self._fill_array(shape, schema, depth)
+        self._fill_in_place(shape, schema, depth)
 
+    def _add(self, into: list[SecretShape], sub: Any, depth: int) -> None:
+        found = self.shape(sub, depth)
+        if found is not None:
+            into.append(found)
+
+    def _fill_object(self, shape: SecretShape, schema: Mapping[str, Any], depth: int) -> None:
+        """The keywords that reach an object's values."""
         properties = schema.get("properties")
         if isinstance(properties, Mapping):
             shape.names = frozenset(properties)
             for name, sub in properties.items():
-                add(shape.properties.setdefault(name, []), sub)
+                self._add(shape.properties.setdefault(name, []), sub, depth)
         patterns = schema.get("patternProperties")
         if isinstance(patterns, Mapping):
             shape.pattern_names = tuple(str(p) for p in patterns)
@@ -116,29 +122,35 @@ class _ShapeBuilder:
                 if found is not None:
                     shape.patterns.append((str(pattern), found))
         for key in ("additionalProperties", "unevaluatedProperties"):
-            add(shape.others, schema.get(key))
+            self._add(shape.others, schema.get(key), depth)
+
+    def _fill_array(self, shape: SecretShape, schema: Mapping[str, Any], depth: int) -> None:
+        """The keywords that reach an array's items."""
         prefix = schema.get("prefixItems")
         items = schema.get("items")
         if isinstance(items, list | tuple):  # before 2020-12: items as a list is the prefix
             prefix, items = items, schema.get("additionalItems")
         for sub in prefix if isinstance(prefix, list | tuple) else ():
             slot: list[SecretShape] = []
-            add(slot, sub)
+            self._add(slot, sub, depth)
             shape.prefix.append(slot)
         for sub in (items, schema.get("unevaluatedItems"), schema.get("contains")):
-            add(shape.items, sub)
+            self._add(shape.items, sub, depth)
+
+    def _fill_in_place(self, shape: SecretShape, schema: Mapping[str, Any], depth: int) -> None:
+        """The keywords whose schemas apply to the instance itself."""
         for key in _IN_PLACE:
             for sub in schema.get(key) or ():
-                add(shape.also, sub)
+                self._add(shape.also, sub, depth)
         for key in _IN_PLACE_ONE:
-            add(shape.also, schema.get(key))
+            self._add(shape.also, schema.get(key), depth)
         for key in ("dependentSchemas", "dependencies"):
             subs = schema.get(key)
             for sub in subs.values() if isinstance(subs, Mapping) else ():
-                add(shape.also, sub)
+                self._add(shape.also, sub, depth)
         ref = schema.get("$ref")
         if isinstance(ref, str):  # beside other keywords (2020-12): applies in place too
-            add(shape.also, self._target(ref))
+            self._add(shape.also, self._target(ref), depth)
 
     def _target(self, ref: str) -> Any:
         """The local schema ``ref`` names (``#``, ``#/$defs/x``...), or ``None``."""
