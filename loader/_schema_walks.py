@@ -204,9 +204,6 @@ def walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIs
                 yield from walk_keywords(sub, (*path, key, i))
 
 
-_VALUE_KEYS = frozenset({"enum", "const", "default", "examples", "example"})  # data, not schemas
-
-
 def walk_patterns(schema: Any) -> Iterator[SchemaIssue]:
     """TC110 for each ``pattern``/``patternProperties`` regex the linear-time engine cannot
     run (not checked). A pattern Python cannot compile either is TC022 already (the
