@@ -129,7 +129,7 @@ def _fastmcp(opts: argparse.Namespace, base: str) -> dict[str, float] | None:
     return figures
 
 
-def main() -> None:
+def main() -> None:  # noqa: C901, PLR0915  the benchmark's one run: options, warm-up, paired rounds, report, in print order
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=200, help="calls per timed chunk")
     parser.add_argument("--rounds", type=int, default=20, help="paired chunks per mode")

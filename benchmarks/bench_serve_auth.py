@@ -188,7 +188,7 @@ def _local_calls(
     return summary(0), summary(1)
 
 
-def main() -> int:
+def main() -> int:  # noqa: PLR0915  the benchmark's one run: options, servers, paired rounds, report, in print order
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=100, help="calls per chunk")
     parser.add_argument("--rounds", type=int, default=10)

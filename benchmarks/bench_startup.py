@@ -192,7 +192,7 @@ def cases(python: str, catalog: Path, specs: dict[str, Path]) -> dict[str, list[
     return out
 
 
-def main() -> int:
+def main() -> int:  # noqa: PLR0915  the benchmark's one run: options, each command timed, report, in print order
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--before", metavar="PYTHON", help="another installation to compare")

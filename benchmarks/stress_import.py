@@ -150,7 +150,7 @@ def check_spec(path: Path) -> dict[str, Any]:
     return out
 
 
-def _check(path: Path, ops: int, out: dict[str, Any], fail: Any) -> None:
+def _check(path: Path, ops: int, out: dict[str, Any], fail: Any) -> None:  # noqa: C901, PLR0915  one spec through every stage in turn, each timed and checked, read top to bottom
     from jsonschema import Draft202012Validator
     from toolcat.catalog.schema import check_strict_schema
     from toolcat.executor.providers import export_catalog

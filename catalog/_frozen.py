@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 __all__ = ["FrozenDict", "FrozenList", "freeze", "thaw"]
@@ -104,8 +104,3 @@ def thaw(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [thaw(v) for v in value]
     return value
-
-
-def freeze_items(items: Iterable[tuple[str, Any]]) -> FrozenDict:
-    """Build a :class:`FrozenDict` from key/value pairs, freezing the values."""
-    return FrozenDict({k: freeze(v) for k, v in items})

@@ -231,32 +231,9 @@ async def _chat(
     from toolcat.catalog import UnknownToolError, UnknownToolsetError
     from toolcat.catalog.common import escape_controls
     from toolcat.executor import Executor, ExecutorSettings
-    from toolcat.executor.agent import (
-        AgentLoop,
-        AnthropicClient,
-        LoopSettings,
-        ModelError,
-        OpenAIChatClient,
-    )
+    from toolcat.executor.agent import AgentLoop, LoopSettings
 
-    model: Any
-    common = {
-        "api_key_env": key_env,
-        "headers": headers,
-        "timeout": args.timeout,
-        "max_retries": args.max_retries,
-        "extra_body": extra,
-        "max_reply_bytes": args.max_reply_bytes,
-    }
-    if args.provider == "anthropic":
-        if args.max_tokens:
-            common["max_tokens"] = args.max_tokens
-        model = AnthropicClient(args.base_url, args.model, **common)
-    else:
-        if args.max_tokens:
-            extra.setdefault("max_tokens", args.max_tokens)
-        model = OpenAIChatClient(args.base_url, args.model, **common)
-    interactive_prompts = args.prompt is None and sys.stdin.isatty()
+    model = _model_client(args, headers, extra, key_env)
     executor = Executor(catalog, ExecutorSettings(confirm=_confirmer(args.yes)))
     streamed = {"any": False}
 
@@ -307,36 +284,76 @@ async def _chat(
     except (UnknownToolsetError, UnknownToolError, ValueError) as exc:
         await _close(model, executor)
         raise CliError(str(exc)) from exc
-    history: tuple[Any, ...] = ()
     try:
-        for prompt in prompts:
-            streamed["any"] = False
-            try:
-                result = await loop.arun(prompt, history=history, tools=args.tool)
-            except ModelError as exc:
-                hint = ""
-                if getattr(exc, "status", None) in (401, 403) and not os.environ.get(key_env):
-                    hint = f" (no key was sent: {key_env} is not set; see --api-key-env)"
-                raise CliError(f"{exc}{hint}", 1) from exc
-            except ValueError as exc:
-                raise CliError(str(exc)) from exc
-            history = result.messages
-            if args.format == "json":
-                print(json.dumps(result.to_dict(), indent=2, default=str))
-            elif streamed["any"] and result.stop_reason != "return_direct":
-                print()
-            else:
-                print(escape_controls(result.final_text, lines=True))
-            if result.stop_reason == "max_iterations":
-                print(
-                    f"toolcat chat: stopped at the iteration limit ({args.max_iterations})",
-                    file=sys.stderr,
-                )
-            if interactive_prompts:
-                sys.stdout.flush()
+        await _converse(args, loop, prompts, streamed, key_env)
     finally:
         await _close(model, executor)
     return 0
+
+
+async def _converse(
+    args: argparse.Namespace, loop: Any, prompts: Any, streamed: dict[str, bool], key_env: str
+) -> None:
+    """Each prompt in turn through the loop, the conversation carried on; an answer each."""
+    from toolcat.executor.agent import ModelError
+
+    interactive_prompts = args.prompt is None and sys.stdin.isatty()
+    history: tuple[Any, ...] = ()
+    for prompt in prompts:
+        streamed["any"] = False
+        try:
+            result = await loop.arun(prompt, history=history, tools=args.tool)
+        except ModelError as exc:
+            hint = ""
+            if getattr(exc, "status", None) in (401, 403) and not os.environ.get(key_env):
+                hint = f" (no key was sent: {key_env} is not set; see --api-key-env)"
+            raise CliError(f"{exc}{hint}", 1) from exc
+        except ValueError as exc:
+            raise CliError(str(exc)) from exc
+        history = result.messages
+        _show(args, result, streamed=streamed["any"])
+        if interactive_prompts:
+            sys.stdout.flush()
+
+
+def _model_client(
+    args: argparse.Namespace, headers: dict[str, str], extra: dict[str, Any], key_env: str
+) -> Any:
+    """The model client of ``--provider``, with the options both take."""
+    from toolcat.executor.agent import AnthropicClient, OpenAIChatClient
+
+    common = {
+        "api_key_env": key_env,
+        "headers": headers,
+        "timeout": args.timeout,
+        "max_retries": args.max_retries,
+        "extra_body": extra,
+        "max_reply_bytes": args.max_reply_bytes,
+    }
+    if args.provider == "anthropic":
+        if args.max_tokens:
+            common["max_tokens"] = args.max_tokens
+        return AnthropicClient(args.base_url, args.model, **common)
+    if args.max_tokens:
+        extra.setdefault("max_tokens", args.max_tokens)
+    return OpenAIChatClient(args.base_url, args.model, **common)
+
+
+def _show(args: argparse.Namespace, result: Any, *, streamed: bool) -> None:
+    """One prompt's answer: its JSON trace, or the final text (unless it was streamed)."""
+    from toolcat.catalog.common import escape_controls
+
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2, default=str))
+    elif streamed and result.stop_reason != "return_direct":
+        print()
+    else:
+        print(escape_controls(result.final_text, lines=True))
+    if result.stop_reason == "max_iterations":
+        print(
+            f"toolcat chat: stopped at the iteration limit ({args.max_iterations})",
+            file=sys.stderr,
+        )
 
 
 def _selection(args: argparse.Namespace, catalog: Any) -> Literal["all", "search", "native-search"]:

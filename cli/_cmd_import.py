@@ -203,58 +203,19 @@ def _selection(args: argparse.Namespace, side: str) -> Any:
     return Selection(**{k: tuple(v) for k, v in values.items()})
 
 
-def _confirm_methods(value: str | None) -> frozenset[str] | None:
-    from toolcat.catalog.common import METHODS
-
-    if value is None:
-        return None
-    if value.strip().lower() == "none":
-        return frozenset()
-    methods = [m.strip().upper() for m in value.split(",") if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
-        raise CliError(
-            f"--confirm-methods {value!r}: write HTTP methods such as POST,DELETE, or 'none' "
-            f"(known: {', '.join(METHODS)})"
-        )
-    return frozenset(methods)
-
-
-def run(args: argparse.Namespace) -> int:
+def _options(args: argparse.Namespace) -> Any:
+    """The ImportOptions of the command line; a value out of range is one line."""
     from pathlib import Path
 
-    from toolcat.loader.openapi import (
-        ImportOptions,
-        catalog_document,
-        import_openapi,
-        render_catalog,
-    )
+    from toolcat.loader.openapi import ImportOptions
 
-    spec = Path(args.spec)
-    if not spec.is_file():
-        raise CliError(
-            f"{args.spec}: no such file" if not spec.exists() else f"{args.spec}: not a file"
-        )
-    from ._import_update import (
-        before_import,
-        finish_update,
-        record_path,
-        record_text,
-        refuse_discarding_edits,
-        write_atomically,
-    )
-    from ._loading import check_ref_root
-
-    before_import(args)  # --update FILE: refuse a file import did not write, before anything
-    refuse_discarding_edits(args)  # -o FILE changed by hand since: --update or --force
-    check_ref_root(args.ref_root)
     if args.max_spec_mb <= 0:
         raise CliError("--max-spec-mb must be positive")
     if args.prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", args.prefix):
         raise CliError(f"--prefix {args.prefix!r}: use up to 40 letters, digits, '_' or '-'")
     if not 40 <= args.description_max <= 100_000:
         raise CliError("--description-max must be between 40 and 100000")
-    options = ImportOptions(
+    return ImportOptions(
         output_schemas=args.output_schemas,
         markdown=args.descriptions == "markdown",
         description_max=args.description_max,
@@ -270,13 +231,11 @@ def run(args: argparse.Namespace) -> int:
         ref_root=Path(args.ref_root) if args.ref_root else None,
         overlays=tuple(Path(o) for o in args.overlay),
     )
-    result = import_openapi(spec, options)
-    fatal = [d for d in result.diagnostics if d.code in _FATAL]
-    if fatal:  # one located line, as `toolcat validate` prints it
-        raise CliError(str(fatal[0]))
-    typo = [d for d in result.diagnostics if d.code == "TC215"]
-    if typo:  # a selection value that matches nothing: a typo, never an empty import
-        raise CliError(f"--{typo[0].message} (TC215)")
+
+
+def _report(args: argparse.Namespace, result: Any) -> None:
+    """What the import did, on stderr: each operation left out (located), or every one
+    with -v, and the other findings."""
     where = {  # the located finding of each skipped operation
         (d.path[1], str(d.path[2]).upper()): d
         for d in result.diagnostics
@@ -300,6 +259,60 @@ def run(args: argparse.Namespace) -> int:
         if diag.code not in ("TC203", "TC204"):  # those are in the report above
             print(str(diag), file=sys.stderr)
 
+
+def _confirm_methods(value: str | None) -> frozenset[str] | None:
+    from toolcat.catalog.common import METHODS
+
+    if value is None:
+        return None
+    if value.strip().lower() == "none":
+        return frozenset()
+    methods = [m.strip().upper() for m in value.split(",") if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise CliError(
+            f"--confirm-methods {value!r}: write HTTP methods such as POST,DELETE, or 'none' "
+            f"(known: {', '.join(METHODS)})"
+        )
+    return frozenset(methods)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from toolcat.loader.openapi import (
+        catalog_document,
+        import_openapi,
+        render_catalog,
+    )
+
+    spec = Path(args.spec)
+    if not spec.is_file():
+        raise CliError(
+            f"{args.spec}: no such file" if not spec.exists() else f"{args.spec}: not a file"
+        )
+    from ._import_update import (
+        before_import,
+        finish_update,
+        record_path,
+        record_text,
+        refuse_discarding_edits,
+        write_atomically,
+    )
+    from ._loading import check_ref_root
+
+    before_import(args)  # --update FILE: refuse a file import did not write, before anything
+    refuse_discarding_edits(args)  # -o FILE changed by hand since: --update or --force
+    check_ref_root(args.ref_root)
+    options = _options(args)
+    result = import_openapi(spec, options)
+    fatal = [d for d in result.diagnostics if d.code in _FATAL]
+    if fatal:  # one located line, as `toolcat validate` prints it
+        raise CliError(str(fatal[0]))
+    typo = [d for d in result.diagnostics if d.code == "TC215"]
+    if typo:  # a selection value that matches nothing: a typo, never an empty import
+        raise CliError(f"--{typo[0].message} (TC215)")
+    _report(args, result)
     target = args.output or "<stdout>"
     if args.update:  # FILE's hand edits merged into this import
         return finish_update(args, result, spec, options)

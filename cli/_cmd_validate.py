@@ -109,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from ._config import compile_globs, find_config, load_config
-    from ._findings import apply_settings, apply_suppressions, read_baseline, write_baseline
-    from ._formats import FORMATS, format_github, is_failure, summary_line
+    from ._findings import apply_settings, apply_suppressions, read_baseline
+    from ._formats import is_failure, summary_line
 
     if args.no_config:
         config = load_config(None)
@@ -151,8 +151,30 @@ def _run(args: argparse.Namespace) -> int:
     from toolcat.loader import sort_diagnostics
 
     diagnostics = sort_diagnostics(diagnostics)
-    note = ""
     checked = [p for paths in catalogs for p in paths]
+    diagnostics, note = _baseline(args, baseline, diagnostics, files, checked)
+    if args.write_baseline is not None:  # the findings went to the baseline: only the summary
+        print(f"toolcat: {summary_line(diagnostics, files)}{note}", file=sys.stderr)
+        return 0
+    sys.stdout.write(_formatted(args, config, diagnostics, files))
+    sys.stdout.flush()
+    if args.format == "text" or note:
+        print(f"toolcat: {summary_line(diagnostics, files)}{note}", file=sys.stderr)
+    return 1 if any(is_failure(d, args.fail_on) for d in diagnostics) else 0
+
+
+def _baseline(
+    args: argparse.Namespace,
+    baseline: Any,
+    diagnostics: list[Any],
+    files: list[str],
+    checked: list[str],
+) -> tuple[list[Any], str]:
+    """--write-baseline writes the findings; a baseline read leaves out those it knows.
+    Returns the findings left and what the summary line adds."""
+    from ._findings import write_baseline
+
+    note = ""
     if args.write_baseline is not None:
         keep = _other_catalogs_entries(args.write_baseline, files, checked)
         written = write_baseline(args.write_baseline, diagnostics, keep)
@@ -165,10 +187,15 @@ def _run(args: argparse.Namespace) -> int:
         note = f"; {known} known in the baseline left out"
         if gone:
             note += f", {gone} baseline entries no longer found (rewrite it with --write-baseline)"
+    return diagnostics, note
 
-    if args.write_baseline is not None:  # the findings went to the baseline: only the summary
-        print(f"toolcat: {summary_line(diagnostics, files)}{note}", file=sys.stderr)
-        return 0
+
+def _formatted(
+    args: argparse.Namespace, config: Any, diagnostics: list[Any], files: list[str]
+) -> str:
+    """The findings in ``--format``; github annotations capped as the settings say."""
+    from ._formats import FORMATS, format_github
+
     if args.format == "github":
         cap = args.max_annotations
         if cap is None:
@@ -177,14 +204,8 @@ def _run(args: argparse.Namespace) -> int:
                 if config.max_annotations is None
                 else config.max_annotations
             )
-        out = format_github(diagnostics, files, args.fail_on, max_annotations=cap, summary=True)
-    else:
-        out = FORMATS[args.format](diagnostics, files, args.fail_on)
-    sys.stdout.write(out)
-    sys.stdout.flush()
-    if args.format == "text" or note:
-        print(f"toolcat: {summary_line(diagnostics, files)}{note}", file=sys.stderr)
-    return 1 if any(is_failure(d, args.fail_on) for d in diagnostics) else 0
+        return format_github(diagnostics, files, args.fail_on, max_annotations=cap, summary=True)
+    return FORMATS[args.format](diagnostics, files, args.fail_on)
 
 
 def _other_catalogs_entries(path: str, files: list[str], checked: list[str]) -> list[Any]:

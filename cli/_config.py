@@ -199,19 +199,7 @@ def read_config(data: Mapping[str, Any], path: Path | None = None) -> Config:
     ignore = strings("ignore")
     for code in ignore:
         _check_code(code, "ignore", fail)
-    severity = data.get("severity", {})
-    if not isinstance(severity, dict):
-        raise fail("severity", '\'severity\' must be a table of CODE = "error"|"warning"|...')
-    for code, level in severity.items():
-        if code in _KEYS:  # `echo 'baseline = ...' >> toolcat.toml` after the [severity] table
-            raise fail(
-                code,
-                f"{code!r} is inside the [severity] table; move it above the first [table] "
-                "(TOML puts every key after a [table] header into that table)",
-            )
-        _check_code(code, code, fail)
-        if level not in SEVERITIES:
-            raise fail(code, f"severity of {code} must be one of {', '.join(SEVERITIES)}")
+    severity = _severity(data.get("severity", {}), fail)
     cap = data.get("max_annotations")
     if cap is not None and (not isinstance(cap, int) or isinstance(cap, bool) or cap < 0):
         raise fail("max_annotations", "'max_annotations' must be a whole number, 0 or more")
@@ -231,6 +219,23 @@ def read_config(data: Mapping[str, Any], path: Path | None = None) -> Config:
         baseline=baseline,
         fail_on=fail_on,
     )
+
+
+def _severity(severity: Any, fail: Callable[[str, str], CliError]) -> dict[str, Any]:
+    """The ``[severity]`` table: a known code and a severity each."""
+    if not isinstance(severity, dict):
+        raise fail("severity", '\'severity\' must be a table of CODE = "error"|"warning"|...')
+    for code, level in severity.items():
+        if code in _KEYS:  # `echo 'baseline = ...' >> toolcat.toml` after the [severity] table
+            raise fail(
+                code,
+                f"{code!r} is inside the [severity] table; move it above the first [table] "
+                "(TOML puts every key after a [table] header into that table)",
+            )
+        _check_code(code, code, fail)
+        if level not in SEVERITIES:
+            raise fail(code, f"severity of {code} must be one of {', '.join(SEVERITIES)}")
+    return severity
 
 
 def _check_code(code: str, key: str, fail: Callable[[str, str], CliError]) -> None:

@@ -121,31 +121,13 @@ class _Generator:
         rnd = self.random
         if schema is True or not isinstance(schema, Mapping):
             return rnd.choice(["x", 1, True])
-        for _ in range(8):  # follow local $refs
-            ref = schema.get("$ref")
-            if not isinstance(ref, str) or not ref.startswith("#/"):
-                break
-            target: Any = self.root
-            for part in ref[2:].split("/"):
-                target = target.get(part.replace("~1", "/").replace("~0", "~"), {})
-            schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        schema = self._resolved(schema)
         if "const" in schema:
             return schema["const"]
         if isinstance(schema.get("enum"), list | tuple) and schema["enum"]:
             return rnd.choice(list(schema["enum"]))
-        for key in ("allOf",):
-            if isinstance(schema.get(key), list | tuple):
-                merged: dict[str, Any] = {k: v for k, v in schema.items() if k != key}
-                for part in schema[key]:
-                    if isinstance(part, Mapping):
-                        for k, v in part.items():
-                            if k == "properties" and isinstance(v, Mapping):
-                                merged["properties"] = {**merged.get("properties", {}), **v}
-                            elif k == "required" and isinstance(v, list | tuple):
-                                merged["required"] = [*merged.get("required", []), *v]
-                            else:
-                                merged.setdefault(k, v)
-                return self.value(merged, depth)
+        if isinstance(schema.get("allOf"), list | tuple):
+            return self.value(_merged_all_of(schema), depth)
         for key in ("oneOf", "anyOf"):
             options = schema.get(key)
             if isinstance(options, list | tuple) and options:
@@ -176,6 +158,18 @@ class _Generator:
         if kind == "null":
             return None
         return self._string(schema)
+
+    def _resolved(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``schema`` with its local ``$ref`` followed (up to 8 hops), siblings kept."""
+        for _ in range(8):
+            ref = schema.get("$ref")
+            if not isinstance(ref, str) or not ref.startswith("#/"):
+                break
+            target: Any = self.root
+            for part in ref[2:].split("/"):
+                target = target.get(part.replace("~1", "/").replace("~0", "~"), {})
+            schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        return schema
 
     def _object(self, schema: Mapping[str, Any], depth: int) -> dict[str, Any]:
         props = schema.get("properties") or {}
@@ -374,3 +368,18 @@ def _check_tool(
     return ConformanceOutcome(
         tool.name, f"{label}: {checked} requests", file, line, column, (), checked
     )
+
+
+def _merged_all_of(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """One schema of ``schema`` and its ``allOf`` parts: properties and required joined."""
+    merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+    for part in schema["allOf"]:
+        if isinstance(part, Mapping):
+            for k, v in part.items():
+                if k == "properties" and isinstance(v, Mapping):
+                    merged["properties"] = {**merged.get("properties", {}), **v}
+                elif k == "required" and isinstance(v, list | tuple):
+                    merged["required"] = [*merged.get("required", []), *v]
+                else:
+                    merged.setdefault(k, v)
+    return merged

@@ -55,9 +55,29 @@ def apply_suppressions(diagnostics: Sequence[Any], files: Iterable[str]) -> list
     A comment covers findings on its own line, and, when the comment is the whole line,
     findings on the next line too.
     """
-    from toolcat.loader import Diagnostic, FileReadError, read_regular_file
+    tables = _suppression_tables(files)
+    if not tables:
+        return list(diagnostics)
+    used: set[tuple[str, int, str]] = set()
+    kept = []
+    for d in diagnostics:
+        hit = _covered_by(tables.get(d.file), d)
+        if hit is None:
+            kept.append(d)
+        else:
+            used.add(hit)
+    kept.extend(_unused_suppressions(tables, used))
+    return kept
 
-    tables: dict[str, dict[int, tuple[set[str], bool]]] = {}
+
+_Table = dict[int, tuple[set[str], bool]]  # line -> (codes, whether the comment is the line)
+
+
+def _suppression_tables(files: Iterable[str]) -> dict[str, _Table]:
+    """The suppression comments of each YAML file read, by line."""
+    from toolcat.loader import FileReadError, read_regular_file
+
+    tables: dict[str, _Table] = {}
     for file in dict.fromkeys(files):
         if not file.lower().endswith(_YAML):
             continue
@@ -69,24 +89,29 @@ def apply_suppressions(diagnostics: Sequence[Any], files: Iterable[str]) -> list
             table = _suppressions(text)
             if table:
                 tables[file] = table
-    if not tables:
-        return list(diagnostics)
-    used: set[tuple[str, int, str]] = set()
-    kept = []
-    for d in diagnostics:
-        found = tables.get(d.file)
-        hit = None
-        if found is not None:
-            same = found.get(d.line)
-            above = found.get(d.line - 1)
-            if same is not None and d.code in same[0]:
-                hit = (d.file, d.line, d.code)
-            elif above is not None and above[1] and d.code in above[0]:
-                hit = (d.file, d.line - 1, d.code)
-        if hit is None:
-            kept.append(d)
-        else:
-            used.add(hit)
+    return tables
+
+
+def _covered_by(table: _Table | None, d: Any) -> tuple[str, int, str] | None:
+    """The comment (file, line, code) that covers finding ``d``, if one does."""
+    if table is None:
+        return None
+    same = table.get(d.line)
+    above = table.get(d.line - 1)
+    if same is not None and d.code in same[0]:
+        return (d.file, d.line, d.code)
+    if above is not None and above[1] and d.code in above[0]:
+        return (d.file, d.line - 1, d.code)
+    return None
+
+
+def _unused_suppressions(
+    tables: Mapping[str, _Table], used: set[tuple[str, int, str]]
+) -> list[Any]:
+    """TC125 for each suppressed code that covered no finding."""
+    from toolcat.loader import Diagnostic
+
+    out = []
     for file, table in tables.items():
         for line, (codes, _) in table.items():
             for code in sorted(codes):
@@ -97,7 +122,7 @@ def apply_suppressions(diagnostics: Sequence[Any], files: Iterable[str]) -> list
                     if not _CODE.match(code)
                     else "suppresses nothing here"
                 )
-                kept.append(
+                out.append(
                     Diagnostic.make(
                         "TC125",
                         f"'# toolcat: ignore[{code}]': {code} {what}; remove it "
@@ -107,7 +132,7 @@ def apply_suppressions(diagnostics: Sequence[Any], files: Iterable[str]) -> list
                         line,
                     )
                 )
-    return kept
+    return out
 
 
 def apply_settings(

@@ -41,6 +41,7 @@ if _t.TYPE_CHECKING:
         format_result,
         parse_calls,
     )
+    from ._embeddings import EmbeddingsFailure
     from ._executor import Executor, PreparedRequest
     from ._identity import (
         CallerIdentity,
@@ -55,7 +56,7 @@ if _t.TYPE_CHECKING:
     from ._quota import Bucket, MemoryQuotaStore, QuotaDecision, QuotaGuard, QuotaStore
     from ._redact import Redactor, is_sensitive_header
     from ._results import error_result
-    from ._semantic import EmbeddingsFailure, SearchResults, SemanticSearch
+    from ._semantic import SearchResults, SemanticSearch
     from ._settings import ConfirmCallback, ExecutorSettings
     from ._shared import (
         IdempotencyStore,
@@ -166,7 +167,7 @@ _LAZY = {
     "ConfirmCallback": "._settings",
     "ERROR_TYPES": "._calls",
     "ErrorType": "._calls",
-    "EmbeddingsFailure": "._semantic",
+    "EmbeddingsFailure": "._embeddings",
     "SearchResults": "._semantic",
     "SemanticSearch": "._semantic",
     "Executor": "._executor",

@@ -27,7 +27,8 @@ from toolcat.catalog.serving import AuditSettings
 
 from ._calls import ToolResult, echo_name
 from ._identity import CallerIdentity
-from ._redact import Redactor, mask_secrets, secret_shape
+from ._redact import Redactor
+from ._secrets import mask_secrets, secret_shape
 
 __all__ = [
     "MAX_IDENTITY_CHARS",

@@ -25,8 +25,9 @@ from ._calls import ToolCall, ToolError, ToolResult, echo_name
 from ._flow import Effect, Flow, adrive, drive
 from ._identity import ToolContext, context_value, current_context, current_identity, with_context
 from ._quota import QuotaGuard
-from ._redact import Redactor, mask_secrets
+from ._redact import Redactor
 from ._results import error_result
+from ._secrets import mask_secrets
 from ._settings import ExecutorSettings
 from ._shared import IdempotencyStore, MemoryIdempotencyStore
 from ._telemetry import Telemetry, logger

@@ -20,7 +20,7 @@ from toolcat.catalog import (
 )
 
 from ._arguments import ArgumentChecker
-from ._redact import SecretShape, secret_shape
+from ._secrets import SecretShape, secret_shape
 from ._templates import BodyTemplate, Selector
 
 __all__ = ["ToolPlan", "compile_plan"]

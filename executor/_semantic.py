@@ -11,58 +11,40 @@ Whatever goes wrong with the endpoint (refused, slow, an HTTP error, JSON that
 is not an embeddings answer, vectors of the wrong size or count, NaN) gives the
 lexical ranking with a ``note`` saying why; after a failure the endpoint rests
 for ``RETRY_AFTER`` seconds, so a dead endpoint costs one timeout, not one a query.
+The endpoint's client lives in ``_embeddings.py``, the disk cache in ``_vectors.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
 import os
-import stat
-import struct
 import threading
 import time
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog.common import credentials_may_travel, interpolate
+from toolcat.catalog.common import interpolate
 from toolcat.catalog.search import MAX_QUERY_CHARS, EmbeddingsSettings, SearchHit, fuse_rankings
 
-from ._redact import Redactor
+from ._embeddings import EmbeddingsClient, EmbeddingsFailure
+from ._vectors import VectorCache, default_cache_dir
 
 if TYPE_CHECKING:
     import httpx
     from toolcat.catalog import Catalog, ToolDefinition
 
 __all__ = [
-    "EMBEDDINGS_BATCH",
     "FUSION_DEPTH",
-    "MAX_CACHE_BYTES",
-    "MAX_DIMENSIONS",
-    "MAX_EMBEDDINGS_RESPONSE_BYTES",
     "MAX_TOOL_TEXT_CHARS",
     "QUERY_CACHE_SIZE",
     "RETRY_AFTER",
-    "EmbeddingsClient",
-    "EmbeddingsFailure",
     "SearchResults",
     "SemanticSearch",
-    "VectorCache",
-    "default_cache_dir",
     "tool_text",
 ]
 
-#: Texts sent in one request to the endpoint.
-EMBEDDINGS_BATCH = 128
-#: The largest answer read from the endpoint, in bytes (a batch of 128 vectors of 3,072
-#: floats is about 8 MB as JSON).
-MAX_EMBEDDINGS_RESPONSE_BYTES = 64 * 1024 * 1024
-#: The most dimensions a vector may have (OpenAI's largest model has 3,072).
-MAX_DIMENSIONS = 16_384
 #: Characters of a tool's text embedded (name, title, description, parameters).
 MAX_TOOL_TEXT_CHARS = 4_000
 #: Query vectors kept in memory (least recently used leave first).
@@ -71,16 +53,8 @@ QUERY_CACHE_SIZE = 256
 RETRY_AFTER = 30.0
 #: How deep each ranking goes into the fusion (or ``top``, when larger).
 FUSION_DEPTH = 100
-#: The largest on-disk vector cache; over it, the oldest files go until it is at 3/4.
-MAX_CACHE_BYTES = 256 * 1024 * 1024
 
-_MAGIC = b"TCVEC1\n"
 _DECIMALS = 5  # similarities are compared at this precision (float32 has about 7 digits)
-_HEADER = struct.Struct("<I")
-
-
-class EmbeddingsFailure(ToolcatError):
-    """The endpoint did not give usable vectors; ``str()`` is the note (no secrets in it)."""
 
 
 class SearchResults(list[SearchHit]):
@@ -112,302 +86,6 @@ def tool_text(tool: ToolDefinition) -> str:
     if names:
         parts.append(f"Parameters: {names}")
     return "\n".join(p for p in parts if p)[:MAX_TOOL_TEXT_CHARS]
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/toolcat/embeddings``, else ``~/.cache/toolcat/embeddings``."""
-    base = os.environ.get("XDG_CACHE_HOME") or ""
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
-    return root / "toolcat" / "embeddings"
-
-
-# -- the endpoint -------------------------------------------------------------------------
-
-
-class EmbeddingsClient:
-    """POST ``{url}/embeddings`` (or ``url`` itself when it ends with ``/embeddings``).
-
-    The key is sent as ``Authorization: Bearer`` only to an https URL or http on
-    loopback; redirects are not followed, so it never reaches another host.
-    """
-
-    def __init__(
-        self,
-        settings: EmbeddingsSettings,
-        env: Mapping[str, str] | None = None,
-        *,
-        transport: httpx.BaseTransport | None = None,
-    ) -> None:
-        env = os.environ if env is None else env
-        self.settings = settings
-        self.requests = 0  # requests sent (for tests and benchmarks)
-        self._redact = Redactor()
-        self._transport = transport
-        self._client: httpx.Client | None = None
-        self._lock = threading.Lock()
-        self.problem: str | None = None
-        try:
-            url = interpolate(settings.url, env, where="search.embeddings.url").rstrip("/")
-            key = (
-                interpolate(settings.api_key, env, where="search.embeddings.api_key")
-                if settings.api_key
-                else ""
-            )
-            self.model = interpolate(settings.model, env, where="search.embeddings.model")
-        except ToolcatError as exc:
-            self.url, self._key, self.problem = "", "", f"embeddings endpoint not usable: {exc}"
-            return
-        self._redact.add(key)
-        self.url = url if url.endswith("/embeddings") else f"{url}/embeddings"
-        self._key = key
-        if not url.lower().startswith(("https://", "http://")):
-            self.problem = "embeddings url must be http(s)"
-        elif key and not credentials_may_travel(url):
-            self.problem = (
-                "embeddings api_key is sent only over https (or http to a loopback address)"
-            )
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-
-    def _http(self) -> httpx.Client:
-        import httpx
-
-        with self._lock:
-            if self._client is None:
-                t = self.settings.timeout
-                self._client = httpx.Client(
-                    follow_redirects=False,
-                    timeout=httpx.Timeout(t, connect=min(t, 5.0)),
-                    transport=self._transport,
-                )
-                # an owner that never calls close() (an AgentLoop) still closes its sockets
-                weakref.finalize(self, self._client.close)
-            return self._client
-
-    def embed(self, texts: Sequence[str], *, deadline: float | None = None) -> list[list[float]]:
-        """One vector per text, in order; :class:`EmbeddingsFailure` on any problem."""
-        if self.problem:
-            raise EmbeddingsFailure(self.problem)
-        out: list[list[float]] = []
-        for start in range(0, len(texts), EMBEDDINGS_BATCH):
-            if deadline is not None and time.monotonic() > deadline:
-                raise EmbeddingsFailure(
-                    f"embeddings endpoint: no answer within {self.settings.timeout:g} s"
-                )
-            out.extend(self._batch(texts[start : start + EMBEDDINGS_BATCH]))
-        return out
-
-    def _batch(self, texts: Sequence[str]) -> list[list[float]]:
-        import httpx
-
-        body: dict[str, Any] = {"model": self.model, "input": list(texts)}
-        body["encoding_format"] = "float"
-        if self.settings.dimensions is not None:
-            body["dimensions"] = self.settings.dimensions
-        headers = {"Accept": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        self.requests += 1
-        started = time.monotonic()
-        try:
-            with self._http().stream("POST", self.url, json=body, headers=headers) as response:
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > MAX_EMBEDDINGS_RESPONSE_BYTES:
-                        raise EmbeddingsFailure(
-                            "embeddings endpoint: answer larger than "
-                            f"{MAX_EMBEDDINGS_RESPONSE_BYTES // (1024 * 1024)} MiB"
-                        )
-                    if time.monotonic() - started > self.settings.timeout:
-                        raise httpx.ReadTimeout("total time")
-                    chunks.append(chunk)
-                status = response.status_code
-        except httpx.TimeoutException:
-            raise EmbeddingsFailure(
-                f"embeddings endpoint: no answer within {self.settings.timeout:g} s"
-            ) from None
-        except httpx.HTTPError as exc:
-            raise EmbeddingsFailure(
-                self._redact(f"embeddings endpoint unreachable: {type(exc).__name__}")
-            ) from None
-        if status != 200:
-            raise EmbeddingsFailure(f"embeddings endpoint answered HTTP {status}")
-        return self._vectors(b"".join(chunks), len(texts))
-
-    def _vectors(self, raw: bytes, count: int) -> list[list[float]]:
-        import json
-
-        try:
-            doc = json.loads(raw)
-        except ValueError:
-            raise EmbeddingsFailure("embeddings endpoint: the answer is not JSON") from None
-        data = doc.get("data") if isinstance(doc, dict) else None
-        if not isinstance(data, list):
-            raise EmbeddingsFailure("embeddings endpoint: the answer has no 'data' list")
-        if len(data) != count:
-            raise EmbeddingsFailure(f"embeddings endpoint: {len(data)} vectors for {count} texts")
-        vectors: list[list[float] | None] = [None] * count
-        want = self.settings.dimensions
-        for position, item in enumerate(data):
-            vec = item.get("embedding") if isinstance(item, dict) else None
-            index = item.get("index", position) if isinstance(item, dict) else position
-            if type(index) is not int or not 0 <= index < count or vectors[index] is not None:
-                raise EmbeddingsFailure("embeddings endpoint: the answer's indexes are wrong")
-            if not isinstance(vec, list) or not vec or len(vec) > MAX_DIMENSIONS:
-                raise EmbeddingsFailure("embeddings endpoint: an embedding is not a vector")
-            want = want or len(vec)
-            if len(vec) != want:
-                raise EmbeddingsFailure(
-                    f"embeddings endpoint: a vector of {len(vec)} dimensions, expected {want}"
-                )
-            vectors[index] = _unit(vec)
-        return [v for v in vectors if v is not None]
-
-
-def _unit(vec: Sequence[Any]) -> list[float]:
-    """The vector scaled to length 1; :class:`EmbeddingsFailure` for non-numbers, NaN, zero."""
-    try:
-        values = [float(x) for x in vec if type(x) in (int, float)]
-    except (TypeError, ValueError, OverflowError):
-        values = []
-    if len(values) != len(vec):
-        raise EmbeddingsFailure("embeddings endpoint: a vector holds something not a number")
-    norm = math.sqrt(math.fsum(x * x for x in values))
-    if not math.isfinite(norm) or norm == 0.0:
-        raise EmbeddingsFailure("embeddings endpoint: a vector is zero, infinite or NaN")
-    return [x / norm for x in values]
-
-
-# -- the disk cache -------------------------------------------------------------------------
-
-
-class VectorCache:
-    """Tool vectors on disk, one file per content hash: ``DIR/ab/abcdef....vec``.
-
-    The directory is created 0700 and files 0600, written to a temporary name
-    and renamed (readers never see half a file). A file that is not a regular
-    file, is too large, or does not hold a well-formed vector of the expected
-    size is ignored (and replaced when the vector is fetched again). A directory
-    that others may write to is not used (``problem`` says so).
-    """
-
-    def __init__(self, directory: Path, max_bytes: int = MAX_CACHE_BYTES) -> None:
-        self.directory = directory
-        self.max_bytes = max_bytes
-        self.problem: str | None = None
-        self._pruned = False
-        try:
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            info = directory.lstat()
-            if not stat.S_ISDIR(info.st_mode):
-                self.problem = "the embeddings cache is not a directory"
-            elif info.st_mode & 0o022:
-                self.problem = "the embeddings cache directory is writable by others; not used"
-            elif hasattr(os, "getuid") and info.st_uid != os.getuid():
-                self.problem = "the embeddings cache directory belongs to another user; not used"
-        except OSError as exc:
-            self.problem = f"the embeddings cache cannot be used: {exc.strerror or exc}"
-
-    @staticmethod
-    def key(model: str, dimensions: int | None, text: str) -> str:
-        blob = f"{model}\x00{dimensions or ''}\x00{text}".encode("utf-8", "surrogatepass")
-        return hashlib.sha256(blob).hexdigest()
-
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.vec"
-
-    def get(self, key: str, dimensions: int | None) -> list[float] | None:
-        if self.problem:
-            return None
-        path = self._path(key)
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except OSError:
-            return None
-        try:
-            info = os.fstat(fd)
-            limit = len(_MAGIC) + _HEADER.size + 4 * MAX_DIMENSIONS
-            if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-                return None
-            raw = os.read(fd, limit + 1)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        return _decode(raw, dimensions)
-
-    def put(self, key: str, vector: Sequence[float]) -> None:
-        if self.problem:
-            return
-        path = self._path(key)
-        data = _MAGIC + _HEADER.pack(len(vector)) + struct.pack(f"<{len(vector)}f", *vector)
-        tmp = path.with_name(f".{key}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            path.parent.mkdir(mode=0o700, exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
-            os.replace(tmp, path)
-        except OSError:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
-
-    def prune(self) -> None:
-        """Over ``max_bytes``: delete the least recently written files down to 3/4 of it."""
-        if self.problem or self._pruned:
-            return
-        self._pruned = True
-        files: list[tuple[float, int, str]] = []
-        total = 0
-        try:
-            for shard in os.scandir(self.directory):
-                if not shard.is_dir(follow_symlinks=False):
-                    continue
-                for entry in os.scandir(shard.path):
-                    if entry.is_file(follow_symlinks=False) and entry.name.endswith(".vec"):
-                        info = entry.stat(follow_symlinks=False)
-                        files.append((info.st_mtime, info.st_size, entry.path))
-                        total += info.st_size
-        except OSError:
-            return
-        if total <= self.max_bytes:
-            return
-        for _, size, name in sorted(files):
-            if total <= self.max_bytes * 3 // 4:
-                break
-            try:
-                os.unlink(name)
-                total -= size
-            except OSError:
-                pass
-
-
-def _decode(raw: bytes, dimensions: int | None) -> list[float] | None:
-    head = len(_MAGIC) + _HEADER.size
-    if len(raw) < head or not raw.startswith(_MAGIC):
-        return None
-    (dims,) = _HEADER.unpack_from(raw, len(_MAGIC))
-    if not 0 < dims <= MAX_DIMENSIONS or len(raw) != head + 4 * dims:
-        return None
-    if dimensions is not None and dims != dimensions:
-        return None
-    vec = list(struct.unpack_from(f"<{dims}f", raw, head))
-    norm = math.sqrt(math.fsum(x * x for x in vec))
-    if not math.isfinite(norm) or abs(norm - 1.0) > 1e-3:
-        return None
-    return vec
-
-
-# -- search -----------------------------------------------------------------------------
 
 
 class SemanticSearch:

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
     from ._arguments import ArgumentChecker
     from ._calls import ToolCall, ToolError, ToolResult
-    from ._redact import Redactor, SecretShape
+    from ._redact import Redactor
+    from ._secrets import SecretShape
 
 __all__ = ["Delivery", "Plan", "Prepared", "Transport", "transport_for"]
 

@@ -2,11 +2,13 @@
 
 Pipeline (module names)::
 
-    PATH... ─> find and read files (_files) ─> YAML with positions (_yaml)
+    PATH... ─> find and read files (_files, driven by _load) ─> YAML with positions (_yaml)
+      ─> each file's sections (_load_file, _load_sections; what the stages share: _load_state)
       ─> shape check: the pydantic file models (_models), their errors made diagnostics (_shape)
-      ─> openapi: entries ─> the importer (_import ─> toolcat.loader.openapi)
+      ─> openapi: entries (_load_imports) ─> the importer (_import ─> toolcat.loader.openapi)
       ─> compile to the IR (_compile: parameters _params, schema checks _schemas, templates
-         _templates, names and scope _scope) ─> toolcat.catalog.Catalog
+         _templates, names and scope _scope) ─> names across files (_load_finish)
+      ─> toolcat.catalog.Catalog
     every stage reports Diagnostics (_diagnostics), collected and sorted, never raised early;
     each code is registered once (RULES): the steps' codes in _codes, the lint rules, one
     function per code, in _lint
@@ -37,7 +39,8 @@ from ._files import (
     read_regular_file,
 )
 from ._format_schema import SCHEMA_ID, catalog_json_schema, render_catalog_json_schema
-from ._load import LoadResult, load, load_catalog, load_documents
+from ._load import load, load_catalog, load_documents
+from ._load_state import LoadResult
 from ._yaml import read_yaml
 
 __all__ = [

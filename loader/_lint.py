@@ -363,7 +363,7 @@ def pinned_tool_outside_toolset(item: str, toolset: str, inside: bool) -> Iterat
 # reads or checks for its own reasons; a rule of its own would walk the text again.
 
 _FOUND_ELSEWHERE = (
-    # loader/_schemas.py: the keyword walk of the authoring schema checks
+    # loader/_schema_walks.py: the keyword walk of the authoring schema checks
     (
         "TC106",
         "unknown-schema-keyword",
@@ -375,7 +375,7 @@ _FOUND_ELSEWHERE = (
         "yaml11-value",
         "an unquoted value that YAML 1.1 tools read as a boolean or a number",
     ),
-    # loader/_schemas.py: the pattern scan of the authoring schema checks
+    # loader/_schema_walks.py: the pattern scan of the authoring schema checks
     (
         "TC110",
         "pattern-not-checked",

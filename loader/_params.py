@@ -22,7 +22,7 @@ from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 from ._context_names import context_parameter_reachable
 from ._lint import body_on_get, parameter_without_description, unmasked_secret_argument
 from ._models import ParameterDoc, ToolDoc
-from ._schemas import ref_and_pattern_keys
+from ._schema_walks import ref_and_pattern_keys
 from ._scope import Scope
 
 __all__ = [
@@ -75,62 +75,14 @@ def compile_parameters(
         if isinstance(p.required, list):
             schema["required"] = p.required
         wire = p.name or arg
-        if p.in_ is not None:
-            location = ParamLocation(p.in_)
-        elif wire in variables:
-            location = ParamLocation.PATH
-        elif p.file or arg == doc.body_argument:
-            location = ParamLocation.BODY
-        elif semantics.query_arguments:
-            location = ParamLocation.QUERY
-        else:
-            location = ParamLocation.BODY
+        location = _location(doc, arg, p, wire, variables, semantics.query_arguments)
         if location is ParamLocation.BODY and not out.has_body:
             scope.report(body_on_get(arg, method, p.in_ is not None), ppath)
         if isinstance(p.required, bool):
             is_required = p.required
         else:
             is_required = "default" not in schema
-        if location is ParamLocation.PATH:
-            if wire not in variables:
-                scope.add(
-                    "TC021",
-                    f"parameter '{arg}' is in: path but the path {doc.path!r} "
-                    f"has no {{{wire}}}; add {{{wire}}} to the path or change 'in'",
-                    ppath,
-                    key=True,
-                )
-            if p.required is False:
-                scope.add(
-                    "TC025",
-                    f"path parameter '{arg}' cannot be optional; remove 'required: false'",
-                    (*ppath, "required"),
-                )
-        if (
-            location in (ParamLocation.HEADER, ParamLocation.COOKIE)
-            and not trusted
-            and not TOKEN.match(wire)
-        ):
-            kind = "HTTP header" if location is ParamLocation.HEADER else "cookie"
-            scope.add(
-                "TC008",
-                f"parameter '{arg}' goes in {location.value} {wire!r}, which is not a valid "
-                f"{kind} name (letters, digits and !#$%&'*+-.^_`|~; no spaces, colons, "
-                "CR or LF); set 'name:' to one",
-                ppath,
-                key=True,
-            )
-        if arg == doc.body_argument and location is not ParamLocation.BODY:
-            scope.add(
-                "TC025",
-                f"parameter '{arg}' is the body_argument, so it cannot go in "
-                f"the {location.value}; remove its 'in'",
-                (*ppath, "in"),
-            )
-        if p.file and location is not ParamLocation.BODY:
-            scope.add(
-                "TC025", f"parameter '{arg}' is a file, so it must go in the body", (*ppath, "in")
-            )
+        _check_placement(doc, arg, p, wire, location, variables, scope, trusted=trusted)
         if p.file:
             out.binary.append(wire)
         other = placed.get((location, wire))
@@ -160,7 +112,93 @@ def compile_parameters(
         if is_required:
             out.required.append(arg)
         _check_schema(arg, p, schema, scope, defs, refs, trusted=trusted)
+    _check_path_variables(doc, variables, placed, scope)
+    scope.report(context_parameter_reachable(doc, out.bindings, out.properties, defs))
+    _find_reachable(out, refs, defs, scope)
+    return out
 
+
+def _location(
+    doc: ToolDoc,
+    arg: str,
+    p: ParameterDoc,
+    wire: str,
+    variables: Sequence[str],
+    query_arguments: bool,
+) -> ParamLocation:
+    """Where an argument goes: its ``in:``, else the path, the body, or the method's default."""
+    if p.in_ is not None:
+        return ParamLocation(p.in_)
+    if wire in variables:
+        return ParamLocation.PATH
+    if p.file or arg == doc.body_argument:
+        return ParamLocation.BODY
+    return ParamLocation.QUERY if query_arguments else ParamLocation.BODY
+
+
+def _check_placement(
+    doc: ToolDoc,
+    arg: str,
+    p: ParameterDoc,
+    wire: str,
+    location: ParamLocation,
+    variables: Sequence[str],
+    scope: Scope,
+    *,
+    trusted: bool,
+) -> None:
+    """The findings of one argument's place: a path without its placeholder, a header or
+    cookie name that cannot be sent, a body argument or a file sent elsewhere."""
+    ppath = ("parameters", arg)
+    if location is ParamLocation.PATH:
+        if wire not in variables:
+            scope.add(
+                "TC021",
+                f"parameter '{arg}' is in: path but the path {doc.path!r} "
+                f"has no {{{wire}}}; add {{{wire}}} to the path or change 'in'",
+                ppath,
+                key=True,
+            )
+        if p.required is False:
+            scope.add(
+                "TC025",
+                f"path parameter '{arg}' cannot be optional; remove 'required: false'",
+                (*ppath, "required"),
+            )
+    if (
+        location in (ParamLocation.HEADER, ParamLocation.COOKIE)
+        and not trusted
+        and not TOKEN.match(wire)
+    ):
+        kind = "HTTP header" if location is ParamLocation.HEADER else "cookie"
+        scope.add(
+            "TC008",
+            f"parameter '{arg}' goes in {location.value} {wire!r}, which is not a valid "
+            f"{kind} name (letters, digits and !#$%&'*+-.^_`|~; no spaces, colons, "
+            "CR or LF); set 'name:' to one",
+            ppath,
+            key=True,
+        )
+    if arg == doc.body_argument and location is not ParamLocation.BODY:
+        scope.add(
+            "TC025",
+            f"parameter '{arg}' is the body_argument, so it cannot go in "
+            f"the {location.value}; remove its 'in'",
+            (*ppath, "in"),
+        )
+    if p.file and location is not ParamLocation.BODY:
+        scope.add(
+            "TC025", f"parameter '{arg}' is a file, so it must go in the body", (*ppath, "in")
+        )
+
+
+def _check_path_variables(
+    doc: ToolDoc,
+    variables: Sequence[str],
+    placed: Mapping[tuple[ParamLocation, str], str],
+    scope: Scope,
+) -> None:
+    """Each ``{placeholder}`` of the path is filled by exactly one path parameter."""
     for var in variables:
         misplaced = next(
             (
@@ -186,10 +224,6 @@ def compile_parameters(
                 f"a parameter '{var}' (or one with in: path and name: {var})",
                 ("path",),
             )
-
-    scope.report(context_parameter_reachable(doc, out.bindings, out.properties, defs))
-    _find_reachable(out, refs, defs, scope)
-    return out
 
 
 # what a parameter of a tool of an MCP server cannot say: its arguments travel as one

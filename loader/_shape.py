@@ -9,8 +9,6 @@ allowed values.
 from __future__ import annotations
 
 import copy
-import types
-import typing
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -19,6 +17,7 @@ from toolcat.catalog import AUTH_TYPES
 from toolcat.catalog.common import TOOL_NAME
 
 from ._diagnostics import Diagnostic
+from ._error_paths import data_path, existing_prefix, model_at, model_keys
 
 __all__ = ["FixedLocator", "Locator", "closest", "describe", "intended_name", "validate_item"]
 
@@ -116,10 +115,6 @@ def closest(
     return found[0] if found else None
 
 
-def _is_base_model(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, BaseModel)
-
-
 def validate_item(
     model: type[M],
     data: Any,
@@ -152,7 +147,7 @@ def validate_item(
         kinds: dict[tuple[str | int, ...], list[str]] = {}
         for error in errors:
             if error["type"] in _TYPE_WORDS:
-                where = _existing(data, _data_path(data, error["loc"]))
+                where = existing_prefix(data, data_path(data, error["loc"]))
                 kinds.setdefault(where, []).append(_TYPE_WORDS[error["type"]])
         # a member that fits the value's shape and fails deeper inside (a list with one bad
         # item) says more than the members that do not fit at all: report only the deeper one
@@ -162,7 +157,7 @@ def validate_item(
                 e
                 for e in errors
                 if e["type"] not in _TYPE_WORDS
-                or _existing(data, _data_path(data, e["loc"])) not in shallow
+                or existing_prefix(data, data_path(data, e["loc"])) not in shallow
             ]
         reported: set[tuple[str | int, ...]] = set()
         if _schema_style_parameters(data):
@@ -189,7 +184,7 @@ def validate_item(
                 continue  # "unknown key 'tokn'; did you mean 'token'?" says it all
             expected: list[str] = []
             if error["type"] in _TYPE_WORDS:
-                where = _existing(data, _data_path(data, error["loc"]))
+                where = existing_prefix(data, data_path(data, error["loc"]))
                 if where in reported:
                     continue
                 reported.add(where)
@@ -225,7 +220,7 @@ def _salvage(model: type[M], data: Any, errors: Sequence[Any]) -> M | None:
     for error in errors:
         if error["type"] in ("missing", "union_tag_not_found"):
             return None
-        target = _data_path(data, error["loc"])
+        target = data_path(data, error["loc"])
         while target and isinstance(target[-1], int):
             target = target[:-1]  # a bad list item: drop the whole list
         if not target or (len(target) <= 2 and target[0] in ("parameters", "definitions")):
@@ -248,145 +243,7 @@ def _is_typo(loc: Sequence[str | int], typos: set[tuple[tuple[str | int, ...], s
     return any(p == parent and closest(t, [key]) == key for p, t in typos)
 
 
-def _data_path(data: Any, loc: Sequence[str | int]) -> tuple[str | int, ...]:
-    """The YAML path of a pydantic ``loc``: union tags and member names are dropped."""
-    path: list[str | int] = []
-    node = data
-    for seg in loc:
-        if isinstance(node, dict) and seg in node:
-            path.append(seg)
-            node = node[seg]
-        elif isinstance(node, list) and isinstance(seg, int) and 0 <= seg < len(node):
-            path.append(seg)
-            node = node[seg]
-        elif isinstance(node, dict | list):
-            # a key the document lacks (missing, or a union member's tag): keep only
-            # names that could be keys, never tags of the union we are inside.
-            if not _is_tag(seg):
-                path.append(seg)
-                node = None
-        else:
-            break
-    return tuple(path)
-
-
-def _existing(data: Any, path: tuple[str | int, ...]) -> tuple[str | int, ...]:
-    """The longest prefix of ``path`` that is present in ``data``."""
-    node = data
-    for i, seg in enumerate(path):
-        if isinstance(node, dict) and seg in node:
-            node = node[seg]
-        elif isinstance(node, list) and isinstance(seg, int) and 0 <= seg < len(node):
-            node = node[seg]
-        else:
-            return path[:i]
-    return path
-
-
 _JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
-# the tags of the format's unions: a timeout's two forms, and the auth types
-_UNION_TAGS = frozenset({"seconds", "phases", *AUTH_TYPES})
-
-
-_MEMBER_LABELS = frozenset({"bool", "int", "float", "str", "list", "dict"})
-
-
-def _is_tag(seg: str | int) -> bool:
-    """A union tag or a pydantic member label (``bool``, ``list[str]``): never a document key."""
-    return isinstance(seg, str) and (seg in _UNION_TAGS or seg in _MEMBER_LABELS or "[" in seg)
-
-
-def _model_at(model: Any, loc: Sequence[str | int]) -> Any:
-    """The model class that ``loc`` points into (to list its valid keys)."""
-    tp = model
-    for seg in loc:
-        tp, consumed = _unwrap(tp, seg)
-        if consumed:
-            continue
-        if _is_base_model(tp):
-            field = _field(tp, seg)
-            if field is None:
-                return None
-            tp = field
-        else:
-            origin = typing.get_origin(tp)
-            args = typing.get_args(tp)
-            if origin is dict and len(args) == 2:
-                tp = args[1]
-            elif origin is list and args:
-                tp = args[0]
-            else:
-                return None
-    tp, _ = _unwrap(tp, None)
-    return tp if _is_base_model(tp) else None
-
-
-def _field(model: type[BaseModel], seg: str | int) -> Any:
-    for name, info in model.model_fields.items():
-        if seg in (name, info.alias):
-            return info.annotation
-    return None
-
-
-def _unwrap(tp: Any, seg: str | int | None) -> tuple[Any, bool]:
-    """Strip Annotated/Optional; pick a union member by tag when ``seg`` is one.
-
-    Returns the type and whether ``seg`` was consumed as a union tag.
-    """
-    consumed = False
-    while True:
-        if typing.get_origin(tp) is typing.Annotated:
-            tp = typing.get_args(tp)[0]
-            continue
-        origin = typing.get_origin(tp)
-        if origin in (typing.Union, types.UnionType):
-            members = [a for a in typing.get_args(tp) if a is not type(None)]
-            picked = None
-            for member in members:
-                inner = member
-                tags = []
-                if typing.get_origin(member) is typing.Annotated:
-                    inner, *meta = typing.get_args(member)
-                    tags = [getattr(m, "tag", None) for m in meta]
-                if (
-                    seg is not None
-                    and not consumed
-                    and (seg in tags or _literal_type(inner) == seg)
-                ):
-                    picked = inner
-                    consumed = True
-                    break
-            if picked is None:
-                models = [m for m in members if _is_model(_strip(m))]
-                picked = (
-                    _strip(models[0])
-                    if len(models) == 1
-                    else (members[0] if len(members) == 1 else None)
-                )
-            if picked is None:
-                return None, consumed
-            tp = picked
-            continue
-        return tp, consumed
-
-
-def _strip(tp: Any) -> Any:
-    return typing.get_args(tp)[0] if typing.get_origin(tp) is typing.Annotated else tp
-
-
-def _is_model(tp: Any) -> bool:
-    return _is_base_model(tp)
-
-
-def _literal_type(model: Any) -> Any:
-    if not _is_model(model) or "type" not in model.model_fields:
-        return None
-    args = typing.get_args(model.model_fields["type"].annotation)
-    return args[0] if len(args) == 1 else None
-
-
-def _keys(model: type[BaseModel]) -> list[str]:
-    return [info.alias or name for name, info in model.model_fields.items()]
 
 
 def _dotted(path: Sequence[str | int]) -> str:
@@ -413,63 +270,103 @@ def _diagnostic(
 ) -> Diagnostic:
     kind: str = error["type"]
     loc: tuple[str | int, ...] = tuple(error["loc"])
-    rel = _data_path(data, loc)
+    rel = data_path(data, loc)
     if kind not in ("missing", "union_tag_not_found", "extra_forbidden"):
-        rel = _existing(data, rel)  # the bad value is in the document: drop member labels
+        rel = existing_prefix(data, rel)  # the bad value is in the document: drop member labels
     where = f"{label}: " if label else ""
-    value = error.get("input")
     if kind == "extra_forbidden":
-        key = str(rel[-1]) if rel else "?"
-        owner = _model_at(model, loc[:-1])
-        valid = _keys(owner) if owner is not None else []
-        hint = closest(key, valid)
-        holder = data
-        for seg in rel[:-1]:
-            try:
-                holder = holder[seg]
-            except (KeyError, IndexError, TypeError):
-                holder = None
-                break
-        if (
-            not hint
-            and isinstance(holder, dict)
-            and "parameters" in holder
-            and holder["parameters"] is None
-            and isinstance(holder.get(key), dict)
-        ):
-            advice = "is it a parameter? indent it under 'parameters:'"
-        elif hint:
-            advice = f"did you mean '{hint}'?"
-        elif valid:
-            advice = "valid keys: " + ", ".join(valid)
-        else:
-            advice = "remove it"
-        inside = f" in {_dotted(rel[:-1])}" if len(rel) > 1 else ""
-        line, col = locate(base + rel, True)
-        return Diagnostic.make(
-            "TC003", f"{where}unknown key '{key}'{inside}; {advice}", file, line, col, base + rel
-        )
+        return _unknown_key(model, data, loc, rel, where, file, locate, base)
     if kind in ("missing", "union_tag_not_found"):
-        if kind == "union_tag_not_found":
-            key = "type"
-            rel = rel + ("type",)
-            owner = _model_at(model, loc)
-            choices = error.get("ctx", {}).get("expected_tags") or ", ".join(AUTH_TYPES)
-            advice = f"add 'type:' ({choices})"
-        else:
-            key = str(rel[-1]) if rel else "?"
-            advice = f"add '{key}:'"
-        parent = rel[:-1]
-        inside = f" in {_dotted(parent)}" if parent else ""
-        line, col = locate(base + parent, False)
-        return Diagnostic.make(
-            "TC005",
-            f"{where}missing required key '{key}'{inside}; {advice}",
-            file,
-            line,
-            col,
-            base + rel,
-        )
+        return _missing_key(error, rel, where, file, locate, base)
+    return _bad_value(error, rel, where, label, file, locate, base, expected)
+
+
+def _unknown_key(
+    model: Any,
+    data: Any,
+    loc: tuple[str | int, ...],
+    rel: tuple[str | int, ...],
+    where: str,
+    file: str,
+    locate: Locator,
+    base: tuple[str | int, ...],
+) -> Diagnostic:
+    """TC003: a key the model does not have, with the closest valid one."""
+    key = str(rel[-1]) if rel else "?"
+    owner = model_at(model, loc[:-1])
+    valid = model_keys(owner) if owner is not None else []
+    hint = closest(key, valid)
+    holder = data
+    for seg in rel[:-1]:
+        try:
+            holder = holder[seg]
+        except (KeyError, IndexError, TypeError):
+            holder = None
+            break
+    if (
+        not hint
+        and isinstance(holder, dict)
+        and "parameters" in holder
+        and holder["parameters"] is None
+        and isinstance(holder.get(key), dict)
+    ):
+        advice = "is it a parameter? indent it under 'parameters:'"
+    elif hint:
+        advice = f"did you mean '{hint}'?"
+    elif valid:
+        advice = "valid keys: " + ", ".join(valid)
+    else:
+        advice = "remove it"
+    inside = f" in {_dotted(rel[:-1])}" if len(rel) > 1 else ""
+    line, col = locate(base + rel, True)
+    return Diagnostic.make(
+        "TC003", f"{where}unknown key '{key}'{inside}; {advice}", file, line, col, base + rel
+    )
+
+
+def _missing_key(
+    error: Any,
+    rel: tuple[str | int, ...],
+    where: str,
+    file: str,
+    locate: Locator,
+    base: tuple[str | int, ...],
+) -> Diagnostic:
+    """TC005: a required key (or a union's ``type:``) the document lacks."""
+    if error["type"] == "union_tag_not_found":
+        key = "type"
+        rel = rel + ("type",)
+        choices = error.get("ctx", {}).get("expected_tags") or ", ".join(AUTH_TYPES)
+        advice = f"add 'type:' ({choices})"
+    else:
+        key = str(rel[-1]) if rel else "?"
+        advice = f"add '{key}:'"
+    parent = rel[:-1]
+    inside = f" in {_dotted(parent)}" if parent else ""
+    line, col = locate(base + parent, False)
+    return Diagnostic.make(
+        "TC005",
+        f"{where}missing required key '{key}'{inside}; {advice}",
+        file,
+        line,
+        col,
+        base + rel,
+    )
+
+
+def _bad_value(
+    error: Any,
+    rel: tuple[str | int, ...],
+    where: str,
+    label: str,
+    file: str,
+    locate: Locator,
+    base: tuple[str | int, ...],
+    expected: Sequence[str],
+) -> Diagnostic:
+    """TC004 (a value of the wrong type) or TC008 (a value the key does not take)."""
+    kind: str = error["type"]
+    value = error.get("input")
     line, col = locate(base + rel, False)
     field = _dotted(rel) or "value"
     if kind in _TYPE_WORDS:

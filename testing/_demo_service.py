@@ -21,7 +21,7 @@ _ITEMS = (
 )
 
 
-def make_service(*, stock: int | None = None) -> Starlette:
+def make_service(*, stock: int | None = None) -> Starlette:  # noqa: C901  the demo service's routes, each small, defined together beside its state
     """A fresh service with its own stock and orders (state lives in the app); ``stock``
     gives every item that many (default: the demo's counts)."""
     items: dict[str, dict[str, Any]] = {str(i["sku"]): dict(i) for i in _ITEMS}

@@ -33,7 +33,8 @@ from toolcat.catalog._methods import method_semantics
 from toolcat.catalog._model import HttpCommand, Service, SourceLocation, ToolDefinition
 
 from ._diff_mcp import mcp_changes
-from ._diff_schema import SchemaDiff, pointer
+from ._diff_schema import SchemaDiff
+from ._schema_parts import pointer
 
 __all__ = ["CHANGE_RULES", "ChangeKind", "ChangeRule", "ToolChange", "diff_catalogs"]
 
@@ -246,30 +247,8 @@ class _ToolDiff:
             self._old.services.get(a.service),
             self._new.services.get(b.service),
         )
-        if _base_url(a, old_service) != _base_url(b, new_service):
-            # the URL itself is not shown: like auth values, it may carry a credential
-            where = "/command/base_url" if a.base_url or b.base_url else "/service/base_url"
-            self._say("TD111", where, "base URL changed")
-        old_auth, new_auth = _auth(a, old_service), _auth(b, new_service)
-        if old_auth != new_auth:
-            where = "/command/auth" if a.auth or b.auth else "/service/auth"
-            shown_old, shown_new = _show_auth(old_auth), _show_auth(new_auth)
-            what = f"{shown_old} -> {shown_new}" if shown_old != shown_new else f"{shown_new}: "
-            what += "credentials or token URL changed" if shown_old == shown_new else ""
-            self._say("TD112", where, f"auth {what}")
-        old_bindings = {p.argument: p for p in a.parameters}
-        for binding in b.parameters:
-            before = old_bindings.get(binding.argument)
-            if before is None:
-                continue
-            changes = [
-                f"{field} {getattr(before, field)} -> {getattr(binding, field)}"
-                for field in _BINDING_FIELDS
-                if getattr(before, field) != getattr(binding, field)
-            ]
-            if changes:
-                where = pointer("command", "parameters", binding.argument)
-                self._say("TD113", where, f"argument '{binding.argument}': {', '.join(changes)}")
+        self._endpoint(a, b, old_service, new_service)
+        self._bindings(a, b)
         if a.body != b.body:
             self._body(a, b)
         headers_before = {**(old_service.headers if old_service else {}), **a.headers}
@@ -287,6 +266,38 @@ class _ToolDiff:
             for field in ("timeouts", "retry", "max_response_chars", "max_response_bytes"):
                 if getattr(old_service, field) != getattr(new_service, field):
                     self._say("TD307", f"/service/{field}", f"the service's {field} changed")
+
+    def _endpoint(
+        self, a: HttpCommand, b: HttpCommand, old: Service | None, new: Service | None
+    ) -> None:
+        """Where the request goes, and with which credentials (neither value is shown)."""
+        if _base_url(a, old) != _base_url(b, new):
+            # the URL itself is not shown: like auth values, it may carry a credential
+            where = "/command/base_url" if a.base_url or b.base_url else "/service/base_url"
+            self._say("TD111", where, "base URL changed")
+        old_auth, new_auth = _auth(a, old), _auth(b, new)
+        if old_auth != new_auth:
+            where = "/command/auth" if a.auth or b.auth else "/service/auth"
+            shown_old, shown_new = _show_auth(old_auth), _show_auth(new_auth)
+            what = f"{shown_old} -> {shown_new}" if shown_old != shown_new else f"{shown_new}: "
+            what += "credentials or token URL changed" if shown_old == shown_new else ""
+            self._say("TD112", where, f"auth {what}")
+
+    def _bindings(self, a: HttpCommand, b: HttpCommand) -> None:
+        """How each argument both sides have is sent."""
+        old_bindings = {p.argument: p for p in a.parameters}
+        for binding in b.parameters:
+            before = old_bindings.get(binding.argument)
+            if before is None:
+                continue
+            changes = [
+                f"{field} {getattr(before, field)} -> {getattr(binding, field)}"
+                for field in _BINDING_FIELDS
+                if getattr(before, field) != getattr(binding, field)
+            ]
+            if changes:
+                where = pointer("command", "parameters", binding.argument)
+                self._say("TD113", where, f"argument '{binding.argument}': {', '.join(changes)}")
 
     def _body(self, a: HttpCommand, b: HttpCommand) -> None:
         before, after = a.body, b.body

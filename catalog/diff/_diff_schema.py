@@ -14,20 +14,37 @@ new one (breaking for a caller that sent it); *wider* when the reverse holds
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
 from typing import Any
 
-__all__ = ["SchemaDiff", "pointer"]
+from ._schema_parts import (
+    TEXT_KEYS,
+    as_mapping,
+    as_seq,
+    bound_of,
+    canonical,
+    core_of,
+    covered,
+    divides,
+    has_ref,
+    is_number,
+    is_tighter,
+    item_name,
+    lookup,
+    member,
+    open_schema,
+    pointer,
+    short_text,
+    show_bound,
+    strings_in,
+    types_of,
+    values_by_text,
+)
+
+__all__ = ["SchemaDiff"]
 
 Emit = Callable[[str, str, str], None]
 
-# keywords a model reads but that accept or refuse nothing
-_TEXT_KEYS = frozenset(
-    {"description", "title", "examples", "example", "default", "deprecated", "$comment"}
-    | {"readOnly", "writeOnly", "contentMediaType", "contentEncoding"}
-)
 # keywords this walk classifies itself (everything else that differs is a plain note)
 _HANDLED = frozenset(
     {"type", "nullable", "enum", "const", "properties", "required", "items", "prefixItems"}
@@ -39,40 +56,6 @@ _HANDLED = frozenset(
 _LOWER_COUNTS = ("minLength", "minItems", "minProperties")  # a larger value refuses more
 _UPPER_COUNTS = ("maxLength", "maxItems", "maxProperties")  # a smaller value refuses more
 _MAX_REF_HOPS = 64  # a chain of $ref to $ref longer than this is left unresolved
-
-
-def pointer(*parts: str | int) -> str:
-    """A JSON Pointer (RFC 6901) from its unescaped parts: ``pointer("a/b", 0) == "/a~1b/0"``."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _lookup(root: Any, ref: str) -> Any:
-    """The value a local ref (``#/...``) points at inside ``root``, or ``None``."""
-    if not ref.startswith("#"):
-        return None
-    node = root
-    for raw in ref[1:].split("/")[1:] if ref != "#" else []:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
 
 
 class SchemaDiff:
@@ -90,7 +73,7 @@ class SchemaDiff:
         self._seen: set[tuple[str | None, str | None]] = set()
         # identical definitions on both sides: an equal subtree then means no change
         self._same_defs = all(
-            _get(old_root, k) == _get(new_root, k) for k in ("$defs", "definitions")
+            member(old_root, k) == member(new_root, k) for k in ("$defs", "definitions")
         )
 
     def run(self) -> None:
@@ -104,7 +87,7 @@ class SchemaDiff:
             if not isinstance(node, Mapping) or not isinstance(node.get("$ref"), str):
                 break
             ref = node["$ref"]
-            target = _lookup(root, ref)
+            target = lookup(root, ref)
             if target is None:
                 break
             first = first or ref
@@ -127,7 +110,7 @@ class SchemaDiff:
     def _compare(
         self, old: Any, new: Any, at: tuple[str | int, ...], names: tuple[str, ...]
     ) -> None:
-        if old == new and (self._same_defs or not _has_ref(old)):
+        if old == new and (self._same_defs or not has_ref(old)):
             return  # equal, and no definition inside that could differ
         old, old_ref = self._resolve(old, self._old_root)
         new, new_ref = self._resolve(new, self._new_root)
@@ -170,7 +153,7 @@ class SchemaDiff:
     def _compare_type(
         self, old: Mapping[str, Any], new: Mapping[str, Any], at: tuple[str | int, ...], names: Any
     ) -> None:
-        before, after = _types(old), _types(new)
+        before, after = types_of(old), types_of(new)
         if before == after:
             return
         where = (*at, "type")
@@ -181,7 +164,7 @@ class SchemaDiff:
         if before is None:
             self._say("TD105", where, f"{self._name(names)}: type restricted to {shown_after}")
             return
-        lost = sorted(t for t in before if not _covered(t, after))
+        lost = sorted(t for t in before if not covered(t, after))
         shown_before = "|".join(sorted(before))
         if lost:
             self._say(
@@ -200,26 +183,26 @@ class SchemaDiff:
         self, old: Mapping[str, Any], new: Mapping[str, Any], at: tuple[str | int, ...], names: Any
     ) -> None:
         for key in ("enum", "const"):
-            if _canon(old.get(key)) == _canon(new.get(key)):
+            if canonical(old.get(key)) == canonical(new.get(key)):
                 continue
             where = (*at, key)
             name = self._name(names)
             if key not in new:
                 self._say("TD305", where, f"{name}: {key} removed")
             elif key not in old:
-                self._say("TD107", where, f"{name}: now limited to {key} {_short(new[key])}")
+                self._say("TD107", where, f"{name}: now limited to {key} {short_text(new[key])}")
             elif key == "const":
-                self._say("TD107", where, f"{name}: const changed to {_short(new[key])}")
+                self._say("TD107", where, f"{name}: const changed to {short_text(new[key])}")
             else:
-                before = _values(old[key])
-                after = _values(new[key])
+                before = values_by_text(old[key])
+                after = values_by_text(new[key])
                 removed = [v for c, v in before.items() if c not in after]
                 added = [v for c, v in after.items() if c not in before]
                 if removed:
-                    values = ", ".join(_short(v, 40) for v in removed)
+                    values = ", ".join(short_text(v, 40) for v in removed)
                     self._say("TD106", where, f"{name}: enum value removed: {values}")
                 if added:
-                    values = ", ".join(_short(v, 40) for v in added)
+                    values = ", ".join(short_text(v, 40) for v in added)
                     self._say("TD305", where, f"{name}: enum value added: {values}")
 
     def _compare_bounds(
@@ -229,15 +212,15 @@ class SchemaDiff:
             ("lower", "minimum", "exclusiveMinimum"),
             ("upper", "maximum", "exclusiveMaximum"),
         ):
-            before = _bound(old, inclusive, exclusive, side)
-            after = _bound(new, inclusive, exclusive, side)
+            before = bound_of(old, inclusive, exclusive, side)
+            after = bound_of(new, inclusive, exclusive, side)
             if before == after:
                 continue
             where = (*at, (after or before or (0, False, inclusive))[2])
             name = self._name(names)
-            shown_before, shown_after = _show_bound(before, side), _show_bound(after, side)
+            shown_before, shown_after = show_bound(before, side), show_bound(after, side)
             shown = f"{side} bound {shown_before} -> {shown_after}"
-            if after is not None and (before is None or _tighter(after, before, side)):
+            if after is not None and (before is None or is_tighter(after, before, side)):
                 self._say("TD107", where, f"{name}: {shown} (tightened)")
             else:
                 self._say("TD305", where, f"{name}: {shown} (relaxed)")
@@ -245,7 +228,7 @@ class SchemaDiff:
             before, after = old.get("multipleOf"), new.get("multipleOf")
             where = (*at, "multipleOf")
             name = self._name(names)
-            if after is None or (_is_number(before) and _divides(after, before)):
+            if after is None or (is_number(before) and divides(after, before)):
                 self._say("TD305", where, f"{name}: multipleOf {before} -> {after}")
             else:
                 self._say("TD107", where, f"{name}: multipleOf {before} -> {after}")
@@ -259,14 +242,14 @@ class SchemaDiff:
                 after: Any = new.get(key)
                 if before == after:
                     continue
-                if not _is_number(after):
+                if not is_number(after):
                     narrower = False
-                elif not _is_number(before):
+                elif not is_number(before):
                     narrower = after > 0 if tighter else True
                 else:
                     narrower = after > before if tighter else after < before
                 rule = "TD107" if narrower else "TD305"
-                shown = f"{key} {_short(before)} -> {_short(after)}"
+                shown = f"{key} {short_text(before)} -> {short_text(after)}"
                 self._say(rule, (*at, key), f"{self._name(names)}: {shown}")
         if bool(old.get("uniqueItems")) != bool(new.get("uniqueItems")):
             rule = "TD107" if new.get("uniqueItems") else "TD305"
@@ -282,20 +265,20 @@ class SchemaDiff:
                 continue
             name = self._name(names)
             if after is None:
-                self._say("TD305", (*at, key), f"{name}: {key} {_short(before)} removed")
+                self._say("TD305", (*at, key), f"{name}: {key} {short_text(before)} removed")
             elif before is None:
-                self._say("TD107", (*at, key), f"{name}: {key} {_short(after)} added")
+                self._say("TD107", (*at, key), f"{name}: {key} {short_text(after)} added")
             else:
-                shown = f"{_short(before)} -> {_short(after)}"
+                shown = f"{short_text(before)} -> {short_text(after)}"
                 self._say("TD107", (*at, key), f"{name}: {key} changed {shown}")
 
     def _compare_properties(
         self, old: Mapping[str, Any], new: Mapping[str, Any], at: tuple[str | int, ...], names: Any
     ) -> None:
-        old_props = _mapping(old.get("properties"))
-        new_props = _mapping(new.get("properties"))
-        old_req = _strings(old.get("required"))
-        new_req = _strings(new.get("required"))
+        old_props = as_mapping(old.get("properties"))
+        new_props = as_mapping(new.get("properties"))
+        old_req = strings_in(old.get("required"))
+        new_req = strings_in(new.get("required"))
         for prop in old_props:
             here = (*names, prop)
             where = (*at, "properties", prop)
@@ -323,8 +306,8 @@ class SchemaDiff:
             self._say(
                 "TD305", (*at, "required"), f"{self._name((*names, prop))} is no longer required"
             )
-        before = _open(old.get("additionalProperties"))
-        after = _open(new.get("additionalProperties"))
+        before = open_schema(old.get("additionalProperties"))
+        after = open_schema(new.get("additionalProperties"))
         where = (*at, "additionalProperties")
         if after is False and before is not False:
             what = "unknown arguments" if not names else f"{self._name(names)}: other properties"
@@ -340,13 +323,18 @@ class SchemaDiff:
     ) -> None:
         before, after = old.get("items"), new.get("items")
         if isinstance(before, list) or isinstance(after, list):  # draft 4 tuple form
-            self._compare_tuple(_seq(before), _seq(after), (*at, "items"), names)
+            self._compare_tuple(as_seq(before), as_seq(after), (*at, "items"), names)
         else:
-            self._compare(_open(before), _open(after), (*at, "items"), (*names[:-1], _item(names)))
+            self._compare(
+                open_schema(before),
+                open_schema(after),
+                (*at, "items"),
+                (*names[:-1], item_name(names)),
+            )
         if "prefixItems" in old or "prefixItems" in new:
             self._compare_tuple(
-                _seq(old.get("prefixItems")),
-                _seq(new.get("prefixItems")),
+                as_seq(old.get("prefixItems")),
+                as_seq(new.get("prefixItems")),
                 (*at, "prefixItems"),
                 names,
             )
@@ -357,24 +345,24 @@ class SchemaDiff:
         for index in range(max(len(old), len(new))):
             before = old[index] if index < len(old) else {}
             after = new[index] if index < len(new) else {}
-            self._compare(before, after, (*at, index), (*names[:-1], f"{_item(names)}{index}"))
+            self._compare(before, after, (*at, index), (*names[:-1], f"{item_name(names)}{index}"))
 
     def _compare_alternatives(
         self, old: Mapping[str, Any], new: Mapping[str, Any], at: tuple[str | int, ...], names: Any
     ) -> None:
         for key in ("anyOf", "oneOf", "allOf"):
-            before, after = _seq(old.get(key)), _seq(new.get(key))
+            before, after = as_seq(old.get(key)), as_seq(new.get(key))
             if before == after and self._same_defs:
                 continue
             name = self._name(names)
-            if {_canon(x) for x in before} == {_canon(x) for x in after} and self._same_defs:
+            if {canonical(x) for x in before} == {canonical(x) for x in after} and self._same_defs:
                 continue  # the same alternatives, reordered
             if len(before) == len(after):
                 for index, (b, a) in enumerate(zip(before, after, strict=True)):
                     self._compare(b, a, (*at, key, index), names)
                 continue
-            old_set = {_canon(x) for x in before}
-            new_set = {_canon(x) for x in after}
+            old_set = {canonical(x) for x in before}
+            new_set = {canonical(x) for x in after}
             gone = len(old_set - new_set)
             came = len(new_set - old_set)
             if key == "allOf":  # every member must hold: more members refuse more
@@ -397,9 +385,9 @@ class SchemaDiff:
 
     def _offers(self, old: Mapping[str, Any], alternatives: Sequence[Any], key: str) -> bool:
         """Whether one of ``alternatives`` (new) accepts what the old schema did by itself."""
-        core = _canon(_core(old, key))
+        core = canonical(core_of(old, key))
         return any(
-            _canon(_core(self._resolve(alt, self._new_root)[0], key)) == core
+            canonical(core_of(self._resolve(alt, self._new_root)[0], key)) == core
             for alt in alternatives
         )
 
@@ -408,132 +396,12 @@ class SchemaDiff:
     ) -> None:
         changed_text = []
         for key in dict.fromkeys([*old, *new]):
-            if key in _HANDLED or _canon(old.get(key)) == _canon(new.get(key)):
+            if key in _HANDLED or canonical(old.get(key)) == canonical(new.get(key)):
                 continue
-            if key in _TEXT_KEYS or key.startswith("x-"):
+            if key in TEXT_KEYS or key.startswith("x-"):
                 changed_text.append(key)
             else:
                 self._say("TD306", (*at, key), f"{self._name(names)}: {key} changed")
         if changed_text:
             keys = ", ".join(changed_text)
             self._say("TD304", (*at, changed_text[0]), f"{self._name(names)}: {keys} changed")
-
-
-# -- small pure helpers -------------------------------------------------------------------
-
-
-def _core(schema: Any, skip: str) -> Any:
-    """``schema`` without the keywords that accept or refuse nothing (and ``skip``)."""
-    if not isinstance(schema, Mapping):
-        return schema
-    return {
-        k: v
-        for k, v in schema.items()
-        if k != skip and k not in _TEXT_KEYS and not k.startswith("x-")
-    }
-
-
-def _has_ref(node: Any) -> bool:
-    if isinstance(node, Mapping):
-        return "$ref" in node or any(_has_ref(v) for v in node.values())
-    if isinstance(node, list | tuple):
-        return any(_has_ref(v) for v in node)
-    return False
-
-
-def _get(root: Any, key: str) -> Any:
-    return root.get(key) if isinstance(root, Mapping) else None
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _seq(value: Any) -> Sequence[Any]:
-    return value if isinstance(value, list | tuple) else ()
-
-
-def _strings(value: Any) -> set[str]:
-    return {v for v in _seq(value) if isinstance(v, str)}
-
-
-def _open(value: Any) -> Any:
-    """An absent subschema accepts anything: the same as ``{}``."""
-    return {} if value is None or value is True else value
-
-
-def _item(names: tuple[str, ...]) -> str:
-    return f"{names[-1]}[]" if names else "[]"
-
-
-def _types(schema: Mapping[str, Any]) -> frozenset[str] | None:
-    raw = schema.get("type")
-    if raw is None:
-        return None
-    found = {raw} if isinstance(raw, str) else {t for t in _seq(raw) if isinstance(t, str)}
-    if schema.get("nullable") is True:
-        found.add("null")
-    return frozenset(found)
-
-
-def _covered(kind: str, types: frozenset[str]) -> bool:
-    return kind in types or (kind == "integer" and "number" in types)
-
-
-def _values(values: Any) -> dict[str, Any]:
-    return {_canon(v): v for v in _seq(values)}
-
-
-Bound = tuple[Fraction, bool, str]  # value, exclusive, the keyword that set it
-
-
-def _bound(schema: Mapping[str, Any], inclusive: str, exclusive: str, side: str) -> Bound | None:
-    found: list[Bound] = []
-    value = schema.get(inclusive)
-    flag = schema.get(exclusive)
-    exact = _fraction(value)
-    if exact is not None:
-        found.append((exact, flag is True, inclusive))  # draft 4: a boolean flag
-    exact = _fraction(flag)
-    if exact is not None:
-        found.append((exact, True, exclusive))
-    if not found:
-        return None
-    best = found[0]
-    for candidate in found[1:]:
-        if _tighter(candidate, best, side):
-            best = candidate
-    return best
-
-
-def _tighter(a: Bound, b: Bound, side: str) -> bool:
-    """Whether bound ``a`` refuses some value that ``b`` accepts (same side)."""
-    if a[0] != b[0]:
-        return a[0] > b[0] if side == "lower" else a[0] < b[0]
-    return a[1] and not b[1]
-
-
-def _show_bound(bound: Bound | None, side: str) -> str:
-    if bound is None:
-        return "none"
-    op = (">" if side == "lower" else "<") + ("" if bound[1] else "=")
-    value = bound[0]
-    return f"{op} {value.numerator if value.denominator == 1 else float(value)}"
-
-
-def _divides(new: Any, old: Any) -> bool:
-    """Whether every multiple of ``old`` is a multiple of ``new`` (the change widens)."""
-    old_exact, new_exact = _fraction(old), _fraction(new)
-    if old_exact is None or new_exact is None or new_exact == 0:
-        return False
-    return (old_exact / new_exact).denominator == 1
-
-
-def _fraction(value: Any) -> Fraction | None:
-    """``value`` as an exact number, or ``None`` (not a number, or infinite)."""
-    if not _is_number(value):
-        return None
-    try:
-        return Fraction(str(value))
-    except (ValueError, OverflowError):
-        return None

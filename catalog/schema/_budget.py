@@ -80,7 +80,7 @@ class BudgetResult:
         return bool(self.collapsed or self.annotations_dropped)
 
 
-def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) -> BudgetResult:
+def fit_schema(schema: Mapping[str, Any], budget: int, *, omit: bool = False) -> BudgetResult:  # noqa: C901, PLR0915  passes over one working copy that share its running size: collapse, bare stubs, leave out
     """``schema`` within ``budget`` characters, collapsing optional branches deepest first.
 
     >>> a = {"type": "string", "description": "x" * 200}
@@ -381,7 +381,7 @@ def _budget_tool(
 _Candidate = tuple[int, int, str, dict[str, Any], str, dict[str, Any]]
 
 
-def _walk(
+def _walk(  # noqa: C901  one walk over the keywords that hold optional branches, a branch per keyword
     node: dict[str, Any],
     pointer: str,
     depth: int,

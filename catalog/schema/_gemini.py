@@ -108,29 +108,22 @@ class _Converter:
         if "allOf" in s:
             s = self._merge_all_of(s, pointer)
         moved: list[str] = refinements(s)
-        nullable = False
         out: dict[str, Any] = {}
-        # -- type ------------------------------------------------------------
-        types = s.pop("type", None)
-        if isinstance(types, list):
-            if "null" in types:
-                nullable = True
-                types = [t for t in types if t != "null"]
-            if len(types) == 1:
-                types = types[0]
-            elif len(types) > 1:
-                s.setdefault("anyOf", [{"type": t} for t in types])
-                types = None
-            else:
-                types = None
-        elif types == "null":
-            nullable, types = True, None
-        if isinstance(types, str):
-            out["type"] = types
-        # -- unions ------------------------------------------------------------
+        nullable = _pop_type(s, out)
+        out, null_member = self._unions(s, out, pointer, stack)
+        null_value = self._keywords(s, out, pointer, stack, moved)
+        self._finish(out, pointer, nullable or null_member or null_value, moved)
+        return out
+
+    def _unions(
+        self, s: dict[str, Any], out: dict[str, Any], pointer: str, stack: tuple[str, ...]
+    ) -> tuple[dict[str, Any], bool]:
+        """anyOf and oneOf as Gemini's anyOf (a null member makes the schema nullable; one
+        member left is inlined); returns the schema so far and whether a member was null."""
         if "oneOf" in s:
             self.note(pointer, "oneOf rewritten as anyOf")
         members = list(s.pop("anyOf", [])) + list(s.pop("oneOf", []))
+        nullable = False
         non_null = []
         for m in members:
             if isinstance(m, dict) and (m.get("type") == "null" or m.get("enum") == [None]):
@@ -147,7 +140,19 @@ class _Converter:
             out["anyOf"] = [
                 self.node(m, f"{pointer}/anyOf/{i}", stack) for i, m in enumerate(non_null)
             ]
-        # -- keywords ----------------------------------------------------------
+        return out, nullable
+
+    def _keywords(  # noqa: C901  one branch per keyword Gemini takes, rewrites or moves
+        self,
+        s: dict[str, Any],
+        out: dict[str, Any],
+        pointer: str,
+        stack: tuple[str, ...],
+        moved: list[str],
+    ) -> bool:
+        """The other keywords into ``out``, or into ``moved`` (the description) where Gemini
+        has none; returns whether an enum allowed null."""
+        nullable = False
         if "const" in s:
             s["enum"] = [s.pop("const")]
         if "examples" in s:
@@ -195,6 +200,10 @@ class _Converter:
                 self.note(pointer, f"{key} dropped")
             else:
                 moved.append(f"{key}: {short(value)}")
+        return nullable
+
+    def _finish(self, out: dict[str, Any], pointer: str, nullable: bool, moved: list[str]) -> None:
+        """A type where the keywords imply one, nullable, and what moved to the description."""
         if "type" not in out and "anyOf" not in out:
             if "properties" in out:
                 out["type"] = "object"
@@ -211,7 +220,6 @@ class _Converter:
             desc = out.get("description")
             out["description"] = f"{desc} ({text})" if desc else f"({text})"
             self.note(pointer, f"moved to the description: {text}")
-        return out
 
     def _resolve(self, ref: str) -> dict[str, Any] | None:
         name = def_name(ref)
@@ -231,3 +239,26 @@ class _Converter:
                 part = {**target, **rest}
             merge_part(merged, part)
         return {**merged, **s, **merge_lists(merged, s)}
+
+
+def _pop_type(s: dict[str, Any], out: dict[str, Any]) -> bool:
+    """``type`` into ``out`` as Gemini takes it (one name); a list of several becomes an
+    anyOf of them in ``s``. Returns whether null was one of the types."""
+    nullable = False
+    types = s.pop("type", None)
+    if isinstance(types, list):
+        if "null" in types:
+            nullable = True
+            types = [t for t in types if t != "null"]
+        if len(types) == 1:
+            types = types[0]
+        elif len(types) > 1:
+            s.setdefault("anyOf", [{"type": t} for t in types])
+            types = None
+        else:
+            types = None
+    elif types == "null":
+        nullable, types = True, None
+    if isinstance(types, str):
+        out["type"] = types
+    return nullable

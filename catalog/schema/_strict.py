@@ -183,6 +183,29 @@ class _Converter:
             return _nullable(self.node(s, pointer))
         if "allOf" in s:
             s = self.merge_all_of(s, pointer, inlined)
+        s = self._inline_refs(s, pointer, inlined)
+        if "$ref" in s:
+            return s  # a lone $ref
+        refined = refinements(s)
+        if "oneOf" in s:
+            s.setdefault("anyOf", [])
+            s["anyOf"] = list(s["anyOf"]) + list(s.pop("oneOf"))
+            self.notes.append((pointer, "oneOf rewritten as anyOf"))
+        if "const" in s:
+            s["enum"] = [s.pop("const")]
+        moved: list[str] = refined
+        out = _keywords(s, pointer, moved)
+        self._subschemas(s, out, pointer)
+        if moved:
+            text = "; ".join(moved)
+            desc = out.get("description")
+            out["description"] = f"{desc} ({text})" if desc else f"({text})"
+            self.notes.append((pointer, f"moved to the description: {text}"))
+        return out
+
+    def _inline_refs(self, s: dict[str, Any], pointer: str, inlined: list[str]) -> dict[str, Any]:
+        """``s`` with its ``$ref`` inlined where keywords stand beside it (strict mode refuses
+        them there); a lone ``$ref`` is kept, its target checked."""
         hops = 0
         while "$ref" in s:
             ref = s["$ref"]
@@ -192,7 +215,6 @@ class _Converter:
                 if ref != "#":
                     self.resolve(ref, pointer)  # a dangling ref is an error, not a strict schema
                 return s
-            # strict mode rejects keywords beside $ref: inline the target.
             hops += 1
             if ref == "#" or hops > 32:
                 raise NotStrictable(pointer, f"'$ref': {ref!r} with sibling keywords")
@@ -200,28 +222,11 @@ class _Converter:
             s = {**self.resolve(ref, pointer, inlined), **s}
             if "allOf" in s:
                 s = self.merge_all_of(s, pointer, inlined)
-        refined = refinements(s)
-        if "oneOf" in s:
-            s.setdefault("anyOf", [])
-            s["anyOf"] = list(s["anyOf"]) + list(s.pop("oneOf"))
-            self.notes.append((pointer, "oneOf rewritten as anyOf"))
-        if "const" in s:
-            s["enum"] = [s.pop("const")]
-        out: dict[str, Any] = {}
-        moved: list[str] = refined
-        for key, value in s.items():
-            if key in ("properties", "required", "additionalProperties", "items", "anyOf"):
-                continue
-            if key in _STRUCTURAL and key not in ("definitions", "$defs"):
-                out[key] = value
-            elif key in STRICT_KEYWORDS and key != "format":
-                out[key] = value
-            elif key == "format" and value in STRICT_FORMATS:
-                out[key] = value
-            elif key in ("definitions", "$defs"):
-                raise NotStrictable(pointer, f"nested {key} (only the root may hold $defs)")
-            else:
-                moved.append(f"{key}: {short(value)}")
+        return s
+
+    def _subschemas(self, s: dict[str, Any], out: dict[str, Any], pointer: str) -> None:
+        """anyOf, items and properties rewritten into ``out``; a schema strict mode cannot
+        take (no type, an array without items) refused."""
         if "anyOf" in s:
             out["anyOf"] = [
                 self.node(item, f"{pointer}/anyOf/{i}") for i, item in enumerate(s["anyOf"])
@@ -239,12 +244,6 @@ class _Converter:
             raise NotStrictable(pointer, "a schema without a type")
         if "array" in _types(out) and "items" not in out:
             raise NotStrictable(pointer, "an array without 'items'")
-        if moved:
-            text = "; ".join(moved)
-            desc = out.get("description")
-            out["description"] = f"{desc} ({text})" if desc else f"({text})"
-            self.notes.append((pointer, f"moved to the description: {text}"))
-        return out
 
     def object(self, s: dict[str, Any], out: dict[str, Any], pointer: str) -> None:
         props = s.get("properties") or {}
@@ -323,6 +322,25 @@ def _types(s: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def _keywords(s: Mapping[str, Any], pointer: str, moved: list[str]) -> dict[str, Any]:
+    """The keywords strict mode keeps, other than the subschemas; the rest go to ``moved``."""
+    out: dict[str, Any] = {}
+    for key, value in s.items():
+        if key in ("properties", "required", "additionalProperties", "items", "anyOf"):
+            continue
+        if key in _STRUCTURAL and key not in ("definitions", "$defs"):
+            out[key] = value
+        elif key in STRICT_KEYWORDS and key != "format":
+            out[key] = value
+        elif key == "format" and value in STRICT_FORMATS:
+            out[key] = value
+        elif key in ("definitions", "$defs"):
+            raise NotStrictable(pointer, f"nested {key} (only the root may hold $defs)")
+        else:
+            moved.append(f"{key}: {short(value)}")
+    return out
+
+
 def _nullable(child: dict[str, Any]) -> dict[str, Any]:
     """The same schema, also accepting ``null``."""
     types = child.get("type")
@@ -349,7 +367,7 @@ def _escape(name: str) -> str:
 # -- the checker ----------------------------------------------------------------
 
 
-def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
+def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:  # noqa: C901, PLR0915  strict mode's rules as one walk, with its nested visit; a branch per rule
     """Every rule of strict mode that ``schema`` breaks, as ``pointer: problem`` lines.
 
     An empty list means OpenAI accepts the schema with ``strict: true``.
@@ -362,7 +380,7 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
     defs = schema.get("$defs") or {}
     counter = {"properties": 0, "enum": 0, "chars": sum(len(str(n)) for n in defs)}
 
-    def visit(node: Any, pointer: str, depth: int) -> None:
+    def visit(node: Any, pointer: str, depth: int) -> None:  # noqa: C901  a branch per rule of strict mode, over one schema object
         where = pointer or "/"
         if not isinstance(node, Mapping):
             problems.append(f"{where}: not a schema object")
@@ -435,7 +453,7 @@ def check_strict_schema(schema: Mapping[str, Any]) -> list[str]:
 # -- undoing the nulls ------------------------------------------------------------
 
 
-def strip_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:
+def strip_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:  # noqa: C901  one walk of arguments beside their schema: objects, arrays, $refs, nulls
     """``arguments`` without the ``null`` values strict mode forced on optional properties.
 
     A property whose value is ``None``, that ``schema`` (the tool's own input

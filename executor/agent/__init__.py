@@ -6,6 +6,7 @@ Pipeline (module names)::
         │                                               HTTP, SSE: _common)
         │  model turn with tool calls
         └──> toolcat.executor.Executor.aexecute_many ──> results back to the model
+    tools offered in search mode: _selection; the steps and the result of a run: _trace;
     spans: _telemetry
 """
 
@@ -19,17 +20,11 @@ from ._common import (
     ModelTurn,
     Usage,
 )
-from ._loop import (
-    MAX_CALLS_PER_TURN,
-    PROVIDER_TOOL_LIMITS,
-    AgentLoop,
-    LoopResult,
-    LoopStep,
-    ToolSelection,
-)
+from ._loop import MAX_CALLS_PER_TURN, PROVIDER_TOOL_LIMITS, AgentLoop, ToolSelection
 from ._openai import OpenAIChatClient, normalize_base_url
 from ._protocols import ModelClient, TextCallback
 from ._settings import LoopSettings
+from ._trace import LoopResult, LoopStep
 
 __all__ = [
     "AgentLoop",

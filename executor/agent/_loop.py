@@ -7,7 +7,6 @@ import logging
 import time
 from collections.abc import Mapping, Sequence, Set
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,97 +23,22 @@ from toolcat.executor import (
 
 from ._common import ModelTurn, Usage
 from ._protocols import ModelClient
+from ._selection import Selection
 from ._settings import MAX_CALLS_PER_TURN, LoopSettings, ToolSelection
 from ._telemetry import LoopTelemetry
+from ._trace import LoopResult, LoopStep, StopReason
 
 if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition
     from toolcat.executor import Executor, SemanticSearch
 
-__all__ = [
-    "MAX_CALLS_PER_TURN",
-    "PROVIDER_TOOL_LIMITS",
-    "AgentLoop",
-    "LoopResult",
-    "LoopStep",
-    "StopReason",
-    "ToolSelection",
-]
-
-StopReason = Literal["final_answer", "return_direct", "max_iterations"]
+__all__ = ["MAX_CALLS_PER_TURN", "PROVIDER_TOOL_LIMITS", "AgentLoop", "ToolSelection"]
 
 #: The most tools one request may carry, by provider (``toolcat.catalog.common.PROVIDER_LIMITS``);
 #: a provider missing here has no known limit. ``AgentLoop(max_tools=)`` overrides it.
 PROVIDER_TOOL_LIMITS: Mapping[str, int] = MappingProxyType({"openai": OPENAI_MAX_TOOLS})
 
 logger = logging.getLogger("toolcat.agent")
-
-
-@dataclass(frozen=True, slots=True)
-class LoopStep:
-    """One model call and the tool calls it asked for.
-
-    ``phase`` is ``"model"`` when the step is reported right after the reply
-    (before its tools run) and ``"tools"`` once the results are in; the trace
-    of a ``LoopResult`` holds the finished steps.
-    """
-
-    index: int  # 1-based number of the model call
-    tool_choice: str
-    reply: ModelTurn
-    results: tuple[ToolResult, ...] = ()
-    tools_elapsed: float = 0.0
-    messages: tuple[Mapping[str, Any], ...] = ()  # what this step appended to the conversation
-    phase: Literal["model", "tools"] = "tools"
-
-    @property
-    def calls(self) -> tuple[ToolCall, ...]:
-        return self.reply.tool_calls
-
-
-@dataclass(frozen=True, slots=True)
-class LoopResult:
-    """How a run ended, the final answer, the whole conversation and the trace."""
-
-    final_text: str
-    stop_reason: StopReason
-    messages: tuple[Mapping[str, Any], ...]
-    steps: tuple[LoopStep, ...]
-    usage: Usage | None = None
-    elapsed: float = 0.0
-    tools_offered: tuple[str, ...] = field(default=())
-
-    @property
-    def tool_results(self) -> tuple[ToolResult, ...]:
-        return tuple(r for s in self.steps for r in s.results)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready trace (``toolcat chat --format json``)."""
-        return {
-            "final_text": self.final_text,
-            "stop_reason": self.stop_reason,
-            "elapsed": round(self.elapsed, 6),
-            "usage": self.usage.to_dict() if self.usage else None,
-            "tools_offered": list(self.tools_offered),
-            "steps": [
-                {
-                    "index": s.index,
-                    "tool_choice": s.tool_choice,
-                    "text": s.reply.text,
-                    "finish_reason": s.reply.finish_reason,
-                    "model_elapsed": round(s.reply.elapsed, 6),
-                    "model_attempts": s.reply.attempts,
-                    "usage": s.reply.usage.to_dict() if s.reply.usage else None,
-                    "calls": [
-                        {"id": c.id, "name": c.name, "arguments": c.arguments} for c in s.calls
-                    ],
-                    "results": [r.to_dict() for r in s.results],
-                    "tools_elapsed": round(s.tools_elapsed, 6),
-                }
-                for s in self.steps
-            ],
-            "messages": list(self.messages),
-        }
 
 
 class AgentLoop:
@@ -165,73 +89,36 @@ class AgentLoop:
         self, model: ModelClient, executor: Executor, settings: LoopSettings | None = None
     ) -> None:
         s = settings if settings is not None else LoopSettings()
+        _check_settings(s)
         self.settings = s
-        catalog, toolset, pinned, max_tools = s.catalog, s.toolset, s.pinned, s.max_tools
-        max_iterations, max_calls_per_turn = s.max_iterations, s.max_calls_per_turn
-        tool_selection, search_variant = s.tool_selection, s.search_variant
-        context = s.context
-        self.context = context  # the caller every tool call runs for (identity, app values)
-        if tool_selection not in ("all", "search", "native-search"):
-            raise ValueError(
-                "tool_selection must be 'all' or 'search' (or 'native-search'), "
-                f"not {tool_selection!r}"
-            )
-        if search_variant not in ("bm25", "regex"):
-            raise ValueError(f"search_variant must be 'bm25' or 'regex', not {search_variant!r}")
-        if max_iterations < 1:
-            raise ValueError("max_iterations must be at least 1")
-        if max_calls_per_turn < 1:
-            raise ValueError("max_calls_per_turn must be at least 1")
-        resolved = catalog if catalog is not None else getattr(executor, "catalog", None)
+        self.context = s.context  # the caller every tool call runs for (identity, app values)
+        resolved = s.catalog if s.catalog is not None else getattr(executor, "catalog", None)
         if resolved is None:
             raise ValueError("pass the catalog (the executor does not expose one)")
         self.model = model
         self.executor = executor
         self.catalog: Catalog = resolved
-        self.default_tools = tuple(t.name for t in resolved.toolset(toolset))
-        self.tool_selection: ToolSelection = tool_selection
+        self.default_tools = tuple(t.name for t in resolved.toolset(s.toolset))
+        self.tool_selection: ToolSelection = s.tool_selection
         # None: the catalog's search.pinned tools for this toolset
-        self.pinned = tuple(dict.fromkeys(resolved.pinned(toolset) if pinned is None else pinned))
+        pinned = resolved.pinned(s.toolset) if s.pinned is None else s.pinned
+        self.pinned = tuple(dict.fromkeys(pinned))
         for name in self.pinned:
             resolved[name]  # an unknown name raises UnknownToolError
         self.max_tools = (
-            max_tools if max_tools is not None else PROVIDER_TOOL_LIMITS.get(model.provider)
+            s.max_tools if s.max_tools is not None else PROVIDER_TOOL_LIMITS.get(model.provider)
         )
-        self.search_variant: Literal["bm25", "regex"] = search_variant
+        self.search_variant: Literal["bm25", "regex"] = s.search_variant
         #: why native-search became search (too many tools), or None
         self.selection_note: str | None = None
-        if tool_selection == "native-search":
-            if not callable(getattr(model, "deferred_tool_specs", None)):
-                raise ValueError(
-                    f"tool_selection 'native-search' needs a model client with the API's own "
-                    f"tool search (Anthropic), not {model.provider!r}; use 'search'"
-                )
-            most = getattr(model, "max_deferred_tools", None)
-            if most is not None and len(self.default_tools) > most:
-                self.selection_note = (
-                    f"{len(self.default_tools)} tools are more than the {most} that "
-                    f"{model.provider}'s tool search accepts: toolcat's search_tools is used"
-                )
-                logger.warning("%s", self.selection_note)
-                tool_selection = "search"
-                self.tool_selection = tool_selection
+        if self.tool_selection == "native-search":
+            self._check_native_search()
         self._semantic: Any = None  # the SemanticSearch of search.embeddings, made on first use
-        if tool_selection == "search":
-            from toolcat.executor import SEARCH_TOOL_NAME  # here: 'toolcat list' starts as before
-
-            if SEARCH_TOOL_NAME in resolved:
-                raise ValueError(
-                    f"the catalog has a tool named {SEARCH_TOOL_NAME!r}: tool search cannot "
-                    "offer its own tool of that name"
-                )
-            if self.max_tools is not None and len(self.pinned) + 1 > self.max_tools:
-                raise ValueError(
-                    f"{len(self.pinned)} pinned tools and {SEARCH_TOOL_NAME} are more than "
-                    f"the {self.max_tools} tools a request may carry"
-                )
+        if self.tool_selection == "search":
+            self._check_search()
         self.system = s.system
-        self.max_iterations = max_iterations
-        self.max_calls_per_turn = max_calls_per_turn
+        self.max_iterations = s.max_iterations
+        self.max_calls_per_turn = s.max_calls_per_turn
         self.tool_choice = s.tool_choice
         self.stream = s.stream
         self.on_text = s.on_text
@@ -240,6 +127,39 @@ class AgentLoop:
         self._telemetry = LoopTelemetry(
             model.provider, getattr(model, "model", None), s.tracer_provider
         )
+
+    def _check_native_search(self) -> None:
+        """The model client must run the API's own tool search; over its limit of tools,
+        toolcat's ``search_tools`` is used instead (``selection_note`` says why)."""
+        model = self.model
+        if not callable(getattr(model, "deferred_tool_specs", None)):
+            raise ValueError(
+                f"tool_selection 'native-search' needs a model client with the API's own "
+                f"tool search (Anthropic), not {model.provider!r}; use 'search'"
+            )
+        most = getattr(model, "max_deferred_tools", None)
+        if most is not None and len(self.default_tools) > most:
+            self.selection_note = (
+                f"{len(self.default_tools)} tools are more than the {most} that "
+                f"{model.provider}'s tool search accepts: toolcat's search_tools is used"
+            )
+            logger.warning("%s", self.selection_note)
+            self.tool_selection = "search"
+
+    def _check_search(self) -> None:
+        """``search_tools`` must not shadow a catalog tool, and must fit beside the pins."""
+        from toolcat.executor import SEARCH_TOOL_NAME  # here: 'toolcat list' starts as before
+
+        if SEARCH_TOOL_NAME in self.catalog:
+            raise ValueError(
+                f"the catalog has a tool named {SEARCH_TOOL_NAME!r}: tool search cannot "
+                "offer its own tool of that name"
+            )
+        if self.max_tools is not None and len(self.pinned) + 1 > self.max_tools:
+            raise ValueError(
+                f"{len(self.pinned)} pinned tools and {SEARCH_TOOL_NAME} are more than "
+                f"the {self.max_tools} tools a request may carry"
+            )
 
     def offered(self, extra: Sequence[str] = ()) -> tuple[ToolDefinition, ...]:
         """The tools a run offers: the defaults, then ``extra`` (catalog names) not yet in."""
@@ -291,24 +211,9 @@ class AgentLoop:
         max_iterations: int | None,
     ) -> LoopResult:
         started = time.perf_counter()
-        selection: _Selection | None = None
-        callable_names: Set[str]
-        if self.tool_selection == "search":
-            selection = _Selection(self, tools)
-            offered = selection.tools()
-            callable_names = selection.callable
-        else:
-            offered = self.offered(tools)
-            callable_names = {t.name for t in offered}
+        selection, offered, callable_names = self._first_tools(tools)
         names = {t.name for t in offered}
-        if self.tool_selection == "native-search":
-            # every tool goes, deferred but the pinned ones; the API searches them itself
-            pins = tuple(dict.fromkeys((*self.pinned, *tools)))
-            specs = self.model.deferred_tool_specs(  # type: ignore[attr-defined]
-                offered, pins, self.search_variant
-            )
-        else:
-            specs = self.model.tool_specs(offered)
+        specs = self._first_specs(offered, tools)
         version = selection.version if selection else 0
         choice = tool_choice or self.tool_choice
         if choice not in ("auto", "none", "required") and choice not in names:
@@ -326,16 +231,7 @@ class AgentLoop:
                 offered, version = selection.tools(), selection.version
                 names |= {t.name for t in offered}
                 specs = self.model.tool_specs(offered)
-            with self._telemetry.chat() as span:
-                reply = await self.model.create(
-                    messages,
-                    tools=specs,
-                    tool_choice=choice,
-                    system=self.system,
-                    stream=self.stream,
-                    on_text=self.on_text,
-                )
-                self._telemetry.record(span, reply)
+            reply = await self._ask(messages, specs, choice)
             usage = reply.usage + usage if reply.usage else usage
             messages.append(reply.message)
             index = len(steps) + 1
@@ -353,29 +249,18 @@ class AgentLoop:
                 self._report(steps[-1])
                 reason: StopReason = "max_iterations" if final_request else "final_answer"
                 return self._result(reply.text, reason, messages, steps, usage, started, names)
-            t0 = time.perf_counter()
-            if final_request:  # the model ignored tool choice "none": do not run, close the turn
-                results = [_not_run(c) for c in reply.tool_calls]
-            else:
-                results = await self._execute(reply.tool_calls, callable_names, selection)
-            appended = self.model.result_messages(results)
-            messages.extend(appended)
-            step = LoopStep(
-                index,
-                choice,
-                reply,
-                tuple(results),
-                time.perf_counter() - t0,
-                (reply.message, *appended),
+            step = await self._tool_step(
+                LoopStep(index, choice, reply), final_request, callable_names, selection
             )
+            messages.extend(step.messages[1:])
             steps.append(step)
             self._report(step)
             if final_request:
                 return self._result(
                     reply.text, "max_iterations", messages, steps, usage, started, names
                 )
-            if all(self._is_direct(r) for r in results):
-                answer = "\n\n".join(r.content for r in results)
+            if all(self._is_direct(r) for r in step.results):
+                answer = "\n\n".join(r.content for r in step.results)
                 return self._result(answer, "return_direct", messages, steps, usage, started, names)
             rounds += 1
             if rounds >= limit:
@@ -383,11 +268,67 @@ class AgentLoop:
             elif choice != "none":
                 choice = "auto"
 
+    def _first_tools(
+        self, tools: Sequence[str]
+    ) -> tuple[Selection | None, tuple[ToolDefinition, ...], Set[str]]:
+        """The run's tool search (search mode only), the tools first offered, those callable."""
+        if self.tool_selection == "search":
+            selection = Selection(self, tools)
+            return selection, selection.tools(), selection.callable
+        offered = self.offered(tools)
+        return None, offered, {t.name for t in offered}
+
+    def _first_specs(self, offered: Sequence[ToolDefinition], tools: Sequence[str]) -> Any:
+        if self.tool_selection == "native-search":
+            # every tool goes, deferred but the pinned ones; the API searches them itself
+            pins = tuple(dict.fromkeys((*self.pinned, *tools)))
+            return self.model.deferred_tool_specs(  # type: ignore[attr-defined]
+                offered, pins, self.search_variant
+            )
+        return self.model.tool_specs(offered)
+
+    async def _ask(self, messages: list[Mapping[str, Any]], specs: Any, choice: str) -> ModelTurn:
+        with self._telemetry.chat() as span:
+            reply = await self.model.create(
+                messages,
+                tools=specs,
+                tool_choice=choice,
+                system=self.system,
+                stream=self.stream,
+                on_text=self.on_text,
+            )
+            self._telemetry.record(span, reply)
+        return reply
+
+    async def _tool_step(
+        self,
+        asked: LoopStep,
+        final_request: bool,
+        callable_names: Set[str],
+        selection: Selection | None,
+    ) -> LoopStep:
+        """``asked`` (a reply with tool calls) once its calls ran, their results appended."""
+        reply = asked.reply
+        t0 = time.perf_counter()
+        if final_request:  # the model ignored tool choice "none": do not run, close the turn
+            results = [_not_run(c) for c in reply.tool_calls]
+        else:
+            results = await self._execute(reply.tool_calls, callable_names, selection)
+        appended = self.model.result_messages(results)
+        return LoopStep(
+            asked.index,
+            asked.tool_choice,
+            reply,
+            tuple(results),
+            time.perf_counter() - t0,
+            (reply.message, *appended),
+        )
+
     async def _execute(
         self,
         calls: Sequence[ToolCall],
         offered: Set[str],
-        selection: _Selection | None = None,
+        selection: Selection | None = None,
     ) -> list[ToolResult]:
         """Run the calls of one turn; a call to a tool not offered is an error result.
 
@@ -446,52 +387,18 @@ class AgentLoop:
         )
 
 
-class _Selection:
-    """The tools of one run in search mode: pinned, ``search_tools``, then those found."""
-
-    def __init__(self, loop: AgentLoop, extra: Sequence[str]) -> None:
-        from toolcat.executor import search_tool_definition
-
-        self.catalog = loop.catalog
-        self.pinned = tuple(dict.fromkeys((*loop.pinned, *extra)))
-        for name in self.pinned:
-            self.catalog[name]  # an unknown name raises UnknownToolError
-        self.callable = frozenset((*loop.default_tools, *self.pinned))
-        self.loop = loop
-        limit = loop.max_tools
-        self.room = None if limit is None else limit - len(self.pinned) - 1
-        if self.room is not None and self.room < 0:
-            raise ValueError(f"more pinned tools than the {limit} tools a request may carry")
-        self.found: list[str] = []
-        self.version = 0
-        self._definition = search_tool_definition()
-        self.name = self._definition.name
-
-    def tools(self) -> tuple[ToolDefinition, ...]:
-        return (
-            *(self.catalog[n] for n in self.pinned),
-            self._definition,
-            *(self.catalog[n] for n in self.found),
+def _check_settings(s: LoopSettings) -> None:
+    if s.tool_selection not in ("all", "search", "native-search"):
+        raise ValueError(
+            "tool_selection must be 'all' or 'search' (or 'native-search'), "
+            f"not {s.tool_selection!r}"
         )
-
-    def search(self, call: ToolCall) -> ToolResult:
-        from toolcat.executor import run_search_tool
-
-        result, names = run_search_tool(
-            self.catalog, call, self.callable, searcher=self.loop.semantic_search()
-        )
-        before = list(self.found)
-        for name in reversed(names):  # the best match is the most recent: it leaves last
-            if name in self.pinned:
-                continue
-            if name in self.found:
-                self.found.remove(name)
-            self.found.append(name)
-        if self.room is not None:
-            del self.found[: max(0, len(self.found) - self.room)]
-        if self.found != before:
-            self.version += 1
-        return result
+    if s.search_variant not in ("bm25", "regex"):
+        raise ValueError(f"search_variant must be 'bm25' or 'regex', not {s.search_variant!r}")
+    if s.max_iterations < 1:
+        raise ValueError("max_iterations must be at least 1")
+    if s.max_calls_per_turn < 1:
+        raise ValueError("max_calls_per_turn must be at least 1")
 
 
 def _error_result(call: ToolCall, kind: ErrorType, msg: str) -> ToolResult:

@@ -10,8 +10,8 @@ if TYPE_CHECKING:
     from toolcat.catalog import Catalog
     from toolcat.executor import ToolContext
 
-    from ._loop import LoopStep
     from ._protocols import TextCallback
+    from ._trace import LoopStep
 
 __all__ = ["MAX_CALLS_PER_TURN", "LoopSettings", "ToolSelection"]
 

@@ -16,7 +16,8 @@ from toolcat.catalog import MissingVariableError, ParameterBinding
 from toolcat.executor._calls import CallStopped, ToolError
 from toolcat.executor._identity import ToolContext
 from toolcat.executor._plan import ToolPlan
-from toolcat.executor._redact import Redactor, is_sensitive_header, mask_secrets, resolve
+from toolcat.executor._redact import Redactor, is_sensitive_header, resolve
+from toolcat.executor._secrets import mask_secrets
 from toolcat.executor._templates import TemplateFailure
 
 from ._auth import TokenGrant, resolve_auth
@@ -208,7 +209,7 @@ def render(
         return ToolError("invalid_arguments", redactor(exc.msg))
 
 
-def _render(
+def _render(  # noqa: C901, PLR0915  the request in wire order: path, query, headers, cookies, auth, URL, body; one draft
     plan: ToolPlan,
     args: Mapping[str, Any],
     env: Mapping[str, str],
@@ -346,7 +347,7 @@ def _render(
     return draft
 
 
-def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:
+def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:  # noqa: C901  the body's value (template, one argument, or fields), then its media type's encoding
     spec = plan.body
     assert spec is not None
     if plan.body_template is not None:

@@ -19,8 +19,9 @@ from toolcat.catalog import Catalog, McpCommand, McpUpstream, ToolDefinition
 from toolcat.executor._arguments import ArgumentChecker
 from toolcat.executor._calls import CallStopped, ToolCall, ToolError
 from toolcat.executor._identity import ToolContext, current_context
-from toolcat.executor._redact import Redactor, SecretShape, mask_secrets, secret_shape
+from toolcat.executor._redact import Redactor
 from toolcat.executor._results import error_result
+from toolcat.executor._secrets import SecretShape, mask_secrets, secret_shape
 from toolcat.executor._telemetry import Telemetry
 from toolcat.executor._transport import Delivery
 

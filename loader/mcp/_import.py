@@ -280,19 +280,16 @@ def _annotations(tool: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _parameters(
-    tool: Mapping[str, Any],
+def _check_policy_names(
+    upstream: str,
+    props: Mapping[str, Any],
+    required: set[str],
     hidden: list[str],
     fixed: Mapping[str, Any],
     override: McpOverride,
-    budget: int,
-    report: McpToolReport,
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The arguments the model sees (catalog names), and the schema's ``$defs``."""
-    upstream = str(tool["name"])
-    schema = _mapping(tool.get("inputSchema"))
-    props = _mapping(schema.get("properties"))
-    required = {str(r) for r in schema.get("required") or () if isinstance(r, str)}
+) -> None:
+    """Every argument the policy hides, fixes or renames is one the tool has, and a hidden
+    required one has a fixed value."""
     for what, names in (
         ("hide", hidden),
         ("fixed", list(fixed)),
@@ -311,6 +308,22 @@ def _parameters(
                 f"tools.{upstream}.hide: {arg!r} is required by {upstream}; give it a value "
                 "under fixed instead"
             )
+
+
+def _parameters(
+    tool: Mapping[str, Any],
+    hidden: list[str],
+    fixed: Mapping[str, Any],
+    override: McpOverride,
+    budget: int,
+    report: McpToolReport,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The arguments the model sees (catalog names), and the schema's ``$defs``."""
+    upstream = str(tool["name"])
+    schema = _mapping(tool.get("inputSchema"))
+    props = _mapping(schema.get("properties"))
+    required = {str(r) for r in schema.get("required") or () if isinstance(r, str)}
+    _check_policy_names(upstream, props, required, hidden, fixed, override)
     out: dict[str, Any] = {}
     undescribed: list[str] = []
     for arg, sub in props.items():

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from toolcat._errors import ToolcatError
 from toolcat.catalog import FrozenDict, FrozenList, method_semantics
-from toolcat.loader._schemas import PLACEMENT_KEYS
+from toolcat.loader._schema_walks import PLACEMENT_KEYS
 from toolcat.loader._yaml import plain_is_text
 
 from ._options import ImportOptions, ImportResult
@@ -274,7 +274,7 @@ def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[Any, Any, str]
     return found
 
 
-def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, Any]]:
+def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, Any]]:  # noqa: C901  count, then rewrite, the repeated sub-schemas in one place, with its nested visit
     """Tools whose repeated parameter sub-schemas refer to one shared definition each."""
     tools = [_thaw_parameters(t) for t in tools]
     counts: dict[str, int] = {}

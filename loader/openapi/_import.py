@@ -288,7 +288,7 @@ class _Importer:
                     )
         return ops
 
-    def run(self, progress: TextIO | None) -> None:
+    def run(self, progress: TextIO | None) -> None:  # noqa: PLR0915  the pass over every operation: selection, names, tools, the import's report
         ops = self._operations()
         total = len(ops)
         step = max(total // 50, 1)
@@ -412,7 +412,7 @@ class _Importer:
 
     # -- one tool ------------------------------------------------------------------
 
-    def _tool(
+    def _tool(  # noqa: C901, PLR0915  one operation to one tool document: parameters, body, responses, security, texts
         self,
         method: str,
         path: str,

@@ -67,7 +67,7 @@ def _prefixed(prefix: str, description: Any) -> str:
     return f"{prefix} {text}"
 
 
-def apply_rules(
+def apply_rules(  # noqa: C901  the spec's own flags, then each rule in order, then the overrides, over one tool table
     result: ImportResult,
     doc: Any,
     rules: Sequence[Mapping[str, Any]],

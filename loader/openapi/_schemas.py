@@ -319,7 +319,7 @@ class SchemaConverter:
         finally:
             self._level -= 1
 
-    def _object(self, node: dict[str, Any], file: str, mode: str) -> Any:
+    def _object(self, node: dict[str, Any], file: str, mode: str) -> Any:  # noqa: C901, PLR0915  one conversion of a schema object, keyword by keyword, to 2020-12
         if "$ref" in node:
             return self._ref(node, file, mode)
         out: dict[str, Any] = {}

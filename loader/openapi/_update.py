@@ -324,7 +324,7 @@ def _unesc(key: str) -> str:
     return key.replace("~1", "/").replace("~0", "~")
 
 
-def merge_update(
+def merge_update(  # noqa: C901, PLR0915  one merge of a fresh import into the file: each tool matched, kept, changed, added or gone
     current: Mapping[str, Any],
     record: ImportRecord,
     new: Mapping[str, Any],

@@ -525,7 +525,7 @@ def _error_kind(exc: BaseException) -> tuple[str, str]:
     return "retryable", type(first).__name__
 
 
-async def run_load(
+async def run_load(  # noqa: C901, PLR0915  the load run with its fault schedule and per-call retries, read top to bottom
     url: str,
     calls: int,
     concurrency: int,

@@ -128,7 +128,7 @@ class Run:
     failed: bool = False
 
 
-def run_action(
+def run_action(  # noqa: PLR0915  the GitHub Action's steps replayed in order, as action.yml runs them
     repo: Path,
     tmp: Path,
     with_: dict[str, str],

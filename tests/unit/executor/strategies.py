@@ -20,7 +20,7 @@ JSON = st.recursive(
 # has no attribute 'more'"), so this small strategy covers the schema keywords tools use.
 
 
-def _strategy(schema: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy[Any]:
+def _strategy(schema: Any, root: dict[str, Any], depth: int = 0) -> st.SearchStrategy[Any]:  # noqa: C901  a hypothesis strategy per JSON Schema keyword, one branch each
     if schema is True or schema == {} or schema is None:
         return JSON
     if "$ref" in schema:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolcat.catalog import FrozenDict, FrozenList
 from toolcat.catalog.common import freeze
-from toolcat.loader import _schemas, load_catalog
+from toolcat.loader import _schema_walks, _schemas, load_catalog
 from toolcat.loader._params import _has_ref
 
 REPO = Path(__file__).resolve().parents[3]
@@ -132,17 +132,17 @@ SCHEMAS: list[Any] = [
 
 @pytest.mark.parametrize("schema", SCHEMAS)
 def test_the_pattern_scan_never_hides_a_finding(schema: Any) -> None:
-    found = tuple(_schemas._walk_patterns(schema))
+    found = tuple(_schema_walks.walk_patterns(schema))
     checker = _schemas.SchemaChecker()
     assert checker._patterns(schema, None) == found
     if found:
-        assert _schemas._may_have_patterns(schema)
+        assert _schema_walks.may_have_patterns(schema)
 
 
 def test_the_pattern_scan_says_no_only_without_patterns() -> None:
-    assert not _schemas._may_have_patterns({"type": "object", "properties": {"a": {}}})
-    assert not _schemas._may_have_patterns([{"items": [{"type": "string"}]}])
-    assert _schemas._may_have_patterns({"a": [{"b": {"pattern": "x"}}]})
+    assert not _schema_walks.may_have_patterns({"type": "object", "properties": {"a": {}}})
+    assert not _schema_walks.may_have_patterns([{"items": [{"type": "string"}]}])
+    assert _schema_walks.may_have_patterns({"a": [{"b": {"pattern": "x"}}]})
 
 
 _VALUES = st.recursive(
@@ -168,9 +168,9 @@ def test_one_walk_finds_refs_and_patterns_as_the_json_text_shows(value: Any) -> 
         bool(re.search(r'"\$ref":', text)),
         bool(re.search(r'"(pattern|patternProperties)":', text)),
     )
-    assert _schemas.ref_and_pattern_keys(schema) == expected
-    assert _schemas.ref_and_pattern_keys(freeze(schema)) == expected
-    assert _schemas.ref_and_pattern_keys(schema)[0] is _has_ref(schema)
+    assert _schema_walks.ref_and_pattern_keys(schema) == expected
+    assert _schema_walks.ref_and_pattern_keys(freeze(schema)) == expected
+    assert _schema_walks.ref_and_pattern_keys(schema)[0] is _has_ref(schema)
 
 
 @settings(max_examples=200, deadline=None)
@@ -178,7 +178,7 @@ def test_one_walk_finds_refs_and_patterns_as_the_json_text_shows(value: Any) -> 
 def test_the_checks_of_an_imported_schema_are_the_same_with_the_walk(value: Any) -> None:
     schema = {"type": "object", "x": value, "properties": {"p": {"pattern": "(?=a)"}}}
     for candidate in (schema, {"type": "object", "x": value}):
-        _, has_pattern = _schemas.ref_and_pattern_keys(candidate)
+        _, has_pattern = _schema_walks.ref_and_pattern_keys(candidate)
         plain = _schemas.SchemaChecker().check(candidate, trusted=True)
         told = _schemas.SchemaChecker().check(candidate, trusted=True, patterns=has_pattern)
         assert told == plain

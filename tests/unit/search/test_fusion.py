@@ -12,13 +12,12 @@ from toolcat.catalog import HttpCommand, ToolAnnotations, ToolDefinition
 from toolcat.catalog.common import freeze
 from toolcat.catalog.search import EmbeddingsSettings, SearchHit, fuse_rankings
 from toolcat.executor import EmbeddingsFailure, SearchResults
-from toolcat.executor._semantic import (  # noqa: PLC2701  # the module's own unit test
+from toolcat.executor._embeddings import (  # noqa: PLC2701  # the module's own unit test
     MAX_DIMENSIONS,
-    VectorCache,
-    _cosine_ranking,
     _unit,
-    tool_text,
 )
+from toolcat.executor._semantic import _cosine_ranking, tool_text  # noqa: PLC2701  # its unit test
+from toolcat.executor._vectors import VectorCache  # noqa: PLC2701  # the module's own unit test
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:
