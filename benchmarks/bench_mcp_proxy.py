@@ -150,19 +150,23 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             serve = [sys.executable, "-m", "toolcat.cli", "serve"]
             fronts: dict[str, tuple[str, Any]] = {}
             async with AsyncExitStack() as stack:
-                fronts["direct stdio"] = ("echo", await open_stdio(stack, UPSTREAM))
-                fronts["direct http"] = ("echo", await open_http(stack, url))
-                fronts["toolcat stdio"] = (
-                    "up_echo",
-                    await open_stdio(stack, [*serve, str(stdio_catalog)]),
-                )
-                fronts["toolcat http"] = (
-                    "web_echo",
-                    await open_stdio(stack, [*serve, str(http_catalog)]),
-                )
+                kinds = ("stdio", "http") if args.upstream == "both" else (args.upstream,)
+                catalogs = {"stdio": (stdio_catalog, "up_echo"), "http": (http_catalog, "web_echo")}
+                for kind in kinds:
+                    catalog, tool = catalogs[kind]
+                    if kind == "stdio":
+                        fronts["direct stdio"] = ("echo", await open_stdio(stack, UPSTREAM))
+                    else:
+                        fronts["direct http"] = ("echo", await open_http(stack, url))
+                    fronts[f"toolcat {kind}"] = (
+                        tool,
+                        await open_stdio(stack, [*serve, str(catalog)]),
+                    )
+                    if args.before:  # the same serve from another install (main's tree)
+                        before = [args.before, "-m", "toolcat.cli", "serve", str(catalog)]
+                        fronts[f"before {kind}"] = (tool, await open_stdio(stack, before))
                 for name, catalog, tool in (
-                    ("executor stdio", stdio_catalog, "up_echo"),
-                    ("executor http", http_catalog, "web_echo"),
+                    (f"executor {kind}", *catalogs[kind]) for kind in kinds
                 ):
                     local = InProcess(catalog)
                     stack.push_async_callback(local.aclose)
@@ -172,8 +176,13 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     script = folder / "proxy.py"
                     script.write_text(PROXY, encoding="utf-8")
                     proxy = [str(fastmcp), str(script)]
-                    fronts["fastmcp stdio"] = ("echo", await open_stdio(stack, [*proxy, *UPSTREAM]))
-                    fronts["fastmcp http"] = ("echo", await open_stdio(stack, [*proxy, url]))
+                    if "stdio" in kinds:
+                        fronts["fastmcp stdio"] = (
+                            "echo",
+                            await open_stdio(stack, [*proxy, *UPSTREAM]),
+                        )
+                    if "http" in kinds:
+                        fronts["fastmcp http"] = ("echo", await open_stdio(stack, [*proxy, url]))
                 for tool, client in fronts.values():
                     await calls(client, tool, 5)  # warm: sessions, caches, first pin checks
                 rounds: dict[str, list[float]] = {name: [] for name in fronts}
@@ -190,6 +199,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         "ms_per_call": {k: round(v, 3) for k, v in ms.items()},
     }
     for kind in ("stdio", "http"):
+        if f"direct {kind}" not in ms:
+            continue
         direct = ms[f"direct {kind}"]
         added = ms[f"toolcat {kind}"] - direct
         row: dict[str, Any] = {
@@ -197,6 +208,9 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             "toolcat_adds_x_direct": round(added / direct, 2),
             "executor_adds_ms": round(ms[f"executor {kind}"] - direct, 3),
         }
+        if f"before {kind}" in ms:
+            row["before_adds_ms"] = round(ms[f"before {kind}"] - direct, 3)
+            row["before_adds_x_direct"] = round((ms[f"before {kind}"] - direct) / direct, 2)
         if f"fastmcp {kind}" in ms:
             fast = ms[f"fastmcp {kind}"] - direct
             row["fastmcp_adds_ms"] = round(fast, 3)
@@ -213,6 +227,18 @@ def main() -> None:
         "--fastmcp-python",
         default=os.environ.get("FASTMCP_PYTHON", str(HERE / ".fastmcp-venv" / "bin" / "python")),
         help="the interpreter of FastMCP's virtualenv (default benchmarks/.fastmcp-venv)",
+    )
+    parser.add_argument(
+        "--before",
+        metavar="PYTHON",
+        help="also serve with this interpreter's toolcat (another install, e.g. main's tree's "
+        "virtualenv), in the same rounds: the before of a change",
+    )
+    parser.add_argument(
+        "--upstream",
+        choices=("stdio", "http", "both"),
+        default="both",
+        help="which upstreams to measure (default both)",
     )
     args = parser.parse_args()
     print(json.dumps(asyncio.run(measure(args)), indent=2))
