@@ -2,6 +2,7 @@
 calling the upstream directly, and FastMCP's proxy in front of the same upstreams.
 
     python benchmarks/bench_mcp_proxy.py [--calls 50] [--rounds 10] [--fastmcp-python PATH]
+                                         [--before PYTHON] [--upstream stdio|http|both]
 
 The upstream is the SDK test server (``toolcat.tests.support.mcp_upstream``), its
 ``echo`` tool, run as a stdio subprocess and over streamable HTTP (loopback). Every
@@ -13,13 +14,16 @@ then called ``--calls`` times a round:
   mcp`` from that upstream; toolcat keeps one upstream session for every call;
 - executor: ``Executor.aexecute`` on the same catalog in this process (the executor and
   its upstream session, without serve's stdio hop in front);
+- before (with ``--before PYTHON``): ``toolcat serve`` of another install (an interpreter
+  whose ``toolcat`` is another tree, e.g. main's virtualenv), the before of a change;
 - fastmcp: FastMCP's proxy (``FastMCP.as_proxy``; ``create_proxy`` in FastMCP 3 and
   later) in front of the same upstream (its own virtualenv:
   ``benchmarks/.fastmcp-venv``; skipped when missing).
 
-Rounds interleave the fronts, so load on the machine falls on all of them alike. The
-figure per front is the median over rounds of the mean call time of a round; what a
-front *adds* is its figure minus the direct call's to the same upstream.
+Rounds interleave the fronts, each round starting one front later than the last, so load
+on the machine falls on all of them alike. The figure per front is the median over rounds
+of the mean call time of a round; what a front *adds* is its figure minus the direct
+call's to the same upstream.
 """
 
 from __future__ import annotations
@@ -186,8 +190,12 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 for tool, client in fronts.values():
                     await calls(client, tool, 5)  # warm: sessions, caches, first pin checks
                 rounds: dict[str, list[float]] = {name: [] for name in fronts}
-                for _ in range(args.rounds):
-                    for name, (tool, client) in fronts.items():
+                order = list(fronts)
+                for number in range(args.rounds):
+                    # each round starts one front later: none always runs right after another
+                    shift = number % len(order)
+                    for name in order[shift:] + order[:shift]:
+                        tool, client = fronts[name]
                         rounds[name].append(await calls(client, tool, args.calls))
     finally:
         http_proc.kill()
