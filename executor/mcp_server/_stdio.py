@@ -149,6 +149,7 @@ def pipe_streams() -> Iterator[tuple[Any, Any]]:
         finally:
             os.close(null)
         wire_out = stack.enter_context(_diverted(1, 2))
+        # the pipe outlives this process: its mode goes back as it was
+        stack.callback(os.set_blocking, wire_out, os.get_blocking(wire_out))
         os.set_blocking(wire_out, False)
-        stack.callback(os.set_blocking, wire_out, True)  # the pipe outlives this process
         yield LineReader(wire_in), LineWriter(wire_out)

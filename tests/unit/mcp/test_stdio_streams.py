@@ -142,6 +142,7 @@ async def main():
         assert os.read(0, 10) == b""  # fd 0 reads the null device meanwhile
         async for line in reader:
             await writer.write("echo " + line)
+    assert os.get_blocking(1)  # the pipe's mode is as it was
     print("after", flush=True)  # fd 1 is the wire again
 
 anyio.run(main)
