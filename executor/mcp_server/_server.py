@@ -673,7 +673,7 @@ class McpServer:
                 "(standard output carries MCP): give it a file"
             )
         # fd 0/1 read and written on the event loop (pipes), not by a worker thread per line
-        with pipe_streams() as (stdin, stdout):
+        async with pipe_streams() as (stdin, stdout):
             async with (
                 stdio_server(stdin, stdout) as (read, write),
                 anyio.create_task_group() as tg,

@@ -4,8 +4,10 @@ The SDK's default wraps fd 0 and 1 in ``anyio.wrap_file``: every line read, ever
 every flush is a hop to a worker thread and back, three a call, which cost more than the
 rest of serve's front together. When fd 0 and fd 1 are pipes or sockets (what an MCP client
 that starts ``toolcat serve`` gives it), :func:`pipe_streams` reads and writes them on the
-event loop instead (``anyio.wait_readable`` / ``wait_writable``). Anything else (a regular
-file, a terminal, the null device) gets ``None``, and the SDK's own streams.
+event loop instead, through asyncio's own pipe transports and streams
+(``loop.connect_read_pipe`` with a ``StreamReader``, ``loop.connect_write_pipe`` with a
+``StreamWriter``). Anything else (a regular file, a terminal, the null device) gets
+``None``, and the SDK's own streams.
 
 Stray output is kept off the wire as the SDK keeps it: while serving, fd 0 reads the null
 device and fd 1 writes to stderr, and the wire is read and written through private
@@ -14,85 +16,90 @@ duplicates; both are put back on exit.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import stat
 import sys
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from typing import Any
 
-import anyio
+__all__ = ["MAX_LINE_BYTES", "LineReader", "LineWriter", "open_lines", "pipe_streams"]
 
-__all__ = ["LineReader", "LineWriter", "pipe_streams"]
+log = logging.getLogger("toolcat.serve")
 
-_CHUNK = 65536  # bytes read at a time
+#: The longest line (one JSON-RPC message) read from a client; a longer one is dropped.
+MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 class LineReader:
-    """The lines of a pipe, as text (``async for line in reader``), each with its newline.
+    """The lines of a stream, as text (``async for line in reader``), each with its newline.
 
     Invalid UTF-8 is replaced (as the SDK's text wrapper does); the last line may lack its
-    newline; the iteration ends at end of file."""
+    newline; the iteration ends at end of file. A line over the reader's limit is dropped
+    with a warning, and what follows it up to its newline reads as a line the SDK reports
+    as malformed."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self._buffer = bytearray()
-        self._searched = 0  # bytes of the buffer known to hold no newline
-        self._eof = False
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
 
     def __aiter__(self) -> LineReader:
         return self
 
     async def __anext__(self) -> str:
-        while True:
-            end = self._buffer.find(b"\n", self._searched)
-            if end >= 0:
-                return self._take(end + 1)
-            if self._eof:
-                if self._buffer:
-                    return self._take(len(self._buffer))
-                raise StopAsyncIteration
-            self._searched = len(self._buffer)
-            await anyio.wait_readable(self.fd)
-            try:  # readable: a read returns what is there without blocking
-                chunk = os.read(self.fd, _CHUNK)
-            except BlockingIOError:
-                continue
-            except OSError:  # the client's end is gone mid-read (a socket reset)
-                chunk = b""
-            if chunk:
-                self._buffer += chunk
-            else:
-                self._eof = True
-
-    def _take(self, size: int) -> str:
-        line = bytes(self._buffer[:size])
-        del self._buffer[:size]
-        self._searched = 0
+        try:
+            line = await self._reader.readline()
+        except ValueError:  # over the limit: asyncio dropped what it held of the line
+            log.warning("stdio: a message over the line limit was dropped")
+            return "\n"
+        if not line:
+            raise StopAsyncIteration
         return line.decode("utf-8", errors="replace")
 
 
 class LineWriter:
-    """Text written whole to a non-blocking pipe; ``flush`` has nothing left to do.
+    """Text written to a stream; ``write`` returns once the text is in the pipe, waiting on
+    the loop (not blocking it) while the pipe is full."""
 
-    A full pipe (a client slow to read) waits on the event loop, never blocks it."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+    def __init__(
+        self, writer: asyncio.StreamWriter, reader_transport: asyncio.BaseTransport
+    ) -> None:
+        self._writer = writer
+        self._reader_transport = reader_transport  # closed with the writer (one pair)
 
     async def write(self, text: str) -> None:
-        data = memoryview(text.encode("utf-8"))
-        while data:
-            try:
-                sent = os.write(self.fd, data)
-            except BlockingIOError:
-                sent = 0
-            data = data[sent:]
-            if data:
-                await anyio.wait_writable(self.fd)
+        self._writer.write(text.encode("utf-8"))
+        await self._writer.drain()
 
     async def flush(self) -> None:
         return None
+
+    async def aclose(self) -> None:
+        """Close the transports (not the descriptors)."""
+        self._reader_transport.close()
+        self._writer.close()
+        await self._writer.wait_closed()
+
+
+async def open_lines(
+    read_fd: int, write_fd: int, *, limit: int = MAX_LINE_BYTES
+) -> tuple[LineReader, LineWriter]:
+    """A :class:`LineReader` of ``read_fd`` (lines up to ``limit`` bytes) and a
+    :class:`LineWriter` of ``write_fd`` (pipes or sockets) on the running loop. Neither
+    closes its descriptor: its owner does."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=limit)
+    read_transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", 0, closefd=False)
+    )
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()),
+        os.fdopen(write_fd, "wb", 0, closefd=False),
+    )
+    transport.set_write_buffer_limits(0)  # drain() returns once all is written, as flush does
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    return LineReader(reader), LineWriter(writer, read_transport)
 
 
 def _pipe_or_socket(fd: int) -> bool:
@@ -128,8 +135,8 @@ def _diverted(fd: int, target: int) -> Iterator[int]:
         os.close(wire)
 
 
-@contextmanager
-def pipe_streams() -> Iterator[tuple[Any, Any]]:
+@asynccontextmanager
+async def pipe_streams() -> AsyncIterator[tuple[Any, Any]]:
     """``(stdin, stdout)`` to give ``mcp.server.stdio.stdio_server``: thread-free streams of
     fd 0 and 1 when both are pipes or sockets, else ``(None, None)`` (the SDK's default).
 
@@ -149,7 +156,11 @@ def pipe_streams() -> Iterator[tuple[Any, Any]]:
         finally:
             os.close(null)
         wire_out = stack.enter_context(_diverted(1, 2))
-        # the pipe outlives this process: its mode goes back as it was
-        stack.callback(os.set_blocking, wire_out, os.get_blocking(wire_out))
-        os.set_blocking(wire_out, False)
-        yield LineReader(wire_in), LineWriter(wire_out)
+        # the pipes outlive this process: their modes go back as they were
+        for fd in (wire_in, wire_out):
+            stack.callback(os.set_blocking, fd, os.get_blocking(fd))
+        reader, writer = await open_lines(wire_in, wire_out)
+        try:
+            yield reader, writer
+        finally:
+            await writer.aclose()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from toolcat.executor.mcp_server._stdio import LineReader, LineWriter
+from toolcat.executor.mcp_server._stdio import LineWriter, open_lines
 
 
 @pytest.fixture
@@ -25,7 +25,23 @@ def pipe() -> Iterator[tuple[int, int]]:
 
 
 async def _read_all(fd: int) -> list[str]:
-    return [line async for line in LineReader(fd)]
+    spare_read, spare_write = os.pipe()  # open_lines takes a pair; this test reads only
+    try:
+        reader, writer = await open_lines(fd, spare_write)
+        try:
+            return [line async for line in reader]
+        finally:
+            await writer.aclose()
+    finally:
+        os.close(spare_read)
+        os.close(spare_write)
+
+
+async def _writer(fd: int) -> LineWriter:
+    spare_read, spare_write = os.pipe()  # open_lines takes a pair; this test writes only
+    os.close(spare_write)
+    _, writer = await open_lines(spare_read, fd)
+    return writer
 
 
 @pytest.mark.parametrize(
@@ -75,9 +91,9 @@ def test_a_line_longer_than_a_read_is_whole(pipe: tuple[int, int]) -> None:
                 got.extend(await _read_all(read))
 
             tg.start_soon(reader)
-            writer = LineWriter(write)
-            os.set_blocking(write, False)
+            writer = await _writer(write)
             await writer.write(line)
+            await writer.aclose()
             os.close(write)
         return got
 
@@ -87,7 +103,6 @@ def test_a_line_longer_than_a_read_is_whole(pipe: tuple[int, int]) -> None:
 def test_a_full_pipe_waits_without_blocking_the_loop(pipe: tuple[int, int]) -> None:
     """A client slow to read: the write waits on the loop while other tasks run."""
     read, write = pipe
-    os.set_blocking(write, False)
     text = "y" * 2_000_000  # far more than a pipe holds
     ticks = 0
 
@@ -97,7 +112,9 @@ def test_a_full_pipe_waits_without_blocking_the_loop(pipe: tuple[int, int]) -> N
         async with anyio.create_task_group() as tg:
 
             async def write_it() -> None:
-                await LineWriter(write).write(text)
+                writer = await _writer(write)
+                await writer.write(text)
+                await writer.aclose()
                 os.close(write)
 
             async def slow_reader() -> None:
@@ -122,10 +139,41 @@ def test_a_full_pipe_waits_without_blocking_the_loop(pipe: tuple[int, int]) -> N
 def test_a_closed_reader_is_a_broken_pipe(pipe: tuple[int, int]) -> None:
     """The client went away: the write fails as the SDK's own stream's does."""
     read, write = pipe
-    os.set_blocking(write, False)
     os.close(read)
-    with pytest.raises(BrokenPipeError):
-        anyio.run(LineWriter(write).write, "{}\n")
+
+    async def run() -> None:
+        writer = await _writer(write)
+        for _ in range(3):  # asyncio's transport learns of it at the first write, or before
+            await writer.write("{}\n")
+            await anyio.sleep(0.01)
+
+    with pytest.raises(ConnectionError):  # BrokenPipeError, or the transport's reset
+        anyio.run(run)
+
+
+def test_a_line_over_the_limit_is_dropped_and_the_next_is_read(
+    pipe: tuple[int, int], caplog: pytest.LogCaptureFixture
+) -> None:
+    read, write = pipe
+    spare_read, spare_write = os.pipe()
+
+    async def run() -> list[str]:
+        reader, writer = await open_lines(read, spare_write, limit=1000)
+        os.write(write, b"x" * 5000 + b'\n{"a": 1}\n')
+        os.close(write)
+        try:
+            return [line async for line in reader]
+        finally:
+            await writer.aclose()
+
+    try:
+        lines = anyio.run(run)
+    finally:
+        os.close(spare_read)
+        os.close(spare_write)
+    assert lines[-1] == '{"a": 1}\n'  # the next message is read whole
+    assert all(len(line) <= 1000 for line in lines)  # nothing over the limit reaches the SDK
+    assert "over the line limit was dropped" in caplog.text
 
 
 SERVE_LIKE = """
@@ -133,7 +181,7 @@ import anyio, os, sys
 from toolcat.executor.mcp_server._stdio import pipe_streams
 
 async def main():
-    with pipe_streams() as (reader, writer):
+    async with pipe_streams() as (reader, writer):
         if reader is None:
             print("fallback", flush=True)
             return
