@@ -2,6 +2,7 @@
 calling the upstream directly, and FastMCP's proxy in front of the same upstreams.
 
     python benchmarks/bench_mcp_proxy.py [--calls 50] [--rounds 10] [--fastmcp-python PATH]
+                                         [--before PYTHON] [--upstream stdio|http|both]
 
 The upstream is the SDK test server (``toolcat.tests.support.mcp_upstream``), its
 ``echo`` tool, run as a stdio subprocess and over streamable HTTP (loopback). Every
@@ -13,13 +14,16 @@ then called ``--calls`` times a round:
   mcp`` from that upstream; toolcat keeps one upstream session for every call;
 - executor: ``Executor.aexecute`` on the same catalog in this process (the executor and
   its upstream session, without serve's stdio hop in front);
+- before (with ``--before PYTHON``): ``toolcat serve`` of another install (an interpreter
+  whose ``toolcat`` is another tree, e.g. main's virtualenv), the before of a change;
 - fastmcp: FastMCP's proxy (``FastMCP.as_proxy``; ``create_proxy`` in FastMCP 3 and
   later) in front of the same upstream (its own virtualenv:
   ``benchmarks/.fastmcp-venv``; skipped when missing).
 
-Rounds interleave the fronts, so load on the machine falls on all of them alike. The
-figure per front is the median over rounds of the mean call time of a round; what a
-front *adds* is its figure minus the direct call's to the same upstream.
+Rounds interleave the fronts, each round starting one front later than the last, so load
+on the machine falls on all of them alike. The figure per front is the median over rounds
+of the mean call time of a round; what a front *adds* is its figure minus the direct
+call's to the same upstream.
 """
 
 from __future__ import annotations
@@ -150,19 +154,23 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             serve = [sys.executable, "-m", "toolcat.cli", "serve"]
             fronts: dict[str, tuple[str, Any]] = {}
             async with AsyncExitStack() as stack:
-                fronts["direct stdio"] = ("echo", await open_stdio(stack, UPSTREAM))
-                fronts["direct http"] = ("echo", await open_http(stack, url))
-                fronts["toolcat stdio"] = (
-                    "up_echo",
-                    await open_stdio(stack, [*serve, str(stdio_catalog)]),
-                )
-                fronts["toolcat http"] = (
-                    "web_echo",
-                    await open_stdio(stack, [*serve, str(http_catalog)]),
-                )
+                kinds = ("stdio", "http") if args.upstream == "both" else (args.upstream,)
+                catalogs = {"stdio": (stdio_catalog, "up_echo"), "http": (http_catalog, "web_echo")}
+                for kind in kinds:
+                    catalog, tool = catalogs[kind]
+                    if kind == "stdio":
+                        fronts["direct stdio"] = ("echo", await open_stdio(stack, UPSTREAM))
+                    else:
+                        fronts["direct http"] = ("echo", await open_http(stack, url))
+                    fronts[f"toolcat {kind}"] = (
+                        tool,
+                        await open_stdio(stack, [*serve, str(catalog)]),
+                    )
+                    if args.before:  # the same serve from another install (main's tree)
+                        before = [args.before, "-m", "toolcat.cli", "serve", str(catalog)]
+                        fronts[f"before {kind}"] = (tool, await open_stdio(stack, before))
                 for name, catalog, tool in (
-                    ("executor stdio", stdio_catalog, "up_echo"),
-                    ("executor http", http_catalog, "web_echo"),
+                    (f"executor {kind}", *catalogs[kind]) for kind in kinds
                 ):
                     local = InProcess(catalog)
                     stack.push_async_callback(local.aclose)
@@ -172,13 +180,22 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     script = folder / "proxy.py"
                     script.write_text(PROXY, encoding="utf-8")
                     proxy = [str(fastmcp), str(script)]
-                    fronts["fastmcp stdio"] = ("echo", await open_stdio(stack, [*proxy, *UPSTREAM]))
-                    fronts["fastmcp http"] = ("echo", await open_stdio(stack, [*proxy, url]))
+                    if "stdio" in kinds:
+                        fronts["fastmcp stdio"] = (
+                            "echo",
+                            await open_stdio(stack, [*proxy, *UPSTREAM]),
+                        )
+                    if "http" in kinds:
+                        fronts["fastmcp http"] = ("echo", await open_stdio(stack, [*proxy, url]))
                 for tool, client in fronts.values():
                     await calls(client, tool, 5)  # warm: sessions, caches, first pin checks
                 rounds: dict[str, list[float]] = {name: [] for name in fronts}
-                for _ in range(args.rounds):
-                    for name, (tool, client) in fronts.items():
+                order = list(fronts)
+                for number in range(args.rounds):
+                    # each round starts one front later: none always runs right after another
+                    shift = number % len(order)
+                    for name in order[shift:] + order[:shift]:
+                        tool, client = fronts[name]
                         rounds[name].append(await calls(client, tool, args.calls))
     finally:
         http_proc.kill()
@@ -190,6 +207,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         "ms_per_call": {k: round(v, 3) for k, v in ms.items()},
     }
     for kind in ("stdio", "http"):
+        if f"direct {kind}" not in ms:
+            continue
         direct = ms[f"direct {kind}"]
         added = ms[f"toolcat {kind}"] - direct
         row: dict[str, Any] = {
@@ -197,6 +216,9 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             "toolcat_adds_x_direct": round(added / direct, 2),
             "executor_adds_ms": round(ms[f"executor {kind}"] - direct, 3),
         }
+        if f"before {kind}" in ms:
+            row["before_adds_ms"] = round(ms[f"before {kind}"] - direct, 3)
+            row["before_adds_x_direct"] = round((ms[f"before {kind}"] - direct) / direct, 2)
         if f"fastmcp {kind}" in ms:
             fast = ms[f"fastmcp {kind}"] - direct
             row["fastmcp_adds_ms"] = round(fast, 3)
@@ -213,6 +235,18 @@ def main() -> None:
         "--fastmcp-python",
         default=os.environ.get("FASTMCP_PYTHON", str(HERE / ".fastmcp-venv" / "bin" / "python")),
         help="the interpreter of FastMCP's virtualenv (default benchmarks/.fastmcp-venv)",
+    )
+    parser.add_argument(
+        "--before",
+        metavar="PYTHON",
+        help="also serve with this interpreter's toolcat (another install, e.g. main's tree's "
+        "virtualenv), in the same rounds: the before of a change",
+    )
+    parser.add_argument(
+        "--upstream",
+        choices=("stdio", "http", "both"),
+        default="both",
+        help="which upstreams to measure (default both)",
     )
     args = parser.parse_args()
     print(json.dumps(asyncio.run(measure(args)), indent=2))

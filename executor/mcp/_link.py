@@ -353,9 +353,9 @@ class Link:
         token = _CALL.set(hooks)
         progress = _progress(hooks, caller)
         try:
-            return await asyncio.wait_for(
-                client.call_tool(command.tool, arguments, progress_callback=progress), timeout
-            )
+            # a deadline on this task (wait_for would run the call in a task of its own)
+            async with asyncio.timeout(timeout):
+                return await client.call_tool(command.tool, arguments, progress_callback=progress)
         except TimeoutError:
             raise CallStopped(
                 ToolError(

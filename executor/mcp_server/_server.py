@@ -89,6 +89,7 @@ from ._limits import ServeLimits, SessionLimits, header_timeout_protocol
 from ._relay import INPUT_KEY as RELAY_KEY
 from ._relay import Parked, ParkedCalls, hooks_for
 from ._settings import McpServerSettings
+from ._stdio import pipe_streams
 from ._upstreams import (
     mcp_result,
     offered,
@@ -671,12 +672,17 @@ class McpServer:
                 "the audit log cannot go to standard output on the stdio transport "
                 "(standard output carries MCP): give it a file"
             )
-        async with stdio_server() as (read, write), anyio.create_task_group() as tg:
-            self._start_upstreams(self._current())
-            if self.watch:
-                tg.start_soon(self.watch_files)
-            await self.server.run(read, write, self.server.create_initialization_options())
-            tg.cancel_scope.cancel()
+        # fd 0/1 read and written on the event loop (pipes), not by a worker thread per line
+        async with pipe_streams() as (stdin, stdout):
+            async with (
+                stdio_server(stdin, stdout) as (read, write),
+                anyio.create_task_group() as tg,
+            ):
+                self._start_upstreams(self._current())
+                if self.watch:
+                    tg.start_soon(self.watch_files)
+                await self.server.run(read, write, self.server.create_initialization_options())
+                tg.cancel_scope.cancel()
         await self.aclose()
 
     async def run_http(self, on_ready: Callable[[str], None] | None = None) -> None:
