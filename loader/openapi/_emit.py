@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -151,53 +152,89 @@ def _renamed(node: Any, renames: dict[str, str]) -> Any:
     return node
 
 
-def _mentions(text: str, name: str) -> bool:
-    """Whether ``text`` (:func:`_canonical`) may hold a ``$ref`` to definition ``name``:
-    ``"#/$defs/NAME"`` or ``"#/$defs/NAME/...``, with NAME escaped as JSON writes it."""
-    ref = '"' + _REF_PREFIX + json.dumps(name, ensure_ascii=False)[1:-1]
-    return ref + '"' in text or ref + "/" in text
-
-
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
+def _digest(text: str) -> bytes:
+    """What bodies are told apart by: the SHA-256 of their canonical text. Two different
+    texts with one digest would take a SHA-256 collision, which nobody has found; the
+    texts themselves (tens of MB on large specs) are not kept."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _ref_names(node: Any, out: set[str]) -> set[str]:
+    """The definition names ``node``'s ``#/$defs/NAME`` refs name (those :func:`_renamed`
+    would rename), added to ``out``."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "$ref" and type(v) is str and v.startswith(_REF_PREFIX):
+                out.add(v[len(_REF_PREFIX) :].partition("/")[0])
+            elif isinstance(v, dict | list):
+                _ref_names(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            if isinstance(v, dict | list):
+                _ref_names(v, out)
+    return out
+
+
 class _Pool:
-    """The file's shared definitions: each body once, under one name."""
+    """The file's shared definitions: each body once, under one name.
+
+    A spec's converted schemas are shared objects, so what is learnt about a body (its
+    digest, the names it refers to, a renamed copy) is kept by the body's id, with the
+    body itself so that the id stays its own.
+    """
 
     def __init__(self) -> None:
         self.defs: dict[str, Any] = {}
-        self._keys: dict[str, str] = {}  # name -> canonical text of its body
-        self._by_body: dict[str, str] = {}  # canonical text -> name
-        self._memo: dict[int, tuple[Any, str]] = {}  # id(body) -> (body, canonical text)
+        self._keys: dict[str, bytes] = {}  # name -> digest of its body
+        self._by_body: dict[bytes, str] = {}  # digest -> name
+        self._memo: dict[int, tuple[Any, bytes, frozenset[str]]] = {}  # id(body) -> facts
+        # (id(body), the renames of names it refers to) -> the renamed copy
+        self._copies: dict[tuple[int, tuple[tuple[str, str], ...]], Any] = {}
 
-    def _key(self, body: Any) -> str:
+    def _facts(self, body: Any) -> tuple[Any, bytes, frozenset[str]]:
         found = self._memo.get(id(body))
-        if found is not None and found[0] is body:
-            return found[1]
-        text = _canonical(body)
-        self._memo[id(body)] = (body, text)
-        return text
+        if found is None or found[0] is not body:
+            found = (body, _digest(_canonical(body)), frozenset(_ref_names(body, set())))
+            self._memo[id(body)] = found
+        return found
+
+    def _key(self, body: Any) -> bytes:
+        return self._facts(body)[1]
 
     def add_all(self, local: dict[str, Any]) -> dict[str, str]:
         """Put a tool's definitions in the pool; their names there (local -> shared)."""
         names = {n: n for n in local}
+        renames: dict[str, str] = {}  # the names that differ
+
+        def name(n: str, new: str) -> None:
+            names[n] = new
+            if new == n:
+                renames.pop(n, None)
+            else:
+                renames[n] = new
+
         for _ in range(100):  # a rename changes the bodies that refer to it: settle, then commit
             changed = False
             for n, body in local.items():
-                key = self._key(self._rename(body, names))
+                key = self._key(self._rename(body, renames))
                 known = self._by_body.get(key)
                 if known is not None:
                     if names[n] != known:
-                        names[n], changed = known, True
+                        name(n, known)
+                        changed = True
                     continue
                 target = names[n]
                 if self._keys.get(target, key) != key or target in _others(names, n):
-                    names[n], changed = self._free(n, set(names.values())), True
+                    name(n, self._free(n, set(names.values())))
+                    changed = True
             if not changed:
                 break
         for n, body in local.items():
-            renamed = self._rename(body, names)
+            renamed = self._rename(body, renames)
             key = self._key(renamed)
             target = names[n]
             if target not in self.defs:
@@ -206,16 +243,20 @@ class _Pool:
                 self._by_body.setdefault(key, target)
         return names
 
-    def _rename(self, body: Any, names: dict[str, str]) -> Any:
-        """:func:`_rename`, without walking a body whose text refers to none of the
-        definitions renamed (its text is needed anyway, and usually known already)."""
-        renames = {old: new for old, new in names.items() if old != new}
+    def _rename(self, body: Any, renames: dict[str, str]) -> Any:
+        """:func:`_renamed` with the ``renames`` (old -> new, each different) that apply to
+        ``body``: the body itself when it refers to none of them, else one copy per body
+        and renames (tools that share definitions settle on the same renames)."""
         if not renames:
             return body
-        text = self._key(body)
-        if not any(_mentions(text, old) for old in renames):
+        refs = self._facts(body)[2]
+        applied = tuple(sorted((old, renames[old]) for old in refs if old in renames))
+        if not applied:
             return body
-        return _renamed(body, renames)
+        copy = self._copies.get((id(body), applied))
+        if copy is None:
+            copy = self._copies[(id(body), applied)] = _renamed(body, dict(applied))
+        return copy
 
     def _free(self, base: str, used: set[str]) -> str:
         i = 2
@@ -277,8 +318,8 @@ def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[Any, Any, str]
 def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, Any]]:
     """Tools whose repeated parameter sub-schemas refer to one shared definition each."""
     tools = [_thaw_parameters(t) for t in tools]
-    counts: dict[str, int] = {}
-    sites: list[tuple[Any, Any, str, str]] = []  # holder, key, hint, canonical text
+    counts: dict[bytes, int] = {}
+    sites: list[tuple[Any, Any, str, bytes]] = []  # holder, key, hint, digest of the schema
 
     def visit(schema: dict[str, Any], owner: str) -> None:
         for holder, key, hint in _subschemas(schema, owner):
@@ -286,8 +327,9 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
             visit(node, hint)
             text = _canonical(node)
             if len(text) >= SHARE_MIN_CHARS and "$defs" not in node:
-                counts[text] = counts.get(text, 0) + 1
-                sites.append((holder, key, hint, text))
+                digest = _digest(text)
+                counts[digest] = counts.get(digest, 0) + 1
+                sites.append((holder, key, hint, digest))
 
     for tool in tools:
         for arg, param in (tool.get("parameters") or {}).items():
@@ -296,22 +338,23 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
                 continue
             text = _canonical({k: v for k, v in param.items() if k not in PLACEMENT_KEYS})
             if len(text) >= SHARE_MIN_ARGUMENT_CHARS:
-                counts[text] = counts.get(text, 0) + 1
-                sites.append((param, None, str(arg), text))
+                digest = _digest(text)
+                counts[digest] = counts.get(digest, 0) + 1
+                sites.append((param, None, str(arg), digest))
     for def_name in list(pool.defs):
         body = pool.defs[def_name]
         if isinstance(body, dict):
             body = pool.defs[def_name] = _thaw(body)
             visit(body, def_name)
-    names: dict[str, str] = {}
+    names: dict[bytes, str] = {}
     moved: dict[int, dict[str, Any]] = {}  # id(argument) -> the schema taken out of it
     # outermost first (visit lists them innermost first): a repeated schema inside a
     # repeated one is shared from inside the definition, and written once there
-    for holder, key, hint, text in reversed(sites):
-        if counts[text] < 2:
+    for holder, key, hint, digest in reversed(sites):
+        if counts[digest] < 2:
             continue
         holder = moved.get(id(holder), holder)
-        name: str | None = names.get(text) or pool._by_body.get(text)
+        name: str | None = names.get(digest) or pool._by_body.get(digest)
         if key is None:  # an argument: its placement stays, its schema is shared
             node = {k: v for k, v in holder.items() if k not in PLACEMENT_KEYS}
             for k in node:
@@ -324,8 +367,8 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
             base = _NAME_CHARS.sub("_", title or hint).strip("_")[:60] or "schema"
             name = base if base not in pool.defs else pool._free(base, set())
             pool.defs[name] = node
-            pool._by_body[text] = name
-        names[text] = name
+            pool._by_body[digest] = name
+        names[digest] = name
         if key is None:
             holder["$ref"] = f"{_REF_PREFIX}{name}"
         else:
@@ -337,14 +380,14 @@ def _merge_duplicates(tools: list[dict[str, Any]], defs: dict[str, Any]) -> list
     """One name per body: definitions that came out the same (once the schemas inside them
     were shared) are merged, and every ref follows (until nothing more merges)."""
     while True:
-        first: dict[str, str] = {}
+        first: dict[bytes, str] = {}
         names: dict[str, str] = {}
         for name in sorted(defs):
-            text = _canonical(defs[name])
-            if text in first:
-                names[name] = first[text]
+            digest = _digest(_canonical(defs[name]))
+            if digest in first:
+                names[name] = first[digest]
             else:
-                first[text] = name
+                first[digest] = name
         if not names:
             return tools
         for name in names:
