@@ -296,63 +296,138 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 _ROLE = {"items": "item", "additionalProperties": "value", "anyOf": "option", "oneOf": "option"}
 
 
-def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[Any, Any, str]]:
-    """(holder, key, name hint) of each schema directly below ``schema``, which is
-    ``owner`` (a property, argument or definition name): ``tags_item``, ``address``."""
-    found: list[tuple[Any, Any, str]] = []
+def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[str | None, Any, Any, str]]:
+    """(slot, holder, key, name hint) of each schema directly below ``schema``, which is
+    ``owner`` (a property, argument or definition name): ``tags_item``, ``address``. The
+    holder is ``schema`` (slot ``None``) or the list or mapping at ``schema[slot]``."""
+    found: list[tuple[str | None, Any, Any, str]] = []
     for k in _ONE:
         if isinstance(schema.get(k), dict):
-            found.append((schema, k, f"{owner}_{_ROLE.get(k, k)}"))
+            found.append((None, schema, k, f"{owner}_{_ROLE.get(k, k)}"))
     for k in _MANY:
         v = schema.get(k)
         if isinstance(v, list):
             hint = f"{owner}_{_ROLE.get(k, 'part')}"
-            found.extend((v, i, hint) for i, item in enumerate(v) if isinstance(item, dict))
+            found.extend((k, v, i, hint) for i, item in enumerate(v) if isinstance(item, dict))
     for k in _MAPS:
         v = schema.get(k)
         if isinstance(v, dict):
-            found.extend((v, n, str(n)) for n, item in v.items() if isinstance(item, dict))
+            found.extend((k, v, n, str(n)) for n, item in v.items() if isinstance(item, dict))
     return found
+
+
+class _Repeats:
+    """The sub-schemas of parameters and definitions written the same way at least twice.
+
+    :meth:`count` counts every sub-schema, by digest; :meth:`private` then gives a schema
+    whose holders of repeated sub-schemas are mutable copies (the rest stays the shared
+    frozen original) and lists them in :attr:`sites`, innermost first. A shared schema is
+    serialised once however many tools hold it: its digest is kept by its id.
+    """
+
+    def __init__(self) -> None:
+        self.counts: dict[bytes, int] = {}
+        self.sites: list[tuple[Any, Any, str, bytes]] = []  # holder, key, hint, digest
+        self._memo: dict[int, tuple[Any, bytes | None]] = {}  # id(node) -> (node, digest)
+
+    def digest(self, node: dict[str, Any]) -> bytes | None:
+        """The digest of a sub-schema large enough to share; ``None`` for one that is not."""
+        found = self._memo.get(id(node))
+        if found is None or found[0] is not node:
+            text = _canonical(node)
+            shared = len(text) >= SHARE_MIN_CHARS and "$defs" not in node
+            found = self._memo[id(node)] = (node, _digest(text) if shared else None)
+        return found[1]
+
+    def count(self, schema: dict[str, Any], owner: str) -> None:
+        for _, holder, key, hint in _subschemas(schema, owner):
+            node = holder[key]
+            self.count(node, hint)
+            digest = self.digest(node)
+            if digest is not None:
+                self.counts[digest] = self.counts.get(digest, 0) + 1
+
+    def repeated(self, digest: bytes | None) -> bool:
+        return digest is not None and self.counts[digest] >= 2
+
+    def private(self, schema: dict[str, Any], owner: str) -> dict[str, Any]:
+        """``schema``, or a copy of it down to the holders of its repeated sub-schemas."""
+        copy: dict[str, Any] | None = None
+        holders: dict[str, Any] = {}  # slot -> its copy
+        for slot, holder, key, hint in _subschemas(schema, owner):
+            node = holder[key]
+            new = self.private(node, hint)
+            digest = self.digest(node)
+            if new is node and not self.repeated(digest):
+                continue
+            if copy is None:
+                copy = dict(schema)
+            if slot is None:
+                mine = copy
+            elif slot in holders:
+                mine = holders[slot]
+            else:
+                mine = holders[slot] = copy[slot] = (dict if slot in _MAPS else list)(holder)
+            mine[key] = new
+            if self.repeated(digest):
+                assert digest is not None
+                self.sites.append((mine, key, hint, digest))
+        return schema if copy is None else copy
+
+
+def _argument_digest(param: dict[str, Any]) -> bytes | None:
+    """The digest of an argument's whole schema (placement aside), when it may be shared."""
+    if isinstance(param.get("required"), list) or "$ref" in param:
+        return None
+    text = _canonical({k: v for k, v in param.items() if k not in PLACEMENT_KEYS})
+    return _digest(text) if len(text) >= SHARE_MIN_ARGUMENT_CHARS else None
 
 
 def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, Any]]:
     """Tools whose repeated parameter sub-schemas refer to one shared definition each."""
-    tools = [_thaw_parameters(t) for t in tools]
-    counts: dict[bytes, int] = {}
-    sites: list[tuple[Any, Any, str, bytes]] = []  # holder, key, hint, digest of the schema
-
-    def visit(schema: dict[str, Any], owner: str) -> None:
-        for holder, key, hint in _subschemas(schema, owner):
-            node = holder[key]
-            visit(node, hint)
-            text = _canonical(node)
-            if len(text) >= SHARE_MIN_CHARS and "$defs" not in node:
-                digest = _digest(text)
-                counts[digest] = counts.get(digest, 0) + 1
-                sites.append((holder, key, hint, digest))
-
+    repeats = _Repeats()
+    arguments: list[tuple[dict[str, Any], str, bytes | None]] = []  # param, name, digest
     for tool in tools:
         for arg, param in (tool.get("parameters") or {}).items():
-            visit(param, str(arg))
-            if isinstance(param.get("required"), list) or "$ref" in param:
-                continue
-            text = _canonical({k: v for k, v in param.items() if k not in PLACEMENT_KEYS})
-            if len(text) >= SHARE_MIN_ARGUMENT_CHARS:
-                digest = _digest(text)
-                counts[digest] = counts.get(digest, 0) + 1
-                sites.append((param, None, str(arg), digest))
-    for def_name in list(pool.defs):
-        body = pool.defs[def_name]
-        if isinstance(body, dict):
-            body = pool.defs[def_name] = _thaw(body)
-            visit(body, def_name)
+            repeats.count(param, str(arg))
+            digest = _argument_digest(param)
+            arguments.append((param, str(arg), digest))
+            if digest is not None:
+                repeats.counts[digest] = repeats.counts.get(digest, 0) + 1
+    bodies = [(n, b) for n, b in pool.defs.items() if isinstance(b, dict)]
+    for def_name, body in bodies:
+        repeats.count(body, def_name)
+    # the second pass, in the first one's order: tools' parameters, then definitions
+    found = iter(arguments)
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        if not tool.get("parameters"):
+            out.append(tool)
+            continue
+        params: dict[str, Any] = {}
+        for arg, _ in tool["parameters"].items():
+            param, name, digest = next(found)
+            mine = repeats.private(param, name)
+            if mine is param:  # an argument's schema may be taken out of it: its own copy
+                mine = dict(param)
+            params[arg] = mine
+            if repeats.repeated(digest):
+                assert digest is not None
+                repeats.sites.append((mine, None, name, digest))
+        out.append({**tool, "parameters": params})
+    for def_name, body in bodies:
+        pool.defs[def_name] = repeats.private(body, def_name)
+    _move_repeats(repeats.sites, pool)
+    return out
+
+
+def _move_repeats(sites: list[tuple[Any, Any, str, bytes]], pool: _Pool) -> None:
+    """Each repeated schema at ``sites`` written once under definitions, referred to."""
     names: dict[bytes, str] = {}
     moved: dict[int, dict[str, Any]] = {}  # id(argument) -> the schema taken out of it
-    # outermost first (visit lists them innermost first): a repeated schema inside a
+    # outermost first (the sites are listed innermost first): a repeated schema inside a
     # repeated one is shared from inside the definition, and written once there
     for holder, key, hint, digest in reversed(sites):
-        if counts[digest] < 2:
-            continue
         holder = moved.get(id(holder), holder)
         name: str | None = names.get(digest) or pool._by_body.get(digest)
         if key is None:  # an argument: its placement stays, its schema is shared
@@ -373,7 +448,6 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
             holder["$ref"] = f"{_REF_PREFIX}{name}"
         else:
             holder[key] = {"$ref": f"{_REF_PREFIX}{name}"}
-    return tools
 
 
 def _merge_duplicates(tools: list[dict[str, Any]], defs: dict[str, Any]) -> list[dict[str, Any]]:
@@ -403,22 +477,6 @@ def _rename_tool(tool: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
         if key in out:
             out[key] = _rename(out[key], names)
     return out
-
-
-def _thaw(node: Any) -> Any:
-    """A plain, mutable copy (converted schemas are shared frozen objects)."""
-    if isinstance(node, dict):
-        return {k: _thaw(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_thaw(v) for v in node]
-    return node
-
-
-def _thaw_parameters(tool: dict[str, Any]) -> dict[str, Any]:
-    params = tool.get("parameters")
-    if not params:
-        return tool
-    return {**tool, "parameters": {n: _thaw(p) for n, p in params.items()}}
 
 
 def _others(names: dict[str, str], me: str) -> set[str]:
