@@ -182,8 +182,8 @@ def _ref_names(node: Any, out: set[str]) -> set[str]:
 class _Pool:
     """The file's shared definitions: each body once, under one name.
 
-    A spec's converted schemas are shared objects, so what is learnt about a body (its
-    digest, the names it refers to, a renamed copy) is kept by the body's id, with the
+    A spec's converted schemas are shared objects, so what is learnt about a body (the
+    names it refers to, its digest, a renamed copy) is kept by the body's id, with the
     body itself so that the id stays its own.
     """
 
@@ -191,19 +191,28 @@ class _Pool:
         self.defs: dict[str, Any] = {}
         self._keys: dict[str, bytes] = {}  # name -> digest of its body
         self._by_body: dict[bytes, str] = {}  # digest -> name
-        self._memo: dict[int, tuple[Any, bytes, frozenset[str]]] = {}  # id(body) -> facts
+        # the names that the bodies add_all put in _by_body refer to: a body that refers to
+        # any other name is none of them (the repeats shared later come after every add_all)
+        self._referred: set[str] = set()
+        self._refs: dict[int, tuple[Any, frozenset[str]]] = {}  # id(body) -> names it refers to
+        self._digests: dict[int, bytes] = {}  # id(body) -> its digest (the body is in _refs)
         # (id(body), the renames of names it refers to) -> the renamed copy
         self._copies: dict[tuple[int, tuple[tuple[str, str], ...]], Any] = {}
+        self._next: dict[str, int] = {}  # base -> the first n whose base_n is not in defs
 
-    def _facts(self, body: Any) -> tuple[Any, bytes, frozenset[str]]:
-        found = self._memo.get(id(body))
+    def _refers(self, body: Any) -> frozenset[str]:
+        found = self._refs.get(id(body))
         if found is None or found[0] is not body:
-            found = (body, _digest(_canonical(body)), frozenset(_ref_names(body, set())))
-            self._memo[id(body)] = found
-        return found
+            found = self._refs[id(body)] = (body, frozenset(_ref_names(body, set())))
+            self._digests.pop(id(body), None)
+        return found[1]
 
     def _key(self, body: Any) -> bytes:
-        return self._facts(body)[1]
+        self._refers(body)  # the body is kept by id there
+        key = self._digests.get(id(body))
+        if key is None:
+            key = self._digests[id(body)] = _digest(_canonical(body))
+        return key
 
     def add_all(self, local: dict[str, Any]) -> dict[str, str]:
         """Put a tool's definitions in the pool; their names there (local -> shared)."""
@@ -220,8 +229,11 @@ class _Pool:
         for _ in range(100):  # a rename changes the bodies that refer to it: settle, then commit
             changed = False
             for n, body in local.items():
-                key = self._key(self._rename(body, renames))
-                known = self._by_body.get(key)
+                known: str | None = None
+                key: bytes | None = None  # None: no body the pool knows, so no name's body
+                if all(renames.get(r, r) in self._referred for r in self._refers(body)):
+                    key = self._key(self._rename(body, renames))
+                    known = self._by_body.get(key)
                 if known is not None:
                     if names[n] != known:
                         name(n, known)
@@ -235,12 +247,13 @@ class _Pool:
                 break
         for n, body in local.items():
             renamed = self._rename(body, renames)
-            key = self._key(renamed)
             target = names[n]
             if target not in self.defs:
+                key = self._key(renamed)
                 self.defs[target] = renamed
                 self._keys[target] = key
                 self._by_body.setdefault(key, target)
+                self._referred |= self._refers(renamed)
         return names
 
     def _rename(self, body: Any, renames: dict[str, str]) -> Any:
@@ -249,17 +262,22 @@ class _Pool:
         and renames (tools that share definitions settle on the same renames)."""
         if not renames:
             return body
-        refs = self._facts(body)[2]
+        refs = self._refers(body)
         applied = tuple(sorted((old, renames[old]) for old in refs if old in renames))
         if not applied:
             return body
         copy = self._copies.get((id(body), applied))
         if copy is None:
             copy = self._copies[(id(body), applied)] = _renamed(body, dict(applied))
+            self._refs[id(copy)] = (copy, frozenset(renames.get(r, r) for r in refs))
         return copy
 
     def _free(self, base: str, used: set[str]) -> str:
-        i = 2
+        """The first ``base_N`` (N from 2) that is neither a definition nor in ``used``."""
+        i = self._next.get(base, 2)
+        while f"{base}_{i}" in self.defs:  # definitions are only added while names are given
+            i += 1
+        self._next[base] = i
         while f"{base}_{i}" in self.defs or f"{base}_{i}" in used:
             i += 1
         return f"{base}_{i}"
