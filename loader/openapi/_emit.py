@@ -308,6 +308,7 @@ _ONE: tuple[str, ...] = ("additionalProperties", "items", "not", "contains", "if
 _ONE += ("else", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
 _MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPS = ("properties", "patternProperties", "dependentSchemas")
+_SUBSCHEMA_KEYS = frozenset(_ONE + _MANY + _MAPS)
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -319,6 +320,8 @@ def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[str | None, An
     ``owner`` (a property, argument or definition name): ``tags_item``, ``address``. The
     holder is ``schema`` (slot ``None``) or the list or mapping at ``schema[slot]``."""
     found: list[tuple[str | None, Any, Any, str]] = []
+    if _SUBSCHEMA_KEYS.isdisjoint(schema):  # most schemas: a leaf
+        return found
     for k in _ONE:
         if isinstance(schema.get(k), dict):
             found.append((None, schema, k, f"{owner}_{_ROLE.get(k, k)}"))
