@@ -163,6 +163,23 @@ def _digest(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
+class _Digests:
+    """The digests of schemas that do not change while it is used, kept by id: a spec's
+    converted schemas are shared objects, so each is serialised once however many tools
+    hold it. Each schema is kept with its digest, so that its id stays its own."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Any, bytes, int]] = {}  # id -> (schema, digest, length)
+
+    def of(self, node: Any) -> tuple[bytes, int]:
+        """The digest of ``node`` and the length of its canonical text."""
+        found = self._memo.get(id(node))
+        if found is None or found[0] is not node:
+            text = _canonical(node)
+            found = self._memo[id(node)] = (node, _digest(text), len(text))
+        return found[1], found[2]
+
+
 def _ref_names(node: Any, out: set[str]) -> set[str]:
     """The definition names ``node``'s ``#/$defs/NAME`` refs name (those :func:`_renamed`
     would rename), added to ``out``."""
@@ -195,7 +212,7 @@ class _Pool:
         # any other name is none of them (the repeats shared later come after every add_all)
         self._referred: set[str] = set()
         self._refs: dict[int, tuple[Any, frozenset[str]]] = {}  # id(body) -> names it refers to
-        self._digests: dict[int, bytes] = {}  # id(body) -> its digest (the body is in _refs)
+        self._digests = _Digests()
         # (id(body), the renames of names it refers to) -> the renamed copy
         self._copies: dict[tuple[int, tuple[tuple[str, str], ...]], Any] = {}
         self._next: dict[str, int] = {}  # base -> the first n whose base_n is not in defs
@@ -204,15 +221,10 @@ class _Pool:
         found = self._refs.get(id(body))
         if found is None or found[0] is not body:
             found = self._refs[id(body)] = (body, frozenset(_ref_names(body, set())))
-            self._digests.pop(id(body), None)
         return found[1]
 
     def _key(self, body: Any) -> bytes:
-        self._refers(body)  # the body is kept by id there
-        key = self._digests.get(id(body))
-        if key is None:
-            key = self._digests[id(body)] = _digest(_canonical(body))
-        return key
+        return self._digests.of(body)[0]
 
     def add_all(self, local: dict[str, Any]) -> dict[str, str]:
         """Put a tool's definitions in the pool; their names there (local -> shared)."""
@@ -349,16 +361,12 @@ class _Repeats:
     def __init__(self) -> None:
         self.counts: dict[bytes, int] = {}
         self.sites: list[tuple[Any, Any, str, bytes]] = []  # holder, key, hint, digest
-        self._memo: dict[int, tuple[Any, bytes | None]] = {}  # id(node) -> (node, digest)
+        self._digests = _Digests()
 
     def digest(self, node: dict[str, Any]) -> bytes | None:
         """The digest of a sub-schema large enough to share; ``None`` for one that is not."""
-        found = self._memo.get(id(node))
-        if found is None or found[0] is not node:
-            text = _canonical(node)
-            shared = len(text) >= SHARE_MIN_CHARS and "$defs" not in node
-            found = self._memo[id(node)] = (node, _digest(text) if shared else None)
-        return found[1]
+        digest, length = self._digests.of(node)
+        return digest if length >= SHARE_MIN_CHARS and "$defs" not in node else None
 
     def count(self, schema: dict[str, Any], owner: str) -> None:
         for _, holder, key, hint in _subschemas(schema, owner):
@@ -474,11 +482,12 @@ def _move_repeats(sites: list[tuple[Any, Any, str, bytes]], pool: _Pool) -> None
 def _merge_duplicates(tools: list[dict[str, Any]], defs: dict[str, Any]) -> list[dict[str, Any]]:
     """One name per body: definitions that came out the same (once the schemas inside them
     were shared) are merged, and every ref follows (until nothing more merges)."""
+    digests = _Digests()  # a body no merge renamed is the same object the next round
     while True:
         first: dict[bytes, str] = {}
         names: dict[str, str] = {}
         for name in sorted(defs):
-            digest = _digest(_canonical(defs[name]))
+            digest = digests.of(defs[name])[0]
             if digest in first:
                 names[name] = first[digest]
             else:
