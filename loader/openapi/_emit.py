@@ -327,64 +327,88 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 _ROLE = {"items": "item", "additionalProperties": "value", "anyOf": "option", "oneOf": "option"}
 
 
-def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[str | None, Any, Any, str]]:
-    """(slot, holder, key, name hint) of each schema directly below ``schema``, which is
-    ``owner`` (a property, argument or definition name): ``tags_item``, ``address``. The
-    holder is ``schema`` (slot ``None``) or the list or mapping at ``schema[slot]``."""
-    found: list[tuple[str | None, Any, Any, str]] = []
+def _subschemas(schema: dict[str, Any]) -> list[tuple[str | None, Any, Any]]:
+    """(slot, holder, key) of each schema directly below ``schema``: the holder is
+    ``schema`` itself (slot ``None``) or the list or mapping at ``schema[slot]``."""
+    found: list[tuple[str | None, Any, Any]] = []
     if _SUBSCHEMA_KEYS.isdisjoint(schema):  # most schemas: a leaf
         return found
     for k in _ONE:
         if isinstance(schema.get(k), dict):
-            found.append((None, schema, k, f"{owner}_{_ROLE.get(k, k)}"))
+            found.append((None, schema, k))
     for k in _MANY:
         v = schema.get(k)
         if isinstance(v, list):
-            hint = f"{owner}_{_ROLE.get(k, 'part')}"
-            found.extend((k, v, i, hint) for i, item in enumerate(v) if isinstance(item, dict))
+            found.extend((k, v, i) for i, item in enumerate(v) if isinstance(item, dict))
     for k in _MAPS:
         v = schema.get(k)
         if isinstance(v, dict):
-            found.extend((k, v, n, str(n)) for n, item in v.items() if isinstance(item, dict))
+            found.extend((k, v, n) for n, item in v.items() if isinstance(item, dict))
     return found
+
+
+def _hint(owner: str, slot: str | None, key: Any) -> str:
+    """The name hint of a schema below ``owner`` (a property, argument or definition
+    name), at ``key`` of ``slot`` (:func:`_subschemas`): ``tags_item``, ``address``."""
+    if slot is None:
+        return f"{owner}_{_ROLE.get(key, key)}"
+    if slot in _MAPS:
+        return str(key)
+    return f"{owner}_{_ROLE.get(slot, 'part')}"
 
 
 class _Repeats:
     """The sub-schemas of parameters and definitions written the same way at least twice.
 
-    :meth:`count` counts every sub-schema, by digest; :meth:`private` then gives a schema
-    whose holders of repeated sub-schemas are mutable copies (the rest stays the shared
-    frozen original) and lists them in :attr:`sites`, innermost first. A shared schema is
-    serialised once however many tools hold it: its digest is kept by its id.
+    :meth:`count` counts every sub-schema, by digest, once per place it is written;
+    :meth:`private` then gives a schema whose holders of repeated sub-schemas are mutable
+    copies (the rest stays the shared frozen original) and lists them in :attr:`sites`,
+    innermost first. A spec's converted schemas are shared objects: each is serialised
+    and walked once, however many tools hold it.
     """
 
     def __init__(self) -> None:
         self.counts: dict[bytes, int] = {}
         self.sites: list[tuple[Any, Any, str, bytes]] = []  # holder, key, hint, digest
         self._digests = _Digests()
+        self._clean: dict[int, Any] = {}  # id -> a schema with no repeated one below it
 
     def digest(self, node: dict[str, Any]) -> bytes | None:
         """The digest of a sub-schema large enough to share; ``None`` for one that is not."""
         digest, length = self._digests.of(node)
         return digest if length >= SHARE_MIN_CHARS and "$defs" not in node else None
 
-    def count(self, schema: dict[str, Any], owner: str) -> None:
-        for _, holder, key, hint in _subschemas(schema, owner):
-            node = holder[key]
-            self.count(node, hint)
-            digest = self.digest(node)
-            if digest is not None:
-                self.counts[digest] = self.counts.get(digest, 0) + 1
+    def count(self, roots: list[dict[str, Any]]) -> None:
+        """Count the sub-schemas of ``roots``: each distinct schema is visited once, with
+        the number of places it is written (its holders' places, added up)."""
+        seen: dict[int, Any] = {}
+        order: list[tuple[dict[str, Any], list[Any]]] = []  # (schema, its _subschemas)
+        places: dict[int, int] = {}
+        for root in roots:
+            if id(root) not in seen:
+                _below_first(root, seen, order)
+            places[id(root)] = places.get(id(root), 0) + 1
+        for node, below in reversed(order):  # a holder before what it holds: its places known
+            n = places[id(node)]
+            for _, holder, key in below:
+                sub = holder[key]
+                places[id(sub)] = places.get(id(sub), 0) + n
+                digest = self.digest(sub)
+                if digest is not None:
+                    self.counts[digest] = self.counts.get(digest, 0) + n
 
     def repeated(self, digest: bytes | None) -> bool:
         return digest is not None and self.counts[digest] >= 2
 
     def private(self, schema: dict[str, Any], owner: str) -> dict[str, Any]:
         """``schema``, or a copy of it down to the holders of its repeated sub-schemas."""
+        if id(schema) in self._clean:
+            return schema
         copy: dict[str, Any] | None = None
         holders: dict[str, Any] = {}  # slot -> its copy
-        for slot, holder, key, hint in _subschemas(schema, owner):
+        for slot, holder, key in _subschemas(schema):
             node = holder[key]
+            hint = _hint(owner, slot, key)
             new = self.private(node, hint)
             digest = self.digest(node)
             if new is node and not self.repeated(digest):
@@ -401,7 +425,24 @@ class _Repeats:
             if self.repeated(digest):
                 assert digest is not None
                 self.sites.append((mine, key, hint, digest))
-        return schema if copy is None else copy
+        if copy is None:
+            self._clean[id(schema)] = schema
+            return schema
+        return copy
+
+
+def _below_first(
+    node: dict[str, Any], seen: dict[int, Any], order: list[tuple[dict[str, Any], list[Any]]]
+) -> None:
+    """Add ``node`` and the schemas below it not ``seen`` yet to ``order``, each after
+    the ones below it (schemas are trees that share branches, never loops)."""
+    seen[id(node)] = node
+    below = _subschemas(node)
+    for _, holder, key in below:
+        sub = holder[key]
+        if id(sub) not in seen:
+            _below_first(sub, seen, order)
+    order.append((node, below))
 
 
 def _argument_digest(param: dict[str, Any]) -> bytes | None:
@@ -418,14 +459,12 @@ def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, A
     arguments: list[tuple[dict[str, Any], str, bytes | None]] = []  # param, name, digest
     for tool in tools:
         for arg, param in (tool.get("parameters") or {}).items():
-            repeats.count(param, str(arg))
             digest = _argument_digest(param)
             arguments.append((param, str(arg), digest))
             if digest is not None:
                 repeats.counts[digest] = repeats.counts.get(digest, 0) + 1
     bodies = [(n, b) for n, b in pool.defs.items() if isinstance(b, dict)]
-    for def_name, body in bodies:
-        repeats.count(body, def_name)
+    repeats.count([a[0] for a in arguments] + [b for _, b in bodies])
     # the second pass, in the first one's order: tools' parameters, then definitions
     found = iter(arguments)
     out: list[dict[str, Any]] = []
