@@ -415,6 +415,7 @@ class _Repeats:
                 continue
             if copy is None:
                 copy = dict(schema)
+            mine: Any  # the holder's copy: this schema's, or the list or mapping at slot
             if slot is None:
                 mine = copy
             elif slot in holders:
