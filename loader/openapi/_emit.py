@@ -10,9 +10,9 @@ from typing import Any
 import yaml
 from toolcat._errors import ToolcatError
 from toolcat.catalog import FrozenDict, FrozenList, method_semantics
-from toolcat.loader._schema_walks import PLACEMENT_KEYS
 from toolcat.loader._yaml import plain_is_text
 
+from ._definitions import shared_definitions
 from ._options import ImportOptions, ImportResult
 
 __all__ = ["catalog_document", "render_catalog", "render_header"]
@@ -56,17 +56,13 @@ def catalog_document(result: ImportResult) -> dict[str, Any]:
     if result.output_schemas == "inline":
         doc["tools"] = tools
         return doc
-    pool = _Pool()
-    tools = [pool.hoist(tool) for tool in tools]
-    tools = _share_repeats(tools, pool)
-    tools = _merge_duplicates(tools, pool.defs)
-    if pool.defs:
-        doc["definitions"] = dict(sorted(pool.defs.items()))
+    tools, definitions = shared_definitions(tools)
+    if definitions:
+        doc["definitions"] = definitions
     doc["tools"] = tools
     return doc
 
 
-_REF_PREFIX = "#/$defs/"
 _PATH_VAR = re.compile(r"\{([^{}]*)\}")
 # OpenAPI's default style per location (explode: true for form, else false)
 _DEFAULT_STYLE = {"query": "form", "path": "simple", "header": "simple"}
@@ -119,267 +115,6 @@ def _plain(tool: dict[str, Any]) -> dict[str, Any]:
         else:
             del out["annotations"]
     return out
-
-
-def _rename(node: Any, names: dict[str, str]) -> Any:
-    """``node`` with its ``#/$defs/NAME`` refs renamed (the same object when none is)."""
-    renames = {old: new for old, new in names.items() if old != new}
-    # most name maps rename nothing (a tool's definitions that clash with no other's):
-    # then there is nothing to walk, and a spec's large schemas are not walked per tool
-    return _renamed(node, renames) if renames else node
-
-
-def _renamed(node: Any, renames: dict[str, str]) -> Any:
-    if isinstance(node, dict):
-        changed = False
-        out: dict[str, Any] = {}
-        for k, v in node.items():
-            if k == "$ref" and type(v) is str and v.startswith(_REF_PREFIX):
-                name, sep, rest = v[len(_REF_PREFIX) :].partition("/")
-                new = renames.get(name, name)
-                if new != name:
-                    v, changed = f"{_REF_PREFIX}{new}{sep}{rest}", True
-            elif isinstance(v, dict | list):
-                nv = _renamed(v, renames)
-                changed = changed or nv is not v
-                v = nv
-            out[k] = v
-        return out if changed else node
-    if isinstance(node, list):
-        items = [_renamed(v, renames) if isinstance(v, dict | list) else v for v in node]
-        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
-    return node
-
-
-def _mentions(text: str, name: str) -> bool:
-    """Whether ``text`` (:func:`_canonical`) may hold a ``$ref`` to definition ``name``:
-    ``"#/$defs/NAME"`` or ``"#/$defs/NAME/...``, with NAME escaped as JSON writes it."""
-    ref = '"' + _REF_PREFIX + json.dumps(name, ensure_ascii=False)[1:-1]
-    return ref + '"' in text or ref + "/" in text
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
-class _Pool:
-    """The file's shared definitions: each body once, under one name."""
-
-    def __init__(self) -> None:
-        self.defs: dict[str, Any] = {}
-        self._keys: dict[str, str] = {}  # name -> canonical text of its body
-        self._by_body: dict[str, str] = {}  # canonical text -> name
-        self._memo: dict[int, tuple[Any, str]] = {}  # id(body) -> (body, canonical text)
-
-    def _key(self, body: Any) -> str:
-        found = self._memo.get(id(body))
-        if found is not None and found[0] is body:
-            return found[1]
-        text = _canonical(body)
-        self._memo[id(body)] = (body, text)
-        return text
-
-    def add_all(self, local: dict[str, Any]) -> dict[str, str]:
-        """Put a tool's definitions in the pool; their names there (local -> shared)."""
-        names = {n: n for n in local}
-        for _ in range(100):  # a rename changes the bodies that refer to it: settle, then commit
-            changed = False
-            for n, body in local.items():
-                key = self._key(self._rename(body, names))
-                known = self._by_body.get(key)
-                if known is not None:
-                    if names[n] != known:
-                        names[n], changed = known, True
-                    continue
-                target = names[n]
-                if self._keys.get(target, key) != key or target in _others(names, n):
-                    names[n], changed = self._free(n, set(names.values())), True
-            if not changed:
-                break
-        for n, body in local.items():
-            renamed = self._rename(body, names)
-            key = self._key(renamed)
-            target = names[n]
-            if target not in self.defs:
-                self.defs[target] = renamed
-                self._keys[target] = key
-                self._by_body.setdefault(key, target)
-        return names
-
-    def _rename(self, body: Any, names: dict[str, str]) -> Any:
-        """:func:`_rename`, without walking a body whose text refers to none of the
-        definitions renamed (its text is needed anyway, and usually known already)."""
-        renames = {old: new for old, new in names.items() if old != new}
-        if not renames:
-            return body
-        text = self._key(body)
-        if not any(_mentions(text, old) for old in renames):
-            return body
-        return _renamed(body, renames)
-
-    def _free(self, base: str, used: set[str]) -> str:
-        i = 2
-        while f"{base}_{i}" in self.defs or f"{base}_{i}" in used:
-            i += 1
-        return f"{base}_{i}"
-
-    def hoist(self, tool: dict[str, Any]) -> dict[str, Any]:
-        out = dict(tool)
-        own = out.pop("definitions", None) or {}
-        if own:
-            names = self.add_all(dict(own))
-            if "parameters" in out:
-                out["parameters"] = _rename(out["parameters"], names)
-        output = out.get("output_schema")
-        if isinstance(output, dict) and isinstance(output.get("$defs"), dict):
-            rest = {k: v for k, v in output.items() if k != "$defs"}
-            names = self.add_all(dict(output["$defs"]))
-            out["output_schema"] = _rename(rest, names)
-        return out
-
-
-# -- repeated schemas ----------------------------------------------------------
-# Specs such as Stripe's write their request bodies inline: the same address or
-# metadata schema appears in hundreds of operations. A schema written the same
-# way at least twice, and not tiny, is written once under definitions instead.
-
-SHARE_MIN_CHARS = 160  # a schema shorter than this (as JSON) stays where it is used
-SHARE_MIN_ARGUMENT_CHARS = 100  # the same for an argument's whole schema
-_ONE: tuple[str, ...] = ("additionalProperties", "items", "not", "contains", "if", "then")
-_ONE += ("else", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
-_MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
-_MAPS = ("properties", "patternProperties", "dependentSchemas")
-_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-_ROLE = {"items": "item", "additionalProperties": "value", "anyOf": "option", "oneOf": "option"}
-
-
-def _subschemas(schema: dict[str, Any], owner: str) -> list[tuple[Any, Any, str]]:
-    """(holder, key, name hint) of each schema directly below ``schema``, which is
-    ``owner`` (a property, argument or definition name): ``tags_item``, ``address``."""
-    found: list[tuple[Any, Any, str]] = []
-    for k in _ONE:
-        if isinstance(schema.get(k), dict):
-            found.append((schema, k, f"{owner}_{_ROLE.get(k, k)}"))
-    for k in _MANY:
-        v = schema.get(k)
-        if isinstance(v, list):
-            hint = f"{owner}_{_ROLE.get(k, 'part')}"
-            found.extend((v, i, hint) for i, item in enumerate(v) if isinstance(item, dict))
-    for k in _MAPS:
-        v = schema.get(k)
-        if isinstance(v, dict):
-            found.extend((v, n, str(n)) for n, item in v.items() if isinstance(item, dict))
-    return found
-
-
-def _share_repeats(tools: list[dict[str, Any]], pool: _Pool) -> list[dict[str, Any]]:  # noqa: C901  count, then rewrite, the repeated sub-schemas in one place, with its nested visit
-    """Tools whose repeated parameter sub-schemas refer to one shared definition each."""
-    tools = [_thaw_parameters(t) for t in tools]
-    counts: dict[str, int] = {}
-    sites: list[tuple[Any, Any, str, str]] = []  # holder, key, hint, canonical text
-
-    def visit(schema: dict[str, Any], owner: str) -> None:
-        for holder, key, hint in _subschemas(schema, owner):
-            node = holder[key]
-            visit(node, hint)
-            text = _canonical(node)
-            if len(text) >= SHARE_MIN_CHARS and "$defs" not in node:
-                counts[text] = counts.get(text, 0) + 1
-                sites.append((holder, key, hint, text))
-
-    for tool in tools:
-        for arg, param in (tool.get("parameters") or {}).items():
-            visit(param, str(arg))
-            if isinstance(param.get("required"), list) or "$ref" in param:
-                continue
-            text = _canonical({k: v for k, v in param.items() if k not in PLACEMENT_KEYS})
-            if len(text) >= SHARE_MIN_ARGUMENT_CHARS:
-                counts[text] = counts.get(text, 0) + 1
-                sites.append((param, None, str(arg), text))
-    for def_name in list(pool.defs):
-        body = pool.defs[def_name]
-        if isinstance(body, dict):
-            body = pool.defs[def_name] = _thaw(body)
-            visit(body, def_name)
-    names: dict[str, str] = {}
-    moved: dict[int, dict[str, Any]] = {}  # id(argument) -> the schema taken out of it
-    # outermost first (visit lists them innermost first): a repeated schema inside a
-    # repeated one is shared from inside the definition, and written once there
-    for holder, key, hint, text in reversed(sites):
-        if counts[text] < 2:
-            continue
-        holder = moved.get(id(holder), holder)
-        name: str | None = names.get(text) or pool._by_body.get(text)
-        if key is None:  # an argument: its placement stays, its schema is shared
-            node = {k: v for k, v in holder.items() if k not in PLACEMENT_KEYS}
-            for k in node:
-                del holder[k]
-            moved[id(holder)] = node
-        else:
-            node = holder[key]
-        if name is None:
-            title = node.get("title") if isinstance(node.get("title"), str) else None
-            base = _NAME_CHARS.sub("_", title or hint).strip("_")[:60] or "schema"
-            name = base if base not in pool.defs else pool._free(base, set())
-            pool.defs[name] = node
-            pool._by_body[text] = name
-        names[text] = name
-        if key is None:
-            holder["$ref"] = f"{_REF_PREFIX}{name}"
-        else:
-            holder[key] = {"$ref": f"{_REF_PREFIX}{name}"}
-    return tools
-
-
-def _merge_duplicates(tools: list[dict[str, Any]], defs: dict[str, Any]) -> list[dict[str, Any]]:
-    """One name per body: definitions that came out the same (once the schemas inside them
-    were shared) are merged, and every ref follows (until nothing more merges)."""
-    while True:
-        first: dict[str, str] = {}
-        names: dict[str, str] = {}
-        for name in sorted(defs):
-            text = _canonical(defs[name])
-            if text in first:
-                names[name] = first[text]
-            else:
-                first[text] = name
-        if not names:
-            return tools
-        for name in names:
-            del defs[name]
-        for name in defs:
-            defs[name] = _rename(defs[name], names)
-        tools = [_rename_tool(t, names) for t in tools]
-
-
-def _rename_tool(tool: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
-    out = dict(tool)
-    for key in ("parameters", "output_schema"):
-        if key in out:
-            out[key] = _rename(out[key], names)
-    return out
-
-
-def _thaw(node: Any) -> Any:
-    """A plain, mutable copy (converted schemas are shared frozen objects)."""
-    if isinstance(node, dict):
-        return {k: _thaw(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_thaw(v) for v in node]
-    return node
-
-
-def _thaw_parameters(tool: dict[str, Any]) -> dict[str, Any]:
-    params = tool.get("parameters")
-    if not params:
-        return tool
-    return {**tool, "parameters": {n: _thaw(p) for n, p in params.items()}}
-
-
-def _others(names: dict[str, str], me: str) -> set[str]:
-    return {v for k, v in names.items() if k != me}
 
 
 def render_catalog(

@@ -11,6 +11,7 @@ import yaml
 from toolcat.catalog.common import thaw
 from toolcat.cli._app import main
 from toolcat.loader import load_catalog
+from toolcat.loader.openapi import catalog_document
 
 ADDRESS = {
     "type": "object",
@@ -29,6 +30,7 @@ NODE = {  # recursive: a definition in the input schema too
         "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}},
     },
 }
+NODE_REF = {"$ref": "#/components/schemas/Node"}
 PET = {
     "type": "object",
     "description": "A pet.",
@@ -172,6 +174,36 @@ def test_each_definition_is_written_once(spec_file: Path, tmp_path: Path, capsys
     out_defs = thaw(create.output_schema)["$defs"]
     assert {"Pet", "Address", "Node"} <= {n.split("_")[0] for n in out_defs}
     capsys.readouterr()
+
+
+def test_writing_leaves_the_import_as_it_was(spec3: Any, run_import: Any) -> None:
+    # the writer copies only what it changes (the holders of repeated schemas, renamed
+    # definitions): the imported tools and their shared schemas stay as they were
+    def body(i: int) -> dict[str, Any]:  # each shipping its own, the address inside alike
+        note = {"type": "string", "description": f"A note for order kind {i}."}
+        to = {"type": "object", "properties": {"address": ADDRESS, "name": {"type": "string"}}}
+        shipping = {"type": "object", "properties": {"to": to, "note": note}}
+        return {"type": "object", "properties": {"shipping": shipping, "tree": NODE_REF}}
+
+    ops = {
+        f"/orders{i}": {
+            "post": {
+                "operationId": f"order{i}",
+                "requestBody": {"content": {"application/json": {"schema": body(i)}}},
+                "responses": _ok("#/components/schemas/Pet"),
+            }
+        }
+        for i in (1, 2)
+    }
+    schemas = {"Pet": PET, "Address": ADDRESS, "Node": NODE}
+    result = run_import(spec3(ops, components={"schemas": schemas}))
+    imported = json.dumps(result.tools, sort_keys=True)
+    doc = catalog_document(result)
+    assert json.dumps(result.tools, sort_keys=True) == imported
+    assert catalog_document(result) == doc
+    for tool in doc["tools"]:  # the recipient inside each shipping is one definition
+        assert set(tool["parameters"]["shipping"]["properties"]["to"]) == {"$ref"}
+    assert sum("Street and number." in json.dumps(d) for d in doc["definitions"].values()) == 1
 
 
 def test_inline_and_shared_load_to_the_same_tools(
