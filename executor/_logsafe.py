@@ -89,8 +89,10 @@ def install() -> None:
 
 @contextmanager
 def redacted_logs(redactor: Redactor) -> Iterator[None]:
-    """While inside, log records of this context (thread or task) mask ``redactor``'s secrets."""
-    install()
+    """While inside, log records of this context (thread or task) mask ``redactor``'s secrets.
+
+    The filter is on the loggers from this module's import on (nothing in ``logging``
+    takes a logger's filters off), so a call pays for no check of them."""
     token = _current.set(redactor)
     try:
         yield
