@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlencode
 import httpx
 from toolcat.catalog import MissingVariableError, ParameterBinding
 from toolcat.executor._calls import CallStopped, ToolError
-from toolcat.executor._identity import ToolContext
+from toolcat.executor._identity import ToolContext, current_context
 from toolcat.executor._plan import ToolPlan
 from toolcat.executor._redact import Redactor, is_sensitive_header, mask_secrets, resolve
 from toolcat.executor._templates import TemplateFailure
@@ -116,6 +116,8 @@ def _dot_segment(text: str) -> bool:
         return True
     if not decoded.isascii():
         decoded = unicodedata.normalize("NFKC", decoded)
+    elif "." not in decoded:
+        return False  # the common case: no dot at all
     for segment in decoded.replace("\\", "/").split("/"):
         core = segment.split(";", 1)[0].strip()
         if core and not core.strip("."):
@@ -190,7 +192,8 @@ def render(
 ) -> Draft | ToolError:
     """The request for ``args`` (already validated), or the error that stops it.
 
-    ``context`` gives the caller's token to a service that forwards or exchanges it;
+    ``context`` gives the caller's token to a service that forwards or exchanges it
+    (default: the context of the call running here, read only for such a service);
     a ``preview`` (a dry run) needs none and shows ``Bearer ***`` in its place. A
     preview also renders with the auth's and the headers' unset variables standing as
     their (masked) references, and names them in ``Draft.unset``; a real call stops at
@@ -198,7 +201,7 @@ def render(
     """
     redactor = Redactor(mask_secrets(args, plan.secrets)[1])  # secret arguments too
     try:
-        draft = _render(plan, args, env, redactor, context or ToolContext(), preview)
+        draft = _render(plan, args, env, redactor, context, preview)
         return doubled_context_name(plan, args, draft) or draft
     except _Refused as exc:
         return exc.error
@@ -213,7 +216,7 @@ def _render(
     args: Mapping[str, Any],
     env: Mapping[str, str],
     redactor: Redactor,
-    context: ToolContext,
+    context: ToolContext | None,
     preview: bool,
 ) -> Draft:
     service = plan.service.name
@@ -320,7 +323,7 @@ def _render(
                 secret=False,
             )
         )[2]
-    if not under_base(url, base_url) or not under_base(url, home):
+    if not under_base(url, base_url) or (home is not base_url and not under_base(url, home)):
         raise _Refused(
             ToolError(
                 "refused_by_policy",
@@ -333,7 +336,8 @@ def _render(
     if auth.forward or auth.exchange is not None:
         # the base URL decides (the request lies under it): one check per service, cached
         try:
-            grant = caller_credentials(auth, home, service, context, redactor, headers, preview)
+            caller = context if context is not None else current_context()
+            grant = caller_credentials(auth, home, service, caller, redactor, headers, preview)
         except CallerTokenRefused as exc:
             raise _Refused(exc.error) from None
     wire_headers: list[tuple[str, str | bytes]] = [
