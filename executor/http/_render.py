@@ -507,12 +507,25 @@ def _file_part(key: str, value: Any) -> tuple[str, bytes, str]:
     return (key, to_text(value).encode(), "application/octet-stream")
 
 
-def request_for(client: httpx.Client | httpx.AsyncClient, draft: Draft) -> httpx.Request:
-    """The ``httpx.Request`` for ``draft``, built by ``client`` so its defaults apply."""
+def request_for(
+    client: httpx.Client | httpx.AsyncClient,
+    draft: Draft,
+    headers: list[tuple[str, str | bytes]] | None = None,
+    extensions: dict[str, Any] | None = None,
+) -> httpx.Request:
+    """The ``httpx.Request`` for ``draft``, built by ``client`` so its defaults apply;
+    ``headers`` in place of the draft's, ``extensions`` (a timeout) handed to httpx."""
     # httpx takes str and bytes values in one header list; its annotation wants one kind.
-    headers = cast("list[tuple[str, str]]", draft.headers)
+    sent = cast("list[tuple[str, str]]", draft.headers if headers is None else headers)
     if draft.files is not None:
         return client.build_request(
-            draft.method, draft.url, headers=headers, data=draft.data, files=draft.files
+            draft.method,
+            draft.url,
+            headers=sent,
+            data=draft.data,
+            files=draft.files,
+            extensions=extensions,
         )
-    return client.build_request(draft.method, draft.url, headers=headers, content=draft.content)
+    return client.build_request(
+        draft.method, draft.url, headers=sent, content=draft.content, extensions=extensions
+    )
