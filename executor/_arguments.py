@@ -149,42 +149,64 @@ def _unsendable(args: dict[str, Any]) -> ToolError | None:
     Python's ``json`` reads ``NaN``, ``Infinity`` and ``1e999`` (as ``inf``), and a
     ``\\ud800`` escape as a lone surrogate, which no UTF-8 encoder writes; a mapping
     from a provider SDK may hold either too. Walked iteratively (no recursion), once
-    per node: the arguments are already in memory, so the walk is linear in them.
+    per node: the arguments are already in memory, so the walk is linear in them. Each
+    node carries where it is as a link to its parent's place: the location is built
+    only for a value refused, and the exact types ``json`` builds are told apart first.
     """
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), args)]
+    stack: list[tuple[Any, int, _Place]] = [(args, 0, None)]
     while stack:
-        loc, value = stack.pop()
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                what = "NaN" if math.isnan(value) else "an infinite number"
-                return ToolError(
-                    "invalid_arguments",
-                    f"{what} is not a JSON number: send a finite number or a string",
-                    loc,
-                )
-        elif isinstance(value, str):
+        value, depth, place = stack.pop()
+        kind = type(value)
+        if kind in _LEAVES:
+            continue
+        if kind is str or isinstance(value, str):
             if _SURROGATE.search(value):
                 return ToolError(
                     "invalid_arguments",
                     "a string holds a lone UTF-16 surrogate (such as \\ud800): "
                     "send valid Unicode text",
-                    loc,
+                    _loc(place),
                 )
-        elif isinstance(value, Mapping | list | tuple) and len(loc) >= MAX_NESTING_DEPTH:
-            return _too_deep()
-        elif isinstance(value, Mapping):
+        elif kind is float or isinstance(value, float):
+            if not math.isfinite(value):
+                what = "NaN" if math.isnan(value) else "an infinite number"
+                return ToolError(
+                    "invalid_arguments",
+                    f"{what} is not a JSON number: send a finite number or a string",
+                    _loc(place),
+                )
+        elif kind is dict or isinstance(value, Mapping):
+            if depth >= MAX_NESTING_DEPTH:
+                return _too_deep()
             for key, item in value.items():
                 if isinstance(key, str) and _SURROGATE.search(key):
                     return ToolError(
                         "invalid_arguments",
                         "a property name holds a lone UTF-16 surrogate (such as \\ud800): "
                         "send valid Unicode text",
-                        loc,
+                        _loc(place),
                     )
-                stack.append(((*loc, key), item))
-        elif isinstance(value, list | tuple):
-            stack.extend(((*loc, i), item) for i, item in enumerate(value))
+                stack.append((item, depth + 1, (place, key)))
+        elif kind is list or isinstance(value, list | tuple):
+            if depth >= MAX_NESTING_DEPTH:
+                return _too_deep()
+            stack.extend([(item, depth + 1, (place, i)) for i, item in enumerate(value)])
     return None
+
+
+#: Where a value sits: ``None`` for the arguments themselves, else (its parent's place, key).
+_Place = tuple[Any, str | int] | None
+# the exact types with nothing to check (a subclass takes the checks' isinstance path)
+_LEAVES = frozenset({int, bool, type(None)})
+
+
+def _loc(place: _Place) -> tuple[str | int, ...]:
+    """The location in the arguments of the value at ``place``."""
+    keys: list[str | int] = []
+    while place is not None:
+        place, key = place
+        keys.append(key)
+    return tuple(reversed(keys))
 
 
 def _json_type(value: Any) -> str:

@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from toolcat.catalog import Catalog, HttpCommand, McpCommand
@@ -32,7 +32,7 @@ from ._settings import ExecutorSettings
 from ._shared import IdempotencyStore, MemoryIdempotencyStore
 from ._telemetry import Telemetry, logger
 from ._transport import Delivery, Plan, Transport, transport_for
-from .guards import CallState, assemble
+from .guards import CallState, Guard, assemble
 from .http import HttpTransport, PreparedRequest
 from .mcp import McpTransport
 
@@ -98,10 +98,10 @@ class Executor:
             audit=self.audit,
             idempotency=self.idempotency,
         )
-        self._call_guards = tuple(g for g in guards if g.stage == "call")
-        self._request_guards = tuple(g for g in guards if g.stage == "request")
-        self._ends = tuple(reversed(guards))
-        self._plans: dict[str, tuple[Transport, Plan]] = {}
+        self._guards = guards
+        self._every_end = tuple(reversed(guards))
+        self._plans: dict[str, _Route] = {}
+        self._no_tool = _Route.of(None, None, guards)  # a name the catalog lacks
 
     # -- clients -------------------------------------------------------------------
 
@@ -149,21 +149,22 @@ class Executor:
 
     def plan(self, name: str) -> Any:
         """The compiled plan of a tool (cached), or ``None`` for an unknown name."""
-        found = self._planned(name)
-        return found[1] if found is not None else None
+        return self._route(name).plan
 
-    def _planned(self, name: object) -> tuple[Transport, Plan] | None:
+    def _route(self, name: object) -> _Route:
+        """What a call of ``name`` goes through, compiled at its first call."""
         if not isinstance(name, str):
-            return None
+            return self._no_tool
         found = self._plans.get(name)
         if found is None:
             tool = self.catalog.get(name)
             if tool is None:
-                return None
+                return self._no_tool
             transport = transport_for(self._transports, tool.command)
             if isinstance(transport, ToolError):
                 raise LookupError(transport.msg)
-            found = self._plans[name] = (transport, transport.plan(tool, self.catalog))
+            plan = transport.plan(tool, self.catalog)
+            found = self._plans[name] = _Route.of(transport, plan, self._guards)
         return found
 
     def _unknown(self, call: ToolCall, identity: Any) -> ToolResult:
@@ -274,8 +275,11 @@ class Executor:
         """One call from start to end; every guard's ``end`` runs once, whatever ends it."""
         state = CallState(call, current_identity())
         result: ToolResult | None = None
+        ends = self._every_end  # until the tool's route is known
         try:
-            result = yield from self._steps(state)
+            route = self._route(call.name)
+            ends = route.ends
+            result = yield from self._steps(state, route)
         except Exception as exc:  # a bug of ours must not take the conversation down
             result = self._internal(call, exc, state.trail.start)
         except BaseException:  # cancelled or interrupted: written down, then passed on
@@ -284,40 +288,40 @@ class Executor:
         finally:
             if result is None:  # the flow was closed before it ended
                 result = _cut(state)
-            for guard in self._ends:
+            for guard in ends:
                 guard.end(state, result)
         return result
 
-    def _steps(self, state: CallState) -> Flow[ToolResult]:
+    def _steps(self, state: CallState, route: _Route) -> Flow[ToolResult]:
         call, start = state.call, state.trail.start
-        planned = self._planned(call.name)
-        if planned is not None:
-            transport, state.plan = planned
-            state.trail.tool = state.plan.tool  # the audit line masks a refused call too
-        for guard in self._call_guards:
+        transport, plan = route.transport, route.plan
+        if plan is not None:
+            state.plan = plan
+            state.trail.tool = plan.tool  # the audit line masks a refused call too
+        for guard in route.call_guards:
             refused = yield from guard.before(state)
             if refused is not None:
                 return _timed(refused, start)
-        if planned is None:
+        if transport is None or plan is None:
             return _timed(self._unknown(call, state.identity), start)
         prepared = self._draft(state, transport)
         if isinstance(prepared, ToolResult):
             return _timed(prepared, start)
         state.prepared = prepared
-        ran = []
+        ran = 0
         result: ToolResult | None = None
-        for guard in self._request_guards:
-            ran.append(guard)
+        for guard in route.request_guards:
+            ran += 1
             refused = yield from guard.before(state)
             if refused is not None:
                 result = _timed(refused, start)  # a replayed result keeps its notes
                 break
         if result is None:
             state.trail.sent = True
-            delivery = yield _Send(transport, call, state.plan, prepared)
+            delivery = yield _Send(transport, call, plan, prepared)
             state.reached = delivery.reached
             result = _timed(delivery.result, start)
-        for guard in reversed(ran):
+        for guard in reversed(route.request_guards[:ran]):
             result = yield from guard.after(state, result)
         return result
 
@@ -380,10 +384,10 @@ class Executor:
             with with_context(context):
                 return self.prepare(call)
         state = CallState(call, current_identity())
-        planned = self._planned(call.name)
-        if planned is None:
+        route = self._route(call.name)
+        if route.transport is None or route.plan is None:
             return self._unknown(call, state.identity)
-        transport, state.plan = planned
+        transport, state.plan = route.transport, route.plan
         prepared = self._draft(state, transport, preview=True)
         if isinstance(prepared, ToolResult):
             return prepared
@@ -398,6 +402,29 @@ class Executor:
             call,
             [ToolError("internal", f"the executor failed: {type(exc).__name__}")],
             elapsed=time.perf_counter() - start,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Route:
+    """What the calls of one tool go through: its transport, its plan, and the guards
+    that concern it (``Guard.applies``), decided once per tool."""
+
+    transport: Transport | None  # None (and no plan): a name the catalog lacks
+    plan: Plan | None
+    call_guards: tuple[Guard, ...]
+    request_guards: tuple[Guard, ...]
+    ends: tuple[Guard, ...]  # every guard of the call, last first
+
+    @classmethod
+    def of(cls, transport: Transport | None, plan: Plan | None, guards: Iterable[Guard]) -> _Route:
+        mine = tuple(g for g in guards if g.applies(plan))
+        return cls(
+            transport,
+            plan,
+            tuple(g for g in mine if g.stage == "call"),
+            tuple(g for g in mine if g.stage == "request"),
+            tuple(reversed(mine)),
         )
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 
 from toolcat.catalog.common import escape_controls
@@ -87,15 +85,28 @@ def install() -> None:
             logger.addFilter(_FILTER)
 
 
-@contextmanager
-def redacted_logs(redactor: Redactor) -> Iterator[None]:
-    """While inside, log records of this context (thread or task) mask ``redactor``'s secrets."""
-    install()
-    token = _current.set(redactor)
-    try:
-        yield
-    finally:
-        _current.reset(token)
+def redacted_logs(redactor: Redactor) -> _Redacting:
+    """While inside, log records of this context (thread or task) mask ``redactor``'s secrets.
+
+    The filter is on the loggers from this module's import on (nothing in ``logging``
+    takes a logger's filters off), so a call pays for no check of them."""
+    return _Redacting(redactor)
+
+
+class _Redacting:
+    """The context manager of :func:`redacted_logs` (a class: every call enters one, and a
+    generator-based one costs twice as much)."""
+
+    __slots__ = ("_redactor", "_token")
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+
+    def __enter__(self) -> None:
+        self._token = _current.set(self._redactor)
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._token)
 
 
 install()  # on import: a record logged before the first call is filtered too

@@ -14,6 +14,7 @@ from ._base import CallState, Guard
 if TYPE_CHECKING:
     from toolcat.executor._access import AccessGuard
     from toolcat.executor._calls import ToolResult
+    from toolcat.executor._transport import Plan
 
 __all__ = ["Access"]
 
@@ -25,6 +26,9 @@ class Access(Guard):
 
     def __init__(self, access: AccessGuard) -> None:
         self.access = access
+
+    def applies(self, plan: Plan | None) -> bool:
+        return plan is not None  # an unknown name gets unknown_tool from the core
 
     def before(self, state: CallState) -> Flow[ToolResult | None]:
         return no_io(self._forbidden(state))

@@ -43,9 +43,16 @@ class Guard:
     call, whatever happened (a refusal, an error, ``asyncio`` cancellation), and must
     not wait on anything: it is where a call is written down. ``before`` and ``after``
     are flows (see ``_flow``): a hook that needs I/O yields an effect.
+
+    ``applies`` is asked once per tool (``None``: a name the catalog lacks): a guard
+    that has nothing to do for a tool's calls is left out of them, its ``before``,
+    ``after`` and ``end`` included.
     """
 
     stage: ClassVar[Stage] = "request"
+
+    def applies(self, plan: Plan | None) -> bool:
+        return True
 
     def before(self, state: CallState) -> Flow[ToolResult | None]:
         return no_io(None)

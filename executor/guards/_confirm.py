@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from toolcat.catalog import ToolDefinition
     from toolcat.executor._calls import ToolCall, ToolResult
     from toolcat.executor._settings import ConfirmCallback
+    from toolcat.executor._transport import Plan
 
 __all__ = ["Confirmation"]
 
@@ -35,6 +36,9 @@ class Confirmation(Guard):
         # goes with its last question, and nobody waits on another caller's user
         self._async_locks: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock]
         self._async_locks = weakref.WeakValueDictionary()
+
+    def applies(self, plan: Plan | None) -> bool:
+        return plan is not None and plan.tool.confirm
 
     def before(self, state: CallState) -> Flow[ToolResult | None]:
         plan = state.plan

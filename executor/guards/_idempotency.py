@@ -15,6 +15,7 @@ from ._quota import unavailable
 
 if TYPE_CHECKING:
     from toolcat.executor._calls import ToolCall
+    from toolcat.executor._transport import Plan
 
 __all__ = ["Idempotency"]
 
@@ -33,6 +34,9 @@ class Idempotency(Guard):
         self.seconds = seconds
         self.shared = shared
         self._remote = bool(getattr(store, "shared", False))  # its answers take a round trip
+
+    def applies(self, plan: Plan | None) -> bool:
+        return plan is not None and not plan.safe and plan.tool.idempotency_key is not None
 
     def before(self, state: CallState) -> Flow[ToolResult | None]:
         key = self._key(state)

@@ -14,6 +14,7 @@ from ._base import CallState, Guard
 if TYPE_CHECKING:
     from toolcat.executor._audit import AuditTrail
     from toolcat.executor._calls import ToolCall, ToolResult
+    from toolcat.executor._transport import Plan
 
 __all__ = ["Concurrency", "Quota", "rate_limited", "unavailable"]
 
@@ -26,6 +27,9 @@ class Quota(Guard):
 
     def __init__(self, quotas: QuotaGuard) -> None:
         self.quotas = quotas
+
+    def applies(self, plan: Plan | None) -> bool:
+        return plan is not None
 
     def before(self, state: CallState) -> Flow[ToolResult | None]:
         if state.plan is None:
@@ -45,6 +49,9 @@ class Concurrency(Guard):
 
     def __init__(self, quotas: QuotaGuard) -> None:
         self.quotas = quotas
+
+    def applies(self, plan: Plan | None) -> bool:
+        return plan is not None and plan.target is not None
 
     def before(self, state: CallState) -> Flow[ToolResult | None]:
         plan = state.plan

@@ -223,13 +223,12 @@ class Dispatcher:
     def _request(
         client: httpx.Client | httpx.AsyncClient, draft: Draft, timeout: dict[str, float | None]
     ) -> httpx.Request:
-        request = request_for(client, draft)
-        request.extensions["timeout"] = timeout
-        if not any(k.lower() == "accept-encoding" for k, _ in draft.headers):
+        headers = draft.headers
+        if not any(k.lower() == "accept-encoding" for k, _ in headers):
             # Ask only for what _encoding decodes under the cap (httpx adds br and zstd
             # when their packages are installed).
-            request.headers["Accept-Encoding"] = ACCEPT_ENCODING
-        return request
+            headers = [("Accept-Encoding", ACCEPT_ENCODING), *headers]
+        return request_for(client, draft, headers, {"timeout": timeout})
 
     @staticmethod
     def _decoder(response: httpx.Response, limit: int) -> BodyDecoder:

@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlencode
 import httpx
 from toolcat.catalog import MissingVariableError, ParameterBinding
 from toolcat.executor._calls import CallStopped, ToolError
-from toolcat.executor._identity import ToolContext
+from toolcat.executor._identity import ToolContext, current_context
 from toolcat.executor._plan import ToolPlan
 from toolcat.executor._redact import Redactor, is_sensitive_header, resolve
 from toolcat.executor._secrets import mask_secrets
@@ -117,6 +117,8 @@ def _dot_segment(text: str) -> bool:
         return True
     if not decoded.isascii():
         decoded = unicodedata.normalize("NFKC", decoded)
+    elif "." not in decoded:
+        return False  # the common case: no dot at all
     for segment in decoded.replace("\\", "/").split("/"):
         core = segment.split(";", 1)[0].strip()
         if core and not core.strip("."):
@@ -191,7 +193,8 @@ def render(
 ) -> Draft | ToolError:
     """The request for ``args`` (already validated), or the error that stops it.
 
-    ``context`` gives the caller's token to a service that forwards or exchanges it;
+    ``context`` gives the caller's token to a service that forwards or exchanges it
+    (default: the context of the call running here, read only for such a service);
     a ``preview`` (a dry run) needs none and shows ``Bearer ***`` in its place. A
     preview also renders with the auth's and the headers' unset variables standing as
     their (masked) references, and names them in ``Draft.unset``; a real call stops at
@@ -199,7 +202,7 @@ def render(
     """
     redactor = Redactor(mask_secrets(args, plan.secrets)[1])  # secret arguments too
     try:
-        draft = _render(plan, args, env, redactor, context or ToolContext(), preview)
+        draft = _render(plan, args, env, redactor, context, preview)
         return doubled_context_name(plan, args, draft) or draft
     except _Refused as exc:
         return exc.error
@@ -214,7 +217,7 @@ def _render(  # noqa: C901, PLR0915  the request in wire order: path, query, hea
     args: Mapping[str, Any],
     env: Mapping[str, str],
     redactor: Redactor,
-    context: ToolContext,
+    context: ToolContext | None,
     preview: bool,
 ) -> Draft:
     service = plan.service.name
@@ -321,7 +324,7 @@ def _render(  # noqa: C901, PLR0915  the request in wire order: path, query, hea
                 secret=False,
             )
         )[2]
-    if not under_base(url, base_url) or not under_base(url, home):
+    if not under_base(url, base_url) or (home is not base_url and not under_base(url, home)):
         raise _Refused(
             ToolError(
                 "refused_by_policy",
@@ -334,7 +337,8 @@ def _render(  # noqa: C901, PLR0915  the request in wire order: path, query, hea
     if auth.forward or auth.exchange is not None:
         # the base URL decides (the request lies under it): one check per service, cached
         try:
-            grant = caller_credentials(auth, home, service, context, redactor, headers, preview)
+            caller = context if context is not None else current_context()
+            grant = caller_credentials(auth, home, service, caller, redactor, headers, preview)
         except CallerTokenRefused as exc:
             raise _Refused(exc.error) from None
     wire_headers: list[tuple[str, str | bytes]] = [
@@ -504,12 +508,25 @@ def _file_part(key: str, value: Any) -> tuple[str, bytes, str]:
     return (key, to_text(value).encode(), "application/octet-stream")
 
 
-def request_for(client: httpx.Client | httpx.AsyncClient, draft: Draft) -> httpx.Request:
-    """The ``httpx.Request`` for ``draft``, built by ``client`` so its defaults apply."""
+def request_for(
+    client: httpx.Client | httpx.AsyncClient,
+    draft: Draft,
+    headers: list[tuple[str, str | bytes]] | None = None,
+    extensions: dict[str, Any] | None = None,
+) -> httpx.Request:
+    """The ``httpx.Request`` for ``draft``, built by ``client`` so its defaults apply;
+    ``headers`` in place of the draft's, ``extensions`` (a timeout) handed to httpx."""
     # httpx takes str and bytes values in one header list; its annotation wants one kind.
-    headers = cast("list[tuple[str, str]]", draft.headers)
+    sent = cast("list[tuple[str, str]]", draft.headers if headers is None else headers)
     if draft.files is not None:
         return client.build_request(
-            draft.method, draft.url, headers=headers, data=draft.data, files=draft.files
+            draft.method,
+            draft.url,
+            headers=sent,
+            data=draft.data,
+            files=draft.files,
+            extensions=extensions,
         )
-    return client.build_request(draft.method, draft.url, headers=headers, content=draft.content)
+    return client.build_request(
+        draft.method, draft.url, headers=sent, content=draft.content, extensions=extensions
+    )

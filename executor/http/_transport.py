@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from toolcat.catalog import Catalog, ToolDefinition
 from toolcat.executor._calls import ToolCall, ToolError, ToolResult
-from toolcat.executor._identity import current_context
 from toolcat.executor._plan import ToolPlan, compile_plan
 from toolcat.executor._redact import MASK
 from toolcat.executor._results import error_result, shape_reply
@@ -139,7 +138,7 @@ class HttpTransport:
         self, plan: ToolPlan, arguments: dict[str, Any], *, preview: bool
     ) -> Draft | ToolError:
         env = self._env if self._env is not None else os.environ
-        return render(plan, arguments, env, context=current_context(), preview=preview)
+        return render(plan, arguments, env, preview=preview)
 
     def send(self, call: ToolCall, plan: ToolPlan, draft: Draft) -> Delivery:
         try:
