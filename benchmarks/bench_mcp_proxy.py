@@ -200,7 +200,13 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         http_proc.kill()
         http_proc.wait()
-    ms = {name: statistics.median(values) * 1000 for name, values in rounds.items()}
+    return summary(
+        args, {name: statistics.median(values) * 1000 for name, values in rounds.items()}
+    )
+
+
+def summary(args: argparse.Namespace, ms: dict[str, float]) -> dict[str, Any]:
+    """The report: each front's median ms a call, and what each adds to the direct call."""
     report: dict[str, Any] = {
         "calls": args.calls,
         "rounds": args.rounds,
