@@ -72,40 +72,24 @@ def _importable(
 ) -> bool:
     """The entry names a readable spec file (never a URL) and a usable prefix; else it is
     reported, and its names are unknown (not missing) to the checks across files."""
-    if entry.spec.startswith(("http://", "https://")):
-        state.add(
-            "TC007",
-            f"openapi spec {entry.spec!r} is a URL; toolcat reads specs from "
-            "files only (no network): download it next to the catalog and name the "
-            "file",
-            file,
-            where,
-            (*base, "spec"),
+    is_url = entry.spec.startswith(("http://", "https://"))
+    if is_url:
+        problem = (
+            "is a URL; toolcat reads specs from files only (no network): download it next "
+            "to the catalog and name the file"
         )
-        state.lost.append(str(spec))
-        return False
-    if not spec.is_file():
+    elif not spec.is_file():
         missing = "is not a regular file" if spec.exists() else "not found"
-        state.add(
-            "TC007",
-            f"openapi spec {entry.spec!r} {missing} (looked at {spec})",
-            file,
-            where,
-            (*base, "spec"),
-        )
+        problem = f"{missing} (looked at {spec})"
+    elif not os.access(spec, os.R_OK):
+        problem = "is not readable"
+    else:
+        problem = None
+    if problem is not None:
+        state.add("TC007", f"openapi spec {entry.spec!r} {problem}", file, where, (*base, "spec"))
         state.lost.append(str(spec))
-        state.missing.append(os.path.normpath(spec))
-        return False
-    if not os.access(spec, os.R_OK):
-        state.add(
-            "TC007",
-            f"openapi spec {entry.spec!r} is not readable",
-            file,
-            where,
-            (*base, "spec"),
-        )
-        state.lost.append(str(spec))
-        state.missing.append(os.path.normpath(spec))
+        if not is_url:  # a file there can change the next load; a URL never will
+            state.missing.append(os.path.normpath(spec))
         return False
     if entry.prefix and not re.fullmatch(r"[A-Za-z0-9_-]+", entry.prefix):
         state.add(

@@ -214,8 +214,10 @@ class _Importer:
                         self.schemes[name] = self.resolver.deref(s, self.root)[0]
                     except RefError:
                         continue
-        self.service_auth, notes = auth_for(doc.get("security"), self.schemes, self.service)
-        self.service_notes = notes
+        # the notes on the spec's own security go to each operation that inherits it
+        self.service_auth, self.service_notes = auth_for(
+            doc.get("security"), self.schemes, self.service
+        )
         self.base_url = self._service_base_url()
         self.server_services: dict[str, str] = {}  # servers URL -> its own service
 
@@ -502,12 +504,15 @@ class _Importer:
             else:  # another host or base path: its own service, without credentials
                 tool["service"] = self._server_service(base, method, path, op)
                 foreign = True
-        if "security" in op and self.service not in self.options.existing_services and not foreign:
+        if self.service not in self.options.existing_services and not foreign:
             # A service the catalog defines brings its own auth; the spec's does not override it.
-            auth, auth_notes = auth_for(op["security"], self.schemes, self.service)
-            notes.extend(auth_notes)
-            if auth is not None and auth != (self.service_auth or {"type": "none"}):
-                tool["auth"] = auth
+            if "security" in op:
+                auth, auth_notes = auth_for(op["security"], self.schemes, self.service)
+                notes.extend(auth_notes)
+                if auth is not None and auth != (self.service_auth or {"type": "none"}):
+                    tool["auth"] = auth
+            else:  # it inherits the spec's security: what of it could not be mapped
+                notes.extend(self.service_notes)
         if body is not None:
             if body.media_type != JSON:
                 tool["content_type"] = body.media_type

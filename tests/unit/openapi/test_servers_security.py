@@ -322,3 +322,25 @@ def test_a_service_the_catalog_defines_keeps_its_own_auth(spec3: Any, run_import
     assert mine.services == {} and "auth" not in mine.tools[0]
     created = run_import(doc)
     assert created.tools[0]["auth"]["type"] == "bearer"
+
+
+def test_what_of_the_specs_own_security_cannot_be_mapped_is_noted_on_each_inheriting_tool(
+    spec3: Any, run_import: Any
+) -> None:
+    """An operation without ``security`` inherits the spec's: when that names a scheme the
+    importer cannot map, the tool is written without auth and its report says why, as for
+    an operation that names the scheme itself."""
+    doc = spec3(
+        {
+            "/inherit": GET,
+            "/own": {"get": {"operationId": "own", "security": [{"bearer": []}], "responses": {}}},
+        },
+        components={"securitySchemes": {**SCHEMES, "mtls": {"type": "mutualTLS"}}},
+        security=[{"mtls": []}],
+    )
+    result = run_import(doc)
+    notes = {r.tool: r.notes for r in result.report}
+    unmapped = "security scheme 'mtls' of type 'mutualTLS' is not supported"
+    assert unmapped in notes["op"]
+    assert unmapped not in notes["own"]  # its own requirement maps to bearer
+    assert "auth" not in result.services["test_api"]
