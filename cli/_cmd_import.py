@@ -294,6 +294,7 @@ def run(args: argparse.Namespace) -> int:
     from ._import_update import (
         before_import,
         finish_update,
+        import_summary,
         record_path,
         record_text,
         refuse_discarding_edits,
@@ -313,7 +314,6 @@ def run(args: argparse.Namespace) -> int:
     if typo:  # a selection value that matches nothing: a typo, never an empty import
         raise CliError(f"--{typo[0].message} (TC215)")
     _report(args, result)
-    target = args.output or "<stdout>"
     if args.update:  # FILE's hand edits merged into this import
         return finish_update(args, result, spec, options)
     document = catalog_document(result)  # written as YAML and fingerprinted in the record
@@ -326,18 +326,4 @@ def run(args: argparse.Namespace) -> int:
         write_atomically(record_path(args.output), record.lstrip("\n"))
     else:
         sys.stdout.write(text + record)
-    skipped = sum(1 for r in result.report if r.skipped)
-    print(
-        f"{len(result.report)} operations: {len(result.tools)} imported, "
-        f"{skipped} left out -> {target}",
-        file=sys.stderr,
-    )
-    if result.report and not result.tools:
-        # a spec with operations that gives no tool is a failed import, not an empty one
-        print(
-            f"toolcat: error: no tool imported from {args.spec}: every operation was "
-            "left out (see above)",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    return import_summary(result, "operation", args.spec, args.output)

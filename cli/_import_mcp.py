@@ -167,7 +167,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         raise CliError("--description-max must be between 40 and 100000")
     if args.timeout <= 0:
         raise CliError("--timeout must be positive")
-    from ._import_update import refuse_discarding_edits, write_atomically
+    from ._import_update import import_summary, refuse_discarding_edits, write_atomically
 
     record = _update_record(args) if args.update else None
     if not args.update:
@@ -200,24 +200,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         write_atomically(record_path(args.output), record_lines.lstrip("\n"))
     else:
         sys.stdout.write(text + record_lines)
-    return _summary(args, result)
-
-
-def _summary(args: argparse.Namespace, result: Any) -> int:
-    skipped = sum(1 for r in result.report if r.skipped)
-    print(
-        f"{len(result.report)} tools: {len(result.tools)} imported, {skipped} left out "
-        f"-> {args.output or '<stdout>'}",
-        file=sys.stderr,
-    )
-    if result.report and not result.tools:
-        print(
-            f"toolcat: error: no tool imported from {args.server}: every tool was left out "
-            "(see above)",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    return import_summary(result, "tool", args.server, args.output)
 
 
 def _server_entry(args: argparse.Namespace, command: list[str]) -> dict[str, Any]:
@@ -438,7 +421,7 @@ def _finish_update(
     from toolcat.loader.mcp import mcp_catalog_document, render_mcp_header
     from toolcat.loader.openapi import merge_update, render_document
 
-    from ._import_update import read_catalog_text, record_path, write_atomically
+    from ._import_update import read_catalog_text, record_path, report_update, write_atomically
 
     file = args.output
     path = Path(file)
@@ -455,14 +438,7 @@ def _finish_update(
     write_atomically(path, header + render_document(outcome.doc))
     command = list(entry.get("command") or ())
     write_atomically(record_path(file), _record_text(args, result, entry, command).lstrip("\n"))
-    for line in [*outcome.kept, *outcome.changed, *outcome.added, *outcome.removed]:
-        print(line, file=sys.stderr)
-    edits = "1 hand edit" if len(outcome.kept) == 1 else f"{len(outcome.kept)} hand edits"
-    print(
-        f"updated {file}: {len(tools)} tools; {edits} kept, {len(outcome.changed)} changed, "
-        f"{len(outcome.added)} added, {len(outcome.removed)} removed",
-        file=sys.stderr,
-    )
+    report_update(file, len(tools), outcome)
     return 0
 
 

@@ -22,12 +22,14 @@ from ._app import CliError
 __all__ = [
     "before_import",
     "finish_update",
+    "import_summary",
     "options_argv",
     "record_of",
     "record_path",
     "read_catalog_text",
     "record_text",
     "refuse_discarding_edits",
+    "report_update",
     "register_update",
     "run_update_only",
     "write_atomically",
@@ -299,14 +301,40 @@ def finish_update(args: argparse.Namespace, result: Any, spec: Path, options: An
     header = render_header(result, spec, options, written=len(tools))
     write_atomically(path, header + render_document(outcome.doc))
     write_atomically(record_path(file), fresh.lstrip("\n"))
+    report_update(file, len(tools), outcome)
+    return 0
+
+
+def report_update(file: str | Path, written: int, outcome: Any) -> None:
+    """What an ``--update`` did (stderr), for either kind of import: a line per tool kept,
+    changed, added or removed, then the counts."""
     for line in [*outcome.kept, *outcome.changed, *outcome.added, *outcome.removed]:
         print(line, file=sys.stderr)
     edits = "1 hand edit" if len(outcome.kept) == 1 else f"{len(outcome.kept)} hand edits"
     print(
-        f"updated {file}: {len(tools)} tools; {edits} kept, {len(outcome.changed)} changed, "
+        f"updated {file}: {written} tools; {edits} kept, {len(outcome.changed)} changed, "
         f"{len(outcome.added)} added, {len(outcome.removed)} removed",
         file=sys.stderr,
     )
+
+
+def import_summary(result: Any, unit: str, source: object, output: str | None) -> int:
+    """The last line of an import (stderr): how many of the source's ``unit``s (operations,
+    tools) became tools. A source with some that gives no tool is a failed import, not an
+    empty one: one more line, and exit status 1."""
+    skipped = sum(1 for r in result.report if r.skipped)
+    print(
+        f"{len(result.report)} {unit}s: {len(result.tools)} imported, {skipped} left out "
+        f"-> {output or '<stdout>'}",
+        file=sys.stderr,
+    )
+    if result.report and not result.tools:
+        print(
+            f"toolcat: error: no tool imported from {source}: every {unit} was left out "
+            "(see above)",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
