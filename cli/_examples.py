@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from toolcat.catalog import Catalog, ToolDefinition, ToolExample
     from toolcat.loader import Diagnostic
 
-__all__ = ["ExampleOutcome", "TOKEN_REPLY", "fake_env", "run_examples", "token_urls"]
+__all__ = ["ExampleOutcome", "Findings", "TOKEN_REPLY", "fake_env", "run_examples", "token_urls"]
 
 # ${NAME} without a default (``${NAME:-x}`` keeps its default in a test run)
 _BARE_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -53,6 +53,42 @@ class ExampleOutcome:
 
 def example_label(example: ToolExample, index: int) -> str:
     return example.name if example.name else f"example {index + 1}"
+
+
+class Findings:
+    """How one example's run differs, as it is found (HTTP and MCP tools alike): each
+    finding a diagnostic at the example (else at its tool) with its diff beside it."""
+
+    def __init__(self, tool: ToolDefinition, example: ToolExample, index: int) -> None:
+        self.tool = tool.name
+        self.label = example_label(example, index)
+        src = example.source or tool.source
+        self.file, self.line, self.column = (
+            (src.file, src.line, src.column) if src else ("<catalog>", 1, 1)
+        )
+        self._found: list[Diagnostic] = []
+        self._diffs: list[str] = []
+
+    def add(self, code: str, message: str, diff: str = "") -> None:
+        from toolcat.loader import Diagnostic
+
+        text = f"tool '{self.tool}': example {self.label!r}: {message}"
+        text += f"\n{diff}" if diff else ""
+        where = ("tools", self.tool)
+        self._found.append(Diagnostic.make(code, text, self.file, self.line, self.column, where))
+        self._diffs.append(diff)
+
+    def compare_result(self, expected: Any, content: str) -> None:
+        """TC067 when the result the model reads is not the one the example records."""
+        want, got = _result_views(expected, content)
+        if want != got:
+            self.add("TC067", "the result differs", unified(want, got, "result"))
+
+    def outcome(self) -> ExampleOutcome:
+        diff = "\n".join(d for d in self._diffs if d)
+        return ExampleOutcome(
+            self.tool, self.label, self.file, self.line, self.column, tuple(self._found), diff
+        )
 
 
 # -- the test environment -------------------------------------------------------------
@@ -394,20 +430,9 @@ def _judge(
     sent: list[httpx.Request],
     env: Mapping[str, str],
 ) -> ExampleOutcome:
-    from toolcat.loader import Diagnostic
-
-    label = example_label(example, index)
-    src = example.source or tool.source
-    file, line, column = (src.file, src.line, src.column) if src else ("<catalog>", 1, 1)
-    found: list[Diagnostic] = []
-    diffs: list[str] = []
-    where = f"tool '{tool.name}': example {label!r}"
+    findings = Findings(tool, example, index)
+    add = findings.add
     request = sent[-1] if sent else None
-
-    def add(code: str, message: str, diff: str) -> None:
-        text = f"{where}: {message}" + (f"\n{diff}" if diff else "")
-        found.append(Diagnostic.make(code, text, file, line, column, ("tools", tool.name)))
-        diffs.append(diff)
 
     if request is None and example.request is None and example.result is None:
         if not result.ok:
@@ -423,9 +448,5 @@ def _judge(
                 why = f"no request was sent ({result.error.type}: {result.error.msg})"
             add("TC066", why, unified(want, got, "request"))
     if example.result is not None:
-        want_r, got_r = _result_views(example.result, result.content)
-        if want_r != got_r:
-            add("TC067", "the result differs", unified(want_r, got_r, "result"))
-    return ExampleOutcome(
-        tool.name, label, file, line, column, tuple(found), "\n".join(d for d in diffs if d)
-    )
+        findings.compare_result(example.result, result.content)
+    return findings.outcome()

@@ -78,25 +78,16 @@ def run_mcp_example(
     """Run one example of an MCP tool; its :class:`ExampleOutcome`."""
     from toolcat.catalog.common import thaw
     from toolcat.executor import ToolCall
-    from toolcat.loader import Diagnostic
 
-    from ._examples import ExampleOutcome, _result_views, example_label, unified
+    from ._examples import Findings, unified
 
-    label = example_label(example, index)
-    src = example.source or tool.source
-    file, line, column = (src.file, src.line, src.column) if src else ("<catalog>", 1, 1)
-    found: list[Diagnostic] = []
-    diffs: list[str] = []
-
-    def add(code: str, message: str, diff: str) -> None:
-        text = f"tool '{tool.name}': example {label!r}: {message}" + (f"\n{diff}" if diff else "")
-        found.append(Diagnostic.make(code, text, file, line, column, ("tools", tool.name)))
-        diffs.append(diff)
+    findings = Findings(tool, example, index)
+    add = findings.add
 
     bad = check_response(example)
     if bad is not None:
-        add("TC069", bad, "")
-        return ExampleOutcome(tool.name, label, file, line, column, tuple(found))
+        add("TC069", bad)
+        return findings.outcome()
     transport.exchange.response = example.response
     transport.exchange.sent = []
     call = ToolCall(tool.name, thaw(example.arguments), id=f"example-{index + 1}")
@@ -114,9 +105,5 @@ def run_mcp_example(
                 why = f"no call reached the upstream ({result.error.type}: {result.error.msg})"
             add("TC066", why, unified(want, got, "upstream arguments"))
     if example.result is not None:
-        want_r, got_r = _result_views(example.result, result.content)
-        if want_r != got_r:
-            add("TC067", "the result differs", unified(want_r, got_r, "result"))
-    return ExampleOutcome(
-        tool.name, label, file, line, column, tuple(found), "\n".join(d for d in diffs if d)
-    )
+        findings.compare_result(example.result, result.content)
+    return findings.outcome()
