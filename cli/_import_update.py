@@ -96,7 +96,17 @@ def record_path(file: str | Path) -> Path:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename (one line on failure)."""
+    """Write ``text`` to ``path`` through a temporary file and a rename (one line on failure).
+
+    A target that exists and is not a regular file (``-o /dev/null``, a FIFO, a terminal)
+    is written into as it is: a rename would replace the device itself with a file."""
+    if path.exists() and not path.is_file():
+        try:
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            raise CliError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+        return
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")

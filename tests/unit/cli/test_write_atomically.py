@@ -1,0 +1,36 @@
+"""Files import writes: a rename for a regular file, the target itself for anything else."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from toolcat.cli._import_update import write_atomically
+
+
+def test_a_regular_file_is_replaced_whole(tmp_path: Path) -> None:
+    target = tmp_path / "catalog.yaml"
+    target.write_text("old\n", encoding="utf-8")
+    write_atomically(target, "new\n")
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["catalog.yaml"]  # no temporary left
+
+
+def test_a_fifo_is_written_into_and_stays_a_fifo(tmp_path: Path) -> None:
+    """As ``-o /dev/null`` must: a rename would put a regular file where the device was."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs os.mkfifo")
+    target = tmp_path / "out"
+    os.mkfifo(target)
+    got: list[str] = []
+    reader = threading.Thread(
+        target=lambda: got.append(target.read_text(encoding="utf-8")), daemon=True
+    )
+    reader.start()
+    write_atomically(target, "tools: []\n")
+    reader.join(timeout=10)
+    assert got == ["tools: []\n"]
+    assert stat.S_ISFIFO(os.stat(target).st_mode)
