@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -20,6 +21,12 @@ from toolcat.catalog import Catalog
 from toolcat.cli import main
 from toolcat.loader import load_catalog
 from toolcat.tests.support import http_command, synthetic_catalog
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python missing")
+#: Playwright's assertions wait for a locator's state without evaluating a string in the
+#: page: the site's CSP (script-src 'self') refuses eval, so ``wait_for_function`` fails
+#: whenever its condition is not already true at the first look.
+expect = sync_api.expect
 
 EVIL = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> & "quotes"'
 #: Requests of different kinds (verbs, nouns, abbreviations, stop words, non-ASCII).
@@ -60,7 +67,6 @@ def chromium_path() -> str:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     executable = chromium_path()
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python missing")
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=executable)
         try:
@@ -111,9 +117,7 @@ def next_page(page: Any) -> None:
     where = page.text_content("#pager .where")
     if (page.get_attribute("#pager a[rel=next]", "href") or "").startswith("#"):
         page.click("#pager a[rel=next]")
-        page.wait_for_function(
-            "w => document.querySelector('#pager .where').textContent !== w", arg=where
-        )
+        expect(page.locator("#pager .where")).not_to_have_text(where or "")
     else:
         with page.expect_navigation():
             page.click("#pager a[rel=next]")
@@ -187,9 +191,7 @@ def test_search_filter_and_tool_page(page: Any, small_site: tuple[Path, Catalog]
     assert len(visible_names(page)) == 4
     search(page, "fetch an item")
     expected = [h.name for h in catalog.search("fetch an item")]
-    page.wait_for_function(
-        f"document.getElementById('count').textContent.startsWith('{len(expected)} of')"
-    )
+    expect(page.locator("#count")).to_have_text(re.compile(f"^{len(expected)} of"))
     assert visible_names(page) == expected
     page.select_option("select[data-filter=toolset]", "readonly")
     assert visible_names(page) == [n for n in expected if n in catalog.toolsets["readonly"]]
@@ -415,9 +417,7 @@ def test_25000_tools_search_reaches_a_late_page(page: Any, huge_site: tuple[Path
     assert visible_names(page) == ranked[100:200]
     assert "page=2" in page.evaluate("location.hash")
     page.go_back()  # the pager's links are history entries
-    page.wait_for_function(
-        "document.querySelector('#pager .where').textContent.includes('page 1 ')"
-    )
+    expect(page.locator("#pager .where")).to_contain_text("page 1 ")
     assert visible_names(page) == ranked[:100]
 
 
@@ -474,8 +474,6 @@ def test_the_stemmer_matches_snowballstemmer(page: Any, small_site: tuple[Path, 
 def test_the_stemmer_matches_on_githubs_words(
     page: Any, github_site: tuple[Path, Catalog], corpus_dir: Path
 ) -> None:
-    import re
-
     import snowballstemmer
 
     out, _ = github_site
