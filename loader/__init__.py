@@ -6,8 +6,10 @@ Pipeline (module names)::
       ─> each file's sections (_load_file, _load_sections; what the stages share: _load_state)
       ─> shape check: the pydantic file models (_models), their errors made diagnostics (_shape)
       ─> openapi: entries (_load_imports) ─> the importer (_import ─> toolcat.loader.openapi)
-      ─> compile to the IR (_compile: parameters _params, schema checks _schemas, templates
-         _templates, names and scope _scope) ─> names across files (_load_finish)
+      ─> compile to the IR (HTTP tools _compile, MCP servers and tools _compile_mcp, both
+         with _compile_schemas; services _compile_service; parameters _params, schema
+         checks _schemas, templates _templates, names and scope _scope)
+      ─> names across files (_load_finish)
       ─> toolcat.catalog.Catalog
     every stage reports Diagnostics (_diagnostics), collected and sorted, never raised early;
     each code is registered once (RULES): the steps' codes in _codes, the lint rules, one

@@ -26,15 +26,13 @@ from toolcat.catalog import (
     ToolDefinition,
 )
 
-from ._compile import (
-    _USERINFO,
-    _check_strings,
-    _checked_definitions,
-    _examples,
-    _header_text,
-    _input_definitions,
+from ._compile_schemas import (
+    checked_definitions,
+    compile_examples,
+    input_definitions,
     model_input_schema,
 )
+from ._compile_service import USERINFO, check_strings, header_text
 from ._definitions import SharedDefinitions
 from ._diagnostics import Diagnostic
 from ._lint import caller_token_to_mcp_server, description_too_long, missing_description
@@ -128,7 +126,7 @@ def compile_mcp_server(
         scope.env(("env", key), value)
     if doc.cwd is not None:
         scope.env(("cwd",), doc.cwd)
-    _check_strings(scope, None, doc.headers, doc.auth)
+    check_strings(scope, None, doc.headers, doc.auth)
     scope.report(caller_token_to_mcp_server(doc.auth.type if doc.auth else None))
     if scope.errors:
         return None
@@ -143,7 +141,7 @@ def compile_mcp_server(
         urls=tuple(urls),
         env=FrozenDict(doc.env),
         cwd=cwd,
-        headers=FrozenDict({k: _header_text(v) for k, v in doc.headers.items()}),
+        headers=FrozenDict({k: header_text(v) for k, v in doc.headers.items()}),
         auth=doc.auth.to_spec() if doc.auth is not None else NoAuth(),
         timeout=doc.timeout,
         on_change=doc.on_change,
@@ -155,7 +153,7 @@ def compile_mcp_server(
 
 def _check_url(scope: Scope, where: tuple[str | int, ...], url: str) -> None:
     scope.env(where, url)
-    userinfo = _USERINFO.match(url)
+    userinfo = USERINFO.match(url)
     if userinfo is not None:  # the message never repeats what is before the '@'
         scope.add(
             "TC040",
@@ -197,9 +195,9 @@ def compile_mcp_tool(
             "write it",
             ("mcp", "pin"),
         )
-    defs = _input_definitions(doc, scope, shared, False)
+    defs = input_definitions(doc, scope, shared, False)
     params = compile_mcp_parameters(doc.parameters or {}, scope, defs)
-    output = _checked_definitions(doc, scope, defs, shared, False)
+    output = checked_definitions(doc, scope, defs, shared, False)
     bound = {arg: p.from_ for arg, p in (doc.parameters or {}).items() if p.from_}
     _check_arguments(scope, binding.arguments, binding.fixed, list(params.properties))
     for rule in (missing_description, description_too_long):
@@ -207,7 +205,7 @@ def compile_mcp_tool(
     if scope.errors:
         return None
     input_schema = model_input_schema(params, bound, defs)
-    examples = _examples(doc, scope, input_schema) if doc.examples else ()
+    examples = compile_examples(doc, scope, input_schema) if doc.examples else ()
     if scope.errors:
         return None
     line, col = locate(base, False)

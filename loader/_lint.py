@@ -389,7 +389,7 @@ _FOUND_ELSEWHERE = (
     ),
     # cli/_findings.py: toolcat validate, which applies the suppression comments
     ("TC125", "unused-suppression", "a suppression comment that suppresses nothing"),
-    # loader/_compile.py: the compile step of a token exchange
+    # loader/_compile_service.py: the compile step of a token exchange
     (
         "TC130",
         "token-exchange-secret-in-file",

@@ -16,8 +16,9 @@ from typing import Any
 from toolcat.catalog import ToolDefinition
 from toolcat.catalog.common import freeze
 
-from ._compile import compile_service, compile_tool
+from ._compile import compile_tool
 from ._compile_mcp import compile_mcp_server, compile_mcp_tool, without_http_keys
+from ._compile_service import compile_service
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._load_sections import check_search, check_server, read_toolsets
 from ._load_state import LoadState, ToolRecord, add_service, section, split_extensions

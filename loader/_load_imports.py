@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ._compile import compile_service
+from ._compile_service import compile_service
 from ._diagnostics import Diagnostic
 from ._import import ImportOutcome, run_import
 from ._load_file import add_tool

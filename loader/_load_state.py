@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from toolcat.catalog import Catalog, McpUpstream, Service, ToolDefinition
 
-from ._compile import CompileContext
 from ._diagnostics import Diagnostic, Severity
 from ._models import OpenApiEntryDoc, SearchDoc, ServerDoc
+from ._scope import CompileContext
 from ._shape import Locator, describe
 
 if TYPE_CHECKING:
