@@ -4,7 +4,8 @@ Pipeline (module names)::
 
     PATH... ─> find and read files (_files, driven by _load) ─> YAML with positions (_yaml)
       ─> each file's sections (_load_file, _load_sections; what the stages share: _load_state)
-      ─> shape check: the pydantic file models (_models), their errors made diagnostics (_shape)
+      ─> shape check: the pydantic file models (_models, _models_*), their errors made
+         diagnostics (_shape)
       ─> openapi: entries (_load_imports) ─> the importer (_import ─> toolcat.loader.openapi)
       ─> compile to the IR (HTTP tools _compile, MCP servers and tools _compile_mcp, both
          with _compile_schemas; services _compile_service; parameters _params, schema

@@ -32,7 +32,7 @@ from ._compile_schemas import (
 from ._compile_service import check_strings, compile_retry, compile_timeouts, header_text
 from ._definitions import SharedDefinitions
 from ._lint import TOOL_RULES, idempotency_key_on_safe_method
-from ._models import ToolDoc
+from ._models_tools import ToolDoc
 from ._params import CompiledParameters, compile_parameters, path_variables
 from ._scope import CompileContext, Scope
 from ._shape import Locator, closest

@@ -36,7 +36,8 @@ from ._compile_service import USERINFO, check_strings, header_text
 from ._definitions import SharedDefinitions
 from ._diagnostics import Diagnostic
 from ._lint import caller_token_to_mcp_server, description_too_long, missing_description
-from ._models import McpServerDoc, McpToolDoc, ToolDoc
+from ._models_mcp import McpServerDoc, McpToolDoc
+from ._models_tools import ToolDoc
 from ._params import compile_mcp_parameters
 from ._scope import CompileContext, Scope
 from ._shape import Locator, closest

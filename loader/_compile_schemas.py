@@ -14,7 +14,8 @@ from toolcat.catalog import SourceLocation, ToolExample
 
 from ._definitions import SharedDefinitions, local_refs
 from ._lint import duplicate_example_names, example_result_without_response
-from ._models import ExampleDoc, McpExampleDoc, McpToolDoc, ToolDoc
+from ._models_mcp import McpExampleDoc, McpToolDoc
+from ._models_tools import ExampleDoc, ToolDoc
 from ._params import CompiledParameters
 from ._schemas import ref_loops
 from ._scope import Scope

@@ -15,7 +15,7 @@ from typing import Any
 from toolcat.catalog import FrozenDict, NoAuth, RetryPolicy, Service, SourceLocation, Timeouts
 from toolcat.catalog.common import CALLER_TOKEN_AUTH, credentials_may_travel
 
-from ._models import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc
+from ._models_services import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc
 from ._params import TOKEN
 from ._scope import CompileContext, Scope
 from ._shape import Locator

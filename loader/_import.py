@@ -17,7 +17,7 @@ from typing import Any
 from toolcat.catalog import Service
 
 from ._diagnostics import Diagnostic
-from ._models import OpenApiEntryDoc, OpenApiOverrideDoc
+from ._models_openapi import OpenApiEntryDoc, OpenApiOverrideDoc
 
 __all__ = ["ImportOutcome", "run_import"]
 

@@ -25,7 +25,9 @@ from toolcat.catalog import Service, method_semantics
 from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, OPENAI_MAX_TOOLS
 
 from ._diagnostics import Rule, Severity, register
-from ._models import ExampleDoc, McpExampleDoc, McpToolDoc, ServerAuthDoc, ToolDoc
+from ._models_mcp import McpExampleDoc, McpToolDoc
+from ._models_server import ServerAuthDoc
+from ._models_tools import ExampleDoc, ToolDoc
 
 __all__ = [
     "Finding",

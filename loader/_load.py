@@ -34,7 +34,7 @@ from ._files import (
 from ._load_file import check_file
 from ._load_finish import finish
 from ._load_state import LoadResult, LoadState
-from ._models import OpenApiEntryDoc
+from ._models_openapi import OpenApiEntryDoc
 from ._shape import FixedLocator
 
 __all__ = ["load", "load_catalog", "load_documents"]

@@ -22,7 +22,10 @@ from ._compile_service import compile_service
 from ._definitions import DEF_NAME, SharedDefinitions
 from ._load_sections import check_search, check_server, read_toolsets
 from ._load_state import LoadState, ToolRecord, add_service, section, split_extensions
-from ._models import McpServerDoc, McpToolDoc, OpenApiEntryDoc, ServiceDoc, ToolDoc
+from ._models_mcp import McpServerDoc, McpToolDoc
+from ._models_openapi import OpenApiEntryDoc
+from ._models_services import ServiceDoc
+from ._models_tools import ToolDoc
 from ._shape import Locator, closest, describe, intended_name, validate_item
 
 __all__ = ["add_tool", "check_file"]

@@ -24,7 +24,7 @@ from ._lint import (
 )
 from ._load_imports import run_imports
 from ._load_state import LoadResult, LoadState, ToolRecord
-from ._models import ServerDoc
+from ._models_server import ServerDoc
 from ._shape import Locator, closest
 
 __all__ = ["finish"]

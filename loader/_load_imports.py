@@ -18,7 +18,9 @@ from ._diagnostics import Diagnostic
 from ._import import ImportOutcome, run_import
 from ._load_file import add_tool
 from ._load_state import LoadState, add_service
-from ._models import OpenApiEntryDoc, ServiceDoc, ToolDoc
+from ._models_openapi import OpenApiEntryDoc
+from ._models_services import ServiceDoc
+from ._models_tools import ToolDoc
 from ._shape import FixedLocator, Locator, validate_item
 
 __all__ = ["run_imports"]

@@ -15,7 +15,8 @@ from toolcat.catalog.common import credentials_may_travel
 
 from ._lint import embeddings_key_in_file
 from ._load_state import LoadState, second_section, section, split_extensions
-from ._models import Callers, SearchDoc, ServerDoc
+from ._models import Callers, SearchDoc
+from ._models_server import ServerDoc
 from ._shape import Locator, closest, describe, validate_item
 
 __all__ = ["check_search", "check_server", "read_toolsets"]

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from toolcat.catalog import Catalog, McpUpstream, Service, ToolDefinition
 
 from ._diagnostics import Diagnostic, Severity
-from ._models import OpenApiEntryDoc, SearchDoc, ServerDoc
+from ._models import SearchDoc
+from ._models_openapi import OpenApiEntryDoc
+from ._models_server import ServerDoc
 from ._scope import CompileContext
 from ._shape import Locator, describe
 

@@ -21,7 +21,7 @@ from toolcat.catalog import ParameterBinding, ParamLocation, method_semantics
 
 from ._context_names import context_parameter_reachable
 from ._lint import body_on_get, parameter_without_description, unmasked_secret_argument
-from ._models import ParameterDoc, ToolDoc
+from ._models_tools import ParameterDoc, ToolDoc
 from ._schema_walks import ref_and_pattern_keys
 from ._scope import Scope
 

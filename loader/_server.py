@@ -25,7 +25,7 @@ from toolcat.catalog.serving import (
 
 from ._diagnostics import Diagnostic
 from ._lint import redis_password_in_file
-from ._models import ServerDoc
+from ._models_server import ServerDoc
 from ._shape import Locator
 
 __all__ = ["check_access_references", "compile_server", "parse_rate"]

@@ -21,7 +21,7 @@ from toolcat.catalog.common import CALLER_TOKEN_AUTH
 from toolcat.executor._redact import Redactor
 from toolcat.executor.http._auth import ResolvedAuth, resolve_auth, resolver
 from toolcat.loader import load_catalog
-from toolcat.loader._models import AuthDoc
+from toolcat.loader._models_services import AuthDoc
 from toolcat.tests.support import CatalogFiles
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "catalog-format.md"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from toolcat.catalog import HttpCommand, RetryPolicy
 from toolcat.loader import catalog_json_schema, load_catalog
-from toolcat.loader._models import RetryDoc
+from toolcat.loader._models_services import RetryDoc
 
 FIELDS = [f.name for f in dataclasses.fields(RetryPolicy)]
 
