@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from toolcat._errors import ToolcatError
 from toolcat.catalog import FrozenDict, FrozenList, method_semantics
-from toolcat.loader._yaml import plain_is_text
+from toolcat.loader._yaml_scalars import plain_is_text
 
 from ._definitions import shared_definitions
 from ._options import ImportOptions, ImportResult

@@ -118,13 +118,15 @@ def _locate(result: ImportResult, path: Path, max_bytes: int) -> None:
         return  # too large to read again: the path still says where
     # here: a JSON spec without findings to place loads no YAML reader
     import yaml
-    from toolcat.loader._yaml import Positions, compose_yaml
+    from toolcat.loader._yaml import yaml_document
 
     try:
-        root = compose_yaml(data)
-    except (yaml.YAMLError, ValueError, RecursionError):
-        return  # not readable as nodes: the path still says where
-    positions = Positions(shown, root)
+        parsed = yaml_document(data, shown, cycles=True)
+    except (yaml.YAMLError, ValueError):
+        return  # not readable: the path still says where
+    if parsed is None:
+        return
+    positions = parsed.positions
     for i in pending:
         d = result.diagnostics[i]
         if positions.exact(d.path[:2]):

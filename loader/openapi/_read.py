@@ -24,7 +24,7 @@ from toolcat.loader._files import (
     loads_json_document,
     read_regular_file,
 )
-from toolcat.loader._yaml import build_yaml, compose_yaml
+from toolcat.loader._yaml import yaml_document
 
 from ._errors import SpecError
 from ._version import DEFAULT_MAX_SPEC_BYTES, detect_version
@@ -60,7 +60,7 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
                 raise _duplicate_json_key(data, shown, duplicates[0])
             return value
     try:
-        root = compose_yaml(data)
+        parsed = yaml_document(data, shown, cycles=True)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -74,9 +74,8 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_SPEC_BYTES) -> Any:
         ) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise SpecError("TC201", shown, f"cannot decode the file: {exc}") from exc
-    if root is None:
+    if parsed is None:
         return None
-    parsed = build_yaml(root, shown, cycles=True)
     if parsed.too_large:
         last = parsed.diagnostics[-1] if parsed.diagnostics else None
         raise SpecError(
@@ -107,8 +106,8 @@ def _duplicate_json_key(data: bytes, shown: str, key: str) -> SpecError:
     1.2) does, so the text is read again only in this rare case.
     """
     try:
-        root = compose_yaml(data)
-        found = build_yaml(root, shown, cycles=True).diagnostics if root is not None else ()
+        parsed = yaml_document(data, shown, cycles=True)
+        found = parsed.diagnostics if parsed is not None else ()
     except (yaml.YAMLError, ValueError):
         found = ()
     for d in found:

@@ -101,8 +101,7 @@ def test_scalars_read_the_same_in_catalogs_specs_and_read_yaml(
 
 
 def test_specs_go_through_the_catalog_reader() -> None:
-    assert vars(spec_reader)["compose_yaml"] is reader.compose_yaml
-    assert vars(spec_reader)["build_yaml"] is reader.build_yaml
+    assert vars(spec_reader)["yaml_document"] is reader.yaml_document
 
 
 def test_keys_are_the_text_as_written_in_specs_too(tmp_path: Path) -> None:

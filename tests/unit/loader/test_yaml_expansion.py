@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from toolcat.loader import _yaml as reader
+from toolcat.loader._yaml_reader import Reader
 from toolcat.loader.openapi import _read as spec_reader
 from toolcat.loader.openapi._errors import SpecError
 
@@ -25,11 +26,9 @@ def laughs(fan: int, levels: int, text: str, head: str = "") -> str:
 
 def expanded(text: str) -> tuple[int, int]:
     """The values and characters ``text`` expands to (the reader's own counts)."""
-    root = reader.compose_yaml(text)
-    assert root is not None
-    builder = reader._Builder("c.yaml")
-    builder.build(root)
-    return builder._count, builder._chars
+    walk = Reader(text, "c.yaml", cycles=False)
+    assert walk.document()[0]
+    return walk._count, walk._chars
 
 
 # 11 lists of 11 over six levels: ~3.7 M values; 16-character strings: ~60 M characters
@@ -99,8 +98,6 @@ def test_sharing_within_the_bound_loads() -> None:
 def test_real_specs_stay_far_under_the_bound(corpus_dir: Path) -> None:
     """GitHub's REST description, the largest real one we know, expands to what it writes."""
     spec = corpus_dir / "github-api.github.com.json"
-    root = reader.compose_yaml(spec.read_bytes())
-    assert root is not None
-    builder = reader._Builder(str(spec), cycles=True)
-    builder.build(root)
-    assert builder._shared == 0 and builder._count > reader.EXPANSION_FLOOR
+    walk = Reader(spec.read_bytes(), str(spec), cycles=True)
+    assert walk.document()[0]
+    assert walk._shared == 0 and walk._count > reader.EXPANSION_FLOOR
