@@ -16,8 +16,15 @@ from toolcat.catalog.common import constant_bound_error, sandbox_environment
 
 __all__ = ["TemplateChecker", "TemplateIssue", "template_strings"]
 
-# "{{ name }}" or "{{ name.attr.attr }}": the name is known without running Jinja's parser
-_SIMPLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z_][A-Za-z0-9_]*)*\s*\}\}")
+# Text whose only markup is "{{ name }}" or "{{ name.attr.attr }}" ("/orders/{{ id }}",
+# "{{ status }} for payment"): its names are known without running Jinja's parser. A
+# name that is a constant or a global of the environment goes through the parser.
+_PLACEHOLDER = r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z_][A-Za-z0-9_]*)*\s*\}\}"
+_SIMPLE = re.compile(rf"(?:[^{{]|\{{(?![{{%#])|{_PLACEHOLDER})*")
+_NAMES = re.compile(_PLACEHOLDER)
+_NOT_NAMES = frozenset(
+    "true false none True False None range dict lipsum cycler joiner namespace".split()
+)
 _MARKERS = ("{{", "{%", "{#")
 
 
@@ -60,12 +67,9 @@ class TemplateChecker:
         cached = self._cache.get(source)
         if cached is not None:
             return cached
-        simple = _SIMPLE.fullmatch(source)
-        if simple is not None:  # the common "{{ arg }}": no need to run the parser
-            result: tuple[TemplateIssue | None, frozenset[str]] = (
-                None,
-                frozenset({simple.group(1)}),
-            )
+        names = frozenset(_NAMES.findall(source)) if _SIMPLE.fullmatch(source) else None
+        if names is not None and not names & _NOT_NAMES:  # no need to run the parser
+            result: tuple[TemplateIssue | None, frozenset[str]] = (None, names)
         else:
             from jinja2 import TemplateSyntaxError, meta
 

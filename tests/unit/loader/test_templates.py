@@ -43,3 +43,29 @@ def test_template_strings_walks_json_values() -> None:
         (("a",), "{{ x }}"),
         (("b", 1), "{% if y %}y{% endif %}"),
     ]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{{ a }}",
+        "/orders/{{ id }}/items/{{ item }}",
+        "{{ status }} for payment",
+        "{{ a.b.c }} and {{ c }}",
+        "{ {{ a }} }",
+        "{{ a }}}",
+        "{{ true }} {{ none }} {{ range }}",
+        "{{ a }}{{ a }}",
+        "plain text { with braces }",
+        "",
+    ],
+)
+def test_names_known_without_the_parser_are_the_parsers(source: str) -> None:
+    """Text whose only markup is "{{ name }}" skips Jinja's parser: the names it finds are
+    the ones the parser finds."""
+    from jinja2 import meta
+
+    checker = TemplateChecker()
+    env = checker._environment()
+    expected = meta.find_undeclared_variables(env.parse(source)) - set(env.globals)
+    assert checker.names(source) == (None, frozenset(expected))
