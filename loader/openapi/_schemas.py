@@ -164,11 +164,6 @@ class SchemaConverter:
             self._plain[(id(schema), file, mode)] = (schema, result)
         return result, self.definitions(deps)
 
-    def resolved_object(self, schema: Any, file: str) -> Any:
-        """The raw schema behind refs (for looking at properties before conversion)."""
-        value, _ = self._resolver.deref(schema, file)
-        return value
-
     def definitions(self, deps: Iterable[tuple[RefKey, str]]) -> dict[str, Any]:
         todo = list(deps)
         seen: set[tuple[RefKey, str]] = set()
