@@ -295,10 +295,9 @@ def run(args: argparse.Namespace) -> int:
         before_import,
         finish_update,
         import_summary,
-        record_path,
         record_text,
         refuse_discarding_edits,
-        write_atomically,
+        write_catalog,
     )
     from ._loading import check_ref_root
 
@@ -320,10 +319,7 @@ def run(args: argparse.Namespace) -> int:
     text = render_catalog(result, spec, options, document=document)
     record = record_text(args, result, spec, document)
     if args.output:
-        # the import record (what --update needs) goes beside the catalog, not into it:
-        # the catalog stays small and its diffs show only what the tools say
-        write_atomically(Path(args.output), text)
-        write_atomically(record_path(args.output), record.lstrip("\n"))
+        write_catalog(args.output, text, record)
     else:
         sys.stdout.write(text + record)
     return import_summary(result, "operation", args.spec, args.output)

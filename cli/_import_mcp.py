@@ -167,7 +167,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         raise CliError("--description-max must be between 40 and 100000")
     if args.timeout <= 0:
         raise CliError("--timeout must be positive")
-    from ._import_update import import_summary, refuse_discarding_edits, write_atomically
+    from ._import_update import import_summary, refuse_discarding_edits
 
     record = _update_record(args) if args.update else None
     if not args.update:
@@ -194,10 +194,9 @@ def run_mcp(args: argparse.Namespace) -> int:
     text = render_mcp_catalog(result, entry, server_info=info, confirm=policy.confirm)
     record_lines = _record_text(args, result, entry, command)
     if args.output:
-        write_atomically(Path(args.output), text)
-        from ._import_update import record_path
+        from ._import_update import write_catalog
 
-        write_atomically(record_path(args.output), record_lines.lstrip("\n"))
+        write_catalog(args.output, text, record_lines)
     else:
         sys.stdout.write(text + record_lines)
     return import_summary(result, "tool", args.server, args.output)

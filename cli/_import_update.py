@@ -26,6 +26,7 @@ __all__ = [
     "options_argv",
     "record_of",
     "record_path",
+    "write_catalog",
     "read_catalog_text",
     "record_text",
     "refuse_discarding_edits",
@@ -114,6 +115,20 @@ def write_atomically(path: Path, text: str) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise CliError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+
+
+def write_catalog(output: str, text: str, record: str) -> None:
+    """An imported catalog into ``output``, its import record beside it (what --update
+    needs; the catalog stays small and its diffs show only what the tools say).
+
+    Into a target that is not a regular file (``-o /dev/null``, a FIFO) both go as one
+    stream, as on standard output: no record file is left beside a device."""
+    path = Path(output)
+    if path.exists() and not path.is_file():
+        write_atomically(path, text + record)
+        return
+    write_atomically(path, text)
+    write_atomically(record_path(path), record.lstrip("\n"))
 
 
 def _read_with_record(file: str) -> tuple[str, Any]:

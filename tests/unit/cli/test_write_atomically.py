@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from toolcat.cli._import_update import write_atomically
+from toolcat.cli._import_update import write_atomically, write_catalog
 
 
 def test_a_regular_file_is_replaced_whole(tmp_path: Path) -> None:
@@ -34,3 +34,29 @@ def test_a_fifo_is_written_into_and_stays_a_fifo(tmp_path: Path) -> None:
     reader.join(timeout=10)
     assert got == ["tools: []\n"]
     assert stat.S_ISFIFO(os.stat(target).st_mode)
+
+
+def test_an_import_into_a_regular_file_keeps_its_record_beside_it(tmp_path: Path) -> None:
+    target = tmp_path / "catalog.yaml"
+    write_catalog(str(target), "tools: []\n", "\n# toolcat-import-record: {}\n")
+    assert target.read_text(encoding="utf-8") == "tools: []\n"
+    record = tmp_path / "catalog.yaml.import-record"
+    assert record.read_text(encoding="utf-8") == "# toolcat-import-record: {}\n"
+
+
+def test_an_import_into_a_fifo_sends_catalog_and_record_as_one_stream(tmp_path: Path) -> None:
+    """As ``-o /dev/null`` must: nothing is left beside the device (no ``null.import-record``
+    in /dev)."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs os.mkfifo")
+    target = tmp_path / "out"
+    os.mkfifo(target)
+    got: list[str] = []
+    reader = threading.Thread(
+        target=lambda: got.append(target.read_text(encoding="utf-8")), daemon=True
+    )
+    reader.start()
+    write_catalog(str(target), "tools: []\n", "\n# toolcat-import-record: {}\n")
+    reader.join(timeout=10)
+    assert got == ["tools: []\n\n# toolcat-import-record: {}\n"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
