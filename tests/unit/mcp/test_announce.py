@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from toolcat.executor.mcp_server._server import http_url
+from toolcat.executor.mcp_server._http import http_url
 
 
 @pytest.mark.parametrize(
