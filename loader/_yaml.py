@@ -23,23 +23,10 @@ import yaml
 
 from ._diagnostics import CatalogError, Diagnostic, Severity
 from ._yaml_positions import Positions
-from ._yaml_reader import (
-    EXPANSION_FACTOR,
-    EXPANSION_FLOOR,
-    EXPANSION_FLOOR_CHARS,
-    MAX_YAML_CHARS,
-    MAX_YAML_VALUES,
-    Abort,
-    Reader,
-)
+from ._yaml_reader import Abort, Reader
 from ._yaml_scalars import Yaml11Scalar
 
 __all__ = [
-    "EXPANSION_FACTOR",
-    "EXPANSION_FLOOR",
-    "EXPANSION_FLOOR_CHARS",
-    "MAX_YAML_CHARS",
-    "MAX_YAML_VALUES",
     "ParsedYaml",
     "parse_yaml",
     "yaml_document",

@@ -12,6 +12,7 @@ import pytest
 import yaml
 from toolcat.loader import CatalogError, load_catalog, read_yaml
 from toolcat.loader import _yaml as reader
+from toolcat.loader import _yaml_reader as limits
 from toolcat.loader.openapi import _read as spec_reader
 from toolcat.loader.openapi._emit import _block, _Dumper
 from toolcat.loader.openapi._errors import SpecError
@@ -118,20 +119,20 @@ def test_keys_are_the_text_as_written_in_specs_too(tmp_path: Path) -> None:
 
 def test_one_alias_cap_for_catalogs_and_specs(tmp_path: Path) -> None:
     # 11 ** 7 > MAX_YAML_VALUES > 11 ** 6: refused by both, with the same number in the message
-    assert 11**6 < reader.MAX_YAML_VALUES < 11**7
+    assert 11**6 < limits.MAX_YAML_VALUES < 11**7
     lines = ["openapi: 3.1.0", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     for i in range(1, 7):
         lines.append(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 11)}]")
     text = "\n".join(lines) + "\n"
     parsed = reader.parse_yaml(text, "c.yaml")
     assert parsed.data is None and parsed.too_large
-    assert f"{reader.MAX_YAML_VALUES:,}" in parsed.diagnostics[0].message
+    assert f"{limits.MAX_YAML_VALUES:,}" in parsed.diagnostics[0].message
     path = tmp_path / "bomb.yaml"
     path.write_text(text)
     with pytest.raises(SpecError) as info:
         spec_reader.read_document(path)
     assert info.value.code == "TC207"
-    assert f"{reader.MAX_YAML_VALUES:,}" in info.value.reason
+    assert f"{limits.MAX_YAML_VALUES:,}" in info.value.reason
     # three levels less is fine for both (under the floor of the expansion limit)
     small = "\n".join(lines[:-3]) + "\n"
     assert reader.parse_yaml(small, "c.yaml").diagnostics == ()

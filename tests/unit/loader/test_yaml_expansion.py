@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from toolcat.loader import _yaml as reader
+from toolcat.loader import _yaml_reader as limits
 from toolcat.loader._yaml_reader import Reader
 from toolcat.loader.openapi import _read as spec_reader
 from toolcat.loader.openapi._errors import SpecError
@@ -38,8 +39,8 @@ BOMB = laughs(11, 6, "x" * 16)
 def test_the_bomb_is_small_and_just_under_the_fixed_caps() -> None:
     assert len(BOMB) < 1024
     values, chars = expanded(BOMB)
-    assert reader.MAX_YAML_VALUES * 0.7 < values < reader.MAX_YAML_VALUES
-    assert reader.MAX_YAML_CHARS * 0.85 < chars < reader.MAX_YAML_CHARS
+    assert limits.MAX_YAML_VALUES * 0.7 < values < limits.MAX_YAML_VALUES
+    assert limits.MAX_YAML_CHARS * 0.85 < chars < limits.MAX_YAML_CHARS
 
 
 def test_a_bomb_under_the_fixed_caps_is_refused_quickly_in_bounded_memory() -> None:
@@ -84,13 +85,13 @@ def test_each_count_has_its_own_bound(text: str, words: str) -> None:
 def test_sharing_within_the_bound_loads() -> None:
     # under the floor: a small document may share up to 100,000 values
     small = laughs(10, 4, "x")
-    assert expanded(small)[0] < reader.EXPANSION_FLOOR
+    assert expanded(small)[0] < limits.EXPANSION_FLOOR
     assert reader.parse_yaml(small, "c.yaml").diagnostics == ()
     # over the floor but under ten times what is written: a large catalog that shares
     defaults = "defaults: &d {" + ", ".join(f"k{i}: {i}" for i in range(8)) + "}\n"
     tools = "".join(f"t{i}: {{name: n{i}, path: /p, <<: *d}}\n" for i in range(20_000))
     values, _ = expanded(defaults + tools)
-    assert values > reader.EXPANSION_FLOOR
+    assert values > limits.EXPANSION_FLOOR
     parsed = reader.parse_yaml(defaults + tools, "c.yaml")
     assert parsed.diagnostics == () and parsed.data["t19999"]["k7"] == 7
 
@@ -100,4 +101,4 @@ def test_real_specs_stay_far_under_the_bound(corpus_dir: Path) -> None:
     spec = corpus_dir / "github-api.github.com.json"
     walk = Reader(spec.read_bytes(), str(spec), cycles=True)
     assert walk.document()[0]
-    assert walk._shared == 0 and walk._count > reader.EXPANSION_FLOOR
+    assert walk._shared == 0 and walk._count > limits.EXPANSION_FLOOR
