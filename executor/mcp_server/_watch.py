@@ -85,8 +85,8 @@ def open_for_writing(names: Iterable[str]) -> dict[str, int]:
 
     Linux only (elsewhere: none found): each process's open files are read from
     /proc/PID/fd, so only processes this one may inspect count (its own user's, or
-    every one when run as root; not another container's or another host's). About
-    3 ms for 100 processes; the watcher asks only when a change has settled.
+    every one when run as root; not another container's or another host's). It reads
+    every process's descriptors, so the watcher asks only when a change has settled.
     """
     wanted = {os.path.realpath(name): name for name in names}
     found: dict[str, int] = {}
