@@ -373,7 +373,7 @@ class Reader:
             for item, item_at in items:
                 sources.append(item_at)
                 if not isinstance(item, dict):
-                    where = self.entries[item_at] or (0, 0)
+                    where = self.entries[item_at] or (1, 1)
                     self.diagnostics.append(
                         Diagnostic.make(
                             "TC004",
