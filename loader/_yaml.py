@@ -23,7 +23,7 @@ import yaml
 
 from ._diagnostics import CatalogError, Diagnostic, Severity
 from ._yaml_positions import Positions
-from ._yaml_reader import Abort, Reader
+from ._yaml_reader import Reader
 from ._yaml_scalars import Yaml11Scalar
 
 __all__ = [
@@ -111,17 +111,9 @@ def yaml_document(text: str | bytes, file: str, *, cycles: bool = False) -> Pars
     ``ValueError`` when it cannot be decoded (callers word both for their users).
     """
     reader = Reader(text, file, cycles)
-    try:
-        found, data = reader.document()
-        if not found:
-            return None
-        reader.check_expansion()
-    except Abort:
-        data = None
-    except RecursionError:
-        diag = Diagnostic.make("TC001", "the document nests too deeply to read", file)
-        reader.diagnostics.append(diag)
-        data = None
+    found, data = reader.read()
+    if not found:
+        return None
     return ParsedYaml(
         data,
         Positions(file, reader.entries),

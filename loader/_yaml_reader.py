@@ -47,7 +47,6 @@ __all__ = [
     "EXPANSION_FLOOR_CHARS",
     "MAX_YAML_CHARS",
     "MAX_YAML_VALUES",
-    "Abort",
     "Reader",
 ]
 
@@ -79,7 +78,7 @@ EXPANSION_FLOOR = 100_000
 EXPANSION_FLOOR_CHARS = 4 * 1024 * 1024
 
 
-class Abort(ToolcatError):
+class _Abort(ToolcatError):
     """The document cannot be turned into values (already reported)."""
 
 
@@ -131,6 +130,22 @@ class Reader:
             Diagnostic.make(code, message, self.file, mark.line + 1, mark.column + 1)
         )
 
+    def read(self) -> tuple[bool, Any]:
+        """(whether there is a document, its value: ``None`` when refused, the findings
+        say why); raises yaml.YAMLError for bad YAML."""
+        try:
+            found, data = self.document()
+            if found:
+                self.check_expansion()
+            return found, data
+        except _Abort:
+            return True, None
+        except RecursionError:
+            self.diagnostics.append(
+                Diagnostic.make("TC001", "the document nests too deeply to read", self.file)
+            )
+            return True, None
+
     def document(self) -> tuple[bool, Any]:
         """(whether there is a document, its value); raises yaml.YAMLError for bad YAML."""
         try:
@@ -164,7 +179,7 @@ class Reader:
             self.error(
                 "TC001", f"nested deeper than {MAX_NESTING_DEPTH} levels (the nesting limit)", mark
             )
-            raise Abort
+            raise _Abort
         at = len(self.entries)
         self.entries.append(None)  # filled below: an alias may sit inside its own node
         mapping = kind is MappingStartEvent
@@ -243,7 +258,7 @@ class Reader:
             self.error(
                 "TC001", "an alias refers to the node that contains it; remove it", anchor.mark
             )
-            raise Abort
+            raise _Abort
         self._count += anchor.values
         self._chars += anchor.chars
         self._shared += anchor.values
@@ -261,7 +276,7 @@ class Reader:
                 "remove the alias loop",
                 anchor.mark,
             )
-            raise Abort
+            raise _Abort
         if self._chars > MAX_YAML_CHARS:
             self.too_large = True
             self.over = f"{MAX_YAML_CHARS:,} characters (the expanded size limit)"
@@ -271,7 +286,7 @@ class Reader:
                 "the expanded size limit); write the values out or share less",
                 anchor.mark,
             )
-            raise Abort
+            raise _Abort
         return anchor.value, anchor.entry
 
     def _sequence(self, mark: Mark, result: list[Any]) -> Entry:
@@ -420,7 +435,7 @@ class Reader:
                 f"({rule}); write the values out or share less",
                 widest[1],
             )
-            raise Abort
+            raise _Abort
 
 
 def _shown_tag(tag: str) -> str:
