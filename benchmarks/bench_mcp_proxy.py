@@ -95,7 +95,8 @@ async def open_stdio(stack: AsyncExitStack, argv: list[str]) -> Any:
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    env = {k: os.environ[k] for k in ("PATH", "HOME") if k in os.environ}
+    # PYTHONPATH passes on: a toolcat it names (a worktree's) is the one serve runs
+    env = {k: os.environ[k] for k in ("PATH", "HOME", "PYTHONPATH") if k in os.environ}
     params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
     errlog = open(os.devnull, "w")  # noqa: SIM115 - open while the client runs
     stack.callback(errlog.close)
