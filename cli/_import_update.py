@@ -96,12 +96,17 @@ def record_path(file: str | Path) -> Path:
     return path.with_name(f"{path.name}.import-record")
 
 
+def _not_a_file(path: Path) -> bool:
+    """Whether ``path`` exists as something other than a regular file (a device, a FIFO)."""
+    return path.exists() and not path.is_file()
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename (one line on failure).
 
     A target that exists and is not a regular file (``-o /dev/null``, a FIFO, a terminal)
     is written into as it is: a rename would replace the device itself with a file."""
-    if path.exists() and not path.is_file():
+    if _not_a_file(path):
         try:
             with open(path, "w", encoding="utf-8") as out:
                 out.write(text)
@@ -124,7 +129,7 @@ def write_catalog(output: str, text: str, record: str) -> None:
     Into a target that is not a regular file (``-o /dev/null``, a FIFO) both go as one
     stream, as on standard output: no record file is left beside a device."""
     path = Path(output)
-    if path.exists() and not path.is_file():
+    if _not_a_file(path):
         write_atomically(path, text + record)
         return
     write_atomically(path, text)
