@@ -4,8 +4,10 @@ The pin (``McpCommand.pin``) is a digest of the upstream's definition as reviewe
 live definition's digest differs, :func:`pin_problem` says what changed by comparing the
 live parts with the catalog's own copy of them: the description, the input schema (seen
 through the catalog's renames, without its fixed and context arguments), the output
-schema and the annotations. A part the catalog rewrote on purpose cannot be told apart
-from one the upstream changed; when no part differs the message names the two pins.
+schema and the annotations. What ``toolcat import mcp`` writes on its own is read as the
+upstream's (a cut description, one written where the server gives none, the title it
+shows). A part the catalog rewrote on purpose cannot be told apart from one the upstream
+changed; when no part differs the message names the two pins.
 
 The argument mapping the transport applies (:func:`upstream_arguments`) lives here too:
 it is the same rename, read the other way.
@@ -84,33 +86,78 @@ def _annotations(tool: ToolDefinition) -> dict[str, Any]:
     return {k: v for k, v in stated.items() if v is not None}
 
 
+def _live_annotations(live: Mapping[str, Any]) -> dict[str, Any]:
+    """The live hints, with the title the import shows: the tool's own, else the hints'."""
+    given = live.get("annotations")
+    out = {k: v for k, v in (given if isinstance(given, Mapping) else {}).items() if v is not None}
+    title = live.get("title") or out.get("title")
+    if title:
+        out["title"] = title
+    return out
+
+
+def _same_text(ours: str, theirs: str) -> bool:
+    """Whether the catalog's text is the upstream's, the import's cut of it (``…``), or it
+    after a rule's prefix."""
+    theirs = theirs.strip()
+    return (
+        ours == theirs
+        or ours.endswith(" " + theirs)
+        or (ours.endswith("…") and theirs.startswith(ours[:-1]))
+    )
+
+
 def _comparable(schema: Any) -> Any:
     """A schema without what the loader may add or leave out (``additionalProperties``,
-    an empty ``required``)."""
+    an empty ``required`` or ``properties``); ``required`` as a set of names."""
     if isinstance(schema, Mapping):
         return {
-            k: _comparable(v)
+            k: sorted(map(str, v)) if k == "required" else _comparable(v)
             for k, v in schema.items()
-            if k != "additionalProperties" and not (k == "required" and not v)
+            if k != "additionalProperties" and not (k in ("required", "properties") and not v)
         }
     if isinstance(schema, list | tuple):
         return [_comparable(v) for v in schema]
     return schema
 
 
+def _as_imported(view: dict[str, Any], ours: Mapping[str, Any]) -> dict[str, Any]:
+    """The live input schema (already in the catalog's names) with what the import itself
+    writes differently: no ``$schema`` stamp or title, and each argument's description as
+    the catalog has it where the upstream gives none or the catalog's is a cut of it."""
+    out = {k: v for k, v in view.items() if k not in ("$schema", "title")}
+    props, mine = out.get("properties"), ours.get("properties")
+    if isinstance(props, dict) and isinstance(mine, Mapping):
+        for name, sub in list(props.items()):
+            kept = mine.get(name)
+            if not (isinstance(sub, Mapping) and isinstance(kept, Mapping)):
+                continue
+            text, written = sub.get("description"), kept.get("description")
+            if isinstance(written, str) and (
+                not (isinstance(text, str) and text.strip()) or _same_text(written, text)
+            ):
+                props[name] = {**sub, "description": written}
+    return out
+
+
 def changed_parts(tool: ToolDefinition, command: McpCommand, live: Mapping[str, Any]) -> list[str]:
-    """The parts of ``live`` that differ from the catalog's copy of them, in plain words."""
+    """The parts of ``live`` that differ from the catalog's copy of them, in plain words.
+
+    What ``toolcat import mcp`` writes differently on its own (a description cut to the
+    budget, a description written where the server gives none, the title shown) is not a
+    change."""
     parts = []
-    if (live.get("description") or "") != tool.description:
+    said = str(live.get("description") or "").strip() or str(live.get("title") or "")
+    if said and not _same_text(tool.description, said):  # none given: the import wrote one
         parts.append("description")
+    ours_in = thaw(tool.input_schema)
     view = catalog_view(command, tool.context_arguments, live.get("inputSchema") or {})
-    if _comparable(view) != _comparable(thaw(tool.input_schema)):
+    if _comparable(_as_imported(view, ours_in)) != _comparable(ours_in):
         parts.append("input schema")
     ours = thaw(tool.output_schema) if tool.output_schema is not None else None
     if _comparable(live.get("outputSchema")) != _comparable(ours):
         parts.append("output schema")
-    theirs = {k: v for k, v in (live.get("annotations") or {}).items() if v is not None}
-    if theirs != _annotations(tool):
+    if _live_annotations(live) != _annotations(tool):
         parts.append("annotations")
     return parts
 
