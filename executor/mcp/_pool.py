@@ -301,16 +301,19 @@ class UpstreamPool:
 
     # -- what callers read -------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self) -> list[concurrent.futures.Future[None]]:
         """Connect every upstream in the background, and start the health probes of
-        replicas (``serve`` does; a call does it anyway)."""
+        replicas (``serve`` does; a call does it anyway). The futures end when each first
+        connection (with its first listing and pin check) succeeded or failed."""
+        warming = []
         for server in self.servers.values():
             if server.per_caller:  # no caller, no token to connect with: the first call connects
                 continue
             for link in server.links:
-                self.submit(link.warm())
+                warming.append(self.submit(link.warm()))
             if server.prober is not None:
                 self.loop.call_soon_threadsafe(server.prober.start)
+        return warming
 
     def status(self) -> dict[str, UpstreamStatus]:
         """Every upstream's :class:`UpstreamStatus`, by server name."""

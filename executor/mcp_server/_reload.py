@@ -19,7 +19,18 @@ from ._watch import open_for_writing, stamps, unchanged
 if TYPE_CHECKING:
     from ._server import McpServer
 
-__all__ = ["MAX_SETTLE", "notify_changed", "reload_catalog", "start_upstreams", "watch"]
+__all__ = [
+    "FIRST_LIST_SECONDS",
+    "MAX_SETTLE",
+    "first_connections",
+    "notify_changed",
+    "reload_catalog",
+    "start_upstreams",
+    "watch",
+]
+
+#: How long the first tools/list of a catalog waits for its upstreams' first connections.
+FIRST_LIST_SECONDS = 5.0
 
 log = logging.getLogger("toolcat.serve")
 
@@ -133,7 +144,17 @@ def start_upstreams(server: McpServer, served: Served) -> None:
             loop.call_soon_threadsafe(_upstream_changed, server, upstream)
 
     pool.subscribe(changed)
-    pool.start()
+    served.warming = pool.start()
+
+
+async def first_connections(served: Served, timeout: float) -> None:
+    """Wait, at most ``timeout`` seconds and only once, for the upstreams' first
+    connections: a client that lists the tools right after the handshake, and never again,
+    sees the tools of upstreams that start in time. One that does not start in time is
+    listed when it comes up (``notifications/tools/list_changed``)."""
+    warming, served.warming = served.warming, []
+    if warming and timeout > 0:
+        await asyncio.wait([asyncio.wrap_future(f) for f in warming], timeout=timeout)
 
 
 def _upstream_changed(server: McpServer, upstream: str) -> None:

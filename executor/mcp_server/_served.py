@@ -43,6 +43,7 @@ class Served:
     retired: bool = False
     searcher: Any = None  # SemanticSearch, for a catalog with search.embeddings (first search)
     started: bool = False  # its upstream MCP servers were started
+    warming: list[Any] = field(default_factory=list)  # their first connections (futures)
 
 
 def build_served(server: McpServer, catalog: Catalog) -> Served:

@@ -321,6 +321,27 @@ def test_toolcat_in_front_of_toolcat(tmp_path: Path) -> None:
     anyio.run(session)
 
 
+@pytest.mark.parametrize("mode", ERAS)
+def test_the_first_listing_holds_the_tools_of_upstreams_that_start(
+    tmp_path: Path, mode: str
+) -> None:
+    """A client that lists once, right after the handshake, gets the upstreams' tools: the
+    first tools/list waits (at most FIRST_LIST_SECONDS) for their first connections. One
+    that never answers is left out, and the list still comes."""
+    hang = {"name": "nothing", "description": "Never answers.", "inputSchema": {"type": "object"}}
+    silent = [sys.executable, "-c", "import time; time.sleep(600)"]
+    catalog = write_catalog(tmp_path, dead=({"command": silent}, [hang]))
+
+    async def session() -> None:
+        async with client(stdio(catalog), mode) as c:
+            with anyio.fail_after(60):
+                names = {t.name for t in (await c.list_tools()).tools}
+            assert {"up_echo", "ask_ask"} <= names
+            assert "dead_nothing" not in names
+
+    anyio.run(session)
+
+
 def test_readyz_reports_each_upstream_and_one_that_never_answers_holds_up_nothing(
     tmp_path: Path,
 ) -> None:
