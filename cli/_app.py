@@ -88,6 +88,8 @@ class _Parser(argparse.ArgumentParser):
     # unknown flag -> the closest flag of the (sub)command that met it; the top-level
     # parser reports them, after the subcommand's parser has handed them back
     _near: dict[str, str] = {}
+    # whether the (sub)command that met the words takes ``--args JSON`` (``call``)
+    _takes_args = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
@@ -98,6 +100,7 @@ class _Parser(argparse.ArgumentParser):
     ) -> tuple[Any, list[str]]:
         if self._subparsers is None:  # a command's own parser: its flags are all here
             self._note_near_flags(list(sys.argv[1:] if args is None else args))
+            _Parser._takes_args = "--args" in self._option_string_actions
         return super().parse_known_args(args, namespace)
 
     def _note_near_flags(self, words: list[str]) -> None:
@@ -129,6 +132,8 @@ class _Parser(argparse.ArgumentParser):
         elif near:  # several, or another error met first (a required flag mistyped)
             shown = ", ".join(f"{flag} (for {typed})" for typed, flag in near.items())
             message += f"; did you mean {shown}?"
+        elif message.startswith("unrecognized arguments: {") and _Parser._takes_args:
+            message += "; a tool's arguments go in --args JSON"  # `call PATH TOOL '{...}'`
         raise CliError(f"{message} (see '{self.prog} --help')")
 
 

@@ -52,6 +52,7 @@ def test_a_spec_named_through_dot_dot_is_shown_normalised(
         (["diff", "a", "b", "--formt=json"], "--formt=json; did you mean --format?"),
         (["schema", ".", "--provder", "openai"], "did you mean --provider (for --provder)?"),
         (["validate", ".", "--xyzzy"], "unrecognized arguments: --xyzzy (see"),
+        (["call", ".", "t", '{"a": 1}'], """{"a": 1}; a tool's arguments go in --args JSON"""),
     ],
 )
 def test_a_mistyped_flag_gets_a_did_you_mean(
