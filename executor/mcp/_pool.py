@@ -38,7 +38,7 @@ from ._auth import per_caller
 from ._connect import resolve_url
 from ._link import Link
 from ._pins import pin_problem
-from ._probe import Prober
+from ._probe import Prober, ReachProber
 
 __all__ = [
     "CALLER_SESSION_SECONDS",
@@ -117,9 +117,11 @@ class _Server:
         # the result of the latest pin check, from whichever link listed last
         self.refused: dict[str, str] = {}
         self.checked = False
-        # replicas of a server with several URLs are probed (not those of sessions per
-        # caller: a probe has no caller's token to connect with)
-        self.prober = Prober(self) if self.count > 1 and not self.per_caller else None
+        # replicas of a server with several URLs are probed; those reached with each
+        # caller's credentials only for an HTTP answer (a probe has no caller's token)
+        self.prober: Prober | None = None
+        if self.count > 1:
+            self.prober = ReachProber(self) if self.per_caller else Prober(self)
 
     def pick(self, caller: ToolContext | None = None) -> list[Link]:
         """The links to try for one call, in order: round-robin among the replicas in the
@@ -138,7 +140,7 @@ class _Server:
         """Whether ``link`` is out of the rotation: a failed connect, or a failed probe."""
         if link.down_until > now:
             return True
-        return self.prober is not None and link in self.links and self.prober.down(link.index)
+        return self.prober is not None and self.prober.down(link.index)
 
     def replicas(self, now: float) -> tuple[ReplicaStatus, ...]:
         """The state of each URL, for a server that lists several."""
@@ -307,10 +309,8 @@ class UpstreamPool:
         connection (with its first listing and pin check) succeeded or failed."""
         warming = []
         for server in self.servers.values():
-            if server.per_caller:  # no caller, no token to connect with: the first call connects
-                continue
-            for link in server.links:
-                warming.append(self.submit(link.warm()))
+            if not server.per_caller:  # no caller, no token to connect with: a call connects
+                warming.extend(self.submit(link.warm()) for link in server.links)
             if server.prober is not None:
                 self.loop.call_soon_threadsafe(server.prober.start)
         return warming

@@ -12,6 +12,10 @@ and is probed less often while it keeps failing (the interval doubled, up to fou
 it); one that passes again is back in. A ping that fails ends the session only when no
 call runs on it, so calls in flight finish where they are. Each change of state is logged
 once, not each probe.
+
+The replicas of a server reached with each caller's credentials (``forward_caller_token``,
+``token_exchange``) cannot be connected without a caller: :class:`ReachProber` asks them
+only whether they answer HTTP (see there).
 """
 
 from __future__ import annotations
@@ -21,15 +25,17 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from toolcat.catalog import MissingVariableError
 from toolcat.executor._calls import CallStopped
 
+from ._connect import resolve_url
 from ._link import describe
 
 if TYPE_CHECKING:
     from ._link import Link
     from ._pool import _Server
 
-__all__ = ["Prober", "Replica", "ping"]
+__all__ = ["Prober", "ReachProber", "Replica", "ping"]
 
 log = logging.getLogger("toolcat.mcp")
 
@@ -133,3 +139,36 @@ class Prober:
             )
         replica.up, replica.error = False, error
         replica.failures += 1
+
+
+#: What a reachability probe sends: a JSON-RPC ping any MCP endpoint reads.
+_PING = {"jsonrpc": "2.0", "id": "toolcat-health", "method": "ping"}
+
+
+class ReachProber(Prober):
+    """The probes of replicas that each caller's own credentials reach.
+
+    With no caller there is no token to open a session with, so a probe POSTs one JSON-RPC
+    ``ping`` with no credentials and reads only the status: any answer below 500 passes (a
+    401 too: the replica is there and asks for credentials), while no answer within
+    ``health.timeout``, a refused connection or a 5xx fails. The answer's body is not read.
+    """
+
+    async def _probe(self, link: Link) -> str | None | Literal[False]:
+        import httpx2
+
+        timeout = self.health.timeout
+        try:
+            url = resolve_url(self.server.upstream, self.server.pool.env, link.index)
+        except MissingVariableError as exc:
+            return str(exc)
+        accept = {"Accept": "application/json, text/event-stream"}
+        try:
+            async with httpx2.AsyncClient(timeout=timeout) as http:
+                async with http.stream("POST", url, json=_PING, headers=accept) as answer:
+                    status = answer.status_code
+        except httpx2.TimeoutException:
+            return f"no answer within {timeout:g} s"
+        except httpx2.HTTPError as exc:
+            return describe(exc)
+        return f"HTTP {status}" if status >= 500 else None

@@ -17,6 +17,7 @@ from toolcat.catalog import (
     BearerAuth,
     ForwardCallerToken,
     FrozenDict,
+    McpHealth,
     McpUpstream,
     OAuth2ClientCredentials,
     TokenExchange,
@@ -95,6 +96,41 @@ def test_replicas_skip_one_that_is_down(http_url: str) -> None:
             assert result.ok and result.content == str(i)
         status = executor.mcp.pool.status()["up"]
     assert status.state == "ready" and status.down == (dead,)  # for 10 s after it failed
+
+
+def test_replicas_reached_with_each_callers_token_are_probed_without_one(http_url: str) -> None:
+    """With no caller there is no token to connect with: the probes ask each replica only
+    whether it answers HTTP. A 401 passes (the replica is there); a closed port fails, and
+    that replica is out of the rotation before any call finds it."""
+
+    async def locked(request: Request) -> JSONResponse:
+        assert "authorization" not in request.headers  # a probe sends no credentials
+        return JSONResponse({"error": "unauthorized"}, status_code=401)
+
+    with BackgroundServer(Starlette(routes=[Route("/mcp", locked, methods=["POST"])])) as gate:
+        dead = _dead_url()
+        upstream = McpUpstream(
+            "up",
+            urls=(http_url, f"{gate.url}/mcp", dead),
+            auth=ForwardCallerToken(),
+            health=McpHealth(interval=0.2, timeout=2.0),
+        )
+        with upstream_executor(upstream) as executor:
+            pool = executor.mcp.pool
+            pool.start()  # connects nothing: there is no caller; the probes start
+            deadline = time.monotonic() + 30
+            states: list[str] = []
+            while states != ["up", "up", "down"]:
+                assert time.monotonic() < deadline, states
+                time.sleep(0.05)
+                states = [r.state for r in pool.status()["up"].replicas]
+            status = pool.status()["up"]
+            assert status.state == "idle"  # no session was opened to probe
+            assert status.replicas[2].error  # why the closed port failed
+            alice = ToolContext.make(token="alice-token-1")
+            for _ in range(4):  # a call tries the closed port last: each one is answered
+                result = executor.execute(ToolCall("up_echo", {"text": "hi"}), context=alice)
+                assert result.ok, result.content
 
 
 def test_a_lost_session_is_re_established() -> None:
