@@ -307,7 +307,7 @@ class UpstreamPool:
         """Connect every upstream in the background, and start the health probes of
         replicas (``serve`` does; a call does it anyway). The futures end when each first
         connection (with its first listing and pin check) succeeded or failed."""
-        warming = []
+        warming: list[concurrent.futures.Future[None]] = []
         for server in self.servers.values():
             if not server.per_caller:  # no caller, no token to connect with: a call connects
                 warming.extend(self.submit(link.warm()) for link in server.links)
