@@ -134,6 +134,9 @@ class _Parser(argparse.ArgumentParser):
             message += f"; did you mean {shown}?"
         elif message.startswith("unrecognized arguments: {") and _Parser._takes_args:
             message += "; a tool's arguments go in --args JSON"  # `call PATH TOOL '{...}'`
+        elif message.endswith(": expected one argument") and message.startswith("argument -"):
+            flag = message.split()[1].rstrip(":").split("/")[-1]  # `--update -q FILE`
+            message += f" (its value goes right after {flag})"
         raise CliError(f"{message} (see '{self.prog} --help')")
 
 

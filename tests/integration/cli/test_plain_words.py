@@ -53,6 +53,7 @@ def test_a_spec_named_through_dot_dot_is_shown_normalised(
         (["schema", ".", "--provder", "openai"], "did you mean --provider (for --provder)?"),
         (["validate", ".", "--xyzzy"], "unrecognized arguments: --xyzzy (see"),
         (["call", ".", "t", '{"a": 1}'], """{"a": 1}; a tool's arguments go in --args JSON"""),
+        (["import", "--update", "-q", "x.yaml"], "(its value goes right after --update)"),
     ],
 )
 def test_a_mistyped_flag_gets_a_did_you_mean(
