@@ -148,13 +148,22 @@ def start_upstreams(server: McpServer, served: Served) -> None:
 
 
 async def first_connections(served: Served, timeout: float) -> None:
-    """Wait, at most ``timeout`` seconds and only once, for the upstreams' first
-    connections: a client that lists the tools right after the handshake, and never again,
-    sees the tools of upstreams that start in time. One that does not start in time is
-    listed when it comes up (``notifications/tools/list_changed``)."""
-    warming, served.warming = served.warming, []
-    if warming and timeout > 0:
-        await asyncio.wait([asyncio.wrap_future(f) for f in warming], timeout=timeout)
+    """Wait for the upstreams' first connections, until ``timeout`` seconds after the first
+    request that waited (requests that come meanwhile wait with it; later ones not at all):
+    a client that lists the tools right after the handshake, and never again, sees the
+    tools of upstreams that start in time. One that does not start in time is listed when
+    it comes up (``notifications/tools/list_changed``)."""
+    if not served.warming:
+        return
+    loop = asyncio.get_running_loop()
+    if served.warm_until is None:
+        served.warm_until = loop.time() + timeout
+    left = served.warm_until - loop.time()
+    pending = [f for f in served.warming if not f.done()]
+    if left <= 0 or not pending:
+        served.warming = []  # nothing is waited for again
+        return
+    await asyncio.wait([asyncio.wrap_future(f) for f in pending], timeout=left)
 
 
 def _upstream_changed(server: McpServer, upstream: str) -> None:

@@ -44,6 +44,7 @@ class Served:
     searcher: Any = None  # SemanticSearch, for a catalog with search.embeddings (first search)
     started: bool = False  # its upstream MCP servers were started
     warming: list[Any] = field(default_factory=list)  # their first connections (futures)
+    warm_until: float | None = None  # the loop time the first listings wait until
 
 
 def build_served(server: McpServer, catalog: Catalog) -> Served:
