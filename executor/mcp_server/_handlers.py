@@ -41,7 +41,7 @@ from ._confirm import (
 )
 from ._relay import INPUT_KEY as RELAY_KEY
 from ._relay import Parked, hooks_for
-from ._reload import FIRST_LIST_SECONDS, first_connections, start_upstreams
+from ._reload import first_connections, start_upstreams
 from ._upstreams import mcp_result, offered, reset_call_hooks, set_call_hooks, upstream_tool
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ async def list_tools(
 ) -> types.ListToolsResult:
     served = server._current()
     start_upstreams(server, served)  # started by run_stdio/run_http; else by the first list
-    await first_connections(served, FIRST_LIST_SECONDS)
+    await first_connections(served)
     # an upstream's tool while its upstream checked it against its pin
     listed = [t for t in served.listed if offered(served.executor, served.tools, t["name"])]
     guard = served.executor.access
@@ -186,7 +186,7 @@ async def call_tool(
         # a thread: the first search builds the index, too long to block the event loop
         # an upstream's tool while its upstream offers it, as tools/list does
         start_upstreams(server, served)
-        await first_connections(served, FIRST_LIST_SECONDS)
+        await first_connections(served)
         searchable: Any = [n for n in served.tools if offered(served.executor, served.tools, n)]
         guard = served.executor.access
         if guard.enabled:  # search finds only what this caller may call

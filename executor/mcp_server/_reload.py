@@ -147,7 +147,7 @@ def start_upstreams(server: McpServer, served: Served) -> None:
     served.warming = pool.start()
 
 
-async def first_connections(served: Served, timeout: float) -> None:
+async def first_connections(served: Served, timeout: float = FIRST_LIST_SECONDS) -> None:
     """Wait for the upstreams' first connections, until ``timeout`` seconds after the first
     request that waited (requests that come meanwhile wait with it; later ones not at all):
     a client that lists the tools right after the handshake, and never again, sees the
