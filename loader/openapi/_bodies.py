@@ -63,6 +63,8 @@ def _kind(media: str) -> tuple[int, str] | None:
     m = media.split(";", 1)[0].strip().lower()
     if m == JSON or (m.startswith("application/") and m.endswith("+json")):
         return (0, m)
+    if m == "text/json":  # JSON under an older name (ASP.NET's specs write it)
+        return (1, m)
     if m in ("application/*", "*/*"):
         return (1, JSON)
     if m == FORM:
@@ -154,7 +156,9 @@ def request_body(
     media_type, media = chosen
     raw = media.get("schema") if isinstance(media, dict) else None
     description = rb.get("description") if isinstance(rb.get("description"), str) else None
-    if media_type.startswith("text/") or _is_text_document(media_type):
+    if media_type != "text/json" and (
+        media_type.startswith("text/") or _is_text_document(media_type)
+    ):
         schema: Any = {"type": "string"}
         if media_type != TEXT:
             description = ((description or "") + f" The {media_type} text, sent as is.").strip()

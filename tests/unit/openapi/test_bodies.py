@@ -30,7 +30,13 @@ OBJ = {
 
 
 @pytest.mark.parametrize(
-    "media", ["application/json", "application/merge-patch+json", "application/json; charset=utf-8"]
+    "media",
+    [
+        "application/json",
+        "application/merge-patch+json",
+        "application/json; charset=utf-8",
+        "text/json",
+    ],
 )
 def test_json_object_bodies_are_lifted(
     spec3: Any, run_import: Any, compile_result: Any, media: str
