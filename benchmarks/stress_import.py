@@ -14,6 +14,9 @@ held-out corpus check asks for:
   (``unexpected ...``) or a recursion overflow;
 - every tool name matches ``^[a-zA-Z0-9_-]{1,64}$`` and names are unique;
 - ``load_catalog([spec])`` compiles it (no error diagnostics) to as many tools;
+- every property a request body's schema requires (its own ``required``, its
+  ``allOf`` members', through local ``$ref``s; ``readOnly`` ones aside) is a required
+  argument, or the ``body`` argument that carries it is required;
 - every input and output schema is valid against the 2020-12 metaschema;
 - the OpenAI strict export works and every strict schema passes
   ``check_strict_schema``.
@@ -83,6 +86,84 @@ def _local(doc: Any, ref: str) -> Any:
     return node
 
 
+def _required_of(doc: Any, schema: Any, depth: int = 0) -> set[str]:
+    """The properties an object schema requires, through local refs and ``allOf``."""
+    seen: set[str] = set()
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        if ref in seen:
+            return set()
+        seen.add(ref)
+        schema = _local(doc, ref)
+    if not isinstance(schema, dict) or depth > 16:
+        return set()
+    names = schema.get("required")
+    found = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    for name in list(found):
+        prop = props.get(name)
+        while isinstance(prop, dict) and isinstance(prop.get("$ref"), str):
+            prop = _local(doc, prop["$ref"])
+        if isinstance(prop, dict) and prop.get("readOnly") is True:
+            found.discard(name)  # a response-only property: never sent
+    members = schema.get("allOf")
+    for member in members if isinstance(members, list) else ():
+        found |= _required_of(doc, member, depth + 1)
+    return found
+
+
+def _body_requirements(doc: Any) -> dict[tuple[str, str, str], set[str]]:
+    """What each operation's body requires, per media type: (METHOD, path, media) -> names."""
+    out: dict[tuple[str, str, str], set[str]] = {}
+    paths = doc.get("paths") if isinstance(doc.get("paths"), dict) else {}
+    for path, item in paths.items():
+        if not isinstance(item, dict):
+            continue
+        for method in METHODS:
+            op = item.get(method)
+            if not isinstance(op, dict):
+                continue
+            bodies: dict[str, Any] = {}
+            rb = op.get("requestBody")
+            while isinstance(rb, dict) and isinstance(rb.get("$ref"), str):
+                rb = _local(doc, rb["$ref"])
+            if isinstance(rb, dict) and isinstance(rb.get("content"), dict):
+                for media, obj in rb["content"].items():
+                    if isinstance(obj, dict):
+                        bodies[str(media).split(";")[0].strip().lower()] = obj.get("schema")
+            for param in op.get("parameters") or ():  # Swagger 2's body parameter
+                if isinstance(param, dict) and param.get("in") == "body":
+                    bodies["application/json"] = param.get("schema")
+            for media, schema in bodies.items():
+                names = _required_of(doc, schema)
+                if names:
+                    out[(method.upper(), str(path), media)] = names
+    return out
+
+
+def _check_required(catalog: Any, needs: dict[tuple[str, str, str], set[str]], fail: Any) -> None:
+    """Each body property the spec requires is a required argument (or inside one)."""
+    wrong = 0
+    for tool in catalog:
+        command = tool.command
+        body = getattr(command, "body", None)
+        if body is None:
+            continue
+        names = needs.get((command.method, command.path, body.media_type))
+        if not names:
+            continue
+        required = set(tool.input_schema.get("required", ()))
+        if body.argument is not None:
+            lost = [] if body.argument in required else sorted(names)
+        else:
+            wire = {b.wire_name: b.argument for b in command.parameters if b.location == "body"}
+            lost = sorted(n for n in names if n in wire and wire[n] not in required)
+        if lost:
+            wrong += 1
+            if wrong <= 3:
+                fail("required:body", f"{tool.name}: the body requires {lost}, the tool does not")
+
+
 def _without_seen(node: Any, seen: set[int], keep: list[Any]) -> Any:
     """``node`` with frozen sub-values already validated replaced by ``{}`` (shared subschemas)."""
     from toolcat.catalog import FrozenDict
@@ -138,9 +219,10 @@ def check_spec(path: Path) -> dict[str, Any]:
     out["version"] = str(doc.get("openapi") or doc.get("swagger"))
     ops = _operation_count(doc)
     out["operations"] = ops
+    needs = _body_requirements(doc)
     del doc
     try:
-        _check(path, ops, out, fail)
+        _check(path, ops, needs, out, fail)
     except MemoryError:
         fail("memory", "MemoryError under the address-space cap")
     except RecursionError as exc:
@@ -150,7 +232,13 @@ def check_spec(path: Path) -> dict[str, Any]:
     return out
 
 
-def _check(path: Path, ops: int, out: dict[str, Any], fail: Any) -> None:  # noqa: C901, PLR0915  one spec through every stage in turn, each timed and checked, read top to bottom
+def _check(
+    path: Path,
+    ops: int,
+    needs: dict[tuple[str, str, str], set[str]],
+    out: dict[str, Any],
+    fail: Any,
+) -> None:  # noqa: C901, PLR0915  one spec through every stage in turn, each timed and checked, read top to bottom
     from jsonschema import Draft202012Validator
     from toolcat.catalog.schema import check_strict_schema
     from toolcat.executor.providers import export_catalog
@@ -204,6 +292,7 @@ def _check(path: Path, ops: int, out: dict[str, Any], fail: Any) -> None:  # noq
     if len(catalog) != len(result.tools):
         fail("count:loaded", f"{len(catalog)} compiled tools for {len(result.tools)} imported")
 
+    _check_required(catalog, needs, fail)
     out["max_depth"] = max((_depth(t.input_schema) for t in catalog), default=0)
     check = Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors
     seen: set[int] = set()

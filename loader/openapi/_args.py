@@ -58,8 +58,9 @@ class Arg:
         if isinstance(schema.get("required"), list):
             # `required` is both a placement key (a boolean) and a JSON Schema keyword
             # (a list). A required argument carries the list (the catalog reads a list as
-            # the schema's and the argument as required); an optional one wraps its schema.
-            if self.required:
+            # the schema's and the argument as required, unless a `default` stands beside
+            # it); an optional one, or a required one with a default, wraps its schema.
+            if self.required and "default" not in schema:
                 del doc["required"]
             else:
                 doc["allOf"] = [schema]

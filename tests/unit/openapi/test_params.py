@@ -241,6 +241,35 @@ def test_optional_object_parameter_with_required_keys_is_wrapped(
     assert tool.input_schema["properties"]["opt"]["allOf"][0]["required"] == ["a"]
 
 
+def test_a_required_object_argument_with_a_default_stays_required(
+    spec3: Any, run_import: Any, compile_result: Any
+) -> None:
+    # Its schema's `required` list and its `default` both stand where the catalog reads
+    # "required" (the list is the schema's, and a default makes an argument optional):
+    # written as they are, the argument came out optional (VTEX's gift card API).
+    obj = {
+        "type": "object",
+        "required": ["id"],
+        "properties": {"id": {"type": "string"}},
+        "default": {"id": "c-1"},
+    }
+    body = {"type": "object", "required": ["client"], "properties": {"client": obj}}
+    doc = spec3(
+        {
+            "/cards": {
+                "post": {
+                    "operationId": "search",
+                    "requestBody": {"content": {"application/json": {"schema": body}}},
+                    "responses": {},
+                }
+            }
+        }
+    )
+    tool = compile_result(run_import(doc))["search"]
+    assert tool.input_schema["required"] == ["client"]
+    assert tool.input_schema["properties"]["client"]["allOf"][0]["required"] == ["id"]
+
+
 SWAGGER_PARAMS = [
     ("csv", "form", False),
     ("ssv", "spaceDelimited", False),
