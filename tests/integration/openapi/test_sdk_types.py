@@ -2,7 +2,9 @@
 
 There is no network here, so the official ``anthropic`` and ``openai`` Python SDKs' tool
 parameter types (TypedDicts, checked by pydantic's ``TypeAdapter`` with unknown keys
-forbidden) and the MCP SDK's ``Tool`` model are the closest check to the real APIs. Each
+forbidden), Google's ``google-genai`` ``Tool`` model (unknown keys forbidden; an unknown
+``type`` is only a warning there, turned into a failure here) and the MCP SDK's ``Tool``
+model are the closest check to the real APIs. Each
 mode runs on the demo, specs/ and every spec of the corpus (skipped without it),
 deferral, namespaces, input examples and callers included.
 """
@@ -10,6 +12,7 @@ deferral, namespaces, input examples and callers included.
 from __future__ import annotations
 
 import os
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ anthropic_types = pytest.importorskip("anthropic.types")
 responses_types = pytest.importorskip("openai.types.responses")
 chat_types = pytest.importorskip("openai.types.chat")
 mcp_types = pytest.importorskip("mcp.types")
+genai_types = pytest.importorskip("google.genai.types")
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = Path(os.environ.get("TOOLCAT_CORPUS", REPO.parent / "shared" / "corpus"))
@@ -41,6 +45,7 @@ MODES: list[tuple[str, dict[str, Any]]] = [
     ("anthropic", {}),
     ("anthropic", {"defer": True, "input_examples": True}),
     ("anthropic", {"defer": "regex"}),
+    ("gemini", {}),
     ("mcp", {}),
 ]
 
@@ -53,7 +58,16 @@ def _adapter(provider: str) -> TypeAdapter[Any]:
         return TypeAdapter(responses_types.ToolParam, config=FORBID)
     if provider == "anthropic":
         return TypeAdapter(anthropic_types.ToolUnionParam, config=FORBID)
+    if provider == "gemini":
+        return TypeAdapter(genai_types.Tool)
     return TypeAdapter(mcp_types.Tool)
+
+
+def _validate(provider: str, item: Any) -> None:
+    """``item`` through the SDK type; google-genai's warning of an unknown enum value fails."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _adapter(provider).validate_python(item)
 
 
 def _sources() -> list[Path]:
@@ -82,13 +96,15 @@ def _check(path: Path) -> list[str]:
         if options.get("namespaces") == "toolset" and not catalog.toolsets:
             continue
         exported = export_catalog(catalog, provider, **options)
-        adapter = _adapter(provider)
         for i, item in enumerate(exported):
             try:
-                adapter.validate_python(item)
+                _validate(provider, item)
             except ValidationError as exc:
                 first = exc.errors()[0]
                 wrong.append(f"{provider} {options} tools[{i}]: {first['loc']} {first['msg']}")
+                break
+            except UserWarning as exc:
+                wrong.append(f"{provider} {options} tools[{i}]: {exc}")
                 break
     return wrong
 
@@ -123,3 +139,9 @@ def test_a_wrong_field_fails_the_check() -> None:
         _adapter("openai-responses").validate_python(
             {"type": "namespace", "name": "n", "tools": []}  # no description
         )
+    gemini = {"name": "a", "parameters": {"type": "object", "properties": {"x": {}}}}
+    _validate("gemini", {"functionDeclarations": [gemini]})
+    with pytest.raises(ValidationError):  # a JSON Schema keyword Gemini's subset lacks
+        _validate("gemini", {"functionDeclarations": [{**gemini, "parameters": {"const": 1}}]})
+    with pytest.raises(UserWarning):
+        _validate("gemini", {"functionDeclarations": [{"name": "a", "parameters": {"type": "obj"}}]})
