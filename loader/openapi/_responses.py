@@ -16,7 +16,8 @@ MAX_OUTPUT_DEFINITIONS = 32  # larger response schemas are left out (see docs/op
 
 def _is_json(media: str) -> bool:
     m = media.split(";", 1)[0].strip().lower()
-    return m == "application/json" or m.endswith("+json") or m in ("*/*", "application/*")
+    # text/json: JSON under an older name (ASP.NET's specs write it)
+    return m in ("application/json", "text/json", "*/*", "application/*") or m.endswith("+json")
 
 
 def output_schema(

@@ -196,6 +196,16 @@ def test_hints_output_schema_and_description(spec3: Any, run_import: Any) -> Non
     assert tools["post_r"]["annotations"]["idempotent"] is False
 
 
+@pytest.mark.parametrize("media", ["text/json", "application/problem+json", "*/*"])
+def test_a_response_in_another_json_media_type_gives_the_output_schema(
+    spec3: Any, run_import: Any, media: str
+) -> None:
+    schema = {"type": "object", "properties": {"id": {"type": "string"}}}
+    ok = {"description": "ok", "content": {media: {"schema": schema}}}
+    doc = spec3({"/r": {"get": {"operationId": "get_r", "responses": {"200": ok}}}})
+    assert run_import(doc).tools[0]["output_schema"]["properties"] == schema["properties"]
+
+
 def test_unsupported_methods_are_reported(spec3: Any, run_import: Any) -> None:
     doc = spec3(
         {
