@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._args import Arg, safe_argument
-from ._errors import OperationSkipped
+from ._errors import OperationSkipped, RefError
 from ._schemas import IN, SchemaConverter
 
 __all__ = ["Body", "JSON", "is_binary", "request_body"]
@@ -162,6 +162,8 @@ def request_body(
         schema: Any = {"type": "string"}
         if media_type != TEXT:
             description = ((description or "") + f" The {media_type} text, sent as is.").strip()
+        # an XML document whose schema requires elements must be sent (AWS's query APIs)
+        required = required or _requires_properties(raw, file, converter)
     elif is_binary(media_type):
         schema = {"type": "string", "contentEncoding": "base64"}
         shown = "" if media_type == OCTET else f" ({media_type})"
@@ -182,6 +184,18 @@ def request_body(
     else:
         body.argument = Arg("body", "body", required, schema, description)
     return body
+
+
+def _requires_properties(raw: Any, file: str, converter: SchemaConverter) -> bool:
+    """Whether the schema of a body sent as text requires properties (a ref that does not
+    resolve says nothing: the text body never needed its schema)."""
+    if not isinstance(raw, dict):
+        return False
+    try:
+        schema, found = converter.convert(raw, file, IN)
+    except RefError:
+        return False
+    return bool(_required_properties(schema, found))
 
 
 def _takes_nothing(schema: Any) -> bool:

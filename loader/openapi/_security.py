@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from toolcat.loader._params import TOKEN
+
 __all__ = ["auth_for", "env_name"]
 
 
@@ -36,6 +38,11 @@ def _scheme_auth(
         where = scheme.get("in")
         if where not in ("header", "query", "cookie") or not isinstance(scheme.get("name"), str):
             return None, f"apiKey scheme {name!r} needs 'in' (header, query, cookie) and 'name'"
+        if where != "query" and not TOKEN.match(scheme["name"]):
+            return None, (
+                f"apiKey scheme {name!r}: {scheme['name']!r} is not a valid {where} name "
+                "(no spaces, colons or control characters), so it cannot be sent"
+            )
         return {
             "type": "api_key",
             "in": where,

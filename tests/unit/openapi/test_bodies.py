@@ -107,6 +107,32 @@ def test_required_body_properties_stay_required(
     assert set(compiled.input_schema["properties"]) == set(expected)
 
 
+@pytest.mark.parametrize(
+    "schema, components, expected",
+    [
+        ({"$ref": "#/components/schemas/Item"}, {"Item": ITEM}, True),
+        (OBJ, None, True),
+        (FREE, None, False),
+        ({"$ref": "#/components/schemas/Gone"}, {"Item": ITEM}, False),  # says nothing
+    ],
+)
+def test_a_text_body_whose_schema_requires_properties_is_required(
+    spec3: Any,
+    run_import: Any,
+    compile_result: Any,
+    schema: dict[str, Any],
+    components: dict[str, Any] | None,
+    expected: bool,
+) -> None:
+    # AWS's query APIs: an XML body, never `required: true`, whose schema needs elements
+    rb = {"content": {"text/xml": {"schema": schema}}}
+    op = {"operationId": "send", "requestBody": rb, "responses": {}}
+    extra = {"components": {"schemas": components}} if components else {}
+    compiled = compile_result(run_import(spec3({"/send": {"post": op}}, **extra)))["send"]
+    assert compiled.input_schema["properties"]["body"]["type"] == "string"
+    assert ("body" in compiled.input_schema["required"]) is expected
+
+
 def test_body_clashing_with_a_parameter_stays_whole(
     spec3: Any, run_import: Any, compile_result: Any
 ) -> None:

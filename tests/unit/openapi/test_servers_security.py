@@ -247,6 +247,21 @@ def test_each_scheme_maps_to_service_auth(
     compile_result(result)  # the documents compile
 
 
+@pytest.mark.parametrize("where", ["header", "cookie"])
+def test_an_api_key_name_that_cannot_be_sent_is_noted_not_written(
+    spec3: Any, run_import: Any, compile_result: Any, where: str
+) -> None:
+    # RapidAPI's specs name the header "RapidAPI.com API Key": no header can carry that name,
+    # and a service written with it did not load
+    scheme = {"type": "apiKey", "in": where, "name": "RapidAPI.com API Key"}
+    doc = spec3({"/x": GET}, components={"securitySchemes": {"k": scheme}}, security=[{"k": []}])
+    result = run_import(doc)
+    assert "auth" not in result.services["test_api"]
+    notes = [n for r in result.report for n in r.notes]
+    assert any("'RapidAPI.com API Key' is not a valid" in n for n in notes), notes
+    compile_result(result)  # the documents compile
+
+
 def test_alternatives_and_the_empty_requirement(
     spec3: Any, run_import: Any, compile_result: Any
 ) -> None:
