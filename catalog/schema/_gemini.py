@@ -106,7 +106,7 @@ class _Converter:
             stack = (*stack, ref)
             s = {**target, **s}
         if "allOf" in s:
-            s = self._merge_all_of(s, pointer)
+            s, stack = self._merge_all_of(s, pointer, stack)
         moved: list[str] = refinements(s)
         out: dict[str, Any] = {}
         nullable = _pop_type(s, out)
@@ -226,19 +226,30 @@ class _Converter:
         target = None if name is None else self.defs.get(name)
         return dict(target) if isinstance(target, dict) else None
 
-    def _merge_all_of(self, s: dict[str, Any], pointer: str) -> dict[str, Any]:
+    def _merge_all_of(
+        self, s: dict[str, Any], pointer: str, stack: tuple[str, ...]
+    ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """The members of ``allOf`` merged into one schema, their refs inlined; the refs
+        followed join ``stack``, so a schema that reaches itself through ``allOf`` (AWS's
+        ``Expression``: ``allOf: [{$ref: Expression}, ...]``) is cut off like any other."""
         merged: dict[str, Any] = {}
         for part in s.pop("allOf"):
             if not isinstance(part, dict):
                 continue
             while "$ref" in part:
-                target = self._resolve(part["$ref"])
+                ref = part["$ref"]
+                rest = {k: v for k, v in part.items() if k != "$ref"}
+                if stack.count(ref) >= RECURSION_DEPTH:
+                    self.note(pointer, f"recursion through {ref} cut off")
+                    part = rest
+                    break
+                target = self._resolve(ref)
                 if target is None:
                     break
-                rest = {k: v for k, v in part.items() if k != "$ref"}
+                stack = (*stack, ref)
                 part = {**target, **rest}
             merge_part(merged, part)
-        return {**merged, **s, **merge_lists(merged, s)}
+        return {**merged, **s, **merge_lists(merged, s)}, stack
 
 
 def _pop_type(s: dict[str, Any], out: dict[str, Any]) -> bool:

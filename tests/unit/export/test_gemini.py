@@ -71,6 +71,34 @@ def test_recursion_is_cut_off_at_a_bounded_depth() -> None:
     assert any("cut off" in m for _, m in result.notes)
 
 
+def test_recursion_through_all_of_is_cut_off_too() -> None:
+    # AWS Connect's Expression: itself again inside allOf, beside an annotation; the refs of
+    # allOf members were inlined without being counted, so the export recursed without end
+    schema = {
+        "type": "object",
+        "properties": {"filter": {"$ref": "#/$defs/Expression"}},
+        "$defs": {
+            "Expression": {
+                "type": "object",
+                "properties": {
+                    "and": {
+                        "type": "array",
+                        "items": {"allOf": [{"$ref": "#/$defs/Expression"}, {"description": "x"}]},
+                    },
+                    "value": {"type": "string"},
+                },
+            }
+        },
+    }
+    result = to_gemini_schema(schema)
+    depth, node = 0, result.schema["properties"]["filter"]
+    while "and" in node.get("properties", {}):
+        node = node["properties"]["and"]["items"]
+        depth += 1
+    assert depth <= 3
+    assert any("recursion through #/$defs/Expression cut off" in m for _, m in result.notes)
+
+
 @pytest.mark.parametrize(
     "prop, expected",
     [
