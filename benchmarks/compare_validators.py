@@ -31,6 +31,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,28 @@ def cpu(fn: Any, repeat: int) -> float:
     return best
 
 
+def differ_cases(
+    cases: list[tuple[str, Any, Any, Any]], verdicts: list[tuple[bool, bool]]
+) -> list[tuple[Any, Any, Any, bool]]:
+    """(instance, ours, reference, our verdict) of each case whose verdicts differ."""
+    return [
+        (v, ours, ref, a)
+        for (_, v, ours, ref), (a, b) in zip(cases, verdicts, strict=True)
+        if a != b
+    ]
+
+
+def _blamed(case: tuple[Any, Any, Any, bool]) -> tuple[str, str]:
+    """Which validator refuses the instance, and the keywords its errors name (a pattern
+    read by another regex dialect, a format, ...)."""
+    value, ours, ref, ours_valid = case
+    if ours_valid:
+        keywords = sorted({str(e.validator) for e in ref.iter_errors(value)})
+        return "jsonschema", "+".join(keywords)
+    keywords = sorted({type(e.kind).__name__.lower() for e in ours.iter_errors(value)})
+    return "jsonschema-rs", "+".join(keywords)
+
+
 def compare(corpus: Path, repeat: int, show: int) -> None:
     cases: list[tuple[str, Any, Any, Any]] = []  # (tool, instance, ours, reference)
     tools = 0
@@ -158,6 +181,9 @@ def compare(corpus: Path, repeat: int, show: int) -> None:
     valid = sum(b for _, b in verdicts)
     print(f"verdicts: {valid} valid, {len(verdicts) - valid} invalid (reference)")
     print(f"verdicts differing from jsonschema: {len(differ)}")
+    blamed = Counter(_blamed(case) for case in differ_cases(cases, verdicts))
+    for (side, keyword), count in blamed.most_common():
+        print(f"  {count:6d}  only {side} refuses, by {keyword}")
     for label, v, a, b in differ[:show]:
         text = repr(v)
         print(f"  {label}: jsonschema-rs {a}, jsonschema {b}: {text[:160]}")

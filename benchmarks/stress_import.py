@@ -47,6 +47,8 @@ from typing import Any
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
 SUFFIXES = (".json", ".yaml", ".yml")
+#: What each operation's body requires: (METHOD, path, media type) -> property names.
+Needs = dict[tuple[str, str, str], set[str]]
 
 
 def _parse(path: Path) -> Any:
@@ -113,9 +115,9 @@ def _required_of(doc: Any, schema: Any, depth: int = 0) -> set[str]:
     return found
 
 
-def _body_requirements(doc: Any) -> dict[tuple[str, str, str], set[str]]:
+def _body_requirements(doc: Any) -> Needs:
     """What each operation's body requires, per media type: (METHOD, path, media) -> names."""
-    out: dict[tuple[str, str, str], set[str]] = {}
+    out: Needs = {}
     paths = doc.get("paths") if isinstance(doc.get("paths"), dict) else {}
     for path, item in paths.items():
         if not isinstance(item, dict):
@@ -142,7 +144,7 @@ def _body_requirements(doc: Any) -> dict[tuple[str, str, str], set[str]]:
     return out
 
 
-def _check_required(catalog: Any, needs: dict[tuple[str, str, str], set[str]], fail: Any) -> None:
+def _check_required(catalog: Any, needs: Needs, fail: Any) -> None:
     """Each body property the spec requires is a required argument (or inside one)."""
     wrong = 0
     for tool in catalog:
@@ -233,13 +235,7 @@ def check_spec(path: Path) -> dict[str, Any]:
     return out
 
 
-def _check(
-    path: Path,
-    ops: int,
-    needs: dict[tuple[str, str, str], set[str]],
-    out: dict[str, Any],
-    fail: Any,
-) -> None:  # noqa: C901, PLR0915  one spec through every stage in turn, each timed and checked, read top to bottom
+def _check(path: Path, ops: int, needs: Needs, out: dict[str, Any], fail: Any) -> None:  # noqa: C901, PLR0915  one spec through every stage in turn, each timed and checked, read top to bottom
     from jsonschema import Draft202012Validator
     from toolcat.catalog.schema import check_strict_schema
     from toolcat.executor.providers import export_catalog

@@ -34,6 +34,7 @@ __all__ = [
     "ToolDefinition",
     "ToolExample",
     "credentials_may_travel",
+    "is_json_media_type",
     "is_loopback_host",
 ]
 
@@ -146,6 +147,12 @@ class RetryPolicy:
     max_backoff: float = 10.0
     on_status: tuple[int, ...] = (429, 502, 503, 504)
     retry_after_cap: float = 30.0  # longest Retry-After honoured, seconds
+
+
+def is_json_media_type(media_type: str) -> bool:
+    """Whether a body of ``media_type`` is JSON: ``*/json`` (``text/json`` too) or ``+json``."""
+    base = media_type.split(";")[0].strip().lower()
+    return base.endswith(("/json", "+json"))
 
 
 def is_loopback_host(host: str) -> bool:

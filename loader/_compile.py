@@ -22,6 +22,7 @@ from toolcat.catalog import (
     ToolDefinition,
     method_semantics,
 )
+from toolcat.catalog.common import is_json_media_type
 
 from ._compile_schemas import (
     checked_definitions,
@@ -188,7 +189,13 @@ def _body(doc: ToolDoc, scope: Scope, params: CompiledParameters) -> BodySpec | 
         template = scope.ctx.values.freeze(doc.body)
         return BodySpec(media_type=media, template=template, binary_fields=tuple(binary))
     if params.has_body:
-        return BodySpec(media_type=media, binary_fields=tuple(binary), required=bool(required))
+        # The body arguments of a POST, PUT or PATCH go out as one JSON object even when
+        # none is given ({}): a spec may require the body (requestBody.required) though
+        # none of its properties is required, and {} conforms whether it does or not.
+        sent_always = is_json_media_type(media) and not method_semantics(doc.method).query_arguments
+        return BodySpec(
+            media_type=media, binary_fields=tuple(binary), required=bool(required) or sent_always
+        )
     return None
 
 

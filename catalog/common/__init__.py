@@ -11,6 +11,7 @@
 - the retrieval policy of ``$ref``: no URL, files under the ``$ref`` root;
 - the one sandboxed Jinja environment and its bounds;
 - where credentials may travel (``credentials_may_travel``, ``is_loopback_host``);
+- which request bodies are JSON (``is_json_media_type``);
 - outside text made safe for a terminal or a log (``escape_controls``).
 """
 
@@ -50,6 +51,7 @@ from toolcat.catalog._methods import (
 )
 from toolcat.catalog._model import (
     credentials_may_travel,
+    is_json_media_type,
     is_loopback_host,
 )
 from toolcat.catalog._namespaces import NAMESPACE_KINDS, Namespace, NamespaceKind, namespace_groups
@@ -118,6 +120,7 @@ __all__ = [
     "escape_json_controls",
     "freeze",
     "interpolate",
+    "is_json_media_type",
     "is_loopback_host",
     "is_url",
     "linear_validator",

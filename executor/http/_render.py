@@ -13,6 +13,7 @@ from urllib.parse import unquote, urlencode
 
 import httpx
 from toolcat.catalog import MissingVariableError, ParameterBinding
+from toolcat.catalog.common import is_json_media_type
 from toolcat.executor._calls import CallStopped, ToolError
 from toolcat.executor._identity import ToolContext, current_context
 from toolcat.executor._plan import ToolPlan
@@ -407,7 +408,7 @@ def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:  # noq
         else:
             draft.content = to_text(value).encode()
         draft.preview = f"<{len(draft.content)} bytes>"
-    elif isinstance(value, str) and not _is_json_type(media):
+    elif isinstance(value, str) and not is_json_media_type(media):
         # text/*, XML, YAML, JWT...: the argument is the document itself, sent as is
         draft.content = value.encode()
         draft.preview = value
@@ -415,11 +416,6 @@ def _body(plan: ToolPlan, args: Mapping[str, Any], draft: Draft) -> None:  # noq
         draft.content = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
         draft.preview = value
     draft.headers.append(("Content-Type", spec.media_type))
-
-
-def _is_json_type(media: str) -> bool:
-    base = media.split(";")[0].strip().lower()
-    return base.endswith("/json") or base.endswith("+json")
 
 
 def _is_textual(media: str) -> bool:
@@ -465,8 +461,8 @@ def _multipart(
         elif key in encoded and encoded[key].content_type is not None and v is not None:
             # a part with its own media type (OpenAPI encoding.contentType): JSON unless text
             ctype = str(encoded[key].content_type)
-            text = v if isinstance(v, str) and not _is_json_type(ctype) else to_text(v)
-            if _is_json_type(ctype):
+            text = v if isinstance(v, str) and not is_json_media_type(ctype) else to_text(v)
+            if is_json_media_type(ctype):
                 text = json.dumps(v, separators=(",", ":"), ensure_ascii=False)
             files.append((key, (None, text.encode(), ctype)))
             preview[key] = v
