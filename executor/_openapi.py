@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from toolcat._errors import ToolcatError
-from toolcat.catalog.common import RefRefused, default_ref_root, ref_file, refuse_retrieval
+from toolcat.catalog.common import (
+    RefRefused,
+    default_ref_root,
+    is_json_media_type,
+    ref_file,
+    refuse_retrieval,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -103,6 +109,22 @@ class _Handlers(Mapping[str, Any]):
         return self._read(real.as_uri())
 
 
+def _json_media_types(document: Mapping[str, Any]) -> set[str]:
+    """Every JSON media type the spec's request bodies and responses name."""
+    found: set[str] = set()
+    todo: list[Any] = [document.get("paths"), document.get("components")]
+    while todo:  # the spec is a tree of JSON values: each node is met once
+        node = todo.pop()
+        if isinstance(node, dict):
+            content = node.get("content")
+            if isinstance(content, dict):
+                found.update(str(m) for m in content if is_json_media_type(str(m)))
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return found
+
+
 class OpenApiSpec:
     """One spec, read once: its operations by (METHOD, path template), and openapi-core's
     validators over it."""
@@ -121,14 +143,22 @@ class OpenApiSpec:
                         self.operations.add((op.upper(), str(key)))
         from jsonschema_path import SchemaPath
         from openapi_core import Config, OpenAPI
+        from openapi_core.deserializing.media_types.util import json_loads
 
         schema_path = SchemaPath.from_dict(
             _one_server(document),
             base_uri=Path(path).resolve().as_uri(),
             handlers=_Handlers(Path(path)),
         )
-        # None: the spec is not validated first (openapi-core checks for it; its stub says not)
-        config = Config(spec_validator_cls=None)  # type: ignore[arg-type]
+        # None: the spec is not validated first (openapi-core checks for it; its stub says not).
+        # openapi-core reads application/json and application/vnd.api+json as JSON; the
+        # spec's other JSON media types (text/json, application/merge-patch+json...) get
+        # its JSON reader too, as the executor encodes them.
+        json_types = {m: json_loads for m in _json_media_types(document)}
+        config = Config(
+            spec_validator_cls=None,  # type: ignore[arg-type]
+            extra_media_type_deserializers=json_types,
+        )
         self.openapi = OpenAPI(schema_path, config=config)
 
     @classmethod

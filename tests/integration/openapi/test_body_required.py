@@ -1,6 +1,8 @@
 """A Directus-like spec: its bodies never say `required: true`, yet their schemas require
 properties. The imported tools require those arguments, so every request a model can make
-conforms to the spec (`toolcat test --conformance`); a body that requires nothing stays optional."""
+conforms to the spec (`toolcat test --conformance`); a body that requires nothing stays optional,
+and a required one is still sent. JSON under other media types (merge patch, text/json) is read
+as JSON on both sides."""
 
 from __future__ import annotations
 
@@ -73,6 +75,47 @@ paths:
                 - {type: object, properties: {parent: {type: string, format: uuid}}}
       responses:
         "200": {description: Successful request}
+  /credentials:
+    put:
+      operationId: createCredential
+      summary: A required body whose properties are all optional (sent as {} at least).
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                name: {type: string}
+      responses:
+        "200": {description: Successful request}
+  /items/{collection}/{id}:
+    patch:
+      operationId: patchItem
+      summary: A JSON merge patch.
+      parameters:
+        - {name: collection, in: path, required: true, schema: {type: string}}
+        - {name: id, in: path, required: true, schema: {type: string}}
+      requestBody:
+        content:
+          application/merge-patch+json:
+            schema: {$ref: "#/components/schemas/Item"}
+      responses:
+        "200": {description: Successful request}
+  /scans:
+    put:
+      operationId: createScan
+      summary: A body offered only as text/json, JSON under an older name.
+      requestBody:
+        content:
+          text/json:
+            schema:
+              type: object
+              required: [targets]
+              properties:
+                targets: {type: string}
+      responses:
+        "200": {description: Successful request}
 components:
   schemas:
     Item:
@@ -93,6 +136,9 @@ REQUIRED = {
     "createItem": ["collection", "title"],
     "updateItems": ["collection"],
     "createFolder": ["name"],
+    "createCredential": [],
+    "patchItem": ["collection", "id", "title"],
+    "createScan": ["targets"],
 }
 
 
@@ -120,7 +166,7 @@ def test_imported_tools_require_what_the_body_requires_and_conform(
     }
     code, out, err = run(capsys, "test", str(catalog), "--conformance", "--spec", str(spec))
     assert code == 0, out + err
-    assert "conformance: 4 tools, 4 passed, 0 failed" in err
+    assert "conformance: 7 tools, 7 passed, 0 failed" in err
 
 
 def test_an_openapi_entry_conforms_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -129,4 +175,4 @@ def test_an_openapi_entry_conforms_too(tmp_path: Path, capsys: pytest.CaptureFix
     catalog.write_text(yaml.safe_dump({"toolcat": 1, "openapi": [{"spec": "directus.yaml"}]}))
     code, out, err = run(capsys, "test", str(catalog), "--conformance")
     assert code == 0, out + err
-    assert "conformance: 4 tools, 4 passed, 0 failed" in err
+    assert "conformance: 7 tools, 7 passed, 0 failed" in err
