@@ -102,7 +102,9 @@ def _required_of(doc: Any, schema: Any, depth: int = 0) -> set[str]:
         return set()
     names = schema.get("required")
     found = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        props = {}
     for name in list(found):
         prop = props.get(name)
         while isinstance(prop, dict) and isinstance(prop.get("$ref"), str):

@@ -154,7 +154,9 @@ class OpenApiSpec:
         # openapi-core reads application/json and application/vnd.api+json as JSON; the
         # spec's other JSON media types (text/json, application/merge-patch+json...) get
         # its JSON reader too, as the executor encodes them.
-        json_types = {m: json_loads for m in _json_media_types(document)}
+        json_types: dict[str, Callable[[bytes], Any]] = {
+            m: json_loads for m in _json_media_types(document)
+        }
         config = Config(
             spec_validator_cls=None,  # type: ignore[arg-type]
             extra_media_type_deserializers=json_types,

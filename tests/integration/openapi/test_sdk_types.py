@@ -144,4 +144,6 @@ def test_a_wrong_field_fails_the_check() -> None:
     with pytest.raises(ValidationError):  # a JSON Schema keyword Gemini's subset lacks
         _validate("gemini", {"functionDeclarations": [{**gemini, "parameters": {"const": 1}}]})
     with pytest.raises(UserWarning):
-        _validate("gemini", {"functionDeclarations": [{"name": "a", "parameters": {"type": "obj"}}]})
+        _validate(
+            "gemini", {"functionDeclarations": [{"name": "a", "parameters": {"type": "obj"}}]}
+        )
