@@ -146,7 +146,7 @@ class Link:
         ready: asyncio.Future[Any] = loop.create_future()
         stop = asyncio.Event()
         self._stop = stop
-        self._runner = asyncio.create_task(self._run(ready, stop))
+        self._runner = self.pool.spawn(self._run(ready, stop), f"toolcat-mcp-{self.name}")
         if timeout is None:
             timeout = self.pool.connect_timeout
         try:
@@ -206,7 +206,7 @@ class Link:
                 self.client = client
                 self.state = "ready"
                 ready.set_result(client)
-                listening = asyncio.create_task(self._listen(client))
+                listening = self.pool.spawn(self._listen(client))
                 try:
                     await stop.wait()
                 finally:
@@ -278,7 +278,7 @@ class Link:
 
         if isinstance(message, types.ToolListChangedNotification):
             if self._relist is None or self._relist.done():
-                self._relist = asyncio.create_task(self._relisted())
+                self._relist = self.pool.spawn(self._relisted())
         elif isinstance(message, Exception):
             self._noise += 1  # the first few, then one in a thousand: a flood stays bounded
             if self._noise > 5 and self._noise % 1000:

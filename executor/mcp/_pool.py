@@ -1,10 +1,12 @@
-"""UpstreamPool: the sessions of a catalog's MCP servers, supervised on one event-loop thread.
+"""UpstreamPool: the sessions of a catalog's MCP servers, supervised on one event loop.
 
-One pool per executor. Its sessions live on a background thread running one asyncio loop,
-so the sync ``Executor.execute`` (``submit(...).result()``) and the async ``aexecute``
-(``asyncio.wrap_future``) share them, whatever loop or thread the caller is on; an SDK
-session is bound to the loop that opened it, so a loop of their own is what lets both
-drivers use one.
+One pool per executor. Its sessions live on one asyncio loop, by default a background
+thread of the pool's own, so the sync ``Executor.execute`` (``submit(...).result()``) and
+the async ``aexecute`` (``asyncio.wrap_future``) share them, whatever loop or thread the
+caller is on; an SDK session is bound to the loop that opened it, so one loop for all is
+what lets both drivers use one. A server that makes every call on its own long-lived loop
+(``toolcat serve``) hands that loop to :meth:`UpstreamPool.start` instead: its calls then
+reach the upstream with no hop between threads, each way.
 
 Each upstream is one :class:`~._link.Link` per endpoint (a stdio command, or each URL of an
 HTTP server: replicas, chosen round-robin among those not marked down: by a failed connect,
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import hashlib
 import itertools
 import logging
@@ -196,7 +199,7 @@ class _Server:
 
     def _retire(self, links: list[Link]) -> None:
         for link in links:
-            asyncio.ensure_future(link.stop())
+            self.pool.spawn(link.stop())
 
     def all_links(self) -> list[Link]:
         return [*self.links, *(link for links, _ in self._callers.values() for link in links)]
@@ -277,14 +280,18 @@ class UpstreamPool:
         self._subscribers: list[Callable[[str], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._hosted = False  # the loop is a caller's (start(loop)), not a thread of ours
+        self._tasks: set[asyncio.Task[Any]] = set()  # what the pool runs on its loop
+        self._stopping: asyncio.Task[None] | None = None
         self._lock = threading.Lock()
         self._closed = False
 
-    # -- the loop thread -------------------------------------------------------------
+    # -- the loop ----------------------------------------------------------------------
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
-        """The pool's event loop (started on first use, on a daemon thread)."""
+        """The pool's event loop: the one :meth:`start` was given, else one started on
+        first use, on a daemon thread."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("the MCP upstream pool is closed")
@@ -297,16 +304,52 @@ class UpstreamPool:
                 self._loop, self._thread = loop, thread
             return self._loop
 
+    def runs_on(self, loop: asyncio.AbstractEventLoop | None) -> bool:
+        """Whether the sessions live on ``loop``: a call made there is awaited directly."""
+        return loop is not None and self._loop is loop
+
     def submit(self, coro: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
-        """Run ``coro`` on the pool's loop; a cancelled future cancels it there."""
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+        """Run ``coro`` on the pool's loop (from any thread, that loop's included); a
+        cancelled future cancels it there."""
+        return asyncio.run_coroutine_threadsafe(self._tracked(coro), self.loop)
+
+    def spawn(self, coro: Coroutine[Any, Any, _T], name: str | None = None) -> asyncio.Task[_T]:
+        """A task of the pool's, on its loop (called there), closed with the pool. It runs
+        in a context of its own: a session outlives the call that opened it, and carries
+        none of that call's context variables."""
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(coro, name=name, context=contextvars.Context())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _tracked(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            return await coro
+        finally:
+            self._tasks.discard(task)
 
     # -- what callers read -------------------------------------------------------------
 
-    def start(self) -> list[concurrent.futures.Future[None]]:
+    def start(
+        self, loop: asyncio.AbstractEventLoop | None = None
+    ) -> list[concurrent.futures.Future[None]]:
         """Connect every upstream in the background, and start the health probes of
         replicas (``serve`` does; a call does it anyway). The futures end when each first
-        connection (with its first listing and pin check) succeeded or failed."""
+        connection (with its first listing and pin check) succeeded or failed.
+
+        ``loop``, a running loop that outlives the pool (the MCP server's), runs the
+        sessions instead of a thread of the pool's own, unless the pool's loop is already
+        running. A sync ``execute`` on that loop's thread is then refused: it would wait
+        for the loop it blocks. Close the pool there with :meth:`aclose`.
+        """
+        if loop is not None:
+            with self._lock:
+                if self._loop is None and not self._closed:
+                    self._loop, self._hosted = loop, True
         warming: list[concurrent.futures.Future[None]] = []
         for server in self.servers.values():
             if not server.per_caller:  # no caller, no token to connect with: a call connects
@@ -349,7 +392,7 @@ class UpstreamPool:
         return tool.name not in server.refused
 
     def subscribe(self, callback: Callable[[str], None]) -> None:
-        """Call ``callback(server)`` (on the pool's thread) after a re-check changed what
+        """Call ``callback(server)`` (on the pool's loop) after a re-check changed what
         the server's tools offer, e.g. on its ``notifications/tools/list_changed``."""
         self._subscribers.append(callback)
 
@@ -363,18 +406,25 @@ class UpstreamPool:
     # -- closing -----------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop every session (stdio servers are stopped) and the loop thread."""
-        with self._lock:
-            loop, thread = self._loop, self._thread
-            self._closed = True
-            self._loop = self._thread = None
+        """Stop every session (stdio servers are stopped), and the loop thread if the pool
+        has its own. On the thread of a loop given to :meth:`start` the sessions stop
+        once the caller yields to the loop; :meth:`aclose` waits for them."""
+        loop, thread, hosted = self._closing()
         if loop is None:
             return
-        stopping = asyncio.run_coroutine_threadsafe(self._stop_all(), loop)
+        if hosted and _running_loop() is loop:
+            self._stopping = loop.create_task(self._stop_all(hosted))  # held until done
+            return
+        if loop.is_closed() or not loop.is_running():
+            log.warning("the MCP upstreams' loop is not running: their sessions stop with it")
+            return
+        stopping = asyncio.run_coroutine_threadsafe(self._stop_all(hosted), loop)
         try:
             stopping.result(timeout=15)
         except (concurrent.futures.TimeoutError, Exception):  # noqa: BLE001 - closing anyway
             log.warning("some MCP upstreams did not stop in time")
+        if hosted:
+            return  # the loop is the caller's
         loop.call_soon_threadsafe(loop.stop)
         if thread is not None:
             thread.join(timeout=5)
@@ -382,19 +432,40 @@ class UpstreamPool:
             loop.close()
 
     async def aclose(self) -> None:
+        if self._hosted and self._loop is asyncio.get_running_loop():
+            loop, _, hosted = self._closing()
+            if loop is not None:
+                await self._stop_all(hosted)
+            return
         await asyncio.to_thread(self.close)
 
-    async def _stop_all(self) -> None:
+    def _closing(self) -> tuple[asyncio.AbstractEventLoop | None, threading.Thread | None, bool]:
+        with self._lock:
+            found = self._loop, self._thread, self._hosted
+            self._closed = True
+            self._loop = self._thread = None
+        return found
+
+    async def _stop_all(self, hosted: bool) -> None:
         probers = [server.prober for server in self.servers.values() if server.prober]
         await asyncio.gather(*(prober.stop() for prober in probers))  # before they reconnect
         links = [link for server in self.servers.values() for link in server.all_links()]
         await asyncio.gather(*(link.stop() for link in links), return_exceptions=True)
         await asyncio.gather(*(close() for close in self._closers), return_exceptions=True)
-        # what is still running (a call, a connect that never answers) ends now
-        rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        # what is still running (a call, a connect that never answers) ends now: on a loop
+        # of the pool's own everything on it, on a caller's loop only the pool's tasks
+        running = self._tasks if hosted else asyncio.all_tasks()
+        rest = [t for t in running if t is not asyncio.current_task()]
         for task in rest:
             task.cancel()
         await asyncio.gather(*rest, return_exceptions=True)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 _RANK = {"ready": 4, "restarting": 3, "starting": 2, "failed": 1, "idle": 0}

@@ -80,7 +80,7 @@ class Prober:
             return
         name = self.server.upstream.name
         self._tasks = [
-            asyncio.create_task(self._watch(link, replica), name=f"toolcat-mcp-probe-{name}")
+            self.server.pool.spawn(self._watch(link, replica), f"toolcat-mcp-probe-{name}")
             for link, replica in zip(self.server.links, self.replicas, strict=True)
         ]
 

@@ -209,6 +209,11 @@ class McpTransport:
         )
 
     def send(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
+        if self.pool.runs_on(_running_loop()):
+            raise RuntimeError(
+                "Executor.execute of an MCP tool on the event loop that runs the MCP "
+                "upstreams would wait for the loop it blocks: use aexecute there"
+            )
         # read here: the pool's loop runs the call in a context of its own
         future = self.pool.submit(self._call(call, plan, request, None, call_hooks.get()))
         try:
@@ -219,6 +224,8 @@ class McpTransport:
     async def asend(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
         caller = asyncio.get_running_loop()
         hooks = call_hooks.get()  # the caller's (the MCP server sets them around a call)
+        if self.pool.runs_on(caller):  # the sessions live on this loop: no hop to make
+            return await self._call(call, plan, request, caller, hooks)
         future = self.pool.submit(self._call(call, plan, request, caller, hooks))
         try:
             return await asyncio.wrap_future(future)
@@ -270,6 +277,13 @@ class McpTransport:
 def _closed(call: ToolCall) -> Delivery:
     error = ToolError("cancelled", "the MCP upstreams were closed during the call")
     return Delivery(error_result(call, [error]))
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _cancelling() -> bool:

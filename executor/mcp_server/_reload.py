@@ -139,12 +139,12 @@ def start_upstreams(server: McpServer, served: Served) -> None:
     served.started = True
     loop = asyncio.get_running_loop()
 
-    def changed(upstream: str) -> None:  # on the pool's thread
+    def changed(upstream: str) -> None:  # on the pool's loop: this one, or its own thread
         if not loop.is_closed():
             loop.call_soon_threadsafe(_upstream_changed, server, upstream)
 
     pool.subscribe(changed)
-    served.warming = pool.start()
+    served.warming = pool.start(loop)  # the sessions live here: a call makes no thread hop
 
 
 async def first_connections(served: Served, timeout: float = FIRST_LIST_SECONDS) -> None:

@@ -7,6 +7,8 @@ import asyncio
 import base64
 import json
 import os
+import threading
+import time
 from dataclasses import replace
 
 import pytest
@@ -68,6 +70,49 @@ def test_async_calls_share_the_sessions_of_sync_ones(stdio_executor: Executor) -
 
     assert asyncio.run(turn()) == ["1", "2", "3", "4", "5"]
     assert stdio_executor.mcp.pool.status()["up"].restarts == 0
+
+
+def test_a_pool_on_the_callers_loop_awaits_its_calls_there() -> None:
+    """serve's way: the sessions live on the server's own loop (``start(loop)``), so a
+    call makes no hop to a thread of the pool's; a sync call on that loop is refused (it
+    would wait for the loop it blocks), and ``aclose`` there stops the stdio server."""
+
+    def pool_threads() -> set[int]:
+        return {t.ident or 0 for t in threading.enumerate() if t.name == "toolcat-mcp-upstreams"}
+
+    before = pool_threads()
+
+    async def run() -> int:
+        executor = upstream_executor(stdio_upstream("up"))
+        pool = executor.mcp.pool
+        loop = asyncio.get_running_loop()
+        (first,) = pool.start(loop)
+        await asyncio.wrap_future(first)
+        assert pool.runs_on(loop) and pool.status()["up"].state == "ready"
+        echo = await executor.aexecute(ToolCall("up_echo", {"text": "hi"}))
+        assert echo.ok and echo.content == "hi"
+        pid = await executor.aexecute(ToolCall("up_pid", {}))
+        blocked = executor.execute(ToolCall("up_echo", {"text": "sync"}))
+        assert not blocked.ok and blocked.error is not None
+        assert blocked.error.type == "internal"
+        assert pool_threads() == before  # no thread of this pool's ever started
+        await executor.aclose()
+        assert not pool.runs_on(loop)
+        return int(pid.content)
+
+    pid = asyncio.run(run())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_invalid_arguments_never_reach_the_upstream(stdio_executor: Executor) -> None:

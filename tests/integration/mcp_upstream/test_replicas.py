@@ -252,7 +252,9 @@ def test_serve_reports_each_replica_on_readyz_and_metrics(tmp_path: Path) -> Non
 
             def listening() -> bool:
                 assert serve.poll() is None, log.read_text()
-                found.extend(re.findall(r"(http://127\.0\.0\.1:\d+)/mcp", log.read_text()))
+                # serve's own address, not an upstream's that a warning names before it
+                served = r"MCP streamable HTTP on (http://127\.0\.0\.1:\d+)/mcp"
+                found.extend(re.findall(served, log.read_text()))
                 return bool(found)
 
             _until(listening, "toolcat serve listens")
