@@ -25,7 +25,15 @@ from ._auth import AuthSpec, NoAuth
 from ._frozen import FrozenDict, thaw
 from ._model import MAX_RESPONSE_CHARS, SourceLocation
 
-__all__ = ["PIN_FIELDS", "McpCommand", "McpHealth", "McpUpstream", "OnChange", "mcp_pin"]
+__all__ = [
+    "PIN_FIELDS",
+    "McpCommand",
+    "McpHealth",
+    "McpUpstream",
+    "OnChange",
+    "mcp_parameter",
+    "mcp_pin",
+]
 
 OnChange = Literal["refuse", "warn", "accept"]
 
@@ -109,3 +117,29 @@ def mcp_pin(definition: Mapping[str, Any]) -> str:
     covered = {k: thaw(definition[k]) for k in PIN_FIELDS if definition.get(k) is not None}
     digest = hashlib.sha256(orjson.dumps(covered, option=orjson.OPT_SORT_KEYS)).hexdigest()
     return f"sha256:{digest}"
+
+
+def mcp_parameter(schema: Mapping[str, Any], required: bool) -> dict[str, Any]:
+    """An upstream argument's schema as the catalog parameter ``toolcat import mcp`` writes
+    (its description already in place), for an argument that is ``required`` or not.
+
+    ``required`` is both the catalog's placement key (a boolean) and a JSON Schema keyword
+    (the list of an object's required properties). The catalog reads a list as the
+    schema's, and the argument as required unless a ``default`` stands beside it. So the
+    boolean is written only where that reading would be wrong, and then a list moves into
+    ``allOf`` with the rest of the schema, the description staying outside for the model:
+
+    >>> mcp_parameter({"type": "object", "required": ["name"]}, required=False)
+    {'allOf': [{'type': 'object', 'required': ['name']}], 'required': False}
+    >>> mcp_parameter({"type": "string", "default": "a"}, required=True)
+    {'type': 'string', 'default': 'a', 'required': True}
+    """
+    out = dict(schema)
+    if required != ("default" in out):
+        return out  # the catalog's own reading: required without a default, else optional
+    if isinstance(out.get("required"), list):
+        inner = {k: v for k, v in out.items() if k != "description"}
+        out = {k: v for k, v in out.items() if k == "description"}
+        out["allOf"] = [inner]
+    out["required"] = required
+    return out

@@ -12,6 +12,7 @@
 - the one sandboxed Jinja environment and its bounds;
 - where credentials may travel (``credentials_may_travel``, ``is_loopback_host``);
 - which request bodies are JSON (``is_json_media_type``);
+- how an upstream MCP argument stands as a catalog parameter (``mcp_parameter``);
 - outside text made safe for a terminal or a log (``escape_controls``).
 """
 
@@ -46,6 +47,7 @@ from toolcat.catalog._limits import (
     NamespaceLimits,
     ProviderLimits,
 )
+from toolcat.catalog._mcp import mcp_parameter
 from toolcat.catalog._methods import (
     METHODS,
 )
@@ -125,6 +127,7 @@ __all__ = [
     "is_url",
     "linear_validator",
     "loads_json",
+    "mcp_parameter",
     "namespace_groups",
     "pattern_runs",
     "pattern_search",

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import McpCommand, ToolDefinition, mcp_pin
-from toolcat.catalog.common import thaw
+from toolcat.catalog.common import mcp_parameter, thaw
 
 __all__ = ["catalog_view", "changed_parts", "pin_problem", "short_pin", "upstream_arguments"]
 
@@ -123,15 +123,23 @@ def _comparable(schema: Any) -> Any:
 
 def _as_imported(view: dict[str, Any], ours: Mapping[str, Any]) -> dict[str, Any]:
     """The live input schema (already in the catalog's names) with what the import itself
-    writes differently: no ``$schema`` stamp or title, and each argument's description as
-    the catalog has it where the upstream gives none or the catalog's is a cut of it."""
+    writes differently: no ``$schema`` stamp or title, an argument's nested ``required``
+    list wrapped as :func:`~toolcat.catalog.common.mcp_parameter` writes it, and each
+    argument's description as the catalog has it where the upstream gives none or the
+    catalog's is a cut of it."""
     out = {k: v for k, v in view.items() if k not in ("$schema", "title")}
     props, mine = out.get("properties"), ours.get("properties")
+    required = out.get("required") if isinstance(out.get("required"), list) else []
     if isinstance(props, dict) and isinstance(mine, Mapping):
         for name, sub in list(props.items()):
             kept = mine.get(name)
             if not (isinstance(sub, Mapping) and isinstance(kept, Mapping)):
                 continue
+            # as the import writes the argument (a nested `required` list it wraps), less
+            # the boolean, which the compiled schema holds in its own `required`
+            sub = props[name] = mcp_parameter(sub, name in required)
+            if isinstance(sub.get("required"), bool):
+                del sub["required"]
             text, written = sub.get("description"), kept.get("description")
             if isinstance(written, str) and (
                 not (isinstance(text, str) and text.strip()) or _same_text(written, text)

@@ -22,7 +22,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from toolcat.catalog import mcp_pin
-from toolcat.catalog.common import MAX_DESCRIPTION_CHARS
+from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, mcp_parameter
 from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, schema_size
 from toolcat.loader.openapi._names import base_name, unique_name
 from toolcat.loader.openapi._text import within
@@ -345,11 +345,7 @@ def _parameters(
         else:
             param["description"] = str(param.get("title") or f"The '{shown}' argument.")
             undescribed.append(shown)
-        if arg not in required and "default" not in param:
-            param["required"] = False
-        elif arg in required and "default" in param:
-            param["required"] = True
-        out[shown] = param
+        out[shown] = mcp_parameter(param, arg in required)
     if undescribed:
         report.notes.append(f"the server describes no argument {', '.join(undescribed)}")
     for key in override.parameters:
