@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from toolcat.catalog import Catalog
@@ -341,3 +341,67 @@ def test_a_chain_of_refs_with_siblings_is_inlined_to_the_end() -> None:
     out = to_strict_schema(schema).schema
     assert out["properties"]["a"] == {"type": "string", "description": "An A (minLength: 2)"}
     assert check_strict_schema(out) == []
+
+
+def test_nulls_are_undone_inside_anyof_branches_and_allof_members() -> None:
+    """The schemas pydantic writes (FastMCP servers): ``Optional[list[Filter]]`` is an
+    ``anyOf`` of an array and null, a model with defaults under it; an argument `toolcat
+    import` wraps in ``allOf`` (its own ``required`` list) is optional and not nullable."""
+    import enum
+
+    import jsonschema
+    import pydantic
+
+    class Color(enum.Enum):
+        red = "red"
+        blue = "blue"
+
+    class Filter(pydantic.BaseModel):
+        field: str
+        op: Literal["eq", "lt", "gt"] = "eq"
+        value: int | str | None = None
+
+    class Node(pydantic.BaseModel):
+        label: str
+        weight: float | None = None
+        children: list[Node] = []
+
+    class Args(pydantic.BaseModel):
+        root: Node
+        filters: list[Filter] | None = None
+        mode: Color | None = None
+
+    schema = Args.model_json_schema()
+    schema["properties"]["author"] = {
+        "description": "Who.",
+        "allOf": [
+            {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "nick": {"type": "string"}},
+                "required": ["name"],
+            }
+        ],
+    }
+    strict = to_strict_schema(schema).schema
+    answer = {
+        "root": {
+            "label": "a",
+            "weight": None,
+            "children": [{"label": "b", "weight": 1.0, "children": []}],
+        },
+        "filters": [{"field": "x", "op": None, "value": None}],
+        "mode": None,
+        "author": {"name": "n", "nick": None},
+    }
+    jsonschema.validate(answer, strict)  # what a strict model may send...
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(answer, schema)  # ...fails the tool's own schema
+    stripped = strip_strict_nulls(schema, answer)
+    jsonschema.validate(stripped, schema)
+    assert stripped["filters"] == [{"field": "x", "value": None}]  # value accepts null
+    assert stripped["author"] == {"name": "n"}
+    assert strip_strict_nulls(schema, {**answer, "author": None}).keys() == {
+        "root",
+        "filters",
+        "mode",
+    }
