@@ -12,6 +12,8 @@ these two, so what ``toolcat import mcp`` pins is what the runtime compares.
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import logging
 import os
 import select
@@ -23,6 +25,7 @@ from typing import Any
 
 from toolcat.catalog import McpUpstream
 from toolcat.catalog.common import escape_controls, interpolate
+from toolcat.executor._redact import Redactor
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -120,7 +123,9 @@ async def open_client(
         if path is not None and "PATH" not in child_env:
             child_env["PATH"] = path
         cwd = interpolate(upstream.cwd, env, where=f"{where}.cwd") if upstream.cwd else None
-        with StderrLog(upstream.name) as errlog:
+        # values the entry takes from toolcat's environment may be keys: masked in the log
+        secrets = [child_env[k] for k, v in upstream.env.items() if "$" in str(v)]
+        with StderrLog(upstream.name, Redactor(secrets)) as errlog:
             transport = bounded_stdio(
                 argv,
                 env=child_env,
@@ -129,9 +134,14 @@ async def open_client(
                 max_bytes=max_bytes,
                 on_exit=on_exit,
             )
-            async with Client(transport, mode=mode, cache=None, **client_options) as client:
-                errlog.started()
-                yield client
+            try:
+                async with Client(transport, mode=mode, cache=None, **client_options) as client:
+                    errlog.started()
+                    yield client
+            except Exception:
+                if not errlog.connected:  # it failed to start: say what it said, at WARNING
+                    await asyncio.to_thread(errlog.report_failed_start)
+                raise
         return
 
     import httpx2
@@ -156,19 +166,25 @@ async def open_client(
 
 
 class StderrLog:
-    """A stdio upstream's stderr, read by a thread into toolcat's log, bounded.
+    """A stdio upstream's stderr, read by a thread into toolcat's log (INFO), bounded.
 
-    Each line is cut at :attr:`MAX_LINE` characters; at most :attr:`MAX_RATE` lines a
-    second are logged, and the number dropped beyond that is logged at the next second
-    with output, or after a quiet second. The thread ends when the server's end of the
-    pipe closes.
+    Each line is cut at :attr:`MAX_LINE` characters, with the entry's secret ``env``
+    values masked; at most :attr:`MAX_RATE` lines a second are logged, and the number
+    left out beyond that is logged at the next second with output, or after a quiet
+    second. A server that fails to start has its last :attr:`TAIL` lines logged again
+    at WARNING (:meth:`report_failed_start`): the reason is nearly always there. The
+    thread ends when the server's end of the pipe closes.
     """
 
     MAX_LINE = 2000
     MAX_RATE = 20
+    TAIL = 10
 
-    def __init__(self, server: str) -> None:
+    def __init__(self, server: str, redactor: Redactor | None = None) -> None:
         self.server = server
+        self.connected = False
+        self._redactor = redactor or Redactor()
+        self._tail: collections.deque[str] = collections.deque(maxlen=self.TAIL)
         read_fd, write_fd = os.pipe()
         self.writer = os.fdopen(write_fd, "w")
         self._reader = os.fdopen(read_fd, "rb")
@@ -180,6 +196,20 @@ class StderrLog:
 
     def started(self) -> None:
         """The child holds its own copy of the pipe: close ours, so EOF comes when it exits."""
+        self.connected = True
+        self._close_writer()
+
+    def report_failed_start(self, wait: float = 1.0) -> None:
+        """Log the last lines the server wrote (waiting up to ``wait`` s for it to end)."""
+        self._close_writer()
+        self._thread.join(wait)
+        lines = list(self._tail)
+        if not lines:
+            log.warning("MCP server %s wrote nothing to stderr before it failed", self.server)
+        for line in lines:
+            log.warning("MCP server %s, stderr: %s", self.server, line)
+
+    def _close_writer(self) -> None:
         if not self.writer.closed:
             self.writer.close()
 
@@ -187,7 +217,7 @@ class StderrLog:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.started()
+        self._close_writer()
 
     def _pump(self) -> None:
         fd = self._reader.fileno()
@@ -219,16 +249,24 @@ class StderrLog:
         if now != self._second:
             self._report_dropped()
             self._second, self._logged = now, 0
+        text = self._redactor(escape_controls(line.decode("utf-8", "replace").rstrip("\r")))
+        if len(text) > self.MAX_LINE:
+            text = text[: self.MAX_LINE] + "…"
+        if not self.connected:
+            self._tail.append(text)
         if self._logged >= self.MAX_RATE:
             self._dropped += 1
             return
         self._logged += 1
-        text = escape_controls(line.decode("utf-8", "replace").rstrip("\r"))
-        if len(text) > self.MAX_LINE:
-            text = text[: self.MAX_LINE] + "…"
-        log.info("mcp server %s: %s", self.server, text)
+        log.info("MCP server %s, stderr: %s", self.server, text)
 
     def _report_dropped(self) -> None:
         if self._dropped:
-            log.warning("mcp server %s: %d stderr lines not logged", self.server, self._dropped)
+            log.info(
+                "MCP server %s: %d more stderr lines in that second not logged (at most %d a "
+                "second are)",
+                self.server,
+                self._dropped,
+                self.MAX_RATE,
+            )
             self._dropped = 0

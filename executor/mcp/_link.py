@@ -71,6 +71,7 @@ class Link:
         upstream = server.upstream
         self.name = upstream.name
         self.label = upstream.urls[index] if not upstream.stdio else upstream.name
+        self.shown = upstream.name if upstream.stdio else f"{upstream.name} ({self.label})"
         self.state: UpstreamState = "idle"
         self.error: str | None = None
         self.restarts = 0
@@ -176,7 +177,7 @@ class Link:
         self.down_until = now + max(wait, _DOWN_MIN if self.server.count > 1 else 0.0)
         self.state, self.error = "failed", why
         if not quiet:
-            log.warning("MCP server %s (%s): cannot connect: %s", self.name, self.label, why)
+            log.warning("MCP server %s: cannot connect: %s", self.shown, why)
         return NotSent(ToolError("unavailable", f"MCP server {self.name!r} is unavailable: {why}"))
 
     async def _run(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
@@ -218,13 +219,8 @@ class Link:
         except Exception as exc:
             if not ready.done():
                 ready.set_exception(exc)
-            else:
-                log.warning(
-                    "MCP server %s (%s): the session ended: %s",
-                    self.name,
-                    self.label,
-                    describe(exc),
-                )
+            elif not stop.is_set():  # else a call found it broken, and said so
+                log.warning("MCP server %s: the session ended: %s", self.shown, describe(exc))
         finally:
             if self._stop is stop:
                 self.client = None
@@ -239,7 +235,7 @@ class Link:
         """The session died under a call: the next call reopens it."""
         if self._stop is not None and self.client is not None:
             self.restarts += 1
-            log.warning("MCP server %s (%s): the session ended: %s", self.name, self.label, why)
+            log.warning("MCP server %s: the session ended: %s", self.shown, why)
         self.client = None
         self.state, self.error = "restarting", why
         if self._stop is not None:
@@ -284,9 +280,8 @@ class Link:
             if self._noise > 5 and self._noise % 1000:
                 return
             log.warning(
-                "MCP server %s (%s): a message that is not JSON-RPC: %s",
-                self.name,
-                self.label,
+                "MCP server %s: a message that is not JSON-RPC: %s",
+                self.shown,
                 describe(message),
             )
 
@@ -403,7 +398,7 @@ class Link:
             self.broken(describe(exc))
             if _OVER_LIMIT in str(exc):  # an HTTP answer over the bound (an SSE event, a body)
                 return CallStopped(ToolError("response_too_large", too_large))
-            return CallStopped(_ended(name))
+            return CallStopped(_ended(name, self.server.upstream.stdio))
         return exc
 
     async def _elicit(self, context: Any, params: Any) -> Any:
@@ -443,11 +438,12 @@ async def _on_caller(coro: Any, caller: asyncio.AbstractEventLoop | None) -> Any
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, caller))
 
 
-def _ended(name: str) -> ToolError:
+def _ended(name: str, stdio: bool) -> ToolError:
+    again = "restarted" if stdio else "reconnected"
     return ToolError(
         "unavailable",
         f"the session with MCP server {name!r} ended during the call; the service may have "
-        "received it. It is restarted on the next call",
+        f"received it. It is {again} on the next call",
     )
 
 

@@ -19,6 +19,7 @@ from typing import IO, Any
 
 import anyio
 import anyio.abc
+from toolcat.catalog.common import escape_controls
 
 __all__ = ["RESPONSE_TOO_LARGE", "bounded_stdio"]
 
@@ -107,8 +108,20 @@ def _parse(line: bytes) -> Any:
 
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValueError as exc:
-        return exc
+    except ValueError:
+        return NotJsonRpc(line)
+
+
+class NotJsonRpc(ValueError):
+    """A stdout line that is no JSON-RPC message (a banner, a debug print): the session
+    skips it, and the log quotes its start."""
+
+    SHOWN = 200
+
+    def __init__(self, line: bytes) -> None:
+        text = escape_controls(line[: self.SHOWN * 4].decode("utf-8", "replace").strip())
+        cut = text[: self.SHOWN] + ("…" if len(text) > self.SHOWN else "")
+        super().__init__(repr(cut))
 
 
 @asynccontextmanager

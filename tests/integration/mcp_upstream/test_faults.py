@@ -141,7 +141,8 @@ def test_a_stderr_flood_is_logged_bounded(
         while not any("not logged" in r.getMessage() for r in caplog.records):
             assert time.monotonic() < deadline, "the dropped lines were never counted"
             time.sleep(0.05)
-    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("mcp server up:")]
+    said = [r.getMessage() for r in caplog.records]
+    lines = [line for line in said if line.startswith("MCP server up, stderr:")]
     assert 0 < len(lines) < 200
     assert all(len(line) < 2100 for line in lines)
 
@@ -155,6 +156,8 @@ def test_a_stdout_flood_that_is_not_json_rpc_is_skipped_and_logged_bounded(
             assert result.ok and result.content == "after the noise"
     noted = [r for r in caplog.records if "not JSON-RPC" in r.getMessage()]
     assert 0 < len(noted) < 20
+    # the line itself, quoted; a stdio server named once
+    assert noted[0].getMessage() == "MCP server raw: a message that is not JSON-RPC: 'garbage'"
 
 
 def test_malformed_json_rpc_is_an_invalid_response(tmp_path: Path) -> None:
@@ -181,6 +184,45 @@ def test_a_command_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
         again, later = _error(executor, ToolCall("gone_echo", {}))  # within the backoff
         assert again == "unavailable" and "next attempt" in later
         assert executor.mcp.pool.status()["gone"].state == "failed"
+
+
+CRASH = (
+    "import os, sys\n"
+    "print('starting', file=sys.stderr)\n"
+    "print('fatal: missing config FOO; token', os.environ['TOKEN'], file=sys.stderr)\n"
+    "sys.exit(3)\n"
+)
+
+
+def test_a_server_that_fails_to_start_has_its_stderr_logged_masked(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its own words are the reason: the last stderr lines go to the log at WARNING (only
+    INFO shows stderr otherwise), with the entry's ${VAR} values masked; the call's error,
+    which a model may read, carries none of it."""
+    (tmp_path / "crash.py").write_text(CRASH)
+    upstream = McpUpstream(
+        "bad",
+        command=(sys.executable, str(tmp_path / "crash.py")),
+        env=FrozenDict({"TOKEN": "${BAD_TOKEN}"}),
+    )
+    tool = ToolDefinition(
+        name="bad_echo",
+        description="Echo.",
+        input_schema=freeze({"type": "object"}),
+        command=McpCommand("bad", "echo", mcp_pin(ECHO)),
+    )
+    catalog = Catalog([tool], [], env={}, mcp_servers=[upstream])
+    secret = "tok-4f9a8b7c6d5e"
+    with caplog.at_level(logging.WARNING, logger="toolcat.mcp"):
+        with Executor(catalog, ExecutorSettings(env={"BAD_TOKEN": secret})) as executor:
+            kind, msg = _error(executor, ToolCall("bad_echo", {}))
+    assert kind == "unavailable" and "fatal" not in msg
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    stderr = [line for line in said if line.startswith("MCP server bad, stderr: ")]
+    assert stderr[0] == "MCP server bad, stderr: starting"
+    assert stderr[1].startswith("MCP server bad, stderr: fatal: missing config FOO; token ")
+    assert secret not in "\n".join(said)
 
 
 def test_an_upstream_that_never_answers_holds_up_nothing_else(tmp_path: Path) -> None:
