@@ -170,8 +170,9 @@ def run_mcp(args: argparse.Namespace) -> int:
     from ._import_update import import_summary, refuse_discarding_edits
 
     record = _update_record(args) if args.update else None
-    if not args.update:
-        refuse_discarding_edits(args)
+    if not args.update:  # --update is a flag here, beside -o FILE
+        again = f"--update beside -o {args.output} (or: toolcat import --update {args.output})"
+        refuse_discarding_edits(args, again)
     entry = _server_entry(args, command)
     try:
         policy = _policy(args)
@@ -179,6 +180,8 @@ def run_mcp(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     # the entry's cwd is written relative to the catalog; here it is the command line's
     connect = {**entry, "cwd": os.path.abspath(args.cwd)} if args.cwd else entry
+    if getattr(args, "as_the_file_runs", False):  # `toolcat import --update FILE`
+        connect = _as_the_file_runs(args.output, args.server, entry) or connect
     listing, info = _list_tools(args.server, connect)
     try:
         result = import_mcp_tools(
@@ -284,10 +287,11 @@ def _list_tools(server: str, entry: Mapping[str, Any]) -> tuple[list[dict[str, A
     from toolcat.catalog import FrozenDict, McpUpstream
     from toolcat.executor.mcp import list_all_tools, open_client
 
+    url = entry.get("url")  # the first of replicas (a hand edit may list several)
     upstream = McpUpstream(
         name=server,
         command=tuple(entry.get("command") or ()),
-        urls=(entry["url"],) if entry.get("url") else (),
+        urls=tuple(url if isinstance(url, list) else [url])[:1] if url else (),
         env=FrozenDict(entry.get("env") or {}),
         cwd=os.path.abspath(entry["cwd"]) if entry.get("cwd") else None,
         headers=FrozenDict(entry.get("headers") or {}),
@@ -377,8 +381,37 @@ def rerun_mcp(args: argparse.Namespace, record: Any, file: str) -> int:
     quiet = ["-q"] if getattr(args, "update_quiet", False) else []
     quiet += ["-v"] if getattr(args, "update_verbose", False) else []
     ns = _MCP[0].parse_args([*options, "-o", file, "--update", *quiet, *command])
+    ns.as_the_file_runs = True  # no server given: list it as the catalog runs it
     result: int = ns.func(ns)
     return result
+
+
+_HOW_IT_RUNS = ("command", "url", "env", "cwd", "headers", "auth")
+
+
+def _as_the_file_runs(file: str, server: str, recorded: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The file's ``mcp_servers`` entry for ``server`` where its way of reaching the server
+    (command, URL, env, cwd, headers, auth) was edited by hand since the import, to list
+    the tools from (its cwd made absolute); ``None`` when it is as recorded. Listing the
+    recorded command instead would re-pin the tools to a server the catalog no longer
+    runs, and leave them refused."""
+    from ._import_update import read_catalog_text
+
+    servers = read_catalog_text(Path(file)).get("mcp_servers")
+    entry = servers.get(server) if isinstance(servers, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    edited = [k for k in _HOW_IT_RUNS if entry.get(k) != recorded.get(k)]
+    if not edited:
+        return None
+    print(
+        f"toolcat import: note: {file}: mcp_servers.{server} was edited by hand "
+        f"({', '.join(edited)}); listing the server as the file runs it",
+        file=sys.stderr,
+    )
+    if isinstance(entry.get("cwd"), str):
+        entry = {**entry, "cwd": str((Path(file).parent / entry["cwd"]).resolve())}
+    return entry
 
 
 def _record_text(

@@ -123,8 +123,9 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def write_catalog(output: str, text: str, record: str) -> None:
-    """An imported catalog into ``output``, its import record beside it (what --update
-    needs; the catalog stays small and its diffs show only what the tools say).
+    """An imported catalog into ``output`` (its folder made if missing), its import record
+    beside it (what --update needs; the catalog stays small and its diffs show only what
+    the tools say).
 
     Into a target that is not a regular file (``-o /dev/null``, a FIFO) both go as one
     stream, as on standard output: no record file is left beside a device."""
@@ -132,6 +133,10 @@ def write_catalog(output: str, text: str, record: str) -> None:
     if _not_a_file(path):
         write_atomically(path, text + record)
         return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # -o catalog/x.yaml in a new checkout
+    except OSError as exc:
+        raise CliError(f"{path.parent}: cannot create the folder: {exc.strerror or exc}") from exc
     write_atomically(path, text)
     write_atomically(record_path(path), record.lstrip("\n"))
 
@@ -230,9 +235,10 @@ def before_import(args: argparse.Namespace) -> None:
             setattr(args, key, value)
 
 
-def refuse_discarding_edits(args: argparse.Namespace) -> None:
+def refuse_discarding_edits(args: argparse.Namespace, update: str | None = None) -> None:
     """``-o FILE`` over a catalog that import wrote and that was changed by hand since:
-    refused (one line, nothing written) unless ``--force``; ``--update FILE`` keeps them.
+    refused (one line, nothing written) unless ``--force``; the way to keep them is
+    ``update`` (default: ``--update FILE`` instead of ``-o``, as ``import openapi`` takes it).
 
     A file import did not write, or one as import left it, is simply overwritten.
     """
@@ -260,8 +266,9 @@ def refuse_discarding_edits(args: argparse.Namespace) -> None:
     count = "1 change" if len(changes) == 1 else f"{len(changes)} changes"
     raise CliError(
         f"{file} was changed by hand since it was imported ({count}: {shown}); a plain "
-        f"import would discard {them}. Re-import with --update {file} (instead of -o) to "
-        f"keep {them}, or add --force to overwrite {them}; nothing written"
+        f"import would discard {them}. Re-import with "
+        f"{update or f'--update {file} (instead of -o)'} to keep {them}, or add --force to "
+        f"overwrite {them}; nothing written"
     )
 
 

@@ -222,7 +222,36 @@ def test_a_plain_import_over_hand_edits_is_refused(
     out.write_text(out.read_text(encoding="utf-8").replace("confirm: false", "confirm: true"))
     code, _, err = run(capsys, *argv, "--", *UPSTREAM)
     assert code == 2
-    assert "changed by hand since it was imported" in err and "--update" in err
+    assert "changed by hand since it was imported" in err
+    # the way out it names works as written: --update is a flag of import mcp
+    assert f"Re-import with --update beside -o {out} (or: toolcat import --update {out})" in err
+    assert run(capsys, *argv, "--update", "--", *UPSTREAM)[0] == 0
+
+
+def test_update_from_the_record_lists_the_server_as_the_file_now_runs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hand edit of the server's command (new flags, a wrapper) is what the catalog runs:
+    `toolcat import --update FILE` lists that server, not the recorded command, so the
+    tools are pinned to what will answer them (else they stay refused)."""
+    out = tmp_path / "catalog" / "up.yaml"  # a folder that does not exist yet
+    argv = ["import", "mcp", "--server", "up", "-o", str(out), "--include-tool", "described"]
+    assert run(capsys, *argv, "--", *UPSTREAM)[0] == 0
+    text = out.read_text(encoding="utf-8")
+    edited = text.replace("command: [", 'command: [env, "MCP_UPSTREAM_DESCRIPTION=Tell it all.", ')
+    assert edited != text
+    out.write_text(edited, encoding="utf-8")
+    code, _, err = run(capsys, "import", "--update", str(out))
+    assert code == 0, err
+    assert "mcp_servers.up was edited by hand (command); listing the server as the file" in err
+    doc = written(out)
+    assert doc["mcp_servers"]["up"]["command"][:2] == [
+        "env",
+        "MCP_UPSTREAM_DESCRIPTION=Tell it all.",
+    ]
+    (tool,) = doc["tools"]
+    assert tool["description"] == "Tell it all."
+    assert tool["mcp"]["pin"] == mcp_pin(listing_of(out)["described"])
 
 
 @pytest.mark.parametrize(
