@@ -244,7 +244,7 @@ def _tool_document(
         binding["fixed"] = fixed
     doc: dict[str, Any] = {
         "name": name,
-        "description": within(description, budget),
+        "description": _cut(description, budget, "its description", report),
         "mcp": binding,
     }
     if parameters:
@@ -341,7 +341,7 @@ def _parameters(
         param.update(override.parameters.get(shown, {}))
         text = param.get("description")
         if isinstance(text, str) and text.strip():
-            param["description"] = within(text.strip(), budget)
+            param["description"] = _cut(text.strip(), budget, f"argument {shown}", report)
         else:
             param["description"] = str(param.get("title") or f"The '{shown}' argument.")
             undescribed.append(shown)
@@ -351,10 +351,32 @@ def _parameters(
     for key in override.parameters:
         if key not in out:
             raise McpPolicyError(f"tools.{upstream}.parameters: no argument {key!r} is shown")
-    extra = sorted(k for k in schema if k not in _SCHEMA_WRITTEN)
+    # `additionalProperties: false` is what the catalog writes anyway: nothing is lost
+    extra = sorted(
+        k
+        for k in schema
+        if k not in _SCHEMA_WRITTEN and not (k == "additionalProperties" and schema[k] is False)
+    )
+    if "additionalProperties" in extra:
+        report.notes.append(
+            "the server takes arguments it does not list (additionalProperties): the "
+            "catalog's tool takes only those listed"
+        )
+        extra.remove("additionalProperties")
     if extra:
         report.notes.append(f"input schema keys not written: {', '.join(extra)}")
     return out, _mapping(schema.get("$defs"))
+
+
+def _cut(text: str, budget: int, what: str, report: McpToolReport) -> str:
+    """``text`` within ``budget`` characters; a cut is noted in the report (the model
+    then reads less than the server wrote)."""
+    kept = within(text, budget)
+    if kept != text:
+        report.notes.append(
+            f"{what}: cut from {len(text):,} to {len(kept):,} characters (--description-max)"
+        )
+    return kept
 
 
 def _mapping(value: Any) -> dict[str, Any]:

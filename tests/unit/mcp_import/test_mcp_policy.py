@@ -318,3 +318,35 @@ def test_a_schema_over_the_budget_is_noted_and_written_whole() -> None:
     result = import_mcp_tools("s", listing, schema_budget=8000)
     assert len(result.tools[0]["parameters"]) == 100
     assert any("over the schema budget (8000 characters)" in n for n in result.report[0].notes)
+
+
+def test_the_report_notes_what_the_model_loses_and_only_that() -> None:
+    closed = {"type": "object", "properties": {"q": {"type": "string"}}}
+    listing = [
+        {
+            "name": "closed",
+            "description": "Closed.",
+            "inputSchema": {**closed, "additionalProperties": False},
+        },
+        {
+            "name": "open",
+            "description": "Open.",
+            "inputSchema": {**closed, "additionalProperties": True},
+        },
+        {
+            "name": "long",
+            "description": "Word " * 400,
+            "inputSchema": {
+                "type": "object",
+                "properties": {"q": {"type": "string", "description": "Q " * 900}},
+            },
+        },
+    ]
+    result = import_mcp_tools("fs", listing, description_max=1024)
+    notes = {r.tool: r.notes for r in result.report}
+    assert not any("additionalProperties" in n for n in notes["closed"])  # the catalog's own
+    assert any(
+        "takes arguments it does not list (additionalProperties)" in n for n in notes["open"]
+    )
+    assert "its description: cut from 1,999 to " in "\n".join(notes["long"])
+    assert "argument q: cut from 1,799 to " in "\n".join(notes["long"])
