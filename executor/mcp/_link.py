@@ -101,11 +101,30 @@ class Link:
         return bool(self._inflight)
 
     async def warm(self) -> None:
-        """Connect now if not connected (``UpstreamPool.start``); a failure stays in the status."""
+        """Connect now if not connected (``UpstreamPool.start``). A failure stays in the
+        status, and a server with one endpoint is tried again in the background, with
+        the same growing wait, until it answers: its tools are listed once it does (a
+        server with replicas has its probes for that)."""
         try:
             await self.session()
         except CallStopped:
-            pass
+            if self.server.prober is None:
+                self.pool.spawn(self._until_up(), f"toolcat-mcp-retry-{self.name}")
+
+    async def _until_up(self) -> None:
+        attempts = 1
+        while not self.alive:
+            await asyncio.sleep(max(self._retry_at - time.monotonic(), _BACKOFF_START))
+            assert self._lock is not None  # session() made it
+            async with self._lock:
+                if self.alive:
+                    return
+                attempts += 1
+                try:
+                    await self._open(quiet=True)  # the first failure was logged
+                except CallStopped:
+                    continue
+            log.warning("MCP server %s: connected, after %d attempts", self.shown, attempts)
 
     async def session(self) -> Any:
         """The connected client, connecting first if needed (one connect at a time)."""

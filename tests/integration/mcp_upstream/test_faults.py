@@ -260,6 +260,39 @@ def test_an_upstream_that_never_answers_holds_up_nothing_else(tmp_path: Path) ->
     assert stuck and stuck[0].error is not None and stuck[0].error.type == "cancelled"
 
 
+LATE = (
+    "import os, sys\n"
+    "if not os.path.exists(sys.argv[1]):\n"
+    "    sys.exit('not ready yet')\n"
+    "os.execv(sys.executable, [sys.executable, '-m', 'toolcat.tests.support.mcp_upstream'])\n"
+)
+
+
+def test_an_upstream_down_at_start_is_listed_once_it_comes_up(tmp_path: Path) -> None:
+    """An upstream that is not there when serve starts (its service starts later, as in a
+    cluster) is tried again in the background: its tools are offered, and the
+    subscribers told, once it answers, without a call having to find it first."""
+    ready = tmp_path / "ready"
+    (tmp_path / "late.py").write_text(LATE)
+    late = McpUpstream("up", command=(sys.executable, str(tmp_path / "late.py"), str(ready)))
+    told: list[str] = []
+    with upstream_executor(late) as executor:
+        pool = executor.mcp.pool
+        pool.subscribe(told.append)
+        (first,) = pool.start()
+        first.result(30)
+        assert pool.status()["up"].state == "failed"
+        tool = next(t for t in executor.catalog if t.name == "up_echo")
+        assert not pool.offered(tool)
+        ready.touch()
+        deadline = time.monotonic() + 30
+        while not pool.offered(tool):
+            assert time.monotonic() < deadline, pool.status()["up"]
+            time.sleep(0.05)
+        assert told == ["up"] and pool.status()["up"].state == "ready"
+        assert executor.execute(ToolCall("up_echo", {"text": "late"})).content == "late"
+
+
 def test_the_env_of_a_missing_variable_is_named(tmp_path: Path) -> None:
     upstream = stdio_upstream("up", env=FrozenDict({"TOKEN": "${UPSTREAM_TOKEN}"}))
     with upstream_executor(upstream) as executor:
