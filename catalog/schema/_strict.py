@@ -545,6 +545,8 @@ def strip_strict_nulls(schema: Mapping[str, Any], arguments: Any) -> Any:  # noq
 
 def _object_like(schema: Mapping[str, Any]) -> bool:
     types = schema.get("type")
-    return "properties" in schema or types == "object" or (
-        isinstance(types, list) and "object" in types
+    return (
+        "properties" in schema
+        or types == "object"
+        or (isinstance(types, list) and "object" in types)
     )

@@ -129,7 +129,8 @@ def _as_imported(view: dict[str, Any], ours: Mapping[str, Any]) -> dict[str, Any
     catalog's is a cut of it."""
     out = {k: v for k, v in view.items() if k not in ("$schema", "title")}
     props, mine = out.get("properties"), ours.get("properties")
-    required = out.get("required") if isinstance(out.get("required"), list) else []
+    listed = out.get("required")
+    required: list[Any] = listed if isinstance(listed, list) else []
     if isinstance(props, dict) and isinstance(mine, Mapping):
         for name, sub in list(props.items()):
             kept = mine.get(name)
