@@ -13,11 +13,11 @@ The provider modules (``toolcat.executor.providers``) call them; the executor ca
 
 from ._budget import DEFAULT_SCHEMA_BUDGET, BudgetResult, budget_tool, fit_schema, schema_size
 from ._gemini import GeminiResult, to_gemini_schema
+from ._nulls import strip_strict_nulls
 from ._strict import (
     NotStrictable,
     StrictResult,
     check_strict_schema,
-    strip_strict_nulls,
     to_strict_schema,
 )
 

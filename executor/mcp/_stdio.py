@@ -109,19 +109,18 @@ def _parse(line: bytes) -> Any:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError:
-        return NotJsonRpc(line)
+        return _not_json_rpc(line)
 
 
-class NotJsonRpc(ValueError):
+_SHOWN = 200  # characters of a line that is not JSON-RPC quoted in the log
+
+
+def _not_json_rpc(line: bytes) -> ValueError:
     """A stdout line that is no JSON-RPC message (a banner, a debug print): the session
     skips it, and the log quotes its start."""
-
-    SHOWN = 200
-
-    def __init__(self, line: bytes) -> None:
-        text = escape_controls(line[: self.SHOWN * 4].decode("utf-8", "replace").strip())
-        cut = text[: self.SHOWN] + ("…" if len(text) > self.SHOWN else "")
-        super().__init__(repr(cut))
+    text = escape_controls(line[: _SHOWN * 4].decode("utf-8", "replace").strip())
+    cut = text[:_SHOWN] + ("…" if len(text) > _SHOWN else "")
+    return ValueError(repr(cut))
 
 
 @asynccontextmanager
