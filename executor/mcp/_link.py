@@ -115,16 +115,12 @@ class Link:
         attempts = 1
         while not self.alive:
             await asyncio.sleep(max(self._retry_at - time.monotonic(), _BACKOFF_START))
-            assert self._lock is not None  # session() made it
-            async with self._lock:
-                if self.alive:
-                    return
-                attempts += 1
-                try:
-                    await self._open(quiet=True)  # the first failure was logged
-                except CallStopped:
-                    continue
-            log.warning("MCP server %s: connected, after %d attempts", self.shown, attempts)
+            attempts += 1
+            try:  # quietly: the first failure was logged
+                if await self.reconnect(self.pool.connect_timeout) and self.alive:
+                    log.warning("MCP server %s: connected, after %d attempts", self.shown, attempts)
+            except CallStopped:
+                continue
 
     async def session(self) -> Any:
         """The connected client, connecting first if needed (one connect at a time)."""

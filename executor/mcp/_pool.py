@@ -304,8 +304,11 @@ class UpstreamPool:
                 self._loop, self._thread = loop, thread
             return self._loop
 
-    def runs_on(self, loop: asyncio.AbstractEventLoop | None) -> bool:
-        """Whether the sessions live on ``loop``: a call made there is awaited directly."""
+    def runs_on(self, loop: asyncio.AbstractEventLoop | None = None) -> bool:
+        """Whether the sessions live on ``loop`` (default: the caller's running loop, if
+        any): a call made there is awaited directly."""
+        if loop is None:
+            loop = _running_loop()
         return loop is not None and self._loop is loop
 
     def submit(self, coro: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:

@@ -209,7 +209,7 @@ class McpTransport:
         )
 
     def send(self, call: ToolCall, plan: McpPlan, request: McpRequest) -> Delivery:
-        if self.pool.runs_on(_running_loop()):
+        if self.pool.runs_on():  # called on the loop this would wait for
             raise RuntimeError(
                 "Executor.execute of an MCP tool on the event loop that runs the MCP "
                 "upstreams would wait for the loop it blocks: use aexecute there"
@@ -277,13 +277,6 @@ class McpTransport:
 def _closed(call: ToolCall) -> Delivery:
     error = ToolError("cancelled", "the MCP upstreams were closed during the call")
     return Delivery(error_result(call, [error]))
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 def _cancelling() -> bool:
