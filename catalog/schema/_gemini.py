@@ -194,7 +194,9 @@ class _Converter:
                 self.note(f"{pointer}/{key}", "nested definitions ignored (refs are inlined)")
             elif key == "additionalProperties":
                 # ``false`` is dropped quietly: Gemini never invents properties anyway.
-                if value is not False:
+                if isinstance(value, Mapping) and value:  # a map: say what its values are
+                    moved.append(f"additional properties allowed, each {short(value)}")
+                elif value is not False:
                     moved.append("additional properties allowed")
             elif key in _DROPPED:
                 self.note(pointer, f"{key} dropped")

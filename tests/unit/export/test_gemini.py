@@ -146,7 +146,10 @@ def test_unsupported_keywords_are_dropped_and_reported() -> None:
     assert props["tags"]["description"] == "(uniqueItems: true)"
     assert props["k"] == {"enum": ["fixed"], "type": "string"}
     assert props["level"] == {"type": "integer", "description": "(one of [1, 2, 3])"}
-    assert props["map"] == {"type": "object", "description": "(additional properties allowed)"}
+    assert props["map"] == {
+        "type": "object",
+        "description": '(additional properties allowed, each {"type": "string"})',
+    }
     assert props["when"] == {
         "type": "string",
         "format": "date-time",
