@@ -33,6 +33,7 @@ __all__ = [
     "OnChange",
     "mcp_parameter",
     "mcp_pin",
+    "mcp_title",
 ]
 
 OnChange = Literal["refuse", "warn", "accept"]
@@ -117,6 +118,21 @@ def mcp_pin(definition: Mapping[str, Any]) -> str:
     covered = {k: thaw(definition[k]) for k in PIN_FIELDS if definition.get(k) is not None}
     digest = hashlib.sha256(orjson.dumps(covered, option=orjson.OPT_SORT_KEYS)).hexdigest()
     return f"sha256:{digest}"
+
+
+def mcp_title(tool: Mapping[str, Any]) -> str | None:
+    """The title an upstream tool shows: its own ``title``, else ``annotations.title``.
+
+    ``tool`` is the tool as the server lists it.
+
+    >>> mcp_title({"name": "x", "annotations": {"title": "Hinted"}})
+    'Hinted'
+    >>> mcp_title({"name": "x", "title": "Own", "annotations": {"title": "Hinted"}})
+    'Own'
+    """
+    hints = tool.get("annotations")
+    title = tool.get("title") or (hints.get("title") if isinstance(hints, Mapping) else None)
+    return title if isinstance(title, str) and title else None
 
 
 def mcp_parameter(schema: Mapping[str, Any], required: bool) -> dict[str, Any]:

@@ -12,7 +12,8 @@
 - the one sandboxed Jinja environment and its bounds;
 - where credentials may travel (``credentials_may_travel``, ``is_loopback_host``);
 - which request bodies are JSON (``is_json_media_type``);
-- how an upstream MCP argument stands as a catalog parameter (``mcp_parameter``);
+- how an upstream MCP argument stands as a catalog parameter (``mcp_parameter``), and the
+  title an upstream tool shows (``mcp_title``);
 - outside text made safe for a terminal or a log (``escape_controls``).
 """
 
@@ -47,7 +48,7 @@ from toolcat.catalog._limits import (
     NamespaceLimits,
     ProviderLimits,
 )
-from toolcat.catalog._mcp import mcp_parameter
+from toolcat.catalog._mcp import mcp_parameter, mcp_title
 from toolcat.catalog._methods import (
     METHODS,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "linear_validator",
     "loads_json",
     "mcp_parameter",
+    "mcp_title",
     "namespace_groups",
     "pattern_runs",
     "pattern_search",

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import McpCommand, ToolDefinition, mcp_pin
-from toolcat.catalog.common import mcp_parameter, thaw
+from toolcat.catalog.common import mcp_parameter, mcp_title, thaw
 
 __all__ = ["catalog_view", "changed_parts", "pin_problem", "short_pin", "upstream_arguments"]
 
@@ -90,7 +90,7 @@ def _live_annotations(live: Mapping[str, Any]) -> dict[str, Any]:
     """The live hints, with the title the import shows: the tool's own, else the hints'."""
     given = live.get("annotations")
     out = {k: v for k, v in (given if isinstance(given, Mapping) else {}).items() if v is not None}
-    title = live.get("title") or out.get("title")
+    title = mcp_title(live)
     if title:
         out["title"] = title
     return out

@@ -19,7 +19,7 @@ from toolcat.catalog import (
     ToolDefinition,
     mcp_pin,
 )
-from toolcat.catalog.common import freeze
+from toolcat.catalog.common import freeze, mcp_title
 
 from ._import import McpImportResult
 
@@ -100,7 +100,7 @@ def mcp_listing_catalog(server: str, listing: Sequence[Mapping[str, Any]]) -> Ca
                 command=McpCommand(server=server, tool=name, pin=mcp_pin(tool)),
                 output_schema=freeze(output) if isinstance(output, dict) else None,
                 annotations=ToolAnnotations(
-                    title=tool.get("title") or given.get("title"),
+                    title=mcp_title(tool),
                     read_only=given.get("readOnlyHint"),
                     destructive=given.get("destructiveHint"),
                     idempotent=given.get("idempotentHint"),

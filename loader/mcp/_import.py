@@ -22,7 +22,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from toolcat.catalog import mcp_pin
-from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, mcp_parameter
+from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, mcp_parameter, mcp_title
 from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, schema_size
 from toolcat.loader.openapi._names import base_name, unique_name
 from toolcat.loader.openapi._text import within
@@ -271,8 +271,8 @@ def _confirm_of(rules: list[McpRule], override: McpOverride) -> bool | None:
 def _annotations(tool: Mapping[str, Any]) -> dict[str, Any]:
     given = _mapping(tool.get("annotations"))
     out: dict[str, Any] = {}
-    title = tool.get("title") or given.get("title")
-    if isinstance(title, str) and title:
+    title = mcp_title(tool)
+    if title:
         out["title"] = title
     for key, ours in _ANNOTATIONS.items():
         if key != "title" and isinstance(given.get(key), bool):
