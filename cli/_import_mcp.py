@@ -328,13 +328,14 @@ def _list_tools(server: str, entry: Mapping[str, Any]) -> tuple[list[dict[str, A
 
 
 def _reason(exc: BaseException) -> str:
-    """The first leaf of an exception group, as one line."""
+    """Why the listing failed, in one line (a command that does not exist said plainly)."""
+    from toolcat.executor.mcp import describe
+
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, FileNotFoundError):
         return f"no such command: {exc.filename or exc}"
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else type(exc).__name__
+    return describe(exc)
 
 
 def _server_info(client: Any) -> str | None:

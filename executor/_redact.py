@@ -16,6 +16,7 @@ __all__ = [
     "MAX_ENCODED_SECRET",
     "Redactor",
     "is_sensitive_header",
+    "is_sensitive_variable",
     "resolve",
 ]
 
@@ -108,6 +109,12 @@ _PERCENT_LOWER = {i: f"%{i:02x}" for i in range(128) if chr(i) not in _UNRESERVE
 
 def is_sensitive_header(name: str) -> bool:
     return _SENSITIVE_HEADER.search(name) is not None
+
+
+def is_sensitive_variable(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret (``API_KEY``,
+    ``GITHUB_TOKEN``, ``DB_PASSWORD``, ...)."""
+    return _SENSITIVE_VAR.search(name) is not None
 
 
 class Redactor:
@@ -216,7 +223,7 @@ def resolve(
         text, env, where=where, missing=None if unset is None else partial(_stand_in, unset)
     )
     for name in references(text):
-        if secret or _SENSITIVE_VAR.search(name):
+        if secret or is_sensitive_variable(name):
             var_value = env.get(name)
             if var_value:
                 redactor.add(var_value)

@@ -24,16 +24,20 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from toolcat.catalog import McpUpstream
-from toolcat.catalog.common import escape_controls, interpolate
-from toolcat.executor._redact import Redactor
+from toolcat.catalog.common import escape_controls, interpolate, references
+from toolcat.executor._redact import Redactor, is_sensitive_variable
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_PAGES",
     "StderrLog",
+    "describe",
     "list_all_tools",
+    "malformed",
     "open_client",
     "resolve_url",
+    "stdio_environment",
+    "stdio_secrets",
 ]
 
 log = logging.getLogger("toolcat.mcp")
@@ -43,6 +47,9 @@ MAX_MESSAGE_BYTES = 10_000_000
 
 #: The most ``tools/list`` pages read from one server (a paginator that never ends stops).
 MAX_PAGES = 1000
+
+#: The most characters of one error's text that :func:`describe` keeps.
+MAX_ERROR_CHARS = 300
 
 # the parts of a listed tool the importer and the pins read; _meta, icons and execution
 # hints are the server's business
@@ -69,6 +76,76 @@ async def list_all_tools(client: Any) -> list[dict[str, Any]]:
             break
         seen.add(cursor)
     return tools
+
+
+def describe(exc: BaseException) -> str:
+    """One line about ``exc``: the first leaf of an exception group, without a traceback.
+
+    An answer the SDK found malformed (a pydantic ``ValidationError``, whose own text is
+    several lines) is named with its first problem's place, so the server's author can
+    find it.
+    """
+    from pydantic import ValidationError
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, FileNotFoundError | PermissionError) and exc.filename:
+        return f"{exc.strerror}: {exc.filename}"
+    if isinstance(exc, ValidationError):
+        text = f"a malformed {exc.title} (not what the MCP schema allows): {malformed(exc)}"
+    else:
+        lines = str(exc).strip().splitlines()
+        text = lines[0] if lines else type(exc).__name__
+    if len(text) > MAX_ERROR_CHARS:
+        text = text[:MAX_ERROR_CHARS] + "…"
+    return text
+
+
+def malformed(exc: Any) -> str:
+    """A pydantic ``ValidationError`` in one line: its first problem, where it is, and how
+    many there are.
+
+    >>> from pydantic import TypeAdapter, ValidationError
+    >>> try:
+    ...     TypeAdapter(dict[str, list[int]]).validate_python({"a": [1, "x", "y"]})
+    ... except ValidationError as exc:
+    ...     print(malformed(exc))
+    a.1: Input should be a valid integer, unable to parse string as an integer (and 1 more problem)
+    """
+    first = exc.errors(include_url=False, include_context=False, include_input=False)[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the answer"
+    count = exc.error_count()
+    more = f" (and {count - 1} more {'problem' if count == 2 else 'problems'})" if count > 1 else ""
+    return f"{where}: {first['msg']}{more}"
+
+
+def stdio_environment(upstream: McpUpstream, env: Mapping[str, str]) -> dict[str, str]:
+    """The environment a stdio upstream runs with: its entry's ``env``, resolved against
+    ``env``, plus ``PATH``."""
+    where = f"mcp_servers.{upstream.name}.env"
+    child_env = {k: interpolate(str(v), env, where=f"{where}.{k}") for k, v in upstream.env.items()}
+    path = os.environ.get("PATH")
+    if path is not None and "PATH" not in child_env:
+        child_env["PATH"] = path
+    return child_env
+
+
+def stdio_secrets(upstream: McpUpstream, env: Mapping[str, str]) -> list[str]:
+    """The values of a stdio upstream's environment that its results must not show: an
+    entry whose name looks like a credential (``GITHUB_TOKEN``, ``DB_PASSWORD``), and each
+    variable of toolcat's environment with such a name that an entry reads, the rule of
+    ``${VAR}`` in the other fields that are not secrets (a base URL)."""
+    where = f"mcp_servers.{upstream.name}.env"
+    found: list[str] = []
+    for key, raw in upstream.env.items():
+        if is_sensitive_variable(key):
+            found.append(interpolate(str(raw), env, where=f"{where}.{key}"))
+        found += [
+            env[name]
+            for name in references(str(raw))
+            if is_sensitive_variable(name) and env.get(name)
+        ]
+    return found
 
 
 def resolve_url(upstream: McpUpstream, env: Mapping[str, str], index: int = 0) -> str:
@@ -116,12 +193,7 @@ async def open_client(
         from ._stdio import bounded_stdio
 
         argv = [interpolate(a, env, where=f"{where}.command") for a in upstream.command]
-        child_env = {
-            k: interpolate(str(v), env, where=f"{where}.env.{k}") for k, v in upstream.env.items()
-        }
-        path = os.environ.get("PATH")
-        if path is not None and "PATH" not in child_env:
-            child_env["PATH"] = path
+        child_env = stdio_environment(upstream, env)
         cwd = interpolate(upstream.cwd, env, where=f"{where}.cwd") if upstream.cwd else None
         # values the entry takes from toolcat's environment may be keys: masked in the log
         secrets = [child_env[k] for k, v in upstream.env.items() if "$" in str(v)]

@@ -20,14 +20,21 @@ from toolcat.catalog import McpCommand, MissingVariableError, ToolDefinition
 from toolcat.executor._calls import CallStopped, ToolError
 from toolcat.executor._identity import ToolContext
 
-from ._connect import list_all_tools, open_client, resolve_url
+from ._connect import (
+    describe,
+    list_all_tools,
+    malformed,
+    open_client,
+    resolve_url,
+    stdio_secrets,
+)
 from ._hooks import CallHooks
 from ._stdio import RESPONSE_TOO_LARGE
 
 if TYPE_CHECKING:
     from ._pool import UpstreamPool, UpstreamState, _Server
 
-__all__ = ["Link", "NotSent", "describe"]
+__all__ = ["Link", "NotSent"]
 
 log = logging.getLogger("toolcat.mcp")
 
@@ -36,25 +43,12 @@ _OVER_LIMIT = "byte limit"
 _BACKOFF_START = 0.5
 _BACKOFF_MAX = 30.0
 _DOWN_MIN = 10.0  # seconds a replica that failed to connect is marked down at least
-_MAX_ERROR = 300
 # the hooks of the call this task runs (2026-era input requests run in the call's task)
 _CALL: ContextVar[CallHooks | None] = ContextVar("toolcat_mcp_link_call", default=None)
 
 
 class NotSent(CallStopped):
     """A call stopped before its request left: the upstream cannot have received it."""
-
-
-def describe(exc: BaseException) -> str:
-    """One line about ``exc``: the first leaf of an exception group, without a traceback."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, FileNotFoundError | PermissionError) and exc.filename:
-        return f"{exc.strerror}: {exc.filename}"
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if len(text) > _MAX_ERROR:
-        text = text[:_MAX_ERROR] + "…"
-    return text
 
 
 class Link:
@@ -199,7 +193,9 @@ class Link:
         pool, upstream = self.pool, self.server.upstream
         try:
             url = headers = auth = None
-            if not upstream.stdio:
+            if upstream.stdio:  # what the server's results may echo of its environment
+                self.secrets = stdio_secrets(upstream, pool.env)
+            else:
                 url = resolve_url(upstream, pool.env, self.index)
                 if pool.credentials is not None:
                     given = await pool.credentials(upstream, pool.env, url, self.caller)
@@ -405,8 +401,7 @@ class Link:
             return CallStopped(ToolError("upstream_error", text))
         if isinstance(exc, ValidationError):
             text = (
-                f"MCP server {name!r} answered {tool!r} with a malformed result "
-                f"({exc.error_count()} problems)"
+                f"MCP server {name!r} answered {tool!r} with a malformed result: {malformed(exc)}"
             )
             return CallStopped(ToolError("invalid_response", text))
         if isinstance(exc, MCPError | ConnectionError | OSError | EOFError) or _closed(exc):

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from toolcat.catalog import MissingVariableError
 from toolcat.executor._calls import CallStopped
 
-from ._connect import resolve_url
-from ._link import describe
+from ._connect import describe, resolve_url
 
 if TYPE_CHECKING:
     from ._link import Link

@@ -16,14 +16,21 @@ fixed by the policy), the annotations and the output schema.
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
 from toolcat.catalog import mcp_pin
-from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, mcp_parameter, mcp_title
+from toolcat.catalog.common import (
+    MAX_DESCRIPTION_CHARS,
+    escape_controls,
+    mcp_parameter,
+    mcp_title,
+)
 from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, schema_size
+from toolcat.loader._schema_walks import walk_refs
 from toolcat.loader.openapi._names import base_name, unique_name
 from toolcat.loader.openapi._text import within
 
@@ -74,9 +81,10 @@ class McpToolReport:
         return self.name is None
 
     def __str__(self) -> str:
+        shown = escape_controls(self.tool) or "''"  # a server's name, shown on a terminal
         if self.name is None:
-            return f"skipped  {self.tool}: {self.reason}"
-        return f"imported {self.tool} as {self.name}"
+            return f"skipped  {shown}: {self.reason}"
+        return f"imported {shown} as {self.name}"
 
 
 @dataclass
@@ -114,11 +122,16 @@ def import_mcp_tools(
     result.warnings += _check_globs(policy, names)
     used_rules: set[int] = set()
     taken: set[str] = set()
+    listed = Counter(names)
     for tool in result.listing:
         upstream = str(tool.get("name"))
         hints = effective_hints(tool.get("annotations"))
         report = McpToolReport(upstream)
         result.report.append(report)
+        unusable = _unusable(tool, listed[upstream])
+        if unusable is not None:
+            report.reason = unusable
+            continue
         rules = [(i, r) for i, r in enumerate(policy.rules) if r.applies(upstream, hints)]
         used_rules.update(i for i, _ in rules)
         reason = _left_out(policy, rules, upstream, hints)
@@ -152,6 +165,17 @@ def import_mcp_tools(
         if i not in used_rules
     ]
     return result
+
+
+def _unusable(tool: Mapping[str, Any], times_listed: int) -> str | None:
+    """Why a listed tool cannot become a catalog tool that loads, else ``None``."""
+    if not tool.get("name"):
+        return "the server lists it without a name"
+    if times_listed > 1:
+        return f"the server lists {times_listed} tools of this name: a call cannot say which"
+    for issue in walk_refs(tool.get("inputSchema"), ("inputSchema",)):
+        return f"its input schema refers outside itself ({issue.message.split(' (')[0]})"
+    return None
 
 
 def _check_overrides(policy: McpPolicy, names: list[str]) -> None:

@@ -280,6 +280,51 @@ def test_bad_input_is_one_line(
     assert out == ""
 
 
+# A server below the SDK: it answers the handshake and lists a tool MCP's schema refuses
+MALFORMED = """
+import json, sys
+tools = [
+    {"name": "fine", "inputSchema": {"type": "object"}},
+    {"name": "listy", "inputSchema": {"type": "array"}},
+]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "1"}}
+    else:
+        result = {"tools": tools}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+def test_a_malformed_listing_is_named_where_it_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "raw_server.py"
+    script.write_text(MALFORMED, encoding="utf-8")
+    argv = [
+        "import",
+        "mcp",
+        "--server",
+        "raw",
+        "--timeout",
+        "20",
+        "--",
+        sys.executable,
+        str(script),
+    ]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.strip().endswith(
+        "a malformed ListToolsResult (not what the MCP schema allows): "
+        "tools.1.inputSchema.type: Input should be 'object'"
+    ), err
+    assert len(err.strip().splitlines()) == 1
+
+
 SERVER = '''
 import sys
 from mcp.server import MCPServer

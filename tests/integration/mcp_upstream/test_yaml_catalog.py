@@ -1,7 +1,7 @@
 """The front door with no extra setup: ``toolcat.load`` a YAML catalog with an
 ``mcp_servers:`` entry, and the ``Executor`` runs its tools (renames, fixed arguments,
 context-bound arguments filled from the caller, never from the model, the server's result
-budget)."""
+budget, the secrets of its environment masked in results)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ toolcat: 1
 mcp_servers:
   up:
     command: [{json.dumps(sys.executable)}, -m, toolcat.tests.support.mcp_upstream]
-    env: {{GREETING: "${{GREETING}}"}}
+    env: {{GREETING: "${{GREETING}}", API_TOKEN: "${{UP_TOKEN}}", DSN: "db://me:${{DB_PASSWORD}}@db"}}
     timeout: 60
     max_response_chars: 300
 tools:
@@ -41,6 +41,12 @@ tools:
   - name: greeting
     description: The greeting the server was given.
     mcp: {{server: up, tool: env, pin: "{mcp_pin(LISTED["env"])}", fixed: {{name: GREETING}}}}
+  - name: token
+    description: The server's key (what an upstream may echo of its environment).
+    mcp: {{server: up, tool: env, pin: "{mcp_pin(LISTED["env"])}", fixed: {{name: API_TOKEN}}}}
+  - name: dsn
+    description: The server's database address.
+    mcp: {{server: up, tool: env, pin: "{mcp_pin(LISTED["env"])}", fixed: {{name: DSN}}}}
   - name: many_xs
     description: A long text.
     mcp: {{server: up, tool: big, pin: "{mcp_pin(LISTED["big"])}"}}
@@ -54,7 +60,8 @@ tools:
 
 def test_a_loaded_catalog_runs_its_mcp_tools(tmp_path: Path) -> None:
     catalog = toolcat.load(_catalog(tmp_path))
-    settings = ExecutorSettings(env={"GREETING": "hello"})
+    env = {"GREETING": "hello", "UP_TOKEN": "tok-4f9a1c", "DB_PASSWORD": "pw-77x1"}
+    settings = ExecutorSettings(env=env)
     with Executor(catalog, settings) as executor:
         plus = executor.execute(ToolCall("plus_forty", {"x": 2}))
         assert plus.ok and plus.content == "42", plus.content
@@ -66,6 +73,10 @@ def test_a_loaded_catalog_runs_its_mcp_tools(tmp_path: Path) -> None:
         assert chosen.error is not None and chosen.error.type == "invalid_arguments"
         greeting = executor.execute(ToolCall("greeting", {}))
         assert json.loads(greeting.content) == "hello"
+        # an entry named like a key, or a variable named like one, is masked in results;
+        # other values the server was given (a greeting, a path) are not
+        assert json.loads(executor.execute(ToolCall("token", {})).content) == "***"
+        assert json.loads(executor.execute(ToolCall("dsn", {})).content) == "db://me:***@db"
         long = executor.execute(ToolCall("many_xs", {"n": 1000}))  # the server's budget: 300
         assert long.ok and long.truncated and long.content.startswith("x" * 300)
         assert "truncated: 700 of 1000 characters omitted" in long.content
