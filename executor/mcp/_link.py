@@ -29,7 +29,7 @@ from ._connect import (
     stdio_secrets,
 )
 from ._hooks import CallHooks
-from ._stdio import RESPONSE_TOO_LARGE
+from ._stdio import RESPONSE_TOO_LARGE, UNREADABLE_RESPONSE
 
 if TYPE_CHECKING:
     from ._pool import UpstreamPool, UpstreamState, _Server
@@ -387,6 +387,9 @@ class Link:
         too_large = (
             f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
         )
+        if isinstance(exc, MCPError) and exc.code == UNREADABLE_RESPONSE:
+            text = f"MCP server {name!r} answered {tool!r} with {describe(exc)}"
+            return CallStopped(ToolError("invalid_response", text))
         if isinstance(exc, MCPError) and exc.code == RESPONSE_TOO_LARGE:
             return CallStopped(
                 ToolError("response_too_large", f"MCP server {name!r}: {describe(exc)}")

@@ -5,8 +5,12 @@ chunks by repeated string concatenation, so a 50 MB answer took longer than a ca
 timeout). This one reads bytes, keeps at most ``max_bytes`` of a line, and answers the
 request an oversized line was the response to with a JSON-RPC error of its own
 (:data:`RESPONSE_TOO_LARGE`), found by the ``id`` at the start or end of the line; the
-rest of the line is read and dropped. Everything else is the SDK's: the message types,
-the parse, the process-tree kill. The server gets exactly ``env`` (no other variable).
+rest of the line is read and dropped. A response the SDK cannot read (a ``result`` that is
+not an object, JSON nested deeper than its parser goes) is answered the same way
+(:data:`UNREADABLE_RESPONSE`, with the SDK's first problem), so the request it answers
+fails at once instead of waiting for its timeout. Everything else is the SDK's: the
+message types, the parse, the process-tree kill. The server gets exactly ``env`` (no
+other variable).
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ import anyio
 import anyio.abc
 from toolcat.catalog.common import escape_controls
 
-__all__ = ["RESPONSE_TOO_LARGE", "bounded_stdio"]
+__all__ = ["RESPONSE_TOO_LARGE", "UNREADABLE_RESPONSE", "bounded_stdio"]
 
 log = logging.getLogger("toolcat.mcp")
 
 #: The JSON-RPC error code this transport answers an oversized response with (in the
 #: implementation-defined server-error range).
 RESPONSE_TOO_LARGE = -32099
+#: The code of the error that stands for a response the SDK could not read.
+UNREADABLE_RESPONSE = -32098
 
 _EXIT_WAIT = 2.0  # seconds a server gets to exit after its stdin closes (as the SDK's)
 _KEEP = 512  # bytes of an oversized line's start and end kept to find its id
@@ -108,8 +114,46 @@ def _parse(line: bytes) -> Any:
 
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValueError:
-        return _not_json_rpc(line)
+    except ValueError as exc:
+        answer = _answer(line)
+        if answer is None:
+            return _not_json_rpc(line)
+        error = types.ErrorData(code=UNREADABLE_RESPONSE, message=_unreadable(answer, exc))
+        return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=answer["id"], error=error))
+
+
+def _answer(line: bytes) -> dict[str, Any] | None:
+    """``line`` as a JSON object when it reads as a response (an ``id``, a ``result`` or
+    ``error``, no ``method``); else ``None``."""
+    import json
+
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or "method" in message:
+        return None
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        return None
+    return message if "result" in message or "error" in message else None
+
+
+def _unreadable(answer: dict[str, Any], exc: ValueError) -> str:
+    """Why the SDK could not read ``answer``: its first problem as a response (the parse
+    tried every kind of message), else the parse's own (JSON nested too deep)."""
+    import mcp_types as types
+    from pydantic import ValidationError
+
+    from ._connect import malformed
+
+    kind = types.JSONRPCError if "error" in answer else types.JSONRPCResponse
+    try:
+        kind.model_validate(answer, by_name=False)
+    except ValidationError as problem:
+        exc = problem
+    why = malformed(exc) if isinstance(exc, ValidationError) else str(exc)
+    return f"an answer that is not valid JSON-RPC ({why})"
 
 
 _SHOWN = 200  # characters of a line that is not JSON-RPC quoted in the log

@@ -55,6 +55,15 @@ NOISY = MALFORMED.replace(
 )
 assert NOISY != MALFORMED
 
+# The same handshake, and a tools/call answered with a result that is not an object (the
+# JSON-RPC envelope itself is wrong), then one nested deeper than the SDK's JSON parser goes.
+NOT_AN_OBJECT = MALFORMED.replace(
+    'reply["result"] = {"content": "not a list of blocks", "isError": "maybe"}',
+    'reply["result"] = [1, 2] if msg["params"]["arguments"].get("flat") else '
+    'json.loads(\'{"a": \' * 400 + "1" + "}" * 400)',
+)
+assert NOT_AN_OBJECT != MALFORMED
+
 SILENT = "import sys\nfor line in sys.stdin:\n    pass\n"
 
 
@@ -164,6 +173,22 @@ def test_malformed_json_rpc_is_an_invalid_response(tmp_path: Path) -> None:
     with _raw_executor(tmp_path, "raw", MALFORMED) as executor:
         kind, msg = _error(executor, ToolCall("raw_echo", {}))
     assert kind == "invalid_response" and "malformed result" in msg
+
+
+def test_an_answer_the_sdk_cannot_read_fails_its_call_at_once(tmp_path: Path) -> None:
+    # skipped as a stray line, it would have left the call waiting for its 30 s timeout
+    with _raw_executor(tmp_path, "raw", NOT_AN_OBJECT) as executor:
+        start = time.monotonic()
+        kind, msg = _error(executor, ToolCall("raw_echo", {"flat": True}))
+        assert kind == "invalid_response"
+        assert msg == (
+            "MCP server 'raw' answered 'echo' with an answer that is not valid JSON-RPC "
+            "(result: Input should be a valid dictionary)"
+        )
+        kind, msg = _error(executor, ToolCall("raw_echo", {}))
+        assert kind == "invalid_response" and "recursion limit exceeded" in msg, msg
+        assert time.monotonic() - start < 10
+        assert executor.mcp.pool.status()["raw"].restarts == 0
 
 
 def test_a_command_that_does_not_exist_is_one_line(tmp_path: Path) -> None:

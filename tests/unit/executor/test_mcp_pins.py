@@ -10,7 +10,7 @@ from toolcat.catalog import FrozenDict, McpCommand, ToolAnnotations, ToolDefinit
 from toolcat.catalog.common import freeze
 from toolcat.executor.mcp._pins import catalog_view, pin_problem, upstream_arguments
 from toolcat.executor.mcp._shape import block_text
-from toolcat.executor.mcp._stdio import _Lines, _oversized_id
+from toolcat.executor.mcp._stdio import UNREADABLE_RESPONSE, _Lines, _oversized_id, _parse
 
 REVIEWED: dict[str, Any] = {
     "name": "search",
@@ -141,6 +141,27 @@ def test_lines_are_split_across_chunks_and_kept_up_to_the_limit() -> None:
 )
 def test_the_id_of_an_oversized_line(head: bytes, tail: bytes, found: object) -> None:
     assert _oversized_id(head, tail) == found
+
+
+@pytest.mark.parametrize(
+    ("line", "answers"),
+    [
+        (b'{"jsonrpc":"2.0","id":4,"result":[1]}', 4),  # a response the SDK cannot read
+        (b'{"jsonrpc":"2.0","id":"r","error":{"code":"x"}}', "r"),
+        (b'{"jsonrpc":"2.0","id":4,"method":"ping","params":7}', None),  # a request: skipped
+        (b'{"jsonrpc":"2.0","id":true,"result":[1]}', None),  # no id a request can have
+        (b'{"jsonrpc":"2.0","result":[1]}', None),
+        (b"Server started on stdio", None),  # a banner
+    ],
+)
+def test_an_unreadable_response_answers_its_request(line: bytes, answers: object) -> None:
+    parsed = _parse(line)
+    if answers is None:
+        assert isinstance(parsed, ValueError)
+        return
+    error = parsed.message
+    assert (error.id, error.error.code) == (answers, UNREADABLE_RESPONSE)
+    assert error.error.message.startswith("an answer that is not valid JSON-RPC (")
 
 
 @pytest.mark.parametrize(
