@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -173,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "func", None):
             names = ", ".join(n.replace("_", "-") for n in _COMMAND_MODULES)
             raise CliError(f"a command is required: {names} (see 'toolcat --help')")
+        if typed != "serve":  # serve sets up its own log (--log-level)
+            _one_line_logs()
         from toolcat.catalog.common import recursion_headroom
 
         with recursion_headroom():  # schemas and values up to the nesting limit, all commands
@@ -211,6 +214,32 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):  # no real file descriptor (a test's capture)
         pass
+
+
+class _OneLineLog(logging.Formatter):
+    """A warning on stderr as one line: the message and, for an exception, the first line
+    of its text; never a library's traceback (``TOOLCAT_DEBUG=1`` shows them)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None:
+            lines = str(error).strip().splitlines()
+            text = f"{text}: {lines[0] if lines else type(error).__name__}"
+        return text
+
+
+def _one_line_logs() -> None:
+    """Warnings of every logger (the MCP SDK's, httpx's) to stderr, one line each, unless
+    the process already has a log set up (an application, a test's capture)."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    if not os.environ.get("TOOLCAT_DEBUG"):
+        handler.setFormatter(_OneLineLog())
+    root.addHandler(handler)
 
 
 def _internal(exc: BaseException) -> int:

@@ -380,15 +380,21 @@ class Link:
         """What a failed ``tools/call`` becomes: a session that ended (reopened by the
         next call), an error the upstream sent, a malformed result; else ``exc`` itself."""
         from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
+        from mcp_types import CONNECTION_CLOSED, PARSE_ERROR
         from pydantic import ValidationError
 
         name = self.name
         too_large = (
             f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
         )
-        if isinstance(exc, MCPError) and exc.code == UNREADABLE_RESPONSE:
+        if isinstance(exc, MCPError) and exc.code == UNREADABLE_RESPONSE:  # over stdio
             text = f"MCP server {name!r} answered {tool!r} with {describe(exc)}"
+            return CallStopped(ToolError("invalid_response", text))
+        if isinstance(exc, MCPError) and exc.code == PARSE_ERROR:  # the SDK's, over HTTP
+            text = (
+                f"MCP server {name!r} answered {tool!r} with an answer that is not valid "
+                f"JSON-RPC ({describe(exc)})"
+            )
             return CallStopped(ToolError("invalid_response", text))
         if isinstance(exc, MCPError) and exc.code == RESPONSE_TOO_LARGE:
             return CallStopped(

@@ -6,12 +6,15 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from toolcat.catalog import (
     BearerAuth,
@@ -21,6 +24,7 @@ from toolcat.catalog import (
     McpUpstream,
     OAuth2ClientCredentials,
     TokenExchange,
+    mcp_pin,
 )
 from toolcat.executor import ToolCall, ToolContext
 from toolcat.testing import BackgroundServer
@@ -204,3 +208,49 @@ def test_an_answer_over_the_bound_is_response_too_large(json_response: bool) -> 
             assert big.error is not None and big.error.type == "response_too_large", big.content
             assert "10000000 bytes" in big.error.msg
             assert executor.execute(ToolCall("up_echo", {"text": "after"})).content == "after"
+
+
+async def _unreadable_upstream(request: Request) -> Response:
+    """A streamable-HTTP server below the SDK: it lists one tool, and answers its call
+    with a result that is not an object."""
+    message = await request.json()
+    if "id" not in message:
+        return Response(status_code=202)
+    method, reply = message["method"], {"jsonrpc": "2.0", "id": message["id"]}
+    if method == "initialize":
+        version = message["params"]["protocolVersion"]
+        info = {"name": "raw", "version": "0"}
+        reply["result"] = {"protocolVersion": version, "capabilities": {"tools": {}}}
+        reply["result"]["serverInfo"] = info
+    elif method == "tools/list":
+        reply["result"] = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    else:
+        reply["result"] = [1, 2]
+    return JSONResponse(reply)
+
+
+def test_an_answer_the_sdk_cannot_read_is_an_invalid_response_in_one_line(
+    tmp_path: Path,
+) -> None:
+    app = Starlette(routes=[Route("/mcp", _unreadable_upstream, methods=["POST"])])
+    with BackgroundServer(app) as server:
+        pin = mcp_pin({"name": "echo", "inputSchema": {"type": "object"}})
+        catalog = tmp_path / "catalog.yaml"
+        catalog.write_text(
+            f"toolcat: 1\nmcp_servers:\n  raw: {{url: '{server.url}/mcp'}}\ntools:\n"
+            f"- name: raw_echo\n  description: Echo.\n"
+            f"  mcp: {{server: raw, tool: echo, pin: '{pin}'}}\n"
+        )
+        argv = [sys.executable, "-m", "toolcat.cli", "call", str(catalog), "raw_echo"]
+        done = subprocess.run(
+            [*argv, "--args", "{}"], capture_output=True, text=True, timeout=60, check=False
+        )
+    assert done.returncode == 1
+    error = json.loads(done.stdout)["error"]
+    assert error["type"] == "invalid_response"
+    assert "not valid JSON-RPC (Failed to parse JSON response" in error["message"]
+    # the SDK logs its parse failure with a traceback; the command shows one line of it
+    assert "Traceback" not in done.stderr
+    assert any(
+        line.startswith("Error parsing JSON response: ") for line in done.stderr.splitlines()
+    )
