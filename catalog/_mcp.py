@@ -33,6 +33,7 @@ __all__ = [
     "OnChange",
     "mcp_parameter",
     "mcp_pin",
+    "mcp_schema",
     "mcp_title",
 ]
 
@@ -133,6 +134,71 @@ def mcp_title(tool: Mapping[str, Any]) -> str | None:
     hints = tool.get("annotations")
     title = tool.get("title") or (hints.get("title") if isinstance(hints, Mapping) else None)
     return title if isinstance(title, str) and title else None
+
+
+# where JSON Schema keeps subschemas: a map of them, one, or a list
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_OLD_DEFS = "#/definitions/"
+
+
+def mcp_schema(schema: Any) -> Any:
+    """An upstream's input or output schema in the catalog's dialect, JSON Schema 2020-12.
+
+    MCP lets a server declare an older draft (``$schema``: draft-07, as zod-to-json-schema
+    writes it). Its keywords that 2020-12 spells otherwise are rewritten, at every level:
+    ``definitions`` to ``$defs`` (and ``#/definitions/...`` refs with it), the array form
+    of ``items`` to ``prefixItems`` (``additionalItems`` to ``items``), and
+    ``dependencies`` to ``dependentRequired`` or ``dependentSchemas``. A 2020-12 schema
+    comes back equal.
+
+    >>> mcp_schema({"definitions": {"p": {"type": "string"}},
+    ...             "properties": {"a": {"$ref": "#/definitions/p"}}})
+    {'$defs': {'p': {'type': 'string'}}, 'properties': {'a': {'$ref': '#/$defs/p'}}}
+    >>> mcp_schema({"items": [{"type": "string"}], "additionalItems": False})
+    {'prefixItems': [{'type': 'string'}], 'items': False}
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "definitions" and isinstance(value, Mapping) and "$defs" not in schema:
+            out["$defs"] = {name: mcp_schema(sub) for name, sub in value.items()}
+        elif key == "$ref" and isinstance(value, str) and value.startswith(_OLD_DEFS):
+            out[key] = "#/$defs/" + value[len(_OLD_DEFS) :]
+        elif key == "items" and isinstance(value, list):
+            out["prefixItems"] = [mcp_schema(sub) for sub in value]
+            if "additionalItems" in schema:
+                out["items"] = mcp_schema(schema["additionalItems"])
+        elif key == "additionalItems" and isinstance(schema.get("items"), list):
+            continue  # became items, above
+        elif key == "dependencies" and isinstance(value, Mapping):
+            for name, needs in value.items():
+                kind = "dependentRequired" if isinstance(needs, list) else "dependentSchemas"
+                out.setdefault(kind, {})[name] = (
+                    needs if kind == "dependentRequired" else mcp_schema(needs)
+                )
+        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            out[key] = {name: mcp_schema(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_ONE:
+            out[key] = mcp_schema(value)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [mcp_schema(sub) for sub in value]
+        else:
+            out[key] = value
+    return out
 
 
 def mcp_parameter(schema: Mapping[str, Any], required: bool) -> dict[str, Any]:

@@ -48,7 +48,7 @@ from toolcat.catalog._limits import (
     NamespaceLimits,
     ProviderLimits,
 )
-from toolcat.catalog._mcp import mcp_parameter, mcp_title
+from toolcat.catalog._mcp import mcp_parameter, mcp_schema, mcp_title
 from toolcat.catalog._methods import (
     METHODS,
 )
@@ -129,6 +129,7 @@ __all__ = [
     "linear_validator",
     "loads_json",
     "mcp_parameter",
+    "mcp_schema",
     "mcp_title",
     "namespace_groups",
     "pattern_runs",

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolcat.catalog import McpCommand, ToolDefinition, mcp_pin
-from toolcat.catalog.common import mcp_parameter, mcp_title, thaw
+from toolcat.catalog.common import mcp_parameter, mcp_schema, mcp_title, thaw
 
 __all__ = ["catalog_view", "changed_parts", "pin_problem", "short_pin", "upstream_arguments"]
 
@@ -160,11 +160,12 @@ def changed_parts(tool: ToolDefinition, command: McpCommand, live: Mapping[str, 
     if said and not _same_text(tool.description, said):  # none given: the import wrote one
         parts.append("description")
     ours_in = thaw(tool.input_schema)
-    view = catalog_view(command, tool.context_arguments, live.get("inputSchema") or {})
+    live_input = mcp_schema(live.get("inputSchema") or {})  # as the import rewrote it
+    view = catalog_view(command, tool.context_arguments, live_input)
     if _comparable(_as_imported(view, ours_in)) != _comparable(ours_in):
         parts.append("input schema")
     ours = thaw(tool.output_schema) if tool.output_schema is not None else None
-    if _comparable(live.get("outputSchema")) != _comparable(ours):
+    if _comparable(mcp_schema(live.get("outputSchema"))) != _comparable(ours):
         parts.append("output schema")
     if _live_annotations(live) != _annotations(tool):
         parts.append("annotations")

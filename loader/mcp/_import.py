@@ -27,6 +27,7 @@ from toolcat.catalog.common import (
     MAX_DESCRIPTION_CHARS,
     escape_controls,
     mcp_parameter,
+    mcp_schema,
     mcp_title,
 )
 from toolcat.catalog.schema import DEFAULT_SCHEMA_BUDGET, schema_size
@@ -276,7 +277,7 @@ def _tool_document(
     if definitions:
         doc["definitions"] = definitions
     if isinstance(tool.get("outputSchema"), dict):
-        doc["output_schema"] = dict(tool["outputSchema"])
+        doc["output_schema"] = mcp_schema(tool["outputSchema"])
     annotations = _annotations(tool)
     if annotations:
         doc["annotations"] = annotations
@@ -344,7 +345,7 @@ def _parameters(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The arguments the model sees (catalog names), and the schema's ``$defs``."""
     upstream = str(tool["name"])
-    schema = _mapping(tool.get("inputSchema"))
+    schema = _mapping(mcp_schema(tool.get("inputSchema")))  # an older draft's keywords too
     props = _mapping(schema.get("properties"))
     required = {str(r) for r in schema.get("required") or () if isinstance(r, str)}
     _check_policy_names(upstream, props, required, hidden, fixed, override)
