@@ -23,7 +23,11 @@ then called ``--calls`` times a round:
 Rounds interleave the fronts, each round starting one front later than the last, so load
 on the machine falls on all of them alike. The figure per front is the median over rounds
 of the mean call time of a round; what a front *adds* is its figure minus the direct
-call's to the same upstream.
+call's to the same upstream. Where /proc tells (Linux), each round also counts the CPU
+time of this process and every process below it over the front's calls: a call's CPU on
+every side (client, front, upstream), which a shared machine disturbs less than elapsed
+time (``cpu_us_per_call``, and what toolcat adds in CPU against the direct call's and
+FastMCP's).
 """
 
 from __future__ import annotations
@@ -145,6 +149,44 @@ async def calls(client: Any, tool: str, n: int) -> float:
     return (time.perf_counter() - start) / n
 
 
+def cpu_seconds() -> float | None:
+    """CPU seconds used so far by this process and every process below it (the fronts and
+    their upstreams), read from /proc; ``None`` where there is no /proc. Only the front
+    being called works meanwhile, so a difference over its calls is what one call costs
+    in CPU on every side: a figure that a busy machine disturbs less than elapsed time."""
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").exists():
+        return None
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        used[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        below = {pid for pid, parent in parents.items() if parent in mine} - mine
+        grew = bool(below)
+        mine |= below
+    children = sum(used[pid] for pid in mine if pid != os.getpid())
+    return time.process_time() + children
+
+
+async def timed(client: Any, tool: str, n: int) -> tuple[float, float | None]:
+    """Mean seconds of one call over ``n`` calls, and its CPU seconds on every side."""
+    before = cpu_seconds()
+    seconds = await calls(client, tool, n)
+    after = cpu_seconds()
+    return seconds, None if before is None or after is None else (after - before) / n
+
+
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     http_proc, url = start_http_upstream()
     try:
@@ -191,28 +233,39 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 for tool, client in fronts.values():
                     await calls(client, tool, 5)  # warm: sessions, caches, first pin checks
                 rounds: dict[str, list[float]] = {name: [] for name in fronts}
+                cpu: dict[str, list[float]] = {name: [] for name in fronts}
                 order = list(fronts)
                 for number in range(args.rounds):
                     # each round starts one front later: none always runs right after another
                     shift = number % len(order)
                     for name in order[shift:] + order[:shift]:
                         tool, client = fronts[name]
-                        rounds[name].append(await calls(client, tool, args.calls))
+                        seconds, used = await timed(client, tool, args.calls)
+                        rounds[name].append(seconds)
+                        if used is not None:
+                            cpu[name].append(used)
     finally:
         http_proc.kill()
         http_proc.wait()
     return summary(
-        args, {name: statistics.median(values) * 1000 for name, values in rounds.items()}
+        args,
+        {name: statistics.median(values) * 1000 for name, values in rounds.items()},
+        {name: statistics.median(values) * 1e6 for name, values in cpu.items() if values},
     )
 
 
-def summary(args: argparse.Namespace, ms: dict[str, float]) -> dict[str, Any]:
-    """The report: each front's median ms a call, and what each adds to the direct call."""
+def summary(
+    args: argparse.Namespace, ms: dict[str, float], cpu_us: dict[str, float]
+) -> dict[str, Any]:
+    """The report: each front's median ms a call, and what each adds to the direct call;
+    the same in CPU microseconds a call (every process together) where /proc tells."""
     report: dict[str, Any] = {
         "calls": args.calls,
         "rounds": args.rounds,
         "ms_per_call": {k: round(v, 3) for k, v in ms.items()},
     }
+    if cpu_us:
+        report["cpu_us_per_call"] = {k: round(v) for k, v in cpu_us.items()}
     for kind in ("stdio", "http"):
         if f"direct {kind}" not in ms:
             continue
@@ -230,6 +283,13 @@ def summary(args: argparse.Namespace, ms: dict[str, float]) -> dict[str, Any]:
             fast = ms[f"fastmcp {kind}"] - direct
             row["fastmcp_adds_ms"] = round(fast, 3)
             row["toolcat_over_fastmcp_added"] = round(added / fast, 2) if fast > 0 else None
+        if f"direct {kind}" in cpu_us and f"toolcat {kind}" in cpu_us:
+            base = cpu_us[f"direct {kind}"]
+            cpu_added = cpu_us[f"toolcat {kind}"] - base
+            row["toolcat_adds_cpu_x_direct"] = round(cpu_added / base, 2)
+            if f"fastmcp {kind}" in cpu_us:
+                fast_cpu = cpu_us[f"fastmcp {kind}"] - base
+                row["toolcat_over_fastmcp_added_cpu"] = round(cpu_added / fast_cpu, 2)
         report[kind] = row
     return report
 

@@ -390,12 +390,6 @@ class Link:
         if isinstance(exc, MCPError) and exc.code == UNREADABLE_RESPONSE:  # over stdio
             text = f"MCP server {name!r} answered {tool!r} with {describe(exc)}"
             return CallStopped(ToolError("invalid_response", text))
-        if isinstance(exc, MCPError) and exc.code == PARSE_ERROR:  # the SDK's, over HTTP
-            text = (
-                f"MCP server {name!r} answered {tool!r} with an answer that is not valid "
-                f"JSON-RPC ({describe(exc)})"
-            )
-            return CallStopped(ToolError("invalid_response", text))
         if isinstance(exc, MCPError) and exc.code == RESPONSE_TOO_LARGE:
             return CallStopped(
                 ToolError("response_too_large", f"MCP server {name!r}: {describe(exc)}")
@@ -405,6 +399,12 @@ class Link:
                 f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
             )
             return CallStopped(ToolError("response_too_large", text))
+        if isinstance(exc, MCPError) and exc.code == PARSE_ERROR:  # the SDK's own, over HTTP
+            text = (
+                f"MCP server {name!r} answered {tool!r} with an answer that is not valid "
+                f"JSON-RPC ({describe(exc)})"
+            )
+            return CallStopped(ToolError("invalid_response", text))
         if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
             text = f"MCP server {name!r} answered with an error: {describe(exc)}"
             return CallStopped(ToolError("upstream_error", text))
