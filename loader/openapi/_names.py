@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = ["MAX_NAME", "base_name", "snake_case", "unique_name"]
 
@@ -12,6 +13,14 @@ _REPEATED = re.compile(r"_{2,}")
 
 
 def _clean(text: str) -> str:
+    """``text`` in the characters a provider takes, accents folded (``créer`` -> ``creer``).
+
+    >>> _clean("créer_événement"), _clean("get /pets/{id}"), _clean("名前")
+    ('creer_evenement', 'get_pets_id', '')
+    """
+    if not text.isascii():
+        decomposed = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return _REPEATED.sub("_", _UNSAFE.sub("_", text)).strip("_-")
 
 

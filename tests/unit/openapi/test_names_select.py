@@ -20,6 +20,9 @@ VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
         ("  weird id!! ", "GET", "/x", "weird_id"),
         (None, "GET", "/pets/{petId}/toys", "get_pets_petId_toys"),
         ("///", "DELETE", "/", "delete"),
+        ("créerÉvénement", "POST", "/x", "creerEvenement"),  # accents folded, not dropped
+        ("ünïcode_名前", "GET", "/x", "unicode"),
+        ("名前", "GET", "/名前/{id}", "get_id"),
     ],
 )
 def test_base_names(op_id: Any, method: str, path: str, expected: str) -> None:
