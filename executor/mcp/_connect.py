@@ -154,15 +154,23 @@ async def open_client(
     }
     sent.update(headers or {})
     timeout = httpx2.Timeout(connect_timeout, read=max(upstream.timeout, 300.0))
-    from ._http import CappedTransport
+    from ._http import CappedTransport, refusal
 
     capped = CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes)
+    entered = False
     async with httpx2.AsyncClient(
         headers=sent, timeout=timeout, transport=capped, auth=auth
     ) as http:
         transport = streamable_http_client(target, http_client=http, max_sse_event_size=max_bytes)
-        async with Client(transport, mode=mode, cache=None, **client_options) as client:
-            yield client
+        try:
+            async with Client(transport, mode=mode, cache=None, **client_options) as client:
+                entered = True
+                yield client
+        except Exception as exc:
+            if entered or capped.refused is None:
+                raise
+            # the SDK's stand-in for an HTTP error says neither the status nor what to do
+            raise ConnectionError(refusal(*capped.refused)) from exc
 
 
 class StderrLog:

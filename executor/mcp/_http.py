@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx2
 
-__all__ = ["CappedBody", "CappedTransport", "TokenAuth"]
+__all__ = ["CappedBody", "CappedTransport", "TokenAuth", "refusal"]
 
 
 class CappedBody(httpx2.AsyncByteStream):
@@ -35,20 +35,50 @@ class CappedBody(httpx2.AsyncByteStream):
 
 
 class CappedTransport(httpx2.AsyncBaseTransport):
-    """``inner``, with every JSON answer's body capped at ``limit`` bytes."""
+    """``inner``, with every JSON answer's body capped at ``limit`` bytes.
+
+    ``refused`` keeps the status and reason of the last POST answered with an HTTP error
+    and no JSON body: the SDK reports such an answer without its status ("Server returned
+    an error response"), so :func:`refusal` can say what it was."""
 
     def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int) -> None:
         self.inner, self.limit = inner, limit
+        self.refused: tuple[int, str] | None = None
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
-        if response.headers.get("content-type", "").lower().startswith("application/json"):
+        json = response.headers.get("content-type", "").lower().startswith("application/json")
+        if request.method == "POST" and response.status_code >= 400 and not json:
+            self.refused = (response.status_code, response.reason_phrase)
+        if json:
             assert isinstance(response.stream, httpx2.AsyncByteStream)
             response.stream = CappedBody(response.stream, self.limit)
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def refusal(status: int, reason: str) -> str:
+    """One line about an HTTP error answer to a connect's POST, and what to give instead."""
+    said = f"HTTP {status} {reason}".rstrip()
+    if status in (401, 403):
+        return (
+            f"{said}: the server asks for credentials; give them in the entry's headers or "
+            "auth (toolcat import mcp: --header 'Authorization: Bearer ${TOKEN}')"
+        )
+    if status == 404:
+        return (
+            f"{said}: no MCP endpoint at this URL; give the server's streamable HTTP "
+            "endpoint (often ending in /mcp)"
+        )
+    if status == 405:
+        return (
+            f"{said}: the URL takes no POST, so it is no streamable HTTP endpoint (an "
+            "HTTP+SSE endpoint, often ending in /sse, is not supported); give the server's "
+            "streamable HTTP endpoint (often ending in /mcp)"
+        )
+    return said
 
 
 class TokenAuth(httpx2.Auth):

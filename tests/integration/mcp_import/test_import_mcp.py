@@ -333,3 +333,43 @@ def test_every_page_of_the_listing_is_imported(
     doc = written(out)
     assert [t["mcp"]["tool"] for t in doc["tools"]] == list(TOOLS)
     assert doc["mcp_servers"]["p"]["env"] == {"MCP_UPSTREAM_PAGE_SIZE": "${MCP_UPSTREAM_PAGE_SIZE}"}
+
+
+def _not_mcp_app() -> Any:
+    """URLs a user may give by mistake: an HTTP+SSE endpoint (GET only, as mcp-proxy's
+    ``/sse``), one that wants credentials, and none at all (404)."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse, Response
+    from starlette.routing import Route
+
+    async def sse(request: Request) -> Response:
+        return Response("", media_type="text/event-stream")
+
+    async def locked(request: Request) -> Response:
+        return PlainTextResponse("Unauthorized", status_code=401)
+
+    return Starlette(routes=[Route("/sse", sse), Route("/mcp", locked, methods=["POST"])])
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/sse", "HTTP 405 Method Not Allowed: the URL takes no POST"),
+        ("/mcp", "HTTP 401 Unauthorized: the server asks for credentials"),
+        ("/nothing", "HTTP 404 Not Found: no MCP endpoint at this URL"),
+    ],
+)
+def test_an_http_error_at_connect_says_its_status_and_what_to_do(
+    path: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The SDK reports an HTTP error answer without its status ("Server returned an error
+    response"); the one line says the status, and what the user should give instead."""
+    from toolcat.testing import BackgroundServer
+
+    with BackgroundServer(_not_mcp_app()) as server:
+        url = f"{server.url}{path}"
+        code, out, err = run(capsys, "import", "mcp", "--server", "s", "--url", url)
+    assert code == 2 and out == ""
+    assert err.startswith(f"toolcat: cannot reach the MCP server s ({url}): {says}"), err
+    assert len(err.strip().splitlines()) == 1
