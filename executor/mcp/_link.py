@@ -22,7 +22,7 @@ from toolcat.executor._identity import ToolContext
 
 from ._connect import list_all_tools, open_client, resolve_url
 from ._hooks import CallHooks
-from ._stdio import RESPONSE_TOO_LARGE
+from ._stdio import ASK_FOR_LESS, RESPONSE_TOO_LARGE
 
 if TYPE_CHECKING:
     from ._pool import UpstreamPool, UpstreamState, _Server
@@ -390,16 +390,13 @@ class Link:
         name = self.name
         too_large = (
             f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
+            + ASK_FOR_LESS
         )
         if isinstance(exc, MCPError) and exc.code == RESPONSE_TOO_LARGE:
-            return CallStopped(
-                ToolError("response_too_large", f"MCP server {name!r}: {describe(exc)}")
-            )
-        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED and _OVER_LIMIT in str(exc):
-            text = (
-                f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
-            )
+            text = f"MCP server {name!r} answered {tool!r}: {describe(exc)}{ASK_FOR_LESS}"
             return CallStopped(ToolError("response_too_large", text))
+        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED and _OVER_LIMIT in str(exc):
+            return CallStopped(ToolError("response_too_large", too_large))
         if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED:
             text = f"MCP server {name!r} answered with an error: {describe(exc)}"
             return CallStopped(ToolError("upstream_error", text))

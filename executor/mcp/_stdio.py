@@ -21,13 +21,16 @@ import anyio
 import anyio.abc
 from toolcat.catalog.common import escape_controls
 
-__all__ = ["RESPONSE_TOO_LARGE", "bounded_stdio"]
+__all__ = ["ASK_FOR_LESS", "RESPONSE_TOO_LARGE", "bounded_stdio"]
 
 log = logging.getLogger("toolcat.mcp")
 
 #: The JSON-RPC error code this transport answers an oversized response with (in the
 #: implementation-defined server-error range).
 RESPONSE_TOO_LARGE = -32099
+
+#: What a ``response_too_large`` message ends with: what the model can do about it.
+ASK_FOR_LESS = "; ask for less (a range, a page, a narrower query)"
 
 _EXIT_WAIT = 2.0  # seconds a server gets to exit after its stdin closes (as the SDK's)
 _KEEP = 512  # bytes of an oversized line's start and end kept to find its id

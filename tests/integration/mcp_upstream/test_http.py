@@ -202,5 +202,5 @@ def test_an_answer_over_the_bound_is_response_too_large(json_response: bool) -> 
         with upstream_executor(upstream, mode="legacy") as executor:
             big = executor.execute(ToolCall("up_big", {"n": 12_000_000}))
             assert big.error is not None and big.error.type == "response_too_large", big.content
-            assert "10000000 bytes" in big.error.msg
+            assert "10000000 bytes" in big.error.msg and "ask for less" in big.error.msg
             assert executor.execute(ToolCall("up_echo", {"text": "after"})).content == "after"
