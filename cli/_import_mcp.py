@@ -462,7 +462,14 @@ def _finish_update(
         raise CliError(f"no tool imported from {args.server}; {file} left as it is")
     new = mcp_catalog_document(result, entry)
     ops = {t["name"]: t["mcp"]["tool"] for t in result.tools}
-    outcome = merge_update(current, record, new, ops)
+    listed = {str(t.get("name")) for t in result.listing}
+
+    def gone(tool: str) -> str:
+        if tool in listed:
+            return f"{tool} is left out by this import's options"
+        return f"the server no longer lists {tool}"
+
+    outcome = merge_update(current, record, new, ops, gone)
     tools = outcome.doc.get("tools") or []
     header = render_mcp_header(result, server_info=info, confirm=confirm, written=len(tools))
     for line in _upstream_changes(args.server, record.extra.get("upstream") or [], result.listing):

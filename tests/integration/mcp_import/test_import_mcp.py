@@ -373,3 +373,30 @@ def test_an_http_error_at_connect_says_its_status_and_what_to_do(
     assert code == 2 and out == ""
     assert err.startswith(f"toolcat: cannot reach the MCP server s ({url}): {says}"), err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_update_says_why_a_tool_is_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool the server stopped listing, and one the import's options now leave out, are
+    each removed with their own reason (not "the spec no longer has" it: no spec here)."""
+    two = SERVER.replace(
+        "server.run()",
+        '@server.tool()\ndef add_note(title: str) -> str:\n    """Add a note."""\n'
+        "    return title\n\n\n"
+        '@server.tool()\ndef drop_note(title: str) -> str:\n    """Drop a note."""\n'
+        "    return title\n\n\nserver.run()",
+    )
+    (tmp_path / "notes_server.py").write_text(two, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "notes.yaml"
+    argv = ["import", "mcp", "--server", "notes", "-o", str(out)]
+    code, _, err = run(capsys, *argv, "--", sys.executable, "notes_server.py")
+    assert code == 0, err
+    (tmp_path / "notes_server.py").write_text(two.replace("def drop_note", "def _gone"))
+    update = [*argv, "--update", "--exclude-tool", "add_note"]
+    code, _, err = run(capsys, *update, "--", sys.executable, "notes_server.py")
+    assert code == 0, err
+    assert "removed tool notes_drop_note: the server no longer lists drop_note" in err
+    assert "removed tool notes_add_note: add_note is left out by this import's options" in err
+    assert "the spec" not in err
