@@ -169,8 +169,11 @@ async def open_client(
         except Exception as exc:
             if entered or capped.refused is None:
                 raise
+            leaf: BaseException = exc
+            while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+                leaf = leaf.exceptions[0]
             # the SDK's stand-in for an HTTP error says neither the status nor what to do
-            raise ConnectionError(refusal(*capped.refused)) from exc
+            raise ConnectionError(refusal(*capped.refused, str(leaf).strip())) from exc
 
 
 class StderrLog:

@@ -37,9 +37,9 @@ class CappedBody(httpx2.AsyncByteStream):
 class CappedTransport(httpx2.AsyncBaseTransport):
     """``inner``, with every JSON answer's body capped at ``limit`` bytes.
 
-    ``refused`` keeps the status and reason of the last POST answered with an HTTP error
-    and no JSON body: the SDK reports such an answer without its status ("Server returned
-    an error response"), so :func:`refusal` can say what it was."""
+    ``refused`` keeps the status and reason of the last POST if it got an HTTP error:
+    the SDK reports one with no JSON-RPC error in its body without its status ("Server
+    returned an error response"), so :func:`refusal` can say what it was."""
 
     def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int) -> None:
         self.inner, self.limit = inner, limit
@@ -47,10 +47,10 @@ class CappedTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
-        json = response.headers.get("content-type", "").lower().startswith("application/json")
-        if request.method == "POST" and response.status_code >= 400 and not json:
-            self.refused = (response.status_code, response.reason_phrase)
-        if json:
+        if request.method == "POST":
+            failed = response.status_code >= 400
+            self.refused = (response.status_code, response.reason_phrase) if failed else None
+        if response.headers.get("content-type", "").lower().startswith("application/json"):
             assert isinstance(response.stream, httpx2.AsyncByteStream)
             response.stream = CappedBody(response.stream, self.limit)
         return response
@@ -59,13 +59,20 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def refusal(status: int, reason: str) -> str:
-    """One line about an HTTP error answer to a connect's POST, and what to give instead."""
+# what the SDK says of an HTTP error answer that carries no JSON-RPC error
+_STAND_INS = ("Server returned an error response", "Not Found", "Session terminated")
+
+
+def refusal(status: int, reason: str, error: str = "") -> str:
+    """One line about an HTTP error answer to a connect's POST, and what to give instead;
+    ``error`` is what the SDK made of it (kept when it is the server's own message)."""
     said = f"HTTP {status} {reason}".rstrip()
+    if error and error not in _STAND_INS:
+        said = f"{said} ({error})"
     if status in (401, 403):
         return (
-            f"{said}: the server asks for credentials; give them in the entry's headers or "
-            "auth (toolcat import mcp: --header 'Authorization: Bearer ${TOKEN}')"
+            f"{said}: the server wants credentials, or refused those sent; check the entry's "
+            "headers or auth (toolcat import mcp: --header 'Authorization: Bearer ${TOKEN}')"
         )
     if status == 404:
         return (

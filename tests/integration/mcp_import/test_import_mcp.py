@@ -337,17 +337,18 @@ def test_every_page_of_the_listing_is_imported(
 
 def _not_mcp_app() -> Any:
     """URLs a user may give by mistake: an HTTP+SSE endpoint (GET only, as mcp-proxy's
-    ``/sse``), one that wants credentials, and none at all (404)."""
+    ``/sse``), one that wants credentials (a JSON body that is no JSON-RPC error, as
+    excel-mcp-server's), and none at all (404)."""
     from starlette.applications import Starlette
     from starlette.requests import Request
-    from starlette.responses import PlainTextResponse, Response
+    from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     async def sse(request: Request) -> Response:
         return Response("", media_type="text/event-stream")
 
     async def locked(request: Request) -> Response:
-        return PlainTextResponse("Unauthorized", status_code=401)
+        return JSONResponse({"error": "unauthorized"}, status_code=401)
 
     return Starlette(routes=[Route("/sse", sse), Route("/mcp", locked, methods=["POST"])])
 
@@ -356,7 +357,7 @@ def _not_mcp_app() -> Any:
     ("path", "says"),
     [
         ("/sse", "HTTP 405 Method Not Allowed: the URL takes no POST"),
-        ("/mcp", "HTTP 401 Unauthorized: the server asks for credentials"),
+        ("/mcp", "HTTP 401 Unauthorized: the server wants credentials, or refused those"),
         ("/nothing", "HTTP 404 Not Found: no MCP endpoint at this URL"),
     ],
 )
