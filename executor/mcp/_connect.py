@@ -138,9 +138,15 @@ async def open_client(
                 async with Client(transport, mode=mode, cache=None, **client_options) as client:
                     errlog.started()
                     yield client
-            except Exception:
-                if not errlog.connected:  # it failed to start: say what it said, at WARNING
-                    await asyncio.to_thread(errlog.report_failed_start)
+            except Exception as exc:
+                if errlog.connected:
+                    raise
+                # it failed to start: say what it said, at WARNING
+                await asyncio.to_thread(errlog.report_failed_start)
+                if _closed(exc):  # the SDK says "Connection closed"
+                    raise ConnectionError(
+                        "the server exited before it answered; its stderr, in the log, says why"
+                    ) from exc
                 raise
         return
 
@@ -174,6 +180,16 @@ async def open_client(
                 leaf = leaf.exceptions[0]
             # the SDK's stand-in for an HTTP error says neither the status nor what to do
             raise ConnectionError(refusal(*capped.refused, str(leaf).strip())) from exc
+
+
+def _closed(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the first leaf of its group) is the SDK's lost connection."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
 class StderrLog:

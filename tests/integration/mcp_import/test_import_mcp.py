@@ -401,3 +401,19 @@ def test_update_says_why_a_tool_is_removed(
     assert "removed tool notes_drop_note: the server no longer lists drop_note" in err
     assert "removed tool notes_add_note: add_note is left out by this import's options" in err
     assert "the spec" not in err
+
+
+def test_a_server_that_exits_at_start_is_said_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """A stdio server that exits before the handshake (a bad argument, a missing folder):
+    its stderr, then a line that says it exited (the SDK says "Connection closed")."""
+    script = "import sys; print('/nowhere does not exist', file=sys.stderr); sys.exit(1)"
+    code, out, err = run(
+        capsys, "import", "mcp", "--server", "s", "--", sys.executable, "-c", script
+    )
+    assert code == 2 and out == ""
+    assert "/nowhere does not exist" in err  # why, in the server's words
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("toolcat: cannot reach the MCP server s (")
+    assert last.endswith(
+        "the server exited before it answered; its stderr, in the log, says why"
+    ), last
