@@ -231,7 +231,14 @@ def _server_entry(args: argparse.Namespace, command: list[str]) -> dict[str, Any
             name, sep, value = item.partition(":")
             if not sep or not name.strip():
                 raise CliError(f"--header {item!r}: write 'NAME: VALUE'")
-            headers[name.strip()] = value.strip()
+            name = name.strip()
+            if _credential_header(name) and "${" not in value:
+                raise CliError(
+                    f"--header {name}: its value would be written into the catalog and its "
+                    f"import record; give the secret as ${{VAR}} ('{name}: Bearer ${{VAR}}' "
+                    "for a token) and set VAR in the environment"
+                )
+            headers[name] = value.strip()
         entry["headers"] = headers
     if args.timeout != 30.0:
         entry["timeout"] = args.timeout
@@ -279,6 +286,15 @@ def _hint(text: str) -> tuple[str, bool]:
     except McpPolicyError as exc:
         raise CliError(f"--include/exclude-annotation {exc}") from None
     return hint
+
+
+# names of headers that carry a credential: Authorization, X-Api-Key, X-Auth-Token, Cookie...
+_CREDENTIAL_HEADER = re.compile(r"auth|token|secret|passw|cookie|api-?key|session")
+
+
+def _credential_header(name: str) -> bool:
+    """Whether a header of this name carries a credential."""
+    return bool(_CREDENTIAL_HEADER.search(name.lower().replace("_", "-")))
 
 
 def _list_tools(server: str, entry: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | None]:

@@ -417,3 +417,28 @@ def test_a_server_that_exits_at_start_is_said_so(capsys: pytest.CaptureFixture[s
     assert last.endswith(
         "the server exited before it answered; its stderr, in the log, says why"
     ), last
+
+
+@pytest.mark.parametrize("header", ["Authorization: Bearer s3cret-tok", "X-Api-Key: s3cret-tok"])
+def test_a_credential_given_as_is_in_a_header_is_refused(
+    header: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    mcp_upstream_url: str,
+) -> None:
+    """The header would be written into the catalog and its record, both committed: the
+    user is told to give it as ${VAR}, and nothing is written."""
+    monkeypatch.setenv("WEB_TOKEN", "s3cret-tok")
+    out = tmp_path / "web.yaml"
+    argv = ["import", "mcp", "--server", "web", "--url", mcp_upstream_url, "-o", str(out)]
+    code, _, err = run(capsys, *argv, "--header", header)
+    assert code == 2 and not out.exists()
+    name = header.split(":")[0]
+    assert err.startswith(f"toolcat: --header {name}: its value would be written into"), err
+    assert "${VAR}" in err and "s3cret-tok" not in err
+    # as ${VAR}, and a header that holds no credential, it is written as given
+    given = ["--header", name + ": ${WEB_TOKEN}", "--header", "X-Team: ops"]
+    code, _, err = run(capsys, *argv, *given)
+    assert code == 0, err
+    assert written(out)["mcp_servers"]["web"]["headers"] == {name: "${WEB_TOKEN}", "X-Team": "ops"}
