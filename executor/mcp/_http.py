@@ -8,12 +8,27 @@ reports as ``response_too_large``. Imported only when an HTTP upstream connects.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx2
 
 __all__ = ["CappedBody", "CappedTransport", "TokenAuth", "refusal"]
+
+_OVER = "byte limit"  # what the error of a capped body says
+
+
+class _CutAnswerNoted(logging.Filter):
+    """Drops the SDK's log record (with its traceback) of a JSON answer the cap stopped:
+    the call reports it, as ``response_too_large``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(error, httpx2.StreamError) and _OVER in str(error))
+
+
+logging.getLogger("mcp.client.streamable_http").addFilter(_CutAnswerNoted())
 
 
 class CappedBody(httpx2.AsyncByteStream):
@@ -27,7 +42,7 @@ class CappedBody(httpx2.AsyncByteStream):
         async for chunk in self.inner:
             read += len(chunk)
             if read > self.limit:
-                raise httpx2.StreamError(f"the answer exceeded the {self.limit} byte limit")
+                raise httpx2.StreamError(f"the answer exceeded the {self.limit} {_OVER}")
             yield chunk
 
     async def aclose(self) -> None:
