@@ -16,19 +16,21 @@ import httpx2
 
 __all__ = ["CappedBody", "CappedTransport", "TokenAuth", "refusal"]
 
-_OVER = "byte limit"  # what the error of a capped body says
 
-
-class _CutAnswerNoted(logging.Filter):
-    """Drops the SDK's log record (with its traceback) of a JSON answer the cap stopped:
-    the call reports it, as ``response_too_large``."""
+class _AnswerErrorNoted(logging.Filter):
+    """Drops the SDK's log record (a traceback, for a JSON answer) of an answer it could
+    not read: a JSON body the cap stopped, one that is no JSON-RPC message, or another
+    content type. The SDK makes it the request's error, which toolcat reports (the call's
+    ``response_too_large`` or ``upstream_error``, the connect's one line)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        error = record.exc_info[1] if record.exc_info else None
-        return not (isinstance(error, httpx2.StreamError) and _OVER in str(error))
+        said = str(record.msg)
+        return not (
+            said == "Error parsing JSON response" or said.startswith("Unexpected content type")
+        )
 
 
-logging.getLogger("mcp.client.streamable_http").addFilter(_CutAnswerNoted())
+logging.getLogger("mcp.client.streamable_http").addFilter(_AnswerErrorNoted())
 
 
 class CappedBody(httpx2.AsyncByteStream):
@@ -42,7 +44,7 @@ class CappedBody(httpx2.AsyncByteStream):
         async for chunk in self.inner:
             read += len(chunk)
             if read > self.limit:
-                raise httpx2.StreamError(f"the answer exceeded the {self.limit} {_OVER}")
+                raise httpx2.StreamError(f"the answer exceeded the {self.limit} byte limit")
             yield chunk
 
     async def aclose(self) -> None:

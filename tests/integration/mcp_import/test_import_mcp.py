@@ -350,7 +350,20 @@ def _not_mcp_app() -> Any:
     async def locked(request: Request) -> Response:
         return JSONResponse({"error": "unauthorized"}, status_code=401)
 
-    return Starlette(routes=[Route("/sse", sse), Route("/mcp", locked, methods=["POST"])])
+    async def rest(request: Request) -> Response:  # a JSON API, not an MCP server
+        return JSONResponse({"hello": 1})
+
+    async def page(request: Request) -> Response:
+        return Response("<html>hi</html>", media_type="text/html")
+
+    return Starlette(
+        routes=[
+            Route("/sse", sse),
+            Route("/mcp", locked, methods=["POST"]),
+            Route("/rest", rest, methods=["POST"]),
+            Route("/page", page, methods=["POST"]),
+        ]
+    )
 
 
 @pytest.mark.parametrize(
@@ -359,10 +372,12 @@ def _not_mcp_app() -> Any:
         ("/sse", "HTTP 405 Method Not Allowed: the URL takes no POST"),
         ("/mcp", "HTTP 401 Unauthorized: the server wants credentials, or refused those"),
         ("/nothing", "HTTP 404 Not Found: no MCP endpoint at this URL"),
+        ("/rest", "Failed to parse JSON response"),
+        ("/page", "Unexpected content type: text/html"),
     ],
 )
 def test_an_http_error_at_connect_says_its_status_and_what_to_do(
-    path: str, says: str, capsys: pytest.CaptureFixture[str]
+    path: str, says: str, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     """The SDK reports an HTTP error answer without its status ("Server returned an error
     response"); the one line says the status, and what the user should give instead."""
@@ -373,7 +388,9 @@ def test_an_http_error_at_connect_says_its_status_and_what_to_do(
         code, out, err = run(capsys, "import", "mcp", "--server", "s", "--url", url)
     assert code == 2 and out == ""
     assert err.startswith(f"toolcat: cannot reach the MCP server s ({url}): {says}"), err
-    assert len(err.strip().splitlines()) == 1
+    assert len(err.strip().splitlines()) == 1, err
+    # the SDK logs no traceback of its own (toolcat call and import printed it on stderr)
+    assert not [r for r in caplog.records if r.name.startswith("mcp.")], caplog.text
 
 
 def test_update_says_why_a_tool_is_removed(
