@@ -226,12 +226,21 @@ def _server_entry(args: argparse.Namespace, command: list[str]) -> dict[str, Any
     if args.header:
         if command:
             raise CliError("--header is for a URL server (--url)")
+        from toolcat.executor import is_sensitive_header
+
         headers: dict[str, str] = {}
         for item in args.header:
             name, sep, value = item.partition(":")
             if not sep or not name.strip():
                 raise CliError(f"--header {item!r}: write 'NAME: VALUE'")
-            headers[name.strip()] = value.strip()
+            name = name.strip()
+            if is_sensitive_header(name) and "${" not in value:
+                raise CliError(
+                    f"--header {name}: its value would be written into the catalog and its "
+                    f"import record; give the secret as ${{VAR}} ('{name}: Bearer ${{VAR}}' "
+                    "for a token) and set VAR in the environment"
+                )
+            headers[name] = value.strip()
         entry["headers"] = headers
     if args.timeout != 30.0:
         entry["timeout"] = args.timeout
@@ -463,7 +472,14 @@ def _finish_update(
         raise CliError(f"no tool imported from {args.server}; {file} left as it is")
     new = mcp_catalog_document(result, entry)
     ops = {t["name"]: t["mcp"]["tool"] for t in result.tools}
-    outcome = merge_update(current, record, new, ops)
+    listed = {str(t.get("name")) for t in result.listing}
+
+    def gone(tool: str) -> str:
+        if tool in listed:
+            return f"{tool} is left out by this import's options"
+        return f"the server no longer lists {tool}"
+
+    outcome = merge_update(current, record, new, ops, gone)
     tools = outcome.doc.get("tools") or []
     header = render_mcp_header(result, server_info=info, confirm=confirm, written=len(tools))
     for line in _upstream_changes(args.server, record.extra.get("upstream") or [], result.listing):

@@ -210,9 +210,15 @@ async def open_client(
                 async with Client(transport, mode=mode, cache=None, **client_options) as client:
                     errlog.started()
                     yield client
-            except Exception:
-                if not errlog.connected:  # it failed to start: say what it said, at WARNING
-                    await asyncio.to_thread(errlog.report_failed_start)
+            except Exception as exc:
+                if errlog.connected:
+                    raise
+                # it failed to start: say what it said, at WARNING
+                await asyncio.to_thread(errlog.report_failed_start)
+                if _connection_closed(exc):  # the SDK says "Connection closed"
+                    raise ConnectionError(
+                        "the server exited before it answered; its stderr, in the log, says why"
+                    ) from exc
                 raise
         return
 
@@ -226,15 +232,36 @@ async def open_client(
     }
     sent.update(headers or {})
     timeout = httpx2.Timeout(connect_timeout, read=max(upstream.timeout, 300.0))
-    from ._http import CappedTransport
+    from ._http import CappedTransport, refusal
 
     capped = CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes)
+    entered = False
     async with httpx2.AsyncClient(
         headers=sent, timeout=timeout, transport=capped, auth=auth
     ) as http:
         transport = streamable_http_client(target, http_client=http, max_sse_event_size=max_bytes)
-        async with Client(transport, mode=mode, cache=None, **client_options) as client:
-            yield client
+        try:
+            async with Client(transport, mode=mode, cache=None, **client_options) as client:
+                entered = True
+                yield client
+        except Exception as exc:
+            if entered or capped.refused is None:
+                raise
+            leaf: BaseException = exc
+            while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+                leaf = leaf.exceptions[0]
+            # the SDK's stand-in for an HTTP error says neither the status nor what to do
+            raise ConnectionError(refusal(*capped.refused, str(leaf).strip())) from exc
+
+
+def _connection_closed(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the first leaf of its group) is the SDK's lost connection."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
 class StderrLog:

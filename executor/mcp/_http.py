@@ -8,12 +8,29 @@ reports as ``response_too_large``. Imported only when an HTTP upstream connects.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx2
 
-__all__ = ["CappedBody", "CappedTransport", "TokenAuth"]
+__all__ = ["CappedBody", "CappedTransport", "TokenAuth", "refusal"]
+
+
+class _AnswerErrorNoted(logging.Filter):
+    """Drops the SDK's log record (a traceback, for a JSON answer) of an answer it could
+    not read: a JSON body the cap stopped, one that is no JSON-RPC message, or another
+    content type. The SDK makes it the request's error, which toolcat reports (the call's
+    ``response_too_large`` or ``upstream_error``, the connect's one line)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        said = str(record.msg)
+        return not (
+            said == "Error parsing JSON response" or said.startswith("Unexpected content type")
+        )
+
+
+logging.getLogger("mcp.client.streamable_http").addFilter(_AnswerErrorNoted())
 
 
 class CappedBody(httpx2.AsyncByteStream):
@@ -35,13 +52,21 @@ class CappedBody(httpx2.AsyncByteStream):
 
 
 class CappedTransport(httpx2.AsyncBaseTransport):
-    """``inner``, with every JSON answer's body capped at ``limit`` bytes."""
+    """``inner``, with every JSON answer's body capped at ``limit`` bytes.
+
+    ``refused`` keeps the status and reason of the last POST if it got an HTTP error:
+    the SDK reports one with no JSON-RPC error in its body without its status ("Server
+    returned an error response"), so :func:`refusal` can say what it was."""
 
     def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int) -> None:
         self.inner, self.limit = inner, limit
+        self.refused: tuple[int, str] | None = None
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
+        if request.method == "POST":
+            failed = response.status_code >= 400
+            self.refused = (response.status_code, response.reason_phrase) if failed else None
         if response.headers.get("content-type", "").lower().startswith("application/json"):
             assert isinstance(response.stream, httpx2.AsyncByteStream)
             response.stream = CappedBody(response.stream, self.limit)
@@ -49,6 +74,35 @@ class CappedTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+# what the SDK says of an HTTP error answer that carries no JSON-RPC error
+_STAND_INS = ("Server returned an error response", "Not Found", "Session terminated")
+
+
+def refusal(status: int, reason: str, error: str = "") -> str:
+    """One line about an HTTP error answer to a connect's POST, and what to give instead;
+    ``error`` is what the SDK made of it (kept when it is the server's own message)."""
+    said = f"HTTP {status} {reason}".rstrip()
+    if error and error not in _STAND_INS:
+        said = f"{said} ({error})"
+    if status in (401, 403):
+        return (
+            f"{said}: the server wants credentials, or refused those sent; check the entry's "
+            "headers or auth (toolcat import mcp: --header 'Authorization: Bearer ${TOKEN}')"
+        )
+    if status == 404:
+        return (
+            f"{said}: no MCP endpoint at this URL; give the server's streamable HTTP "
+            "endpoint (often ending in /mcp)"
+        )
+    if status == 405:
+        return (
+            f"{said}: the URL takes no POST, so it is no streamable HTTP endpoint (an "
+            "HTTP+SSE endpoint, often ending in /sse, is not supported); give the server's "
+            "streamable HTTP endpoint (often ending in /mcp)"
+        )
+    return said
 
 
 class TokenAuth(httpx2.Auth):

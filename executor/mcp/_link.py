@@ -29,7 +29,7 @@ from ._connect import (
     stdio_secrets,
 )
 from ._hooks import CallHooks
-from ._stdio import RESPONSE_TOO_LARGE, UNREADABLE_RESPONSE
+from ._stdio import ASK_FOR_LESS, RESPONSE_TOO_LARGE, UNREADABLE_RESPONSE
 
 if TYPE_CHECKING:
     from ._pool import UpstreamPool, UpstreamState, _Server
@@ -386,19 +386,16 @@ class Link:
         name = self.name
         too_large = (
             f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
+            + ASK_FOR_LESS
         )
         if isinstance(exc, MCPError) and exc.code == UNREADABLE_RESPONSE:  # over stdio
             text = f"MCP server {name!r} answered {tool!r} with {describe(exc)}"
             return CallStopped(ToolError("invalid_response", text))
         if isinstance(exc, MCPError) and exc.code == RESPONSE_TOO_LARGE:
-            return CallStopped(
-                ToolError("response_too_large", f"MCP server {name!r}: {describe(exc)}")
-            )
-        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED and _OVER_LIMIT in str(exc):
-            text = (
-                f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
-            )
+            text = f"MCP server {name!r} answered {tool!r}: {describe(exc)}{ASK_FOR_LESS}"
             return CallStopped(ToolError("response_too_large", text))
+        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED and _OVER_LIMIT in str(exc):
+            return CallStopped(ToolError("response_too_large", too_large))
         if isinstance(exc, MCPError) and exc.code == PARSE_ERROR:  # the SDK's own, over HTTP
             text = (
                 f"MCP server {name!r} answered {tool!r} with an answer that is not valid "

@@ -13,6 +13,8 @@ from toolcat.executor._calls import ToolCall, ToolError, ToolResult
 from toolcat.executor._redact import Redactor
 from toolcat.executor._results import error_result, truncate
 
+from ._stdio import ASK_FOR_LESS
+
 if TYPE_CHECKING:
     from ._transport import McpPlan
 
@@ -52,7 +54,7 @@ def shape_result(call: ToolCall, plan: McpPlan, result: Any, redactor: Redactor)
                 ToolError(
                     "response_too_large",
                     f"MCP server {name!r} answered {plan.command.tool!r} with {size} bytes, "
-                    f"over the {plan.max_bytes} bytes a result may have",
+                    f"over the {plan.max_bytes} bytes a result may have{ASK_FOR_LESS}",
                 )
             ],
         )

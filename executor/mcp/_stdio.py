@@ -25,7 +25,7 @@ import anyio
 import anyio.abc
 from toolcat.catalog.common import escape_controls
 
-__all__ = ["RESPONSE_TOO_LARGE", "UNREADABLE_RESPONSE", "bounded_stdio"]
+__all__ = ["ASK_FOR_LESS", "RESPONSE_TOO_LARGE", "UNREADABLE_RESPONSE", "bounded_stdio"]
 
 log = logging.getLogger("toolcat.mcp")
 
@@ -34,6 +34,9 @@ log = logging.getLogger("toolcat.mcp")
 RESPONSE_TOO_LARGE = -32099
 #: The code of the error that stands for a response the SDK could not read.
 UNREADABLE_RESPONSE = -32098
+
+#: What a ``response_too_large`` message ends with: what the model can do about it.
+ASK_FOR_LESS = "; ask for less (a range, a page, a narrower query)"
 
 _EXIT_WAIT = 2.0  # seconds a server gets to exit after its stdin closes (as the SDK's)
 _KEEP = 512  # bytes of an oversized line's start and end kept to find its id

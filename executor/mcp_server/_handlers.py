@@ -260,21 +260,20 @@ async def _run_call(
     schema = listed.get("outputSchema") if listed else None
     if schema is not None and not out.get("isError"):
         problem = (
-            "the response is longer than max_response_chars, so its structured content was left out"
+            None
             if result.truncated
             else _conformance(served, params.name, schema, out.get("structuredContent"))
         )
-        if problem:  # MCP clients reject structured content that breaks the schema
+        if result.truncated or problem:  # MCP clients reject structured content off the schema
+            why = (
+                "the response is longer than max_response_chars, so it was cut and the "
+                "structured content the tool's output schema requires was left out; ask for "
+                "less (a range, a page, a narrower query), or raise max_response_chars"
+                if result.truncated
+                else f"the response does not match the tool's output schema: {problem}"
+            )
             out = {
-                "content": [
-                    {
-                        "type": "text",
-                        "text": (
-                            f"{result.content}\n\nerror: the response does not match "
-                            f"the tool's output schema: {problem}"
-                        ),
-                    }
-                ],
+                "content": [{"type": "text", "text": f"{result.content}\n\nerror: {why}"}],
                 "isError": True,
             }
     return types.CallToolResult.model_validate(out)

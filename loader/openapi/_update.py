@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -329,10 +329,12 @@ def merge_update(  # noqa: C901, PLR0915  one merge of a fresh import into the f
     record: ImportRecord,
     new: Mapping[str, Any],
     new_ops: Mapping[str, str],
+    gone: Callable[[str], str] | None = None,
 ) -> UpdateOutcome:
     """Merge a fresh import (``new``, as the writer emits it) into ``current`` (the file now).
 
-    ``new_ops``: the operation key of each newly generated tool name.
+    ``new_ops``: the operation key of each newly generated tool name. ``gone(op)``: why a
+    recorded tool is no longer imported (default: the spec no longer has it).
     """
     kept: list[str] = []
     outcome = UpdateOutcome(doc={}, kept=kept)
@@ -382,7 +384,8 @@ def merge_update(  # noqa: C901, PLR0915  one merge of a fresh import into the f
         if op not in seen_ops:
             name = str(rec.get("name"))
             shown = now.get(name, {}).get("name", name)
-            outcome.removed.append(f"removed tool {shown}: the spec no longer has {op}")
+            why = gone(op) if gone is not None else f"the spec no longer has {op}"
+            outcome.removed.append(f"removed tool {shown}: {why}")
     claimed = {id(t) for t in now.values()}
     for tool in cur_tools:
         if id(tool) not in claimed:

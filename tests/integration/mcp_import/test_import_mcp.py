@@ -378,3 +378,129 @@ def test_every_page_of_the_listing_is_imported(
     doc = written(out)
     assert [t["mcp"]["tool"] for t in doc["tools"]] == list(TOOLS)
     assert doc["mcp_servers"]["p"]["env"] == {"MCP_UPSTREAM_PAGE_SIZE": "${MCP_UPSTREAM_PAGE_SIZE}"}
+
+
+def _not_mcp_app() -> Any:
+    """URLs a user may give by mistake: an HTTP+SSE endpoint (GET only, as mcp-proxy's
+    ``/sse``), one that wants credentials (a JSON body that is no JSON-RPC error, as
+    excel-mcp-server's), and none at all (404)."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    async def sse(request: Request) -> Response:
+        return Response("", media_type="text/event-stream")
+
+    async def locked(request: Request) -> Response:
+        return JSONResponse({"error": "unauthorized"}, status_code=401)
+
+    async def rest(request: Request) -> Response:  # a JSON API, not an MCP server
+        return JSONResponse({"hello": 1})
+
+    async def page(request: Request) -> Response:
+        return Response("<html>hi</html>", media_type="text/html")
+
+    return Starlette(
+        routes=[
+            Route("/sse", sse),
+            Route("/mcp", locked, methods=["POST"]),
+            Route("/rest", rest, methods=["POST"]),
+            Route("/page", page, methods=["POST"]),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/sse", "HTTP 405 Method Not Allowed: the URL takes no POST"),
+        ("/mcp", "HTTP 401 Unauthorized: the server wants credentials, or refused those"),
+        ("/nothing", "HTTP 404 Not Found: no MCP endpoint at this URL"),
+        ("/rest", "Failed to parse JSON response"),
+        ("/page", "Unexpected content type: text/html"),
+    ],
+)
+def test_an_http_error_at_connect_says_its_status_and_what_to_do(
+    path: str, says: str, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The SDK reports an HTTP error answer without its status ("Server returned an error
+    response"); the one line says the status, and what the user should give instead."""
+    from toolcat.testing import BackgroundServer
+
+    with BackgroundServer(_not_mcp_app()) as server:
+        url = f"{server.url}{path}"
+        code, out, err = run(capsys, "import", "mcp", "--server", "s", "--url", url)
+    assert code == 2 and out == ""
+    assert err.startswith(f"toolcat: cannot reach the MCP server s ({url}): {says}"), err
+    assert len(err.strip().splitlines()) == 1, err
+    # the SDK logs no traceback of its own (toolcat call and import printed it on stderr)
+    assert not [r for r in caplog.records if r.name.startswith("mcp.")], caplog.text
+
+
+def test_update_says_why_a_tool_is_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool the server stopped listing, and one the import's options now leave out, are
+    each removed with their own reason (not "the spec no longer has" it: no spec here)."""
+    two = SERVER.replace(
+        "server.run()",
+        '@server.tool()\ndef add_note(title: str) -> str:\n    """Add a note."""\n'
+        "    return title\n\n\n"
+        '@server.tool()\ndef drop_note(title: str) -> str:\n    """Drop a note."""\n'
+        "    return title\n\n\nserver.run()",
+    )
+    (tmp_path / "notes_server.py").write_text(two, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "notes.yaml"
+    argv = ["import", "mcp", "--server", "notes", "-o", str(out)]
+    code, _, err = run(capsys, *argv, "--", sys.executable, "notes_server.py")
+    assert code == 0, err
+    (tmp_path / "notes_server.py").write_text(two.replace("def drop_note", "def _gone"))
+    update = [*argv, "--update", "--exclude-tool", "add_note"]
+    code, _, err = run(capsys, *update, "--", sys.executable, "notes_server.py")
+    assert code == 0, err
+    assert "removed tool notes_drop_note: the server no longer lists drop_note" in err
+    assert "removed tool notes_add_note: add_note is left out by this import's options" in err
+    assert "the spec" not in err
+
+
+def test_a_server_that_exits_at_start_is_said_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """A stdio server that exits before the handshake (a bad argument, a missing folder):
+    its stderr, then a line that says it exited (the SDK says "Connection closed")."""
+    script = "import sys; print('/nowhere does not exist', file=sys.stderr); sys.exit(1)"
+    code, out, err = run(
+        capsys, "import", "mcp", "--server", "s", "--", sys.executable, "-c", script
+    )
+    assert code == 2 and out == ""
+    assert "/nowhere does not exist" in err  # why, in the server's words
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("toolcat: cannot reach the MCP server s (")
+    assert last.endswith(
+        "the server exited before it answered; its stderr, in the log, says why"
+    ), last
+
+
+@pytest.mark.parametrize("header", ["Authorization: Bearer s3cret-tok", "X-Api-Key: s3cret-tok"])
+def test_a_credential_given_as_is_in_a_header_is_refused(
+    header: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    mcp_upstream_url: str,
+) -> None:
+    """The header would be written into the catalog and its record, both committed: the
+    user is told to give it as ${VAR}, and nothing is written."""
+    monkeypatch.setenv("WEB_TOKEN", "s3cret-tok")
+    out = tmp_path / "web.yaml"
+    argv = ["import", "mcp", "--server", "web", "--url", mcp_upstream_url, "-o", str(out)]
+    code, _, err = run(capsys, *argv, "--header", header)
+    assert code == 2 and not out.exists()
+    name = header.split(":")[0]
+    assert err.startswith(f"toolcat: --header {name}: its value would be written into"), err
+    assert "${VAR}" in err and "s3cret-tok" not in err
+    # as ${VAR}, and a header that holds no credential, it is written as given
+    given = ["--header", name + ": ${WEB_TOKEN}", "--header", "X-Team: ops"]
+    code, _, err = run(capsys, *argv, *given)
+    assert code == 0, err
+    assert written(out)["mcp_servers"]["web"]["headers"] == {name: "${WEB_TOKEN}", "X-Team": "ops"}

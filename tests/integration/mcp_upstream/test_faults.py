@@ -121,6 +121,7 @@ def test_a_50_mb_result_is_refused_without_reading_it_whole(stdio_executor: Exec
     start = time.monotonic()
     kind, msg = _error(stdio_executor, ToolCall("up_big", {"n": 50_000_000}))
     assert kind == "response_too_large" and "10000000 bytes" in msg
+    assert "'big'" in msg and "ask for less" in msg  # which tool, and what the model can do
     assert time.monotonic() - start < 20  # the SDK's own reader took over 30 s here
     assert stdio_executor.execute(ToolCall("up_echo", {"text": "still"})).content == "still"
 
