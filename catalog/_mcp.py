@@ -23,6 +23,7 @@ import orjson
 
 from ._auth import AuthSpec, NoAuth
 from ._frozen import FrozenDict, thaw
+from ._keywords import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE
 from ._model import MAX_RESPONSE_CHARS, SourceLocation
 
 __all__ = [
@@ -136,21 +137,6 @@ def mcp_title(tool: Mapping[str, Any]) -> str | None:
     return title if isinstance(title, str) and title else None
 
 
-# where JSON Schema keeps subschemas: a map of them, one, or a list
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
-_SCHEMA_ONE = (
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _OLD_DEFS = "#/definitions/"
 
 
@@ -190,11 +176,11 @@ def mcp_schema(schema: Any) -> Any:
                 out.setdefault(kind, {})[name] = (
                     needs if kind == "dependentRequired" else mcp_schema(needs)
                 )
-        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+        elif key in SUBSCHEMA_MAPS and isinstance(value, Mapping):
             out[key] = {name: mcp_schema(sub) for name, sub in value.items()}
-        elif key in _SCHEMA_ONE:
+        elif key in SUBSCHEMA_ONE:
             out[key] = mcp_schema(value)
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
+        elif key in SUBSCHEMA_LISTS and isinstance(value, list):
             out[key] = [mcp_schema(sub) for sub in value]
         else:
             out[key] = value

@@ -14,7 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolcat.catalog.common import unrunnable_patterns
+from toolcat.catalog.common import (
+    SUBSCHEMA_LISTS,
+    SUBSCHEMA_MAPS,
+    SUBSCHEMA_ONE,
+    unrunnable_patterns,
+)
 
 from ._shape import closest
 
@@ -101,25 +106,6 @@ KNOWN_KEYWORDS = frozenset(
         "externalDocs",
     }
 )
-# Where 2020-12 keeps subschemas: one schema, a map of them, a list of them.
-SUBSCHEMA_ONE = frozenset(
-    {
-        "items",
-        "additionalProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-    }
-)
-SUBSCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
-SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_SCHEMA_MAPS = SUBSCHEMA_MAPS | {"patternProperties"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +141,7 @@ def walk_refs(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIssue]
                     "'#/$defs/NAME'",
                 )
         for key, value in node.items():
-            if key in _SCHEMA_MAPS and isinstance(value, dict):
+            if key in SUBSCHEMA_MAPS and isinstance(value, dict):
                 stack.extend((sub, (*where, key, name)) for name, sub in value.items())
             elif key in SUBSCHEMA_ONE:
                 stack.append((value, (*where, key)))
@@ -194,7 +180,7 @@ def walk_keywords(schema: Any, path: tuple[str | int, ...]) -> Iterator[SchemaIs
             yield SchemaIssue(
                 "TC106", (*path, key), f"unknown JSON Schema keyword '{key}'; {advice}", key=True
             )
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
+        if key in SUBSCHEMA_MAPS and isinstance(value, dict):
             for name, sub in value.items():
                 yield from walk_keywords(sub, (*path, key, name))
         elif key in SUBSCHEMA_ONE:

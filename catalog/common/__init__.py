@@ -12,8 +12,10 @@
 - the one sandboxed Jinja environment and its bounds;
 - where credentials may travel (``credentials_may_travel``, ``is_loopback_host``);
 - which request bodies are JSON (``is_json_media_type``);
-- how an upstream MCP argument stands as a catalog parameter (``mcp_parameter``), and the
-  title an upstream tool shows (``mcp_title``);
+- where JSON Schema keeps subschemas (``SUBSCHEMA_ONE``, ``SUBSCHEMA_MAPS``,
+  ``SUBSCHEMA_LISTS``);
+- how an upstream MCP argument stands as a catalog parameter (``mcp_parameter``), the
+  title an upstream tool shows (``mcp_title``), and its schemas in 2020-12 (``mcp_schema``);
 - outside text made safe for a terminal or a log (``escape_controls``).
 """
 
@@ -35,6 +37,7 @@ from toolcat.catalog._frozen import (
     freeze,
     thaw,
 )
+from toolcat.catalog._keywords import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE
 from toolcat.catalog._limits import (
     DEFER_ABOVE_TOOLS,
     INPUT_EXAMPLE_LIMITS,
@@ -112,6 +115,9 @@ __all__ = [
     "RECURSION_HEADROOM",
     "REF_SUFFIXES",
     "RefRefused",
+    "SUBSCHEMA_LISTS",
+    "SUBSCHEMA_MAPS",
+    "SUBSCHEMA_ONE",
     "TOOL_NAME",
     "TOOL_NAME_PATTERN",
     "bare_references",
