@@ -19,6 +19,8 @@ __all__ = [
     "bare_references",
     "check_env_syntax",
     "interpolate",
+    "is_sensitive_header",
+    "is_sensitive_variable",
     "references",
 ]
 
@@ -29,6 +31,26 @@ _ANY_DOLLAR_BRACE = re.compile(r"\$\$|\$\{")
 # %NAME% (Windows). %XX% of two hex digits is percent-encoding, never a variable.
 _BARE = re.compile(r"\$\$|\$\{|\$([A-Za-z_][A-Za-z0-9_]*)|%([A-Z_][A-Z0-9_]+)%")
 _HEX_PAIR = re.compile(r"[0-9A-F]{2}")
+# Header names whose whole value is a secret, whatever produced it.
+_SENSITIVE_HEADER = re.compile(
+    r"authorization|cookie|token|secret|passw|api[-_]?key|apikey|session|signature|credential",
+    re.IGNORECASE,
+)
+# Variable names that hold secrets even in non-secret fields (a key in a base URL).
+_SENSITIVE_VAR = re.compile(r"KEY|TOKEN|SECRET|PASS|AUTH|CREDENTIAL|SIGNATURE", re.IGNORECASE)
+
+
+def is_sensitive_header(name: str) -> bool:
+    """Whether a header of this name carries a credential (``Authorization``,
+    ``X-Api-Key``, ``Cookie``, ...): masked whole wherever it is shown, and never written
+    in a catalog as it is (TC147)."""
+    return _SENSITIVE_HEADER.search(name) is not None
+
+
+def is_sensitive_variable(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret (``API_KEY``,
+    ``GITHUB_TOKEN``, ``DB_PASSWORD``, ...)."""
+    return _SENSITIVE_VAR.search(name) is not None
 
 
 @dataclass(eq=False)

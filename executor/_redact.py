@@ -9,7 +9,12 @@ from functools import lru_cache, partial
 from typing import Any
 from urllib.parse import quote
 
-from toolcat.catalog.common import interpolate, references
+from toolcat.catalog.common import (
+    interpolate,
+    is_sensitive_header,
+    is_sensitive_variable,
+    references,
+)
 
 __all__ = [
     "MASK",
@@ -22,13 +27,6 @@ __all__ = [
 
 MASK = "***"
 
-# Header names whose whole value is a secret, whatever produced it.
-_SENSITIVE_HEADER = re.compile(
-    r"authorization|cookie|token|secret|passw|api[-_]?key|apikey|session|signature|credential",
-    re.IGNORECASE,
-)
-# Variable names that hold secrets even in non-secret fields (a key in a base URL).
-_SENSITIVE_VAR = re.compile(r"KEY|TOKEN|SECRET|PASS|AUTH|CREDENTIAL|SIGNATURE", re.IGNORECASE)
 # Shorter values are not masked: they would shred ordinary text.
 _MIN_SECRET = 3
 # Secrets longer than this are masked only as written (their encoded-form pattern
@@ -105,16 +103,6 @@ _HTML_ESCAPES = tuple(
 # percent-encoding with lower-case hex, as quote(safe="") encodes (ASCII)
 _UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~"
 _PERCENT_LOWER = {i: f"%{i:02x}" for i in range(128) if chr(i) not in _UNRESERVED}
-
-
-def is_sensitive_header(name: str) -> bool:
-    return _SENSITIVE_HEADER.search(name) is not None
-
-
-def is_sensitive_variable(name: str) -> bool:
-    """Whether an environment variable's name says it holds a secret (``API_KEY``,
-    ``GITHUB_TOKEN``, ``DB_PASSWORD``, ...)."""
-    return _SENSITIVE_VAR.search(name) is not None
 
 
 class Redactor:

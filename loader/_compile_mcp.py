@@ -35,7 +35,12 @@ from ._compile_schemas import (
 from ._compile_service import USERINFO, check_strings, header_text
 from ._definitions import SharedDefinitions
 from ._diagnostics import Diagnostic
-from ._lint import caller_token_to_mcp_server, description_too_long, missing_description
+from ._lint import (
+    caller_token_to_mcp_server,
+    credential_in_file,
+    description_too_long,
+    missing_description,
+)
 from ._models_mcp import McpServerDoc, McpToolDoc
 from ._models_tools import ToolDoc
 from ._params import compile_mcp_parameters
@@ -128,6 +133,7 @@ def compile_mcp_server(
     if doc.cwd is not None:
         scope.env(("cwd",), doc.cwd)
     check_strings(scope, None, doc.headers, doc.auth)
+    scope.report(credential_in_file({}, doc.env))  # the headers: check_strings's
     scope.report(caller_token_to_mcp_server(doc.auth.type if doc.auth else None))
     if scope.errors:
         return None

@@ -15,6 +15,7 @@ from typing import Any
 from toolcat.catalog import FrozenDict, NoAuth, RetryPolicy, Service, SourceLocation, Timeouts
 from toolcat.catalog.common import CALLER_TOKEN_AUTH, credentials_may_travel
 
+from ._lint import credential_in_file
 from ._models_services import AuthDoc, RetryDoc, ServiceDoc, TimeoutDoc
 from ._params import TOKEN
 from ._scope import CompileContext, Scope
@@ -134,6 +135,7 @@ def check_strings(
                 "(or a ${VAR} that holds the URL)",
                 ("base_url",),
             )
+    scope.report(credential_in_file(headers))
     for name, value in headers.items():
         if isinstance(value, str):
             scope.env(("headers", name), value)

@@ -18,11 +18,16 @@ finds them named beside them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, NamedTuple, ParamSpec
 
 from toolcat.catalog import Service, method_semantics
-from toolcat.catalog.common import MAX_DESCRIPTION_CHARS, OPENAI_MAX_TOOLS
+from toolcat.catalog.common import (
+    MAX_DESCRIPTION_CHARS,
+    OPENAI_MAX_TOOLS,
+    is_sensitive_header,
+    is_sensitive_variable,
+)
 
 from ._diagnostics import Rule, Severity, register
 from ._models_mcp import McpExampleDoc, McpToolDoc
@@ -34,6 +39,7 @@ __all__ = [
     "LintRule",
     "body_on_get",
     "caller_token_to_mcp_server",
+    "credential_in_file",
     "caller_token_without_oauth_callers",
     "description_too_long",
     "duplicate_example_names",
@@ -300,6 +306,37 @@ def caller_token_to_mcp_server(auth_type: str | None) -> Iterator[Finding]:
             "for a token meant for this server",
             ("auth",),
         )
+
+
+@lint(
+    "TC147",
+    "credential-in-file",
+    "a credential header, or an MCP server's credential variable, written in the file",
+)
+def credential_in_file(
+    headers: Mapping[str, Any], env: Mapping[str, Any] | None = None
+) -> Iterator[Finding]:
+    """A header whose name carries a credential (``Authorization``, ``X-Api-Key``), or a
+    stdio MCP server's ``env`` entry named like one (``GITHUB_TOKEN``), whose value holds
+    no ``${VAR}``: the secret itself would be committed with the catalog."""
+    for name, value in headers.items():
+        if is_sensitive_header(name) and isinstance(value, str) and "${" not in value:
+            variable = "".join(c if c.isalnum() else "_" for c in name).upper()
+            given = (
+                "Bearer ${TOKEN}" if name.lower().endswith("authorization") else f"${{{variable}}}"
+            )
+            yield Finding(
+                f"header {name} is written in the file, credential and all; read it from "
+                f"the environment ({name}: {given})",
+                ("headers", name),
+            )
+    for name, value in (env or {}).items():
+        if is_sensitive_variable(name) and isinstance(value, str) and value and "${" not in value:
+            yield Finding(
+                f"env {name} is written in the file; pass it from the environment "
+                f'({name}: "${{{name}}}")',
+                ("env", name),
+            )
 
 
 @lint("TC135", "redis-password-in-file", "server.redis.url carries a password written in the file")

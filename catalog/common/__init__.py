@@ -2,6 +2,7 @@
 
 - HTTP method semantics: ``METHODS`` (the table behind ``method_semantics``);
 - ``${VAR}``: ``references``, ``bare_references``, ``check_env_syntax``, ``interpolate``;
+  which header and variable names carry credentials (``is_sensitive_header``, ...);
 - frozen values: ``freeze`` (JSON to ``FrozenDict``/``FrozenList``) and ``thaw``;
 - the one nesting limit: ``MAX_NESTING_DEPTH``, ``too_deep``, ``loads_json``,
   ``recursion_headroom``;
@@ -31,6 +32,8 @@ from toolcat.catalog._env import (
     bare_references,
     check_env_syntax,
     interpolate,
+    is_sensitive_header,
+    is_sensitive_variable,
     references,
 )
 from toolcat.catalog._frozen import (
@@ -131,6 +134,8 @@ __all__ = [
     "interpolate",
     "is_json_media_type",
     "is_loopback_host",
+    "is_sensitive_header",
+    "is_sensitive_variable",
     "is_url",
     "linear_validator",
     "loads_json",
