@@ -338,10 +338,9 @@ def _list_tools(server: str, entry: Mapping[str, Any]) -> tuple[list[dict[str, A
 
 def _reason(exc: BaseException) -> str:
     """Why the listing failed, in one line (a command that does not exist said plainly)."""
-    from toolcat.executor.mcp import describe
+    from toolcat.executor.mcp import describe, first_leaf
 
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = first_leaf(exc)
     if isinstance(exc, FileNotFoundError):
         return f"no such command: {exc.filename or exc}"
     return describe(exc)

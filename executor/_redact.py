@@ -23,6 +23,7 @@ __all__ = [
     "is_sensitive_header",
     "is_sensitive_variable",
     "resolve",
+    "secret_references",
 ]
 
 MASK = "***"
@@ -210,16 +211,25 @@ def resolve(
     value = interpolate(
         text, env, where=where, missing=None if unset is None else partial(_stand_in, unset)
     )
-    for name in references(text):
-        if secret or is_sensitive_variable(name):
-            var_value = env.get(name)
-            if var_value:
-                redactor.add(var_value)
-            elif unset is not None and name in unset:
-                redactor.add("${" + name + "}")
+    for name in secret_references(text, secret=secret):
+        var_value = env.get(name)
+        if var_value:
+            redactor.add(var_value)
+        elif unset is not None and name in unset:
+            redactor.add("${" + name + "}")
     if secret:
         redactor.add(value)
     return value
+
+
+def secret_references(text: str, *, secret: bool) -> list[str]:
+    """The ``${VAR}`` names in ``text`` whose values are secrets: every one where the field
+    itself is ``secret``, else those whose names look like secrets (``API_KEY``, ...).
+
+    >>> secret_references("db://me:${DB_PASSWORD}@${DB_HOST}", secret=False)
+    ['DB_PASSWORD']
+    """
+    return [name for name in references(text) if secret or is_sensitive_variable(name)]
 
 
 def _stand_in(unset: list[str], name: str) -> str:

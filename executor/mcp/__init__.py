@@ -6,7 +6,7 @@ it by default); its :class:`UpstreamPool` holds the sessions. :func:`open_client
 The MCP SDK is imported when an upstream is first reached, not with this package.
 """
 
-from ._connect import describe, list_all_tools, open_client
+from ._connect import describe, first_leaf, list_all_tools, open_client
 from ._hooks import CallHooks, call_hooks
 from ._pool import ReplicaStatus, UpstreamPool, UpstreamState, UpstreamStatus
 from ._shape import shape_result
@@ -24,6 +24,7 @@ __all__ = [
     "UpstreamStatus",
     "call_hooks",
     "describe",
+    "first_leaf",
     "list_all_tools",
     "open_client",
     "shape_result",

@@ -24,14 +24,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from toolcat.catalog import McpUpstream
-from toolcat.catalog.common import escape_controls, interpolate, references
-from toolcat.executor._redact import Redactor, is_sensitive_variable
+from toolcat.catalog.common import escape_controls, interpolate
+from toolcat.executor._redact import Redactor, is_sensitive_variable, secret_references
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_PAGES",
     "StderrLog",
     "describe",
+    "first_leaf",
     "list_all_tools",
     "malformed",
     "open_client",
@@ -78,6 +79,14 @@ async def list_all_tools(client: Any) -> list[dict[str, Any]]:
     return tools
 
 
+def first_leaf(exc: BaseException) -> BaseException:
+    """``exc``, or the first exception inside it where it is a group (the SDK's task groups
+    wrap what failed)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def describe(exc: BaseException) -> str:
     """One line about ``exc``: the first leaf of an exception group, without a traceback.
 
@@ -87,8 +96,7 @@ def describe(exc: BaseException) -> str:
     """
     from pydantic import ValidationError
 
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = first_leaf(exc)
     if isinstance(exc, FileNotFoundError | PermissionError) and exc.filename:
         return f"{exc.strerror}: {exc.filename}"
     if isinstance(exc, ValidationError):
@@ -134,17 +142,14 @@ def stdio_secrets(upstream: McpUpstream, env: Mapping[str, str]) -> list[str]:
     """The values of a stdio upstream's environment that its results must not show: an
     entry whose name looks like a credential (``GITHUB_TOKEN``, ``DB_PASSWORD``), and each
     variable of toolcat's environment with such a name that an entry reads, the rule of
-    ``${VAR}`` in the other fields that are not secrets (a base URL)."""
+    ``${VAR}`` in the other fields (``resolve``'s)."""
     where = f"mcp_servers.{upstream.name}.env"
     found: list[str] = []
     for key, raw in upstream.env.items():
-        if is_sensitive_variable(key):
+        secret = is_sensitive_variable(key)
+        if secret:
             found.append(interpolate(str(raw), env, where=f"{where}.{key}"))
-        found += [
-            env[name]
-            for name in references(str(raw))
-            if is_sensitive_variable(name) and env.get(name)
-        ]
+        found += [env[name] for name in secret_references(str(raw), secret=secret) if env.get(name)]
     return found
 
 
@@ -247,11 +252,9 @@ async def open_client(
         except Exception as exc:
             if entered or capped.refused is None:
                 raise
-            leaf: BaseException = exc
-            while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
-                leaf = leaf.exceptions[0]
             # the SDK's stand-in for an HTTP error says neither the status nor what to do
-            raise ConnectionError(refusal(*capped.refused, str(leaf).strip())) from exc
+            said = str(first_leaf(exc)).strip()
+            raise ConnectionError(refusal(*capped.refused, said)) from exc
 
 
 def _connection_closed(exc: BaseException) -> bool:
@@ -259,8 +262,7 @@ def _connection_closed(exc: BaseException) -> bool:
     from mcp.shared.exceptions import MCPError
     from mcp_types import CONNECTION_CLOSED
 
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = first_leaf(exc)
     return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
