@@ -270,9 +270,17 @@ class Link:
 
     async def _list(self, client: Any) -> None:
         tools = await list_all_tools(client)
-        self.live = {t["name"]: t for t in tools if isinstance(t.get("name"), str)}
+        live: dict[str, dict[str, Any]] = {}
+        twice: set[str] = set()  # names listed again with another definition
+        for tool in tools:
+            name = tool.get("name")
+            if isinstance(name, str):
+                if live.get(name, tool) != tool:
+                    twice.add(name)
+                live[name] = tool
+        self.live = live
         self._listed_at = time.monotonic()
-        self.server.recheck(self.live)
+        self.server.recheck(live, twice)
 
     async def fresh(self, client: Any) -> None:
         """Re-list first when the last listing is older than the pool's ``relist_after``."""

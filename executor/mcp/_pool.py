@@ -28,7 +28,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -204,14 +204,22 @@ class _Server:
     def all_links(self) -> list[Link]:
         return [*self.links, *(link for links, _ in self._callers.values() for link in links)]
 
-    def recheck(self, live: Mapping[str, Mapping[str, Any]]) -> None:
+    def recheck(self, live: Mapping[str, Mapping[str, Any]], twice: Collection[str] = ()) -> None:
         """Compare every bound tool with ``live`` (one endpoint's listing); tell the
-        subscribers when what is offered changed."""
+        subscribers when what is offered changed. A name in ``twice`` was listed more
+        than once with different definitions: which one a call runs is the upstream's
+        choice, so it counts as changed whichever matches the pin."""
         upstream = self.upstream
         refused: dict[str, str] = {}
         for tool in self.tools:
             assert isinstance(tool.command, McpCommand)
-            problem = pin_problem(tool, tool.command, live.get(tool.command.tool))
+            name = tool.command.tool
+            problem = (
+                f"tool {name!r} is listed more than once upstream, with different "
+                f"definitions (server {upstream.name!r})"
+                if name in twice
+                else pin_problem(tool, tool.command, live.get(name))
+            )
             if problem is None:
                 continue
             removed = tool.command.tool not in live
