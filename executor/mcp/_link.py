@@ -73,6 +73,7 @@ class Link:
         self.down_until = 0.0  # monotonic: a failed endpoint is tried last until then
         self.client: Any = None
         self.live: dict[str, dict[str, Any]] = {}
+        self.refused: dict[str, str] = {}  # the pin check of this session's listing
         self._runner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._lock: asyncio.Lock | None = None
@@ -88,6 +89,11 @@ class Link:
     @property
     def alive(self) -> bool:
         return self.client is not None and self._runner is not None and not self._runner.done()
+
+    @property
+    def listed(self) -> bool:
+        """Whether this session has listed the server's tools (its pins were checked)."""
+        return self._listed_at > 0
 
     @property
     def busy(self) -> bool:
@@ -280,7 +286,7 @@ class Link:
                 live[name] = tool
         self.live = live
         self._listed_at = time.monotonic()
-        self.server.recheck(live, twice)
+        self.server.recheck(self, live, twice)
 
     async def fresh(self, client: Any) -> None:
         """Re-list first when the last listing is older than the pool's ``relist_after``."""
@@ -353,7 +359,7 @@ class Link:
                     f"MCP server {self.name!r} did not list its tools: {describe(exc)}",
                 )
             ) from None
-        refused = self.server.refused.get(tool.name)
+        refused = self.refused.get(tool.name)  # this replica's own listing
         if refused is not None:
             raise NotSent(
                 ToolError(

@@ -117,8 +117,10 @@ class _Server:
         # caller key -> (its links, when they were opened): sessions that carry its token
         self._callers: OrderedDict[str, tuple[list[Link], float]] = OrderedDict()
         self._turn = itertools.count()
-        # the result of the latest pin check, from whichever link listed last
+        # the tools no live replica offers (each link's own verdict refuses its calls), and
+        # the problem last logged per (replica, tool)
         self.refused: dict[str, str] = {}
+        self._noted: dict[tuple[int, str], str | None] = {}
         self.checked = False
         # replicas of a server with several URLs are probed; those reached with each
         # caller's credentials only for an HTTP answer (a probe has no caller's token)
@@ -204,11 +206,14 @@ class _Server:
     def all_links(self) -> list[Link]:
         return [*self.links, *(link for links, _ in self._callers.values() for link in links)]
 
-    def recheck(self, live: Mapping[str, Mapping[str, Any]], twice: Collection[str] = ()) -> None:
-        """Compare every bound tool with ``live`` (one endpoint's listing); tell the
-        subscribers when what is offered changed. A name in ``twice`` was listed more
-        than once with different definitions: which one a call runs is the upstream's
-        choice, so it counts as changed whichever matches the pin."""
+    def recheck(
+        self, link: Link, live: Mapping[str, Mapping[str, Any]], twice: Collection[str] = ()
+    ) -> None:
+        """Compare every bound tool with ``live``, ``link``'s listing: its verdict is what
+        its calls are refused. A name in ``twice`` was listed more than once with
+        different definitions: which one a call runs is the upstream's choice, so it counts
+        as changed whichever matches the pin. The server offers a tool unless every live
+        replica refuses it; subscribers are told when that changes."""
         upstream = self.upstream
         refused: dict[str, str] = {}
         for tool in self.tools:
@@ -220,22 +225,28 @@ class _Server:
                 if name in twice
                 else pin_problem(tool, tool.command, live.get(name))
             )
-            if problem is None:
-                continue
-            removed = tool.command.tool not in live
-            if upstream.on_change == "refuse" or removed:
+            removed = name not in live
+            if problem is not None and (upstream.on_change == "refuse" or removed):
                 refused[tool.name] = problem
-            if self.refused.get(tool.name) != problem and (
-                upstream.on_change != "accept" or removed
-            ):
-                action = "refused" if tool.name in refused else "still offered"
-                log.warning(
-                    "MCP server %s: tool %s %s: %s", upstream.name, tool.name, action, problem
-                )
-                self.pool.telemetry.tool_changed(tool.name, upstream.name, action)
+            noted = (link.index, tool.name)  # once per replica, not per caller's session
+            if problem is not None and self._noted.get(noted) != problem:
+                if upstream.on_change != "accept" or removed:
+                    action = "refused" if tool.name in refused else "still offered"
+                    log.warning(
+                        "MCP server %s: tool %s %s: %s", link.shown, tool.name, action, problem
+                    )
+                    self.pool.telemetry.tool_changed(tool.name, upstream.name, action)
+            self._noted[noted] = problem
+        link.refused = refused
+        others = [other.refused for other in self.all_links() if other.alive and other.listed]
+        offered = {
+            tool: problem
+            for tool, problem in refused.items()
+            if all(tool in verdict for verdict in others if verdict is not refused)
+        }
         first = not self.checked
-        changed = refused != self.refused
-        self.refused, self.checked = refused, True
+        changed = offered != self.refused
+        self.refused, self.checked = offered, True
         if first or changed:
             self.pool.changed(upstream.name)
 

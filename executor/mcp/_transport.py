@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 __all__ = ["McpPlan", "McpRequest", "McpTransport", "PreparedMcpCall"]
 
 _MAX_BYTES = 10_000_000  # as an HTTP service's max_response_bytes
+# A call not sent for these reasons goes to the next replica: it is down, or its own
+# listing of the tool no longer matches the pin (another may still match, mid-deploy).
+_NEXT_REPLICA = frozenset({"unavailable", "tool_changed"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +261,7 @@ class McpTransport:
         server = self.pool.servers[plan.command.server]
         links = server.pick(request.caller)
         error = ToolError("unavailable", f"MCP server {plan.target!r} has no endpoint")
+        refusal: ToolError | None = None  # a replica whose own listing refused the tool
         for number, link in enumerate(links, 1):
             try:
                 result = await link.call(plan.tool, request.arguments, plan.timeout, hooks, caller)
@@ -267,11 +271,15 @@ class McpTransport:
                 if hide:
                     error = ToolError(error.type, hide(error.msg), error.loc)
                 sent = not isinstance(stop, NotSent)
-                if not sent and error.type == "unavailable" and number < len(links):
+                if error.type == "tool_changed":
+                    refusal = refusal or error
+                if not sent and error.type in _NEXT_REPLICA and number < len(links):
                     continue  # nothing reached this replica: the next one may answer
+                if not sent and refusal is not None:
+                    error = refusal  # the replicas that are up refuse it: say why
                 return Delivery(error_result(call, [error]), reached=sent)
             return Delivery(shape_result(call, plan, result, _masking(request, link.secrets)))
-        return Delivery(error_result(call, [error]), reached=False)
+        return Delivery(error_result(call, [refusal or error]), reached=False)
 
 
 def _closed(call: ToolCall) -> Delivery:

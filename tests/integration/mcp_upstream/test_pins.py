@@ -87,16 +87,17 @@ def test_warn_and_accept_run_a_changed_tool(
     upstream = _upstream(described, on_change)
     catalog = pinned_catalog(upstream, env={})
     described.write_text("A new description.")
-    transport = McpTransport(connect_timeout=60)
+    transport = McpTransport(relist_after=0, connect_timeout=60)  # re-listed at every call
     with caplog.at_level(logging.WARNING, logger="toolcat.mcp"):
         with Executor(catalog, ExecutorSettings(env={}, transports={McpCommand: transport})) as ex:
-            result = ex.execute(ToolCall("up_described", {"city": "Rome"}))
-            assert result.ok and result.content == "A new description. (Rome)"
+            for _ in range(3):
+                result = ex.execute(ToolCall("up_described", {"city": "Rome"}))
+                assert result.ok and result.content == "A new description. (Rome)"
             assert ex.mcp.pool.status()["up"].refused == {}
     said = [
         r.getMessage() for r in caplog.records if "up_described still offered" in r.getMessage()
     ]
-    assert bool(said) is warned
+    assert len(said) == (1 if warned else 0), said  # once per change, not per listing
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
