@@ -16,6 +16,10 @@ then called ``--calls`` times a round:
   its upstream session, without serve's stdio hop in front);
 - before (with ``--before PYTHON``): ``toolcat serve`` of another install (an interpreter
   whose ``toolcat`` is another tree, e.g. main's virtualenv), the before of a change;
+- sdk proxy: the floor of a proxy built on the official SDK, with nothing of toolcat's:
+  a low-level ``mcp.server.Server`` over stdio whose ``tools/call`` hands the request to
+  one SDK client session of the upstream and returns its answer (no argument check,
+  guards, pins, audit or masking), the same two SDK sessions toolcat's serve runs;
 - fastmcp: FastMCP's proxy (``FastMCP.as_proxy``; ``create_proxy`` in FastMCP 3 and
   later) in front of the same upstream (its own virtualenv:
   ``benchmarks/.fastmcp-venv``; skipped when missing).
@@ -64,6 +68,41 @@ else:
     from fastmcp.server import create_proxy
     proxy = create_proxy(backend, name="proxy")
 proxy.run(transport="stdio", show_banner=False)
+"""
+
+# The floor of an SDK-based proxy: one upstream session, every call handed through as is
+SDK_PROXY = """
+import os, sys
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+async def main():
+    target = sys.argv[1:]
+    if target[0].startswith("http"):
+        upstream = streamable_http_client(target[0])
+    else:
+        env = {k: os.environ[k] for k in ("PATH", "HOME", "PYTHONPATH") if k in os.environ}
+        params = StdioServerParameters(command=target[0], args=target[1:], env=env)
+        upstream = stdio_client(params, errlog=open(os.devnull, "w"))
+    async with Client(upstream) as client:
+        listed = (await client.list_tools()).tools
+
+        async def list_tools(ctx, params):
+            return types.ListToolsResult(tools=listed)
+
+        async def call_tool(ctx, params):
+            return await client.call_tool(params.name, params.arguments or {})
+
+        server = Server("sdk-proxy", on_list_tools=list_tools, on_call_tool=call_tool)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+anyio.run(main)
 """
 
 
@@ -218,6 +257,14 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     local = InProcess(catalog)
                     stack.push_async_callback(local.aclose)
                     fronts[name] = (tool, local)
+                sdk_proxy = folder / "sdk_proxy.py"
+                sdk_proxy.write_text(SDK_PROXY, encoding="utf-8")
+                for kind in kinds:
+                    target = UPSTREAM if kind == "stdio" else [url]
+                    fronts[f"sdk proxy {kind}"] = (
+                        "echo",
+                        await open_stdio(stack, [sys.executable, str(sdk_proxy), *target]),
+                    )
                 fastmcp = Path(args.fastmcp_python)
                 if fastmcp.is_file():
                     script = folder / "proxy.py"
@@ -279,6 +326,10 @@ def summary(
         if f"before {kind}" in ms:
             row["before_adds_ms"] = round(ms[f"before {kind}"] - direct, 3)
             row["before_adds_x_direct"] = round((ms[f"before {kind}"] - direct) / direct, 2)
+        if f"sdk proxy {kind}" in ms:  # the floor: the SDK's two sessions, nothing else
+            floor = ms[f"sdk proxy {kind}"] - direct
+            row["sdk_proxy_adds_ms"] = round(floor, 3)
+            row["toolcat_over_sdk_proxy_added"] = round(added / floor, 2) if floor > 0 else None
         if f"fastmcp {kind}" in ms:
             fast = ms[f"fastmcp {kind}"] - direct
             row["fastmcp_adds_ms"] = round(fast, 3)
