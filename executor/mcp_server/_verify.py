@@ -22,6 +22,7 @@ from typing import Any, Literal
 import anyio
 import httpx
 import jwt
+from jwt import PyJWK
 from mcp.server.auth.provider import AccessToken
 from pydantic import InstanceOf
 from toolcat._errors import ToolcatError
@@ -38,6 +39,8 @@ __all__ = [
     "Authenticator",
     "INTROSPECTION_CACHE_SIZE",
     "INTROSPECTION_CONCURRENCY",
+    "JWT_CACHE_SECONDS",
+    "JWT_CACHE_SIZE",
     "MAX_TOKEN_BYTES",
     "Refusal",
     "VerifiedToken",
@@ -49,6 +52,8 @@ log = logging.getLogger("toolcat.serve")
 MAX_TOKEN_BYTES = 8192  # a longer bearer token is refused before any parsing
 MAX_INTROSPECTION_BYTES = 64 * 1024  # a longer introspection answer is refused (never read)
 INTROSPECTION_CACHE_SIZE = 10_000  # active tokens remembered (least recently used dropped)
+JWT_CACHE_SIZE = 10_000  # verified JWTs remembered (least recently used dropped)
+JWT_CACHE_SECONDS = 300.0  # a verified JWT is checked again after this, or at its exp
 INTROSPECTION_CONCURRENCY = 16  # introspection requests in flight at once; others wait
 _HASH_PREFIX = "sha256:"
 
@@ -279,8 +284,38 @@ class _JwtCheck:
             max_age=settings.jwks_cache_seconds,
             min_refresh=settings.jwks_min_refresh,
         )
+        # the token's SHA-256 -> (valid until, kid, algorithm, the key that verified it,
+        # the identity): a token seen again costs a lookup, not a signature check
+        self._cache: OrderedDict[bytes, tuple[float, str | None, str, PyJWK, CallerIdentity]] = (
+            OrderedDict()
+        )
 
     async def verify(self, token: str) -> CallerIdentity:
+        """The identity of ``token``: from the cache while it holds the token and the
+        JWKS still has the same key for its ``kid``, else checked in full."""
+        digest = hashlib.sha256(token.encode()).digest()  # the cache never holds the token
+        hit = self._cache.get(digest)
+        if hit is not None:
+            until, kid, algorithm, key, identity = hit
+            if time.time() < until and await self.jwks.key(kid, algorithm) is key:
+                self._cache.move_to_end(digest)
+                return identity
+            del self._cache[digest]  # expired, or its key rotated out: checked again
+        identity, kid, algorithm, key, exp = await self._verify(token)
+        self._cache[digest] = (
+            min(exp + self.leeway, time.time() + JWT_CACHE_SECONDS),
+            kid,
+            algorithm,
+            key,
+            identity,
+        )
+        while len(self._cache) > JWT_CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return identity
+
+    async def _verify(self, token: str) -> tuple[CallerIdentity, str | None, str, PyJWK, float]:
+        """The full check: the identity, and the kid, algorithm, key and ``exp`` it
+        was verified with."""
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError as exc:
@@ -319,7 +354,8 @@ class _JwtCheck:
         except jwt.PyJWTError as exc:
             raise _Rejected(f"JWT refused ({type(exc).__name__})") from exc
         _check_times(claims)
-        return _identify(claims, "jwt", self.issuer, self.client_claims)
+        identity = _identify(claims, "jwt", self.issuer, self.client_claims)
+        return identity, kid, algorithm, key, float(claims["exp"])
 
 
 class _Introspection:
