@@ -14,9 +14,11 @@ from toolcat.executor.mcp_server import Authenticator
 from .conftest import RESOURCE, Issuer
 
 
-def _authenticator(issuer: Issuer, **jwt: float) -> Authenticator:
-    settings = ServeAuth(jwt=JwtSettings(issuer.url + "/", issuer.url + "/jwks", **jwt))
-    return Authenticator(settings, resource=RESOURCE)
+def _authenticator(issuer: Issuer, *, leeway: float = 30, min_refresh: float = 30) -> Authenticator:
+    jwt = JwtSettings(
+        issuer.url + "/", issuer.url + "/jwks", leeway=leeway, jwks_min_refresh=min_refresh
+    )
+    return Authenticator(ServeAuth(jwt=jwt), resource=RESOURCE)
 
 
 def test_a_remembered_token_is_refused_once_it_expires(issuer: Issuer) -> None:
@@ -43,7 +45,7 @@ def test_a_remembered_token_is_refused_once_its_key_left_the_jwks(issuer: Issuer
     rotated = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     issuer.extra_keys["k-old"] = rotated
     token = issuer.token(key=rotated, headers={"kid": "k-old"})
-    check = _authenticator(issuer, jwks_min_refresh=0)
+    check = _authenticator(issuer, min_refresh=0)
 
     async def run() -> tuple[object, object]:
         try:
