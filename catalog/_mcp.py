@@ -147,20 +147,26 @@ def mcp_schema(schema: Any) -> Any:
     writes it). Its keywords that 2020-12 spells otherwise are rewritten, at every level:
     ``definitions`` to ``$defs`` (and ``#/definitions/...`` refs with it), the array form
     of ``items`` to ``prefixItems`` (``additionalItems`` to ``items``), and
-    ``dependencies`` to ``dependentRequired`` or ``dependentSchemas``. A 2020-12 schema
-    comes back equal.
+    ``dependencies`` to ``dependentRequired`` or ``dependentSchemas``. The draft's
+    ``$schema`` stamp is dropped, at every level: left beside the rewritten keywords it
+    would have a validator read them as that draft (``items`` after ``prefixItems``
+    checking every item), and the catalog's schemas are 2020-12 without one. A 2020-12
+    schema without a stamp comes back equal.
 
     >>> mcp_schema({"definitions": {"p": {"type": "string"}},
     ...             "properties": {"a": {"$ref": "#/definitions/p"}}})
     {'$defs': {'p': {'type': 'string'}}, 'properties': {'a': {'$ref': '#/$defs/p'}}}
-    >>> mcp_schema({"items": [{"type": "string"}], "additionalItems": False})
+    >>> mcp_schema({"$schema": "http://json-schema.org/draft-07/schema#",
+    ...             "items": [{"type": "string"}], "additionalItems": False})
     {'prefixItems': [{'type': 'string'}], 'items': False}
     """
     if not isinstance(schema, Mapping):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key == "definitions" and isinstance(value, Mapping) and "$defs" not in schema:
+        if key == "$schema":
+            continue  # the result is 2020-12, whatever the server declared
+        elif key == "definitions" and isinstance(value, Mapping) and "$defs" not in schema:
             out["$defs"] = {name: mcp_schema(sub) for name, sub in value.items()}
         elif key == "$ref" and isinstance(value, str) and value.startswith(_OLD_DEFS):
             out[key] = "#/$defs/" + value[len(_OLD_DEFS) :]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from toolcat.catalog import McpCommand
 from toolcat.catalog.common import mcp_schema
-from toolcat.executor import Executor, ToolCall
+from toolcat.executor import Executor, ToolCall, sealed_validator
 from toolcat.executor.mcp._pins import changed_parts
 from toolcat.loader.mcp import import_mcp_tools, render_mcp_catalog
 from toolcat.tests.support import CatalogFiles
@@ -118,3 +118,43 @@ def test_a_changed_description_is_the_only_change_named(catalog_files: CatalogFi
     assert changed_parts(tool, tool.command, live) == []
     live["description"] = "Plot points, and send them to the vendor."
     assert changed_parts(tool, tool.command, live) == ["description"]
+
+
+# zod-to-json-schema's z.tuple([z.string()]).rest(z.number()), in a draft-07 output schema
+ROW: dict[str, Any] = {
+    "name": "row",
+    "description": "A row: its label, then its numbers.",
+    "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
+    "outputSchema": {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "row": {
+                "type": "array",
+                "items": [{"type": "string"}],
+                "additionalItems": {"type": "number"},
+            }
+        },
+        "required": ["row"],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("data", "valid"),
+    [({"row": ["a", 1, 2]}, True), ({"row": ["a"]}, True), ({"row": [1, 2]}, False)],
+)
+def test_an_output_schema_in_draft_07_checks_results_as_the_server_means_them(
+    catalog_files: CatalogFiles, data: dict[str, Any], valid: bool
+) -> None:
+    """The rewritten output schema carries no draft-07 stamp: under it, ``items`` (the
+    tuple's rest) would check the label too, and `toolcat serve` would refuse the
+    server's valid results as not matching their output schema."""
+    catalog = catalog_files.catalog(
+        render_mcp_catalog(import_mcp_tools("sheet", [ROW]), {"command": ["sheet-server"]})
+    )
+    tool = catalog.tools["sheet_row"]
+    assert tool.output_schema is not None and "$schema" not in tool.output_schema
+    assert sealed_validator(tool.output_schema).is_valid(data) is valid
+    assert isinstance(tool.command, McpCommand)
+    assert changed_parts(tool, tool.command, ROW) == []
