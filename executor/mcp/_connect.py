@@ -170,6 +170,7 @@ async def open_client(
     connect_timeout: float = 30.0,
     max_bytes: int = MAX_MESSAGE_BYTES,
     on_exit: Callable[[], None] | None = None,
+    on_expired: Callable[[], None] | None = None,
     **client_options: Any,
 ) -> AsyncIterator[Any]:
     """An entered ``mcp.client.Client`` of ``upstream`` (closed, and a stdio server
@@ -185,7 +186,8 @@ async def open_client(
     request). ``client_options`` go to ``Client`` (``message_handler``,
     ``elicitation_callback``, ``read_timeout_seconds``, ...). No message over ``max_bytes``
     is read whole (stdio lines, SSE events). ``on_exit()`` is called when a stdio server
-    exits on its own. ``mode`` is the SDK's:
+    exits on its own, ``on_expired()`` when an HTTP server answers a request of the
+    session with 404 (it no longer knows the session). ``mode`` is the SDK's:
     ``"auto"`` (either era) or ``"legacy"`` (the initialize handshake).
 
     Raises ``MissingVariableError`` for an unset variable, ``OSError`` for a command
@@ -239,7 +241,7 @@ async def open_client(
     timeout = httpx2.Timeout(connect_timeout, read=max(upstream.timeout, 300.0))
     from ._http import CappedTransport, refusal
 
-    capped = CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes)
+    capped = CappedTransport(httpx2.AsyncHTTPTransport(), max_bytes, on_expired)
     entered = False
     async with httpx2.AsyncClient(
         headers=sent, timeout=timeout, transport=capped, auth=auth

@@ -26,7 +26,10 @@ class _AnswerErrorNoted(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         said = str(record.msg)
         return not (
-            said == "Error parsing JSON response" or said.startswith("Unexpected content type")
+            said == "Error parsing JSON response"
+            or said.startswith("Unexpected content type")
+            # the DELETE that ends a session the server no longer knows (the link said so)
+            or said == "Session termination failed: 404"
         )
 
 
@@ -56,14 +59,27 @@ class CappedTransport(httpx2.AsyncBaseTransport):
 
     ``refused`` keeps the status and reason of the last POST if it got an HTTP error:
     the SDK reports one with no JSON-RPC error in its body without its status ("Server
-    returned an error response"), so :func:`refusal` can say what it was."""
+    returned an error response"), so :func:`refusal` can say what it was.
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int) -> None:
+    ``on_expired()`` is called when a request that carries a session id is answered 404:
+    the server no longer knows the session (it restarted, or ended it), and MCP has the
+    client start a new one. The SDK only makes the 404 the request's error."""
+
+    def __init__(
+        self,
+        inner: httpx2.AsyncBaseTransport,
+        limit: int,
+        on_expired: Callable[[], None] | None = None,
+    ) -> None:
         self.inner, self.limit = inner, limit
         self.refused: tuple[int, str] | None = None
+        self.on_expired = on_expired
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
+        expired = response.status_code == 404 and "mcp-session-id" in request.headers
+        if expired and self.on_expired is not None:
+            self.on_expired()
         if request.method == "POST":
             failed = response.status_code >= 400
             self.refused = (response.status_code, response.reason_phrase) if failed else None

@@ -4,8 +4,11 @@ Runs on the pool's loop. A runner task owns the SDK client (an anyio context mus
 by the task that entered it): it connects, lists the tools, checks their pins, says it is
 ready, and waits until the session is stopped. Calls use the client from their own tasks.
 A failed connect waits a growing time before the next attempt (0.5 s doubling to 30 s);
-a session that dies mid-call is reopened by the next call at once. The health probes of
-replicas (``_probe``) connect with :meth:`Link.reconnect`, on their own schedule.
+a session that dies mid-call is reopened by the next call at once. A session an HTTP
+server no longer knows (it answers 404: it restarted, or ended the session) is reopened at
+once, and a call the 404 answered is sent again on the new session, once: the server did
+not take it. The health probes of replicas (``_probe``) connect with
+:meth:`Link.reconnect`, on their own schedule.
 """
 
 from __future__ import annotations
@@ -51,6 +54,12 @@ class NotSent(CallStopped):
     """A call stopped before its request left: the upstream cannot have received it."""
 
 
+class _SessionExpired(NotSent):
+    """The HTTP server answered the call (or the listing before it) with 404: it no
+    longer knows the session, and did not take the request. :meth:`Link.call` sends it
+    again on a new session."""
+
+
 class Link:
     """The session with one endpoint; its state is read by ``UpstreamPool.status``."""
 
@@ -76,6 +85,7 @@ class Link:
         self.refused: dict[str, str] = {}  # the pin check of this session's listing
         self._runner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
+        self._expired: asyncio.Event | None = None  # the stop of a session the server forgot
         self._lock: asyncio.Lock | None = None
         self._failures = 0
         self._retry_at = 0.0
@@ -124,6 +134,7 @@ class Link:
 
     async def session(self) -> Any:
         """The connected client, connecting first if needed (one connect at a time)."""
+        self._forgotten(self._stop)
         if self.alive:
             return self.client
         if self._lock is None:
@@ -216,6 +227,7 @@ class Link:
                 max_bytes=pool.max_bytes,
                 mode=pool.mode,
                 on_exit=lambda: self._exited(stop),
+                on_expired=lambda: self._expire(stop),
                 message_handler=self._on_message,
                 elicitation_callback=self._elicit,
             ) as client:
@@ -247,6 +259,20 @@ class Link:
         (instead of finding the session dead)."""
         if self._stop is stop and not stop.is_set():
             self.broken("the server exited")
+
+    def _expire(self, stop: asyncio.Event) -> None:
+        """An HTTP server answered a request of this session with 404: it no longer knows
+        the session. The next call opens a new one (MCP: the client starts a new session)."""
+        if self._stop is stop and not stop.is_set():
+            self._expired = stop
+
+    def _forgotten(self, stop: asyncio.Event | None) -> bool:
+        """Whether the server no longer knows the session ``stop`` ends; if so it is ended."""
+        if stop is None or self._expired is not stop:
+            return False
+        if self._stop is stop:  # else another call already opened the next one
+            self.broken("the server no longer knows the session (HTTP 404: it restarted?)")
+        return True
 
     def broken(self, why: str) -> None:
         """The session died under a call: the next call reopens it."""
@@ -345,13 +371,32 @@ class Link:
         hooks: CallHooks | None,
         caller: asyncio.AbstractEventLoop | None,
     ) -> Any:
-        """``tools/call`` on this session: the SDK's ``CallToolResult``, or ``CallStopped``."""
+        """``tools/call`` on this session: the SDK's ``CallToolResult``, or ``CallStopped``.
+
+        A call the server answered 404 (it no longer knows the session) is sent once more,
+        on a new session: the server did not take it."""
+        try:
+            return await self._call(tool, arguments, timeout, hooks, caller)
+        except _SessionExpired:
+            return await self._call(tool, arguments, timeout, hooks, caller)
+
+    async def _call(
+        self,
+        tool: ToolDefinition,
+        arguments: dict[str, Any],
+        timeout: float,
+        hooks: CallHooks | None,
+        caller: asyncio.AbstractEventLoop | None,
+    ) -> Any:
         assert isinstance(tool.command, McpCommand)
         command = tool.command
         client = await self.session()
+        stop = self._stop
         try:
             await self.fresh(client)
         except Exception as exc:
+            if self._forgotten(stop):
+                raise _SessionExpired(_not_known(self.name)) from None
             self.broken(describe(exc))
             raise NotSent(
                 ToolError(
@@ -385,19 +430,24 @@ class Link:
                 )
             ) from None
         except Exception as exc:
-            raise self._stopped(exc, command.tool) from None
+            raise self._stopped(exc, command.tool, stop) from None
         finally:
             _CALL.reset(token)
             self._inflight.pop(key, None)
 
-    def _stopped(self, exc: Exception, tool: str) -> Exception:
-        """What a failed ``tools/call`` becomes: a session that ended (reopened by the
-        next call), an error the upstream sent, a malformed result; else ``exc`` itself."""
+    def _stopped(self, exc: Exception, tool: str, stop: asyncio.Event | None) -> Exception:
+        """What a failed ``tools/call`` on the session ``stop`` ends becomes: a session
+        the server no longer knows (the error is its 404), a session that ended (reopened
+        by the next call), an error the upstream sent, a malformed result; else ``exc``."""
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED, PARSE_ERROR
         from pydantic import ValidationError
 
         name = self.name
+        # the answer to a request of a session the server forgot is that 404 (it did not
+        # take the call); a lost connection is not: the call may have reached it before
+        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED and self._forgotten(stop):
+            return _SessionExpired(_not_known(name))
         too_large = (
             f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
             + ASK_FOR_LESS
@@ -466,6 +516,15 @@ async def _on_caller(coro: Any, caller: asyncio.AbstractEventLoop | None) -> Any
     if caller is None or caller is asyncio.get_running_loop():
         return await coro
     return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, caller))
+
+
+def _not_known(name: str) -> ToolError:
+    return ToolError(
+        "unavailable",
+        f"MCP server {name!r} no longer knows the session (it answered HTTP 404: it "
+        "restarted, or ended the session); it did not take the call, and a new session "
+        "could not take it either",
+    )
 
 
 def _ended(name: str, stdio: bool) -> ToolError:
