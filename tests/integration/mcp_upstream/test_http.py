@@ -3,6 +3,7 @@ the caller's token forwarded or exchanged per caller), replicas, a lost session.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import socket
@@ -26,7 +27,7 @@ from toolcat.catalog import (
     TokenExchange,
     mcp_pin,
 )
-from toolcat.executor import ToolCall, ToolContext
+from toolcat.executor import ToolCall, ToolContext, ToolResult
 from toolcat.testing import BackgroundServer
 from toolcat.tests.support.mcp_upstream import http_app, upstream_executor
 
@@ -154,6 +155,30 @@ def test_a_lost_session_is_re_established() -> None:
                     result = executor.execute(ToolCall("up_echo", {"text": text}))
                     assert result.ok and result.content == text, result.content
             status = executor.mcp.pool.status()["up"]
+        assert status.restarts == 1
+    finally:
+        first.stop()
+
+
+def test_calls_in_flight_when_the_server_restarted_all_reach_the_new_session() -> None:
+    """Each call the 404 answered is sent again; the first to see it opens the new session
+    and the others use that one, rather than ending it again under each other."""
+    first = BackgroundServer(http_app()).start()
+    port = first.port
+    upstream = McpUpstream("up", urls=(f"{first.url}/mcp",))
+    try:
+        with upstream_executor(upstream, mode="legacy") as executor:
+            assert executor.execute(ToolCall("up_echo", {"text": "one"})).ok
+            first.stop()
+            with BackgroundServer(http_app(), port=port):
+
+                async def together() -> list[ToolResult]:
+                    calls = (ToolCall("up_echo", {"text": f"t{i}"}) for i in range(6))
+                    return list(await asyncio.gather(*map(executor.aexecute, calls)))
+
+                results = asyncio.run(together())
+            status = executor.mcp.pool.status()["up"]
+        assert [r.content for r in results] == [f"t{i}" for i in range(6)]
         assert status.restarts == 1
     finally:
         first.stop()
