@@ -170,7 +170,7 @@ async def open_client(
     connect_timeout: float = 30.0,
     max_bytes: int = MAX_MESSAGE_BYTES,
     on_exit: Callable[[], None] | None = None,
-    on_expired: Callable[[], None] | None = None,
+    on_expired: Callable[[str | None], None] | None = None,
     **client_options: Any,
 ) -> AsyncIterator[Any]:
     """An entered ``mcp.client.Client`` of ``upstream`` (closed, and a stdio server
@@ -186,8 +186,9 @@ async def open_client(
     request). ``client_options`` go to ``Client`` (``message_handler``,
     ``elicitation_callback``, ``read_timeout_seconds``, ...). No message over ``max_bytes``
     is read whole (stdio lines, SSE events). ``on_exit()`` is called when a stdio server
-    exits on its own, ``on_expired()`` when an HTTP server answers a request of the
-    session with 404 (it no longer knows the session). ``mode`` is the SDK's:
+    exits on its own, ``on_expired(said)`` when an HTTP server answers a request of
+    the session as one it no longer knows (404, or a 400 about the session: ``said`` is
+    its error's message). ``mode`` is the SDK's:
     ``"auto"`` (either era) or ``"legacy"`` (the initialize handshake).
 
     Raises ``MissingVariableError`` for an unset variable, ``OSError`` for a command

@@ -8,6 +8,7 @@ reports as ``response_too_large``. Imported only when an HTTP upstream connects.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -29,7 +30,7 @@ class _AnswerErrorNoted(logging.Filter):
             said == "Error parsing JSON response"
             or said.startswith("Unexpected content type")
             # the DELETE that ends a session the server no longer knows (the link said so)
-            or said == "Session termination failed: 404"
+            or said in ("Session termination failed: 404", "Session termination failed: 400")
         )
 
 
@@ -61,15 +62,19 @@ class CappedTransport(httpx2.AsyncBaseTransport):
     the SDK reports one with no JSON-RPC error in its body without its status ("Server
     returned an error response"), so :func:`refusal` can say what it was.
 
-    ``on_expired()`` is called when a request that carries a session id is answered 404:
-    the server no longer knows the session (it restarted, or ended it), and MCP has the
-    client start a new one. The SDK only makes the 404 the request's error."""
+    ``on_expired(said)`` is called when a request that carries a session id is answered
+    404 (``said`` is ``None``): the server no longer knows the session (it restarted, or
+    ended it), and MCP has the client start a new one. The SDK only makes the 404 the
+    request's error. Servers built on the TypeScript SDK's example answer 400 instead,
+    with a JSON-RPC error about the session ("Bad Request: No valid session ID
+    provided"): that too, ``said`` being the error's message, which the SDK gives the
+    request as its error."""
 
     def __init__(
         self,
         inner: httpx2.AsyncBaseTransport,
         limit: int,
-        on_expired: Callable[[], None] | None = None,
+        on_expired: Callable[[str | None], None] | None = None,
     ) -> None:
         self.inner, self.limit = inner, limit
         self.refused: tuple[int, str] | None = None
@@ -77,9 +82,13 @@ class CappedTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
-        expired = response.status_code == 404 and "mcp-session-id" in request.headers
-        if expired and self.on_expired is not None:
-            self.on_expired()
+        if self.on_expired is not None and "mcp-session-id" in request.headers:
+            if response.status_code == 404:
+                self.on_expired(None)
+            elif response.status_code == 400 and _json(response):
+                response, said = await _error_said(response, self.limit)
+                if said is not None and "session" in said.lower():
+                    self.on_expired(said)
         if request.method == "POST":
             failed = response.status_code >= 400
             self.refused = (response.status_code, response.reason_phrase) if failed else None
@@ -90,6 +99,28 @@ class CappedTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _json(response: httpx2.Response) -> bool:
+    return response.headers.get("content-type", "").lower().startswith("application/json")
+
+
+async def _error_said(response: httpx2.Response, limit: int) -> tuple[httpx2.Response, str | None]:
+    """The message of the JSON-RPC error in an error answer's body (``None``: there is
+    none), and the answer with its body read, for the SDK to read again."""
+    read = response.stream
+    assert isinstance(read, httpx2.AsyncByteStream)
+    body = b""
+    async for chunk in CappedBody(read, limit):
+        body += chunk
+    await read.aclose()
+    response.stream = httpx2.ByteStream(body)
+    try:
+        error = json.loads(body)["error"]
+    except (ValueError, TypeError, KeyError):
+        return response, None
+    said = error.get("message") if isinstance(error, dict) else None
+    return response, said if isinstance(said, str) else None
 
 
 # what the SDK says of an HTTP error answer that carries no JSON-RPC error

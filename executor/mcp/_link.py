@@ -86,6 +86,7 @@ class Link:
         self._runner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._expired: asyncio.Event | None = None  # the stop of a session the server forgot
+        self._expired_said: str | None = None  # the error its 400 gave the request, if any
         self._lock: asyncio.Lock | None = None
         self._failures = 0
         self._retry_at = 0.0
@@ -227,7 +228,7 @@ class Link:
                 max_bytes=pool.max_bytes,
                 mode=pool.mode,
                 on_exit=lambda: self._exited(stop),
-                on_expired=lambda: self._expire(stop),
+                on_expired=lambda said: self._expire(stop, said),
                 message_handler=self._on_message,
                 elicitation_callback=self._elicit,
             ) as client:
@@ -260,18 +261,19 @@ class Link:
         if self._stop is stop and not stop.is_set():
             self.broken("the server exited")
 
-    def _expire(self, stop: asyncio.Event) -> None:
-        """An HTTP server answered a request of this session with 404: it no longer knows
-        the session. The next call opens a new one (MCP: the client starts a new session)."""
+    def _expire(self, stop: asyncio.Event, said: str | None) -> None:
+        """An HTTP server answered a request of this session as one it no longer knows
+        (404, or a 400 that says ``said`` about the session). The next call opens a new
+        session (MCP: the client starts a new one)."""
         if self._stop is stop and not stop.is_set():
-            self._expired = stop
+            self._expired, self._expired_said = stop, said
 
     def _forgotten(self, stop: asyncio.Event | None) -> bool:
         """Whether the server no longer knows the session ``stop`` ends; if so it is ended."""
         if stop is None or self._expired is not stop:
             return False
         if self._stop is stop:  # else another call already opened the next one
-            self.broken("the server no longer knows the session (HTTP 404: it restarted?)")
+            self.broken("the server no longer knows the session (it restarted?)")
         return True
 
     def broken(self, why: str) -> None:
@@ -444,10 +446,16 @@ class Link:
         from pydantic import ValidationError
 
         name = self.name
-        # the answer to a request of a session the server forgot is that 404 (it did not
-        # take the call); a lost connection is not: the call may have reached it before
-        if isinstance(exc, MCPError) and exc.code != CONNECTION_CLOSED and self._forgotten(stop):
-            return _SessionExpired(_not_known(name))
+        # the answer to a request of a session the server forgot is its 404 or 400 (it did
+        # not take the call); a lost connection is not: the call may have reached it before.
+        # (A 400's error may carry -32000, the SDK's code for a lost connection, as the
+        # TypeScript SDK's example server sends it: its message tells them apart.)
+        if isinstance(exc, MCPError) and (
+            exc.code != CONNECTION_CLOSED
+            or (self._expired is stop and exc.message == self._expired_said)
+        ):
+            if self._forgotten(stop):
+                return _SessionExpired(_not_known(name))
         too_large = (
             f"MCP server {name!r} answered {tool!r} with more than {self.pool.max_bytes} bytes"
             + ASK_FOR_LESS
@@ -521,9 +529,8 @@ async def _on_caller(coro: Any, caller: asyncio.AbstractEventLoop | None) -> Any
 def _not_known(name: str) -> ToolError:
     return ToolError(
         "unavailable",
-        f"MCP server {name!r} no longer knows the session (it answered HTTP 404: it "
-        "restarted, or ended the session); it did not take the call, and a new session "
-        "could not take it either",
+        f"MCP server {name!r} no longer knows the session (it restarted, or ended the "
+        "session); it did not take the call, and a new session could not take it either",
     )
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.applications import Starlette
@@ -156,6 +157,57 @@ def test_a_lost_session_is_re_established() -> None:
                     assert result.ok and result.content == text, result.content
             status = executor.mcp.pool.status()["up"]
         assert status.restarts == 1
+    finally:
+        first.stop()
+
+
+class _AnswersLikeTypeScript:
+    """The SDK server, answering a session it does not know as the TypeScript SDK's
+    example server does (so does the Notion server): 400 with the JSON-RPC error -32000
+    "Bad Request: No valid session ID provided", where MCP says 404."""
+
+    BODY = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"},
+            "id": None,
+        }
+    ).encode()
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        replaced = False
+
+        async def answer(message: dict[str, Any]) -> None:
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message["status"] == 404:
+                replaced = True
+                headers = [(b"content-type", b"application/json")]
+                await send({"type": "http.response.start", "status": 400, "headers": headers})
+                await send({"type": "http.response.body", "body": self.BODY})
+            elif not replaced:  # the 404's own body is dropped
+                await send(message)
+
+        await self.app(scope, receive, answer)
+
+
+def test_a_session_refused_with_400_as_the_typescript_example_does_is_re_established() -> None:
+    """The 400 says what the 404 would: the server no longer knows the session, and did not
+    take the call. Its -32000 is not the SDK's lost connection (which the call may have
+    survived upstream): the call is sent again on a new session. Before, it got
+    `unavailable` "the service may have received it"."""
+    first = BackgroundServer(_AnswersLikeTypeScript(http_app())).start()
+    port = first.port
+    upstream = McpUpstream("up", urls=(f"{first.url}/mcp",))
+    try:
+        with upstream_executor(upstream, mode="legacy") as executor:
+            assert executor.execute(ToolCall("up_echo", {"text": "one"})).ok
+            first.stop()
+            with BackgroundServer(_AnswersLikeTypeScript(http_app()), port=port):
+                result = executor.execute(ToolCall("up_echo", {"text": "two"}))
+        assert result.ok and result.content == "two", result.content
     finally:
         first.stop()
 
