@@ -31,7 +31,7 @@ from ._connect import (
     resolve_url,
     stdio_secrets,
 )
-from ._hooks import CallHooks
+from ._hooks import CallHooks, on_caller, progress_callback
 from ._stdio import ASK_FOR_LESS, RESPONSE_TOO_LARGE, UNREADABLE_RESPONSE
 
 if TYPE_CHECKING:
@@ -418,7 +418,7 @@ class Link:
         key = id(asyncio.current_task())
         self._inflight[key] = (hooks or CallHooks(), caller)
         token = _CALL.set(hooks)
-        progress = _progress(hooks, caller)
+        progress = progress_callback(hooks, caller)
         try:
             # a deadline on this task (wait_for would run the call in a task of its own)
             async with asyncio.timeout(timeout):
@@ -502,28 +502,7 @@ class Link:
             caller = next((c for h, c in self._inflight.values() if h is hooks), None)
         if hooks is None or hooks.elicit is None:
             return types.ElicitResult(action="decline")
-        return await _on_caller(hooks.elicit(params), caller)
-
-
-def _progress(hooks: CallHooks | None, caller: asyncio.AbstractEventLoop | None) -> Any:
-    if hooks is None or hooks.progress is None:
-        return None
-    hook = hooks.progress
-
-    async def forward(progress: float, total: float | None, message: str | None) -> None:
-        try:
-            await _on_caller(hook(progress, total, message), caller)
-        except Exception as exc:  # the caller's client is gone: the call goes on
-            log.debug("a progress notification was not forwarded: %s", describe(exc))
-
-    return forward
-
-
-async def _on_caller(coro: Any, caller: asyncio.AbstractEventLoop | None) -> Any:
-    """Await ``coro`` on the caller's loop (where its client lives), or here without one."""
-    if caller is None or caller is asyncio.get_running_loop():
-        return await coro
-    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, caller))
+        return await on_caller(hooks.elicit(params), caller)
 
 
 def _not_known(name: str) -> ToolError:
