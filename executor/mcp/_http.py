@@ -92,7 +92,7 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         if request.method == "POST":
             failed = response.status_code >= 400
             self.refused = (response.status_code, response.reason_phrase) if failed else None
-        if response.headers.get("content-type", "").lower().startswith("application/json"):
+        if _json(response):
             assert isinstance(response.stream, httpx2.AsyncByteStream)
             response.stream = CappedBody(response.stream, self.limit)
         return response
